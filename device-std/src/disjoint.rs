@@ -1,0 +1,87 @@
+//! [`DisjointSlice`]: an output buffer that each thread writes only at the
+//! index its [`ThreadIndex`] witness names.
+
+use crate::index::{Index1D, IndexSpace, ThreadIndex};
+use core::marker::PhantomData;
+
+/// A kernel's mutable output slice, shared by all threads of a launch.
+///
+/// ABI: `#[repr(C)]` `(ptr: *mut T, len: usize)`, 16 bytes aligned to 8. As a
+/// kernel parameter it arrives as one `.param .align 8 .b8 NAME[16]`, the same
+/// form as `&[T]`; `len` counts elements.
+///
+/// Safe access goes through a witness: distinct threads hold distinct
+/// [`ThreadIndex`] values, so the `&mut T` they get never alias.
+#[repr(C)]
+#[derive(Debug)]
+pub struct DisjointSlice<'a, T, Space: IndexSpace = Index1D> {
+    ptr: *mut T,
+    len: usize,
+    _marker: PhantomData<(&'a mut [T], Space)>,
+}
+
+impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {
+    /// Wraps `len` elements at `ptr`.
+    ///
+    /// # Safety
+    /// - `ptr` is valid for reads and writes of `len` elements of `T` and
+    ///   aligned for `T`, for `'a`;
+    /// - nothing else reads or writes that memory during `'a` except through
+    ///   this slice's witness-checked accessors.
+    #[inline(always)]
+    pub unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        DisjointSlice {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Length in elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `true` when the slice has no elements.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The element at the witness's index, or `None` when it is out of
+    /// bounds (the usual tail guard `if i < n`).
+    #[inline(always)]
+    pub fn get_mut(&mut self, index: &ThreadIndex<'_, Space>) -> Option<&mut T> {
+        let i = index.get();
+        if i < self.len {
+            // SAFETY: in bounds; witnesses are unique per thread, so no other
+            // thread forms a reference to element `i`.
+            Some(unsafe { &mut *self.ptr.add(i) })
+        } else {
+            None
+        }
+    }
+
+    /// The element at index `i` with no bounds check and no witness.
+    ///
+    /// # Safety
+    /// - `i < self.len()`;
+    /// - no other thread accesses element `i` while the reference lives.
+    #[inline(always)]
+    pub unsafe fn get_unchecked_mut(&mut self, i: usize) -> &mut T {
+        // SAFETY: the caller guarantees bounds and exclusivity.
+        unsafe { &mut *self.ptr.add(i) }
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl<T> DisjointSlice<'_, T, Index1D> {
+    /// The calling thread's own element, at [`thread::index_1d`](crate::thread::index_1d),
+    /// or `None` past the end.
+    #[inline(always)]
+    pub fn get_mut_indexed(&mut self) -> Option<&mut T> {
+        let index = crate::thread::index_1d();
+        self.get_mut(&index)
+    }
+}
