@@ -1,171 +1,156 @@
 //! PTX linker: parse, merge and validate PTX modules.
 //!
-//! CONTRACT STUB — the linker helper replaces the bodies; the public types
-//! below are what `host-loader` and `xtask` build against.
+//! [`link`] reads top to bottom as a pipeline; each phase has its own module
+//! and borrows the previous phases' output:
+//!
+//! | phase | module | does |
+//! |---|---|---|
+//! | lex | [`lex`] | text → tokens (never fails) |
+//! | parse | [`parse`], [`body`], [`ast`] | tokens → [`ast::Module`] + errors (never fails) |
+//! | select + symbols | [`symbols`] | pull in needed libraries; one [`symbols::SymbolId`] per symbol |
+//! | resolve | [`resolve`] | choose definitions, check prototypes, rename colliding locals |
+//! | liveness | [`gc`] | what survives (`gc`, libraries), unresolved references |
+//! | headers | [`merge`] | `.version`/`.target`/`.address_size`, `.file` tables, debug sections |
+//! | validate | [`validate`] | per-kernel static shared memory and parameter space |
+//! | emit | [`emit`] | the merged module's text |
+//! | map | [`map`] | the [`LinkMap`] |
+//!
+//! **Every item and every error carries a span** (file id + byte range); only
+//! [`diagnostic`] turns spans into `file:line:col`. **Nothing panics on bad
+//! input**: errors are collected and returned together as a [`LinkError`].
+//! **ptx-linker never touches CUDA.**
+//!
+//! References: PTX ISA 9.0, sections 5.1 "State Spaces", 11 "Directives",
+//! 11.6 "Linking Directives", 11.7 "Debugging Directives".
 #![deny(missing_docs)]
+#![deny(missing_debug_implementations)]
 
-use serde::{Deserialize, Serialize};
+pub mod ast;
+pub mod body;
+pub mod diagnostic;
+pub mod emit;
+pub mod gc;
+pub mod input;
+pub mod lex;
+pub mod map;
+pub mod merge;
+pub mod parse;
+pub mod resolve;
+pub mod signature;
+pub mod symbols;
+pub mod validate;
 
-/// One PTX input: a display path (used in diagnostics) and its text.
-#[derive(Debug, Clone)]
-pub struct SourceFile {
-    /// Path as the user named it; diagnostics print it verbatim.
-    pub path: String,
-    /// The whole PTX text.
-    pub text: String,
-}
+pub use diagnostic::{Diagnostic, LinkError, Severity, Span};
+pub use input::{InputKind, LinkInput, LinkOptions, LinkOutput, SourceFile};
+pub use map::{KernelInfo, LinkMap, SymbolInfo};
+pub use signature::{EntrySignature, Param, ParamKind};
 
-/// How an input takes part in the link.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InputKind {
-    /// Always linked in.
-    Object,
-    /// Linked in only when it defines a symbol that is otherwise unresolved
-    /// (classic archive semantics); its unreachable definitions are dropped.
-    Library,
-}
-
-/// One input to [`link`].
-#[derive(Debug, Clone)]
-pub struct LinkInput {
-    /// The PTX source.
-    pub file: SourceFile,
-    /// Object or library.
-    pub kind: InputKind,
-}
-
-/// Options for [`link`].
-#[derive(Debug, Clone, Default)]
-pub struct LinkOptions {
-    /// `sm_XX` to emit in `.target`; `None` keeps the inputs' (which must agree).
-    pub arch: Option<targets::Arch>,
-    /// Drop every function and variable that no `.entry` (or `keep` symbol) reaches.
-    pub gc: bool,
-    /// Symbols kept by `gc` even when unreachable.
-    pub keep: Vec<String>,
-}
-
-/// A successful link.
-#[derive(Debug, Clone)]
-pub struct LinkOutput {
-    /// The merged module's text.
-    pub ptx: String,
-    /// What the merged module contains and where each symbol came from.
-    pub map: LinkMap,
-}
-
-/// The link map written next to the merged PTX (`<crate>.map.json`).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct LinkMap {
-    /// `.version` of the output, e.g. `"7.8"`.
-    pub version: String,
-    /// `.target` architecture of the output, e.g. `"sm_90"`.
-    pub target: String,
-    /// `.address_size` (64).
-    pub address_size: u32,
-    /// Every `.entry` of the output, in output order.
-    pub kernels: Vec<KernelInfo>,
-    /// Every module-scope symbol of the output, in output order.
-    pub symbols: Vec<SymbolInfo>,
-}
-
-/// One kernel in a [`LinkMap`].
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct KernelInfo {
-    /// The `.entry` name.
-    pub name: String,
-    /// Its `.param` list, in order.
-    pub params: Vec<Param>,
-    /// Static `.shared` bytes the kernel and every function it calls declare.
-    pub static_shared_bytes: u64,
-    /// Input file that defined it.
-    pub defined_in: String,
-}
-
-/// One module-scope symbol in a [`LinkMap`].
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SymbolInfo {
-    /// Name in the output module.
-    pub name: String,
-    /// `entry`, `func`, `global`, `const`, `shared`, `local`, `tex`, ...
-    pub kind: String,
-    /// `visible`, `weak`, `extern`, `common` or `local` (no linkage directive).
-    pub linkage: String,
-    /// Input file that defined it (or declared it, for symbols left external).
-    pub defined_in: String,
-    /// Original name when the linker renamed a colliding file-local symbol.
-    pub renamed_from: Option<String>,
-}
-
-/// The signature of one `.entry`, read from PTX text.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct EntrySignature {
-    /// The `.entry` name.
-    pub name: String,
-    /// 1-based line of the `.entry` directive.
-    pub line: u32,
-    /// Its `.param` list, in order.
-    pub params: Vec<Param>,
-}
-
-/// One kernel parameter (PTX ISA 9.0, section 5.1.6.1 "Kernel Function Parameters").
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Param {
-    /// The parameter's PTX name, e.g. `vecadd_param_0`.
-    pub name: String,
-    /// What kind of parameter it is.
-    pub kind: ParamKind,
-    /// Size in bytes.
-    pub size: u32,
-    /// Alignment in bytes (`.align` when present, else the natural alignment).
-    pub align: u32,
-}
-
-/// The shape of a kernel parameter.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ParamKind {
-    /// A scalar such as `.u32`, `.f64`, `.b64` (`ty` without the dot).
-    Scalar {
-        /// Fundamental type, e.g. `u32`.
-        ty: String,
-    },
-    /// `.u64 .ptr [.space] .align N`: a pointer parameter.
-    Pointer {
-        /// `global`, `const`, `local` or `shared` when given.
-        space: Option<String>,
-        /// The pointee alignment from `.ptr .align N`.
-        pointee_align: u32,
-    },
-    /// `.align A .b8 name[N]`: a byval aggregate of `size` bytes.
-    Aggregate {
-        /// Element type of the array, e.g. `b8`.
-        elem: String,
-    },
-}
-
-/// Errors from [`link`] and [`entry_signatures`].
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-pub struct LinkError {
-    /// Rendered diagnostics (`file:line:col: error: ...`).
-    pub message: String,
-}
+use ast::{FnKind, ItemKind, Module};
+use diagnostic::{FileId, Sources};
 
 /// Links `inputs` into one module.
 ///
-/// Errors: every problem found, as rendered diagnostics.
-pub fn link(_inputs: &[LinkInput], _options: &LinkOptions) -> Result<LinkOutput, LinkError> {
-    Err(LinkError {
-        message: "ptx-linker: not built yet".into(),
+/// Errors: every problem found, as one [`LinkError`]: parse errors, target or
+/// address-size mismatches, duplicate symbols, prototype mismatches,
+/// unresolved references, kernels over the shared-memory or parameter limits.
+pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, LinkError> {
+    let files: Vec<(&str, &str)> = inputs
+        .iter()
+        .map(|i| (i.file.path.as_str(), i.file.text.as_str()))
+        .collect();
+    let sources = Sources { files: &files };
+    let paths: Vec<&str> = files.iter().map(|f| f.0).collect();
+    let kinds: Vec<InputKind> = inputs.iter().map(|i| i.kind).collect();
+    let fail = |diags: Vec<Diagnostic>| Err(LinkError::new(sources, diags));
+
+    if inputs.is_empty() {
+        return fail(vec![Diagnostic::error_nowhere("no input files")]);
+    }
+    let modules: Vec<Module<'_>> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (_, text))| parse::parse(FileId(i as u32), text))
+        .collect();
+    let mut diags: Vec<Diagnostic> = modules.iter().flat_map(|m| m.errors.clone()).collect();
+    if diags.iter().any(Diagnostic::is_error) {
+        return fail(diags);
+    }
+
+    let included = symbols::select_inputs(&modules, &kinds);
+    let table = symbols::build(&modules, included);
+    let res = resolve::resolve(&modules, &table, options, &mut diags);
+    let live = gc::liveness(&modules, &kinds, &table, &res, options, &mut diags);
+    let in_link: Vec<&Module<'_>> = modules
+        .iter()
+        .filter(|m| table.included[m.file.0 as usize])
+        .collect();
+    let mut header = merge::unify_headers(&in_link, options, &mut diags);
+    let file_table = merge::merge_files(&modules, &table.included);
+    let keep_sections =
+        merge::keep_sections(&modules, &table.included, &|r| live.is_live(r), &mut diags);
+    if !keep_sections {
+        header.drop_debug_option();
+    }
+    let kernels = validate::check_kernels(&modules, &table, &res, &live, &header, &mut diags);
+    if diags.iter().any(Diagnostic::is_error) {
+        return fail(diags);
+    }
+
+    let emitted = emit::emit(emit::EmitInput {
+        modules: &modules,
+        paths: &paths,
+        table: &table,
+        res: &res,
+        live: &live,
+        header: &header,
+        files: &file_table,
+        keep_sections,
+    });
+    let map = map::build(&modules, &paths, &table, &res, &header, &kernels, &emitted);
+    let warnings = diags
+        .iter()
+        .map(|d| diagnostic::render_short(sources, std::slice::from_ref(d)))
+        .collect();
+    Ok(LinkOutput {
+        ptx: emitted.ptx,
+        map,
+        warnings,
     })
 }
 
-/// Reads the `.entry` signatures of one PTX module.
+/// Reads the `.entry` signatures of one PTX module, in source order
+/// (PTX ISA 9.0, section 5.1.6.1 "Kernel Function Parameters").
 ///
-/// Errors: the module does not parse.
-pub fn entry_signatures(_path: &str, _text: &str) -> Result<Vec<EntrySignature>, LinkError> {
-    Err(LinkError {
-        message: "ptx-linker: not built yet".into(),
-    })
+/// Errors: the module does not parse, or a parameter has a type whose size
+/// is unknown.
+pub fn entry_signatures(path: &str, text: &str) -> Result<Vec<EntrySignature>, LinkError> {
+    let files = [(path, text)];
+    let sources = Sources { files: &files };
+    let module = parse::parse(FileId(0), text);
+    let mut diags = module.errors.clone();
+    let mut out = Vec::new();
+    for item in &module.items {
+        let ItemKind::Function(f) = &item.kind else {
+            continue;
+        };
+        if f.kind != FnKind::Entry {
+            continue;
+        }
+        let mut params = Vec::new();
+        for p in &f.params {
+            match signature::param_of(p) {
+                Ok(p) => params.push(p),
+                Err(d) => diags.push(d),
+            }
+        }
+        out.push(EntrySignature {
+            name: f.name.text.to_string(),
+            line: diagnostic::line_of(text, item.span.start as usize),
+            params,
+        });
+    }
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(LinkError::new(sources, diags));
+    }
+    Ok(out)
 }

@@ -1,0 +1,335 @@
+//! The parsed form of one PTX module: module-scope items with spans.
+//!
+//! Names borrow the source text. Function bodies, debug sections and other
+//! text the linker does not need to understand are kept as byte ranges and
+//! copied verbatim on output, with the symbol references recorded here
+//! rewritten where a symbol was renamed.
+
+use crate::diagnostic::{Diagnostic, FileId, Span};
+use targets::PtxVersion;
+
+/// A name and where it was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Name<'src> {
+    /// The identifier text.
+    pub text: &'src str,
+    /// Its span.
+    pub span: Span,
+}
+
+/// Linkage of a module-scope symbol (PTX ISA 9.0, section 11.6 "Linking Directives").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Linkage {
+    /// No linkage directive: visible only in its own module.
+    Local,
+    /// `.visible`: a strong global definition.
+    Visible,
+    /// `.extern`: a declaration of a symbol defined elsewhere.
+    Extern,
+    /// `.weak`: a global definition that a `.visible` one overrides.
+    Weak,
+    /// `.common`: a global variable; the largest definition wins.
+    Common,
+}
+
+impl Linkage {
+    /// The name used in the link map: `local`, `visible`, `extern`, `weak`, `common`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Linkage::Local => "local",
+            Linkage::Visible => "visible",
+            Linkage::Extern => "extern",
+            Linkage::Weak => "weak",
+            Linkage::Common => "common",
+        }
+    }
+}
+
+/// `.entry` or `.func`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FnKind {
+    /// A kernel.
+    Entry,
+    /// A device function.
+    Func,
+}
+
+/// `.ptr [.space] .align N` on a kernel parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PtrAttr<'src> {
+    /// `global`, `const`, `local` or `shared`, without the dot.
+    pub space: Option<&'src str>,
+    /// Pointee alignment in bytes.
+    pub align: u32,
+}
+
+/// One parameter of a function or kernel (PTX ISA 9.0, section 5.1.6 "Parameter State Space").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamDecl<'src> {
+    /// `param` or (legacy) `reg`.
+    pub space: &'src str,
+    /// Fundamental type without the dot: `u32`, `b8`, `f16x2`.
+    pub ty: &'src str,
+    /// Vector width: 1, 2, 4 or 8.
+    pub vector: u32,
+    /// `.align N` in bytes, when given.
+    pub align: Option<u32>,
+    /// `.ptr` attributes, when given.
+    pub ptr: Option<PtrAttr<'src>>,
+    /// The parameter name.
+    pub name: Name<'src>,
+    /// Array dimensions; `None` for `[]`.
+    pub dims: Vec<Option<u64>>,
+}
+
+/// The body of a function, kept as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Body {
+    /// From `{` to the matching `}` inclusive.
+    pub span: Span,
+    /// Function-scope `.shared` allocations: `(bytes, align)`.
+    pub shared: Vec<(u64, u32)>,
+}
+
+/// An `.entry` or `.func`, declared or defined (PTX ISA 9.0, section 11.3 "Function Directives").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Function<'src> {
+    /// Linkage directive.
+    pub linkage: Linkage,
+    /// Kernel or device function.
+    pub kind: FnKind,
+    /// Its name.
+    pub name: Name<'src>,
+    /// Return parameters (`.func (.param .b32 r) f(...)`).
+    pub returns: Vec<ParamDecl<'src>>,
+    /// Parameters.
+    pub params: Vec<ParamDecl<'src>>,
+    /// End of the parameter list (byte offset): the item's start up to here is
+    /// the prototype.
+    pub proto_end: u32,
+    /// `.noreturn` was given.
+    pub noreturn: bool,
+    /// The body; `None` for a declaration.
+    pub body: Option<Body>,
+}
+
+/// A state space of a module-scope variable (PTX ISA 9.0, section 5.1 "State Spaces").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// `.global`
+    Global,
+    /// `.const`
+    Const,
+    /// `.shared`
+    Shared,
+    /// `.local`
+    Local,
+    /// `.tex` (legacy texture declaration)
+    Tex,
+}
+
+impl Space {
+    /// Directive name without the dot.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Const => "const",
+            Space::Shared => "shared",
+            Space::Local => "local",
+            Space::Tex => "tex",
+        }
+    }
+}
+
+/// A module-scope variable (PTX ISA 9.0, section 5.4 "Variables").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable<'src> {
+    /// Linkage directive.
+    pub linkage: Linkage,
+    /// State space.
+    pub space: Space,
+    /// `.align N`, when given.
+    pub align: Option<u32>,
+    /// Type without the dot (`b8`, `u64`, `texref`).
+    pub ty: &'src str,
+    /// Vector width (1 when not a vector).
+    pub vector: u32,
+    /// Its name.
+    pub name: Name<'src>,
+    /// Array dimensions; `None` for `[]`.
+    pub dims: Vec<Option<u64>>,
+    /// Number of scalar values in the initializer, when there is one.
+    pub init_len: Option<u64>,
+}
+
+/// `.file N "path" [, timestamp, size]` (PTX ISA 9.0, section 11.7 "Debugging Directives").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEntry<'src> {
+    /// The file index.
+    pub index: u32,
+    /// Everything after the index, verbatim (`"path", 123, 456`).
+    pub rest: &'src str,
+}
+
+/// What a module-scope item is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ItemKind<'src> {
+    /// `.entry` / `.func`.
+    Function(Function<'src>),
+    /// `.global` / `.const` / `.shared` / `.local` / `.tex` variable.
+    Variable(Variable<'src>),
+    /// `.file`.
+    File(FileEntry<'src>),
+    /// `.section name { ... }`, kept verbatim.
+    Section,
+    /// `.alias alias, aliasee;`
+    Alias {
+        /// The new name.
+        alias: Name<'src>,
+        /// The function it names.
+        target: Name<'src>,
+    },
+    /// Anything else kept verbatim (module-scope `.reg`, `.pragma`, ...).
+    Other,
+}
+
+/// A `.loc` whose file indices must be renumbered when `.file` tables merge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocFix {
+    /// The file index token(s): the `.loc` one and an `inlined_at` one.
+    pub file_index: [Option<(Span, u32)>; 2],
+    /// `, function_name ..., inlined_at ...`: dropped with the debug sections.
+    pub extra: Option<Span>,
+}
+
+/// One module-scope item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item<'src> {
+    /// The whole item, from its first directive to its `;` or `}`.
+    pub span: Span,
+    /// What it is.
+    pub kind: ItemKind<'src>,
+    /// Identifiers in the body / initializer / section that may name
+    /// module-scope symbols (function-scope names already excluded).
+    pub refs: Vec<Name<'src>>,
+    /// `.loc` directives in the body.
+    pub locs: Vec<LocFix>,
+}
+
+impl<'src> Item<'src> {
+    /// The symbol this item defines or declares, if any.
+    pub fn symbol_name(&self) -> Option<Name<'src>> {
+        match &self.kind {
+            ItemKind::Function(f) => Some(f.name),
+            ItemKind::Variable(v) => Some(v.name),
+            ItemKind::Alias { alias, .. } => Some(*alias),
+            _ => None,
+        }
+    }
+
+    /// The symbol's linkage, if the item names one.
+    pub fn linkage(&self) -> Option<Linkage> {
+        match &self.kind {
+            ItemKind::Function(f) => Some(f.linkage),
+            ItemKind::Variable(v) => Some(v.linkage),
+            ItemKind::Alias { .. } => Some(Linkage::Visible),
+            _ => None,
+        }
+    }
+
+    /// True when the item defines its symbol (a body, a non-`.extern`
+    /// variable, an alias), false for a declaration.
+    pub fn is_definition(&self) -> bool {
+        match &self.kind {
+            ItemKind::Function(f) => f.body.is_some(),
+            ItemKind::Variable(v) => v.linkage != Linkage::Extern,
+            ItemKind::Alias { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// `entry`, `func`, `global`, `const`, `shared`, `local`, `tex` or `alias`.
+    pub fn kind_str(&self) -> &'static str {
+        match &self.kind {
+            ItemKind::Function(f) => match f.kind {
+                FnKind::Entry => "entry",
+                FnKind::Func => "func",
+            },
+            ItemKind::Variable(v) => v.space.as_str(),
+            ItemKind::Alias { .. } => "func",
+            ItemKind::File(_) => "file",
+            ItemKind::Section => "section",
+            ItemKind::Other => "other",
+        }
+    }
+}
+
+/// `.target sm_XX[, option]...`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target<'src> {
+    /// The architecture name as written (`sm_90a`, `compute_10`).
+    pub arch: &'src str,
+    /// Compute capability times ten, from the digits of `arch`.
+    pub sm: u32,
+    /// Options after the architecture: `texmode_independent`, `debug`, ...
+    pub options: Vec<&'src str>,
+    /// The whole directive.
+    pub span: Span,
+}
+
+/// One parsed module: header, items and the errors found on the way.
+#[derive(Debug, Clone)]
+pub struct Module<'src> {
+    /// Which input.
+    pub file: FileId,
+    /// The whole text.
+    pub text: &'src str,
+    /// `.version`, with its span.
+    pub version: Option<(PtxVersion, Span)>,
+    /// `.target`.
+    pub target: Option<Target<'src>>,
+    /// `.address_size`, with its span.
+    pub address_size: Option<(u32, Span)>,
+    /// Module-scope items in source order.
+    pub items: Vec<Item<'src>>,
+    /// Parse errors (the module is still as complete as recovery allows).
+    pub errors: Vec<Diagnostic>,
+}
+
+/// Size in bytes of a fundamental type (PTX ISA 9.0, section 5.2.1), or
+/// `None` for opaque and unknown types.
+pub fn type_size(ty: &str) -> Option<u32> {
+    Some(match ty {
+        "b8" | "u8" | "s8" | "pred" | "e4m3" | "e5m2" => 1,
+        "b16" | "u16" | "s16" | "f16" | "bf16" | "e4m3x2" | "e5m2x2" => 2,
+        "b32" | "u32" | "s32" | "f32" | "f16x2" | "bf16x2" | "tf32" => 4,
+        "b64" | "u64" | "s64" | "f64" | "texref" | "samplerref" | "surfref" => 8,
+        "b128" => 16,
+        _ => return None,
+    })
+}
+
+impl Variable<'_> {
+    /// Bytes one element occupies (type size times vector width).
+    pub fn elem_size(&self) -> u64 {
+        u64::from(type_size(self.ty).unwrap_or(0)) * u64::from(self.vector)
+    }
+
+    /// Total size in bytes: element size times element count; an unsized
+    /// `[]` array counts its initializer, or 0 without one.
+    pub fn size_bytes(&self) -> u64 {
+        let elem = self.elem_size();
+        if self.dims.iter().any(Option::is_none) {
+            let known: u64 = self.dims.iter().flatten().product();
+            let n = self.init_len.unwrap_or(0);
+            return elem * n.max(if self.init_len.is_some() { known } else { 0 });
+        }
+        elem * self.dims.iter().flatten().product::<u64>()
+    }
+
+    /// Alignment in bytes: `.align` when given, else the element size.
+    pub fn align_bytes(&self) -> u32 {
+        self.align
+            .unwrap_or_else(|| (self.elem_size() as u32).max(1))
+    }
+}

@@ -1,0 +1,241 @@
+//! Function bodies: kept as text, scanned for what the linker must know.
+//!
+//! The scan finds (1) identifiers that may name module-scope symbols (call
+//! targets, `mov`/`cvta` address-of, `[sym+off]`, `.calltargets`), leaving out
+//! opcodes and every name declared in the function (`.reg`, `.local`,
+//! `.shared`, `.param`, labels, parameters); (2) `.loc` directives, whose file
+//! indices are renumbered on merge; (3) function-scope `.shared` allocations
+//! for the shared-memory budget.
+
+use std::collections::HashSet;
+
+use crate::ast::Linkage;
+use crate::ast::{Body, LocFix, Name, Space};
+use crate::diagnostic::{Diagnostic, Span};
+use crate::lex::{int_value, TokKind};
+use crate::parse::{parse_var, Cursor};
+
+/// What [`scan`] found.
+pub(crate) struct Scanned<'src> {
+    pub(crate) body: Body,
+    pub(crate) refs: Vec<Name<'src>>,
+    pub(crate) locs: Vec<LocFix>,
+}
+
+/// Scans a body starting at its `{`; leaves the cursor after the matching `}`.
+pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scanned<'src> {
+    let open = c.here();
+    c.pos += 1;
+    let mut locals: HashSet<&'src str> = params.iter().copied().collect();
+    let mut candidates: Vec<Name<'src>> = Vec::new();
+    let mut locs = Vec::new();
+    let mut shared = Vec::new();
+    let mut depth = 1usize;
+    let mut vec_depth = 0usize;
+    let mut stmt_start = true;
+    loop {
+        let Some(t) = c.peek() else {
+            c.errors.push(
+                Diagnostic::error(open, "unterminated function body")
+                    .with_label("this `{` is never closed")
+                    .with_help("add the missing `}`"),
+            );
+            break;
+        };
+        let text = c.text(t);
+        match t.kind {
+            TokKind::Punct(b'{') => {
+                c.pos += 1;
+                if stmt_start {
+                    depth += 1;
+                } else {
+                    vec_depth += 1;
+                }
+            }
+            TokKind::Punct(b'}') => {
+                c.pos += 1;
+                if vec_depth > 0 {
+                    vec_depth -= 1;
+                } else {
+                    depth -= 1;
+                    stmt_start = true;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+            }
+            TokKind::Punct(b';') => {
+                c.pos += 1;
+                stmt_start = true;
+                vec_depth = 0;
+            }
+            TokKind::Ident if stmt_start => {
+                c.pos += 1;
+                if c.peek().is_some_and(|n| n.is(b':')) {
+                    locals.insert(text); // a label
+                    c.pos += 1;
+                } else {
+                    stmt_start = false; // the opcode
+                }
+            }
+            TokKind::Punct(b'@') if stmt_start => {
+                // Guard `@%p` / `@!%p`: the opcode follows.
+                c.pos += 1;
+                c.eat_punct(b'!');
+                if c.peek().is_some_and(|n| n.kind == TokKind::Ident) {
+                    c.pos += 1;
+                }
+            }
+            TokKind::Directive if stmt_start => {
+                statement_directive(
+                    c,
+                    text,
+                    &mut locals,
+                    &mut candidates,
+                    &mut locs,
+                    &mut shared,
+                );
+                stmt_start = true;
+            }
+            TokKind::Ident => {
+                c.pos += 1;
+                if !text.starts_with('%') {
+                    candidates.push(c.name(t));
+                }
+            }
+            _ => c.pos += 1,
+        }
+    }
+    let end = c.prev_end();
+    let refs = candidates
+        .into_iter()
+        .filter(|n| !locals.contains(n.text))
+        .collect();
+    Scanned {
+        body: Body {
+            span: Span {
+                file: open.file,
+                start: open.start,
+                end,
+            },
+            shared,
+        },
+        refs,
+        locs,
+    }
+}
+
+/// A statement that starts with a directive: declarations, `.loc`,
+/// `.pragma`, `.callprototype`, `.calltargets`.
+fn statement_directive<'src>(
+    c: &mut Cursor<'_, 'src>,
+    d: &'src str,
+    locals: &mut HashSet<&'src str>,
+    candidates: &mut Vec<Name<'src>>,
+    locs: &mut Vec<LocFix>,
+    shared: &mut Vec<(u64, u32)>,
+) {
+    c.pos += 1;
+    match d {
+        ".loc" => {
+            let mut fix = LocFix {
+                file_index: [None, None],
+                extra: None,
+            };
+            if let Some(t) = c
+                .peek()
+                .filter(|t| t.kind == TokKind::Number && !t.nl_before)
+            {
+                if let Some(v) = int_value(c.text(t)) {
+                    fix.file_index[0] = Some((c.span(t), v as u32));
+                }
+            }
+            let mut extra_start = None;
+            let mut end = 0;
+            while let Some(t) = c.peek() {
+                if t.nl_before || t.is(b'}') {
+                    break;
+                }
+                c.pos += 1;
+                if t.is(b';') {
+                    break;
+                }
+                end = t.end;
+                if t.is(b',') && extra_start.is_none() {
+                    extra_start = Some(t.start);
+                }
+                if t.kind == TokKind::Ident && c.text(t) == "inlined_at" {
+                    if let Some(n) = c.peek().filter(|n| n.kind == TokKind::Number) {
+                        if let Some(v) = int_value(c.text(n)) {
+                            fix.file_index[1] = Some((c.span(n), v as u32));
+                        }
+                    }
+                }
+            }
+            if let Some(s) = extra_start {
+                fix.extra = Some(Span {
+                    file: c.file,
+                    start: s,
+                    end,
+                });
+            }
+            locs.push(fix);
+        }
+        ".shared" => {
+            if let Some((v, refs)) = parse_var(c, Space::Shared, Linkage::Local) {
+                locals.insert(v.name.text);
+                shared.push((v.size_bytes(), v.align_bytes()));
+                candidates.extend(refs);
+            }
+        }
+        ".reg" | ".local" | ".param" | ".const" | ".global" | ".tex" | ".sreg" => {
+            // Declarations: every identifier before `=` is declared here.
+            let mut in_init = false;
+            while let Some(t) = c.peek() {
+                if t.is(b'}') && !in_init {
+                    break;
+                }
+                c.pos += 1;
+                if t.is(b';') {
+                    break;
+                }
+                if t.is(b'=') {
+                    in_init = true;
+                }
+                if t.kind == TokKind::Ident {
+                    if in_init {
+                        candidates.push(c.name(t));
+                    } else {
+                        locals.insert(c.text(t));
+                    }
+                }
+            }
+        }
+        ".calltargets" => {
+            while let Some(t) = c.peek() {
+                if t.is(b'}') {
+                    break;
+                }
+                c.pos += 1;
+                if t.is(b';') {
+                    break;
+                }
+                if t.kind == TokKind::Ident {
+                    candidates.push(c.name(t));
+                }
+            }
+        }
+        _ => {
+            // `.pragma`, `.callprototype`, `.maxnreg`, ...: nothing to record.
+            while let Some(t) = c.peek() {
+                if t.is(b'}') {
+                    break;
+                }
+                c.pos += 1;
+                if t.is(b';') {
+                    break;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Liveness: which definitions go into the output, and which references are
+//! left unresolved.
+//!
+//! Roots are every chosen definition of an object input (with `gc`: only
+//! object inputs' kernels), plus `keep` symbols. Whatever a root's body or
+//! initializer names is live too. Library definitions are live only when
+//! reached. Debug sections do not keep anything alive.
+
+use std::collections::HashSet;
+
+use crate::ast::{FnKind, ItemKind, Module};
+use crate::diagnostic::Diagnostic;
+use crate::input::{InputKind, LinkOptions};
+use crate::resolve::Resolution;
+use crate::symbols::{ItemRef, SymbolId, SymbolTable};
+
+/// What survives.
+#[derive(Debug, Clone)]
+pub struct Liveness {
+    /// Live definitions.
+    pub live: HashSet<ItemRef>,
+    /// Symbols without a definition that live code references (kept external).
+    pub external_refs: HashSet<SymbolId>,
+}
+
+impl Liveness {
+    /// True when `r` goes into the output.
+    pub fn is_live(&self, r: ItemRef) -> bool {
+        self.live.contains(&r)
+    }
+}
+
+/// Computes liveness; reports unresolved references and unknown `keep` names.
+pub fn liveness(
+    modules: &[Module<'_>],
+    kinds: &[InputKind],
+    table: &SymbolTable<'_>,
+    res: &Resolution,
+    options: &LinkOptions,
+    diags: &mut Vec<Diagnostic>,
+) -> Liveness {
+    let mut stack: Vec<ItemRef> = Vec::new();
+    for id in table.ids() {
+        let Some(def) = res.chosen(id) else { continue };
+        if kinds[def.module] != InputKind::Object {
+            continue;
+        }
+        let is_entry = matches!(
+            &modules[def.module].items[def.item].kind,
+            ItemKind::Function(f) if f.kind == FnKind::Entry
+        );
+        if !options.gc || is_entry {
+            stack.push(def);
+        }
+    }
+    for k in &options.keep {
+        let found: Vec<ItemRef> = table
+            .ids()
+            .filter(|&id| table.get(id).name == k || res.out_name(id) == k)
+            .filter_map(|id| res.chosen(id))
+            .collect();
+        if found.is_empty() {
+            diags.push(
+                Diagnostic::error_nowhere(format!("`--keep {k}`: no input defines `{k}`"))
+                    .with_help("check the spelling, or drop the `--keep`")
+                    .warning(),
+            );
+        }
+        stack.extend(found);
+    }
+    let mut live = HashSet::new();
+    let mut external_refs = HashSet::new();
+    let mut reported: HashSet<(SymbolId, usize)> = HashSet::new();
+    let mut unresolved = Vec::new();
+    while let Some(r) = stack.pop() {
+        if !live.insert(r) {
+            continue;
+        }
+        let item = &modules[r.module].items[r.item];
+        for name in &item.refs {
+            let Some(id) = table.lookup(r.module, name.text) else {
+                continue;
+            };
+            match res.chosen(id) {
+                Some(def) => stack.push(def),
+                None if res.external[id.0 as usize] => {
+                    external_refs.insert(id);
+                }
+                None => {
+                    if reported.insert((id, r.module)) {
+                        unresolved.push(
+                            Diagnostic::error(name.span, format!("unresolved symbol `{}`", name.text))
+                                .with_label(format!("`{}` is referenced here but defined in no input", name.text))
+                                .with_help(format!(
+                                    "link the PTX file that defines `{}` (as an input or with `--lib`), or pass `--allow-unresolved` to leave it external",
+                                    name.text
+                                )),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    unresolved
+        .sort_by_key(|d: &Diagnostic| d.primary.as_ref().map(|p| (p.span.file, p.span.start)));
+    diags.extend(unresolved);
+    Liveness {
+        live,
+        external_refs,
+    }
+}

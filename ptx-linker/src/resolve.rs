@@ -1,0 +1,312 @@
+//! Resolution: pick each symbol's definition, check declarations against it,
+//! and rename file-local symbols that collide (PTX ISA 9.0, section 11.6
+//! "Linking Directives").
+//!
+//! Rules: one `.visible` definition wins; two are a duplicate-symbol error.
+//! Without one, the largest `.common` wins, else the first `.weak`. Every
+//! declaration must match the chosen definition's kind and prototype. A
+//! file-local symbol whose name another module also uses is renamed to
+//! `NAME__ptxlinkN` (N = its input's 1-based index, bumped until unique).
+
+use std::collections::HashSet;
+
+use crate::ast::{type_size, FnKind, Function, ItemKind, Linkage, Module, ParamDecl, Space};
+use crate::diagnostic::Diagnostic;
+use crate::input::LinkOptions;
+use crate::symbols::{ItemRef, Scope, SymbolId, SymbolTable};
+
+/// Functions the CUDA driver provides; references to them stay external.
+pub const DRIVER_FUNCTIONS: &[&str] = &["vprintf", "malloc", "free", "__assertfail"];
+
+/// The outcome of resolution, indexed by [`SymbolId`].
+#[derive(Debug, Clone)]
+pub struct Resolution {
+    /// The definition each symbol binds to.
+    pub chosen: Vec<Option<ItemRef>>,
+    /// Name in the output.
+    pub out_names: Vec<String>,
+    /// Whether a symbol without definition may stay external.
+    pub external: Vec<bool>,
+}
+
+impl Resolution {
+    /// Output name of a symbol.
+    pub fn out_name(&self, id: SymbolId) -> &str {
+        &self.out_names[id.0 as usize]
+    }
+    /// Chosen definition of a symbol.
+    pub fn chosen(&self, id: SymbolId) -> Option<ItemRef> {
+        self.chosen[id.0 as usize]
+    }
+}
+
+/// Resolves every symbol; problems go to `diags`.
+pub fn resolve(
+    modules: &[Module<'_>],
+    table: &SymbolTable<'_>,
+    options: &LinkOptions,
+    diags: &mut Vec<Diagnostic>,
+) -> Resolution {
+    let item = |r: ItemRef| &modules[r.module].items[r.item];
+    let mut chosen = Vec::with_capacity(table.symbols.len());
+    let mut external = Vec::with_capacity(table.symbols.len());
+    for sym in &table.symbols {
+        let linkage = |r: &ItemRef| item(*r).linkage().unwrap_or(Linkage::Local);
+        let strong: Vec<ItemRef> = sym
+            .defs
+            .iter()
+            .copied()
+            .filter(|r| matches!(linkage(r), Linkage::Visible | Linkage::Local))
+            .collect();
+        for dup in strong.iter().skip(1) {
+            let first = item(strong[0]).symbol_name().map(|n| n.span);
+            let here = item(*dup).symbol_name().map(|n| n.span);
+            if let (Some(first), Some(here)) = (first, here) {
+                diags.push(
+                    Diagnostic::error(here, format!("duplicate symbol `{}`", sym.name))
+                        .with_label("defined again here")
+                        .with_secondary(first, format!("`{}` first defined here", sym.name))
+                        .with_help(format!(
+                            "keep one definition of `{}`, mark the others `.weak`, or drop `.visible` to make them file-local",
+                            sym.name
+                        )),
+                );
+            }
+        }
+        let pick = strong.first().copied().or_else(|| {
+            let commons = sym.defs.iter().filter(|r| linkage(r) == Linkage::Common);
+            let size = |r: &ItemRef| match &item(*r).kind {
+                ItemKind::Variable(v) => v.size_bytes(),
+                _ => 0,
+            };
+            // Largest wins; among equals, the first.
+            commons
+                .copied()
+                .fold(None, |best: Option<ItemRef>, r| match best {
+                    Some(b) if size(&b) >= size(&r) => Some(b),
+                    _ => Some(r),
+                })
+                .or_else(|| sym.defs.first().copied())
+        });
+        if let Some(def) = pick {
+            check_decls(modules, sym.name, def, &sym.decls, diags);
+            for other in &sym.defs {
+                if *other != def {
+                    check_kind(modules, sym.name, def, *other, diags);
+                }
+            }
+        }
+        chosen.push(pick);
+        let dynamic_shared = sym
+            .decls
+            .iter()
+            .any(|r| matches!(&item(*r).kind, ItemKind::Variable(v) if v.space == Space::Shared));
+        external.push(
+            pick.is_none()
+                && (DRIVER_FUNCTIONS.contains(&sym.name)
+                    || dynamic_shared
+                    || options.allow_unresolved),
+        );
+    }
+    Resolution {
+        out_names: rename_locals(table),
+        chosen,
+        external,
+    }
+}
+
+/// Assigns output names: globals keep theirs; a file-local symbol keeps its
+/// name unless a global symbol or an earlier module's local has it.
+fn rename_locals(table: &SymbolTable<'_>) -> Vec<String> {
+    let all: HashSet<&str> = table.symbols.iter().map(|s| s.name).collect();
+    let mut claimed: HashSet<String> = table
+        .symbols
+        .iter()
+        .filter(|s| s.scope == Scope::Global)
+        .map(|s| s.name.to_string())
+        .collect();
+    let mut out = Vec::with_capacity(table.symbols.len());
+    for s in &table.symbols {
+        let name = match s.scope {
+            Scope::Global => s.name.to_string(),
+            Scope::Local(m) => {
+                let mut name = s.name.to_string();
+                let mut n = m + 1;
+                while claimed.contains(&name) || (name != s.name && all.contains(name.as_str())) {
+                    name = format!("{}__ptxlink{n}", s.name);
+                    n += 1;
+                }
+                claimed.insert(name.clone());
+                name
+            }
+        };
+        out.push(name);
+    }
+    out
+}
+
+fn what(kind: &ItemKind<'_>) -> &'static str {
+    match kind {
+        ItemKind::Function(f) if f.kind == FnKind::Entry => "a kernel (`.entry`)",
+        ItemKind::Function(_) | ItemKind::Alias { .. } => "a function (`.func`)",
+        _ => "a variable",
+    }
+}
+
+/// A definition and another definition of the same name must be the same kind.
+fn check_kind(
+    modules: &[Module<'_>],
+    name: &str,
+    def: ItemRef,
+    other: ItemRef,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let d = &modules[def.module].items[def.item];
+    let o = &modules[other.module].items[other.item];
+    if what(&d.kind) != what(&o.kind) {
+        if let (Some(dn), Some(on)) = (d.symbol_name(), o.symbol_name()) {
+            diags.push(
+                Diagnostic::error(
+                    on.span,
+                    format!(
+                        "`{name}` is {} here but {} elsewhere",
+                        what(&o.kind),
+                        what(&d.kind)
+                    ),
+                )
+                .with_secondary(dn.span, format!("`{name}` defined here"))
+                .with_help(format!("rename one of the two `{name}`s")),
+            );
+        }
+    }
+}
+
+/// Every declaration must match the chosen definition.
+fn check_decls(
+    modules: &[Module<'_>],
+    name: &str,
+    def: ItemRef,
+    decls: &[ItemRef],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let d = &modules[def.module].items[def.item];
+    let Some(dname) = d.symbol_name() else { return };
+    for r in decls {
+        let decl = &modules[r.module].items[r.item];
+        let Some(n) = decl.symbol_name() else {
+            continue;
+        };
+        let problem = match (&decl.kind, &d.kind) {
+            (ItemKind::Function(a), ItemKind::Function(b)) => prototype_difference(a, b),
+            (ItemKind::Function(_), ItemKind::Alias { .. }) => None,
+            (ItemKind::Variable(a), ItemKind::Variable(b)) if a.space != b.space => Some(format!(
+                "declared in `.{}` but defined in `.{}`",
+                a.space.as_str(),
+                b.space.as_str()
+            )),
+            (ItemKind::Variable(_), ItemKind::Variable(_)) => None,
+            (a, b) => Some(format!(
+                "declared as {} but defined as {}",
+                what(a),
+                what(b)
+            )),
+        };
+        if let Some(p) = problem {
+            diags.push(
+                Diagnostic::error(
+                    n.span,
+                    format!("declaration of `{name}` does not match its definition: {p}"),
+                )
+                .with_label("declared here")
+                .with_secondary(dname.span, format!("`{name}` defined here"))
+                .with_help(format!(
+                    "make the declaration of `{name}` repeat the definition's prototype"
+                )),
+            );
+        }
+    }
+}
+
+/// The first difference between a declaration's and a definition's prototype.
+pub fn prototype_difference(decl: &Function<'_>, def: &Function<'_>) -> Option<String> {
+    if decl.kind != def.kind {
+        let k = |f: &Function<'_>| {
+            if f.kind == FnKind::Entry {
+                "`.entry`"
+            } else {
+                "`.func`"
+            }
+        };
+        return Some(format!("declared as {} but defined as {}", k(decl), k(def)));
+    }
+    if decl.returns.len() != def.returns.len() {
+        return Some(format!(
+            "{} return parameter(s) declared, {} defined",
+            decl.returns.len(),
+            def.returns.len()
+        ));
+    }
+    if decl.params.len() != def.params.len() {
+        return Some(format!(
+            "{} parameter(s) declared, {} defined",
+            decl.params.len(),
+            def.params.len()
+        ));
+    }
+    let pairs = decl
+        .returns
+        .iter()
+        .zip(&def.returns)
+        .map(|p| ("return parameter", p));
+    let pairs = pairs.chain(
+        decl.params
+            .iter()
+            .zip(&def.params)
+            .map(|p| ("parameter", p)),
+    );
+    let mut index = [0usize; 2];
+    for (what, (a, b)) in pairs {
+        let slot = usize::from(what == "parameter");
+        index[slot] += 1;
+        if let Some(diff) = param_difference(a, b) {
+            return Some(format!("{what} {} {diff}", index[slot]));
+        }
+    }
+    None
+}
+
+fn describe(p: &ParamDecl<'_>) -> String {
+    let mut s = String::new();
+    if let Some(a) = p.align {
+        s.push_str(&format!(".align {a} "));
+    }
+    if p.vector > 1 {
+        s.push_str(&format!(".v{} ", p.vector));
+    }
+    s.push('.');
+    s.push_str(p.ty);
+    for d in &p.dims {
+        match d {
+            Some(n) => s.push_str(&format!("[{n}]")),
+            None => s.push_str("[]"),
+        }
+    }
+    s
+}
+
+fn param_difference(a: &ParamDecl<'_>, b: &ParamDecl<'_>) -> Option<String> {
+    let size = |p: &ParamDecl<'_>| type_size(p.ty).map(|s| s * p.vector);
+    let align = |p: &ParamDecl<'_>| p.align.or(size(p));
+    let same = a.space == b.space
+        && size(a) == size(b)
+        && (size(a).is_some() || a.ty == b.ty)
+        && a.dims == b.dims
+        && align(a) == align(b);
+    (!same).then(|| {
+        format!(
+            "is `{}` in the declaration but `{}` in the definition",
+            describe(a),
+            describe(b)
+        )
+    })
+}

@@ -1,0 +1,132 @@
+//! Per-kernel budgets: static shared memory and parameter space
+//! (PTX ISA 9.0, sections 5.1.4 "Shared State Space" and 5.1.6.1 "Kernel
+//! Function Parameters"; limits from the `targets` tables).
+
+use std::collections::HashSet;
+
+use crate::ast::{FnKind, ItemKind, Module, Space};
+use crate::diagnostic::Diagnostic;
+use crate::gc::Liveness;
+use crate::merge::{Header, DEFAULT_MAX_PARAM, DEFAULT_MAX_STATIC_SHARED};
+use crate::resolve::Resolution;
+use crate::signature::{align_up, param_of, param_space_bytes, Param};
+use crate::symbols::{ItemRef, SymbolTable};
+
+/// What one kernel needs.
+#[derive(Debug, Clone)]
+pub struct KernelLayout {
+    /// The `.entry` item.
+    pub entry: ItemRef,
+    /// Its parameters.
+    pub params: Vec<Param>,
+    /// Static shared memory reachable from it, in bytes.
+    pub static_shared_bytes: u64,
+}
+
+/// Computes each live kernel's budget and reports the ones over the limits.
+pub fn check_kernels(
+    modules: &[Module<'_>],
+    table: &SymbolTable<'_>,
+    res: &Resolution,
+    live: &Liveness,
+    header: &Header,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<KernelLayout> {
+    let max_shared = header
+        .info
+        .map_or(DEFAULT_MAX_STATIC_SHARED, |i| i.max_static_shared_bytes);
+    let max_param = header.info.map_or(DEFAULT_MAX_PARAM, |i| i.max_param_bytes);
+    let mut entries: Vec<ItemRef> = live
+        .live
+        .iter()
+        .copied()
+        .filter(|r| matches!(&modules[r.module].items[r.item].kind, ItemKind::Function(f) if f.kind == FnKind::Entry))
+        .collect();
+    entries.sort();
+    let mut out = Vec::new();
+    for entry in entries {
+        let item = &modules[entry.module].items[entry.item];
+        let ItemKind::Function(f) = &item.kind else {
+            continue;
+        };
+        let mut params = Vec::new();
+        for p in &f.params {
+            match param_of(p) {
+                Ok(p) => params.push(p),
+                Err(d) => diags.push(d),
+            }
+        }
+        let shared = shared_bytes(modules, table, res, entry);
+        if shared > u64::from(max_shared) {
+            diags.push(
+                Diagnostic::error(
+                    f.name.span,
+                    format!(
+                        "kernel `{}` uses {shared} bytes of static shared memory; `{}` allows at most {max_shared}",
+                        f.name.text, header.arch
+                    ),
+                )
+                .with_label("this kernel (with the functions it calls)")
+                .with_help("move the large arrays to dynamic shared memory (`.extern .shared`, sized at launch), or make them smaller"),
+            );
+        }
+        let pbytes = param_space_bytes(&params);
+        if pbytes > u64::from(max_param) {
+            diags.push(
+                Diagnostic::error(
+                    f.name.span,
+                    format!(
+                        "kernel `{}` takes {pbytes} bytes of parameters; `{}` allows at most {max_param}",
+                        f.name.text, header.arch
+                    ),
+                )
+                .with_help("pass large data through a pointer to global memory instead of by value"),
+            );
+        }
+        out.push(KernelLayout {
+            entry,
+            params,
+            static_shared_bytes: shared,
+        });
+    }
+    out
+}
+
+/// Sum of the static `.shared` allocations reachable from `entry`, each at
+/// its alignment, in the order they are reached (entry first).
+fn shared_bytes(
+    modules: &[Module<'_>],
+    table: &SymbolTable<'_>,
+    res: &Resolution,
+    entry: ItemRef,
+) -> u64 {
+    let mut seen = HashSet::new();
+    let mut queue = std::collections::VecDeque::from([entry]);
+    let mut offset = 0u64;
+    while let Some(r) = queue.pop_front() {
+        if !seen.insert(r) {
+            continue;
+        }
+        let item = &modules[r.module].items[r.item];
+        match &item.kind {
+            ItemKind::Function(f) => {
+                for (size, align) in f.body.iter().flat_map(|b| &b.shared) {
+                    offset = align_up(offset, u64::from(*align)) + size;
+                }
+            }
+            ItemKind::Variable(v) if v.space == Space::Shared => {
+                offset = align_up(offset, u64::from(v.align_bytes())) + v.size_bytes();
+            }
+            _ => {}
+        }
+        for name in &item.refs {
+            if let Some(def) = table
+                .lookup(r.module, name.text)
+                .and_then(|id| res.chosen(id))
+            {
+                queue.push_back(def);
+            }
+        }
+    }
+    offset
+}

@@ -1,0 +1,78 @@
+//! Shared test helpers: finding and running ptxas.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The ptxas to validate with: `$PTXAS`, else `ptxas` on `PATH`. `None` only
+/// when `PTX_LINKER_SKIP_PTXAS=1`; otherwise a missing ptxas fails the test.
+pub fn ptxas() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join("ptxas");
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    if std::env::var("PTX_LINKER_SKIP_PTXAS").as_deref() == Ok("1") {
+        eprintln!("ptxas not found; skipping ptxas checks because PTX_LINKER_SKIP_PTXAS=1");
+        return None;
+    }
+    panic!(
+        "ptxas not found. Set PTXAS=/path/to/ptxas or put it on PATH. To install without a GPU: \
+         `pip download --no-deps nvidia-cuda-nvcc==13.5.37`, unzip the wheel, `chmod +x nvidia/cu13/bin/ptxas`. \
+         Set PTX_LINKER_SKIP_PTXAS=1 to skip these checks on purpose."
+    );
+}
+
+/// Runs ptxas on `ptx`; returns `Ok(())` or ptxas' stderr.
+pub fn run_ptxas(
+    ptxas: &Path,
+    ptx: &str,
+    arch: &str,
+    compile_only: bool,
+    tag: &str,
+) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("ptx-linker-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{tag}.ptx"));
+    std::fs::write(&file, ptx).unwrap();
+    let mut cmd = Command::new(ptxas);
+    cmd.arg(format!("-arch={arch}"))
+        .arg(&file)
+        .arg("-o")
+        .arg(dir.join(format!("{tag}.cubin")));
+    if compile_only {
+        cmd.arg("-c");
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(dir.join(format!("{tag}.cubin")));
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// `max(sm, 75)` as ptxas 13 wants it, keeping an `a` suffix.
+pub fn ptxas_arch(target: &str) -> String {
+    let digits: String = target
+        .trim_start_matches("sm_")
+        .trim_start_matches("compute_")
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let sm: u32 = digits.parse().unwrap_or(75);
+    if sm < 75 {
+        "sm_75".to_string()
+    } else {
+        target.replace("compute_", "sm_")
+    }
+}

@@ -1,0 +1,346 @@
+//! Link behaviour checked through the public API, with real values.
+
+mod common;
+
+use ptx_linker::{entry_signatures, link, LinkInput, LinkOptions, Param, ParamKind};
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+
+fn data(name: &str) -> LinkInput {
+    let text = std::fs::read_to_string(format!("{DATA}/{name}")).unwrap();
+    LinkInput::object(name, text)
+}
+
+#[test]
+fn rustc_kernel_and_device_crate_link_and_pass_ptxas() {
+    let out = link(&[data("k.s"), data("dev.s")], &LinkOptions::default()).unwrap();
+    assert_eq!(out.map.kernels.len(), 1);
+    assert_eq!(out.map.kernels[0].name, "kern");
+    // Two 1024-byte function-scope arrays at 1024-byte alignment.
+    assert_eq!(out.map.kernels[0].static_shared_bytes, 2048);
+    if let Some(ptxas) = common::ptxas() {
+        common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "rustc_k_dev").unwrap();
+    }
+}
+
+#[test]
+fn rustc_extern_func_and_global_resolve_across_crates() {
+    let out = link(
+        &[data("k_extern.s"), data("dev_extern.s")],
+        &LinkOptions::default(),
+    )
+    .unwrap();
+    assert!(!out.ptx.contains(".extern"), "{}", out.ptx);
+    let decl = out
+        .ptx
+        .find(".visible .func  (.param .b32 func_retval0) dev_axpy(")
+        .unwrap();
+    let call = out.ptx.find("call.uni (retval0), dev_axpy").unwrap();
+    assert!(decl < call, "dev_axpy must be declared before its call");
+    let table = out
+        .map
+        .symbols
+        .iter()
+        .find(|s| s.name == "DEV_TABLE")
+        .unwrap();
+    assert_eq!(
+        (table.kind.as_str(), table.defined_in.as_str()),
+        ("global", "dev_extern.s")
+    );
+    assert_eq!(out.map.kernels[0].static_shared_bytes, 1024);
+    if let Some(ptxas) = common::ptxas() {
+        common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "rustc_extern").unwrap();
+    }
+}
+
+#[test]
+fn rustc_extern_alone_is_unresolved_with_file_and_line() {
+    let err = link(&[data("k_extern.s")], &LinkOptions::default()).unwrap_err();
+    assert_eq!(
+        err.message,
+        "k_extern.s:42:17: error: unresolved symbol `DEV_TABLE`\n\
+         help: link the PTX file that defines `DEV_TABLE` (as an input or with `--lib`), or pass `--allow-unresolved` to leave it external\n\
+         k_extern.s:59:22: error: unresolved symbol `dev_axpy`\n\
+         help: link the PTX file that defines `dev_axpy` (as an input or with `--lib`), or pass `--allow-unresolved` to leave it external"
+    );
+    // The rich form shows the snippet.
+    assert!(
+        err.rendered.contains("call.uni (retval0), dev_axpy"),
+        "{}",
+        err.rendered
+    );
+    // Allowed, the declarations stay and ptxas -c accepts the module.
+    let opts = LinkOptions {
+        allow_unresolved: true,
+        ..Default::default()
+    };
+    let out = link(&[data("k_extern.s")], &opts).unwrap();
+    assert!(out
+        .ptx
+        .contains(".extern .func  (.param .b32 func_retval0) dev_axpy"));
+    assert!(out
+        .ptx
+        .contains(".extern .global .align 4 .b8 DEV_TABLE[16];"));
+}
+
+#[test]
+fn library_is_pulled_only_when_needed() {
+    let mut lib = data("dev_extern.s");
+    lib.kind = ptx_linker::InputKind::Library;
+    // k.s needs nothing from dev: the library stays out.
+    let out = link(&[data("k.s"), lib.clone()], &LinkOptions::default()).unwrap();
+    assert!(!out.ptx.contains("dev_axpy"));
+    assert!(out.map.symbols.iter().all(|s| s.defined_in == "k.s"));
+    // k_extern.s needs dev_axpy and DEV_TABLE: pulled in, the panic handler dropped.
+    let out = link(&[data("k_extern.s"), lib], &LinkOptions::default()).unwrap();
+    let names: Vec<&str> = out.map.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["DEV_TABLE", "kern", "dev_axpy"]);
+}
+
+#[test]
+fn local_collisions_are_renamed_in_bodies_and_initializers() {
+    let a = ".version 7.8\n.target sm_90\n.address_size 64\n.global .u32 x = 1;\n\
+             .global .u64 p = generic(x);\n.visible .entry ka()\n{\n\tld.global.u32 %r1, [x+4];\n\tret;\n}\n";
+    let b = ".version 7.8\n.target sm_90\n.address_size 64\n.global .u32 x = 2;\n\
+             .global .u64 p = generic(x);\n.visible .entry kb()\n{\n\tld.global.u32 %r1, [x+4];\n\tret;\n}\n";
+    let out = link(
+        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
+        &Default::default(),
+    )
+    .unwrap();
+    assert!(out.ptx.contains(".global .u32 x__ptxlink2 = 2;"));
+    assert!(out
+        .ptx
+        .contains(".global .u64 p__ptxlink2 = generic(x__ptxlink2);"));
+    assert!(out.ptx.contains("ld.global.u32 %r1, [x__ptxlink2+4];"));
+    assert!(out.ptx.contains(".global .u64 p = generic(x);"));
+    let r = out
+        .map
+        .symbols
+        .iter()
+        .find(|s| s.name == "p__ptxlink2")
+        .unwrap();
+    assert_eq!(r.renamed_from.as_deref(), Some("p"));
+    assert_eq!(r.defined_in, "b.ptx");
+}
+
+#[test]
+fn rename_suffix_skips_names_already_taken() {
+    let a = ".version 7.8\n.target sm_90\n.global .u32 x;\n.global .u32 x__ptxlink2;\n";
+    let b = ".version 7.8\n.target sm_90\n.global .u32 x;\n";
+    let out = link(
+        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
+        &Default::default(),
+    )
+    .unwrap();
+    let names: Vec<&str> = out.map.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["x", "x__ptxlink2", "x__ptxlink3"]);
+}
+
+#[test]
+fn all_errors_are_collected() {
+    let a = ".version 7.8\n.target sm_90\n.visible .func f()\n{\n\tret;\n}\n.visible .func g()\n{\n\tret;\n}\n";
+    let b = ".version 7.8\n.target sm_90\n.visible .func f()\n{\n\tret;\n}\n.visible .func g()\n{\n\tret;\n}\n";
+    let err = link(
+        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
+        &Default::default(),
+    )
+    .unwrap_err();
+    assert_eq!(err.diagnostics.len(), 2);
+    assert!(err
+        .message
+        .contains("b.ptx:3:16: error: duplicate symbol `f`"));
+    assert!(err
+        .message
+        .contains("b.ptx:7:16: error: duplicate symbol `g`"));
+    assert!(err
+        .message
+        .contains("a.ptx:7:16: note: `g` first defined here"));
+}
+
+#[test]
+fn param_space_limit() {
+    let a = ".version 7.8\n.target sm_90\n.visible .entry k(.param .align 8 .b8 big[5000])\n{\n\tret;\n}\n";
+    let err = link(&[LinkInput::object("a.ptx", a)], &Default::default()).unwrap_err();
+    assert_eq!(
+        err.message,
+        "a.ptx:3:17: error: kernel `k` takes 5000 bytes of parameters; `sm_90` allows at most 4096\n\
+         help: pass large data through a pointer to global memory instead of by value"
+    );
+}
+
+#[test]
+fn output_is_deterministic() {
+    let inputs = [data("k_extern.s"), data("dev_extern.s")];
+    let a = link(&inputs, &Default::default()).unwrap();
+    let b = link(&inputs, &Default::default()).unwrap();
+    assert_eq!(a.ptx, b.ptx);
+    assert_eq!(a.map, b.map);
+}
+
+#[test]
+fn file_tables_are_merged_and_locs_renumbered() {
+    let a = ".version 7.8\n.target sm_90\n.file 1 \"a.cu\"\n.file 2 \"common.h\"\n\
+             .visible .entry ka()\n{\n\t.loc 2 10 1\n\tret;\n}\n";
+    let b = ".version 7.8\n.target sm_90\n.file 1 \"common.h\"\n.file 2 \"b.cu\"\n\
+             .visible .entry kb()\n{\n\t.loc 1 20 1\n\t.loc 2 5 1\n\tret;\n}\n";
+    let out = link(
+        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
+        &Default::default(),
+    )
+    .unwrap();
+    assert!(out
+        .ptx
+        .contains("\t.file\t1 \"a.cu\"\n\t.file\t2 \"common.h\"\n\t.file\t3 \"b.cu\"\n"));
+    assert!(out.ptx.contains(".loc 2 10 1"));
+    assert!(out.ptx.contains(".loc 2 20 1"));
+    assert!(out.ptx.contains(".loc 3 5 1"));
+}
+
+#[test]
+fn entry_signatures_for_every_param_form() {
+    let src = ".version 7.8\n.target sm_90\n.address_size 64\n\n\
+        .visible .entry k(\n\
+        \t.param .u32 n,\n\
+        \t.param .u64 .ptr .align 1 p,\n\
+        \t.param .u64 .ptr .global .align 16 g,\n\
+        \t.param .align 8 .b8 s[16],\n\
+        \t.param .b32 w[4],\n\
+        \t.param .v2 .f32 v,\n\
+        \t.param .f64 d\n)\n{\n\tret;\n}\n\
+        .entry legacy (.param .s32 __cudaparm_x)\n{\n\texit;\n}\n";
+    let sigs = entry_signatures("k.ptx", src).unwrap();
+    assert_eq!(sigs.len(), 2);
+    assert_eq!((sigs[0].name.as_str(), sigs[0].line), ("k", 5));
+    let p = |name: &str, kind: ParamKind, size, align| Param {
+        name: name.into(),
+        kind,
+        size,
+        align,
+    };
+    let scalar = |ty: &str| ParamKind::Scalar { ty: ty.into() };
+    assert_eq!(
+        sigs[0].params,
+        [
+            p("n", scalar("u32"), 4, 4),
+            p(
+                "p",
+                ParamKind::Pointer {
+                    space: None,
+                    pointee_align: 1
+                },
+                8,
+                8
+            ),
+            p(
+                "g",
+                ParamKind::Pointer {
+                    space: Some("global".into()),
+                    pointee_align: 16
+                },
+                8,
+                8
+            ),
+            p("s", ParamKind::Aggregate { elem: "b8".into() }, 16, 8),
+            p("w", ParamKind::Aggregate { elem: "b32".into() }, 16, 4),
+            p("v", scalar("v2.f32"), 8, 8),
+            p("d", scalar("f64"), 8, 8),
+        ]
+    );
+    assert_eq!((sigs[1].name.as_str(), sigs[1].line), ("legacy", 17));
+    assert_eq!(sigs[1].params, [p("__cudaparm_x", scalar("s32"), 4, 4)]);
+}
+
+#[test]
+fn entry_signatures_of_rustc_output() {
+    let text = std::fs::read_to_string(format!("{DATA}/k_extern.s")).unwrap();
+    let sigs = entry_signatures("k_extern.s", &text).unwrap();
+    assert_eq!(sigs.len(), 1);
+    assert_eq!(sigs[0].name, "kern");
+    assert_eq!(sigs[0].line, 19);
+    assert_eq!(
+        sigs[0].params[0].kind,
+        ParamKind::Pointer {
+            space: None,
+            pointee_align: 1
+        }
+    );
+    assert_eq!((sigs[0].params[1].size, sigs[0].params[1].align), (4, 4));
+}
+
+#[test]
+fn entry_signatures_reports_parse_errors() {
+    let err = entry_signatures(
+        "bad.ptx",
+        ".version 7.8\n.target sm_90\n.entry k(.param .u32 x\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.message,
+        "bad.ptx:3:9: error: unterminated parameter list\nhelp: close the list with `)`"
+    );
+}
+
+#[test]
+fn never_panics_on_truncated_or_garbled_input() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/ptx-wild");
+    let mut texts = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "ptx") {
+            let t = std::fs::read_to_string(&p).unwrap();
+            if t.len() < 20_000 {
+                texts.push(t);
+            }
+        }
+    }
+    let opts = LinkOptions {
+        gc: true,
+        ..Default::default()
+    };
+    for t in &texts {
+        for cut in (0..t.len()).step_by(97) {
+            if !t.is_char_boundary(cut) {
+                continue;
+            }
+            let _ = link(&[LinkInput::object("t.ptx", &t[..cut])], &opts);
+            let mut garbled = t[..cut].to_string();
+            garbled.push_str("\u{e9}}{)(;\"/*");
+            garbled.push_str(&t[cut..]);
+            let _ = link(&[LinkInput::object("g.ptx", garbled.clone())], &opts);
+            let _ = entry_signatures("g.ptx", &garbled);
+        }
+    }
+}
+
+#[test]
+fn debug_sections_from_two_inputs_are_dropped_with_a_warning() {
+    let m = |k: &str| {
+        format!(
+            ".version 7.8\n.target sm_90, debug\n.address_size 64\n.file 1 \"{k}.cu\"\n\
+             .visible .entry {k}()\n{{\n$L__func_begin0:\n\t.loc 1 1 0, function_name $L__info_string0, inlined_at 1 2 3\n\tret;\n}}\n\
+             .section .debug_str\n{{\n$L__info_string0:\n.b8 0\n}}\n"
+        )
+    };
+    let out = link(
+        &[
+            LinkInput::object("a.ptx", m("ka")),
+            LinkInput::object("b.ptx", m("kb")),
+        ],
+        &Default::default(),
+    )
+    .unwrap();
+    assert!(!out.ptx.contains(".section"));
+    assert!(
+        out.ptx.contains(".target sm_90\n"),
+        "the debug option goes with the sections"
+    );
+    assert!(out.ptx.contains("\t.loc 2 1 0\n"), "{}", out.ptx);
+    assert_eq!(out.warnings.len(), 1);
+    assert!(out.warnings[0].starts_with(
+        "a.ptx:11:1: warning: debug sections dropped: more than one input carries debug sections"
+    ));
+    if let Some(ptxas) = common::ptxas() {
+        common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "two_debug").unwrap();
+    }
+}
