@@ -1,0 +1,314 @@
+//! Rust-side parameter types: what each one looks like in PTX, and how a launch argument
+//! of that type becomes the bytes `cuLaunchKernel` copies.
+
+use std::marker::PhantomData;
+use std::mem::{align_of, size_of};
+
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, SyncOnDrop};
+
+use crate::layout::{short_type_name, ParamLayout};
+
+/// A Rust type that stands for one kernel parameter.
+///
+/// The signature of a typed kernel is a tuple of these (see
+/// [`KernelSignature`](crate::KernelSignature)). Each one says how the parameter looks in
+/// PTX ([`LAYOUT`](Self::LAYOUT)) and what the host passes for it at launch
+/// ([`Arg`](Self::Arg)).
+///
+/// | implementor | device side | PTX | host argument |
+/// |---|---|---|---|
+/// | `u8` … `u64`, `i8` … `i64`, `usize`, `isize`, `bool` | same | `.uN` | by value |
+/// | `f32`, `f64` | same | `.f32`, `.f64` | by value |
+/// | [`Slice<T>`] | `&[T]` | `.align 8 .b8 [16]` | `&CudaSlice<T>` |
+/// | [`SliceMut<T>`] | `DisjointSlice<T>`, `&mut [T]` | `.align 8 .b8 [16]` | `&mut CudaSlice<T>` |
+/// | [`Ptr<T>`] | `*const T` | `.u64 .ptr .align 1` | `&CudaSlice<T>` |
+/// | [`PtrMut<T>`] | `*mut T` | `.u64 .ptr .align 1` | `&mut CudaSlice<T>` |
+/// | `S: `[`KernelStruct`] | `S` by value | `.align A .b8 [S]` | `S` by value |
+///
+/// # Safety
+///
+/// An implementor promises that:
+/// 1. [`Raw`](Self::Raw) has exactly the size and alignment in [`LAYOUT`](Self::LAYOUT),
+///    and its bytes are what the device function expects for a parameter of that
+///    layout (the bytes are copied verbatim by `cuLaunchKernel`);
+/// 2. [`lower`](Self::lower) returns a value whose device addresses stay valid while the
+///    returned guard lives, and the guard performs the stream ordering the access needs
+///    (as cudarc's [`DevicePtr`]/[`DevicePtrMut`] guards do).
+pub unsafe trait KernelParam {
+    /// How the parameter looks in PTX. Compared against the `.param` once, when the
+    /// typed kernel handle is made.
+    const LAYOUT: ParamLayout;
+
+    /// What the host passes for this parameter at launch.
+    type Arg<'a>
+    where
+        Self: 'a;
+
+    /// The by-value bytes handed to `cuLaunchKernel`.
+    type Raw: Copy;
+
+    /// Kept alive until the launch is enqueued, then dropped to record stream events.
+    type Guard<'a>
+    where
+        Self: 'a;
+
+    /// Turns a launch argument into the parameter bytes, making `stream` wait for
+    /// earlier writes (and, for mutable arguments, reads) of the memory it names.
+    fn lower<'a>(arg: Self::Arg<'a>, stream: &'a CudaStream) -> (Self::Raw, Self::Guard<'a>);
+
+    /// The Rust type name shown in errors, e.g. `Slice<f32>`.
+    fn type_name() -> String {
+        short_type_name(std::any::type_name::<Self>())
+    }
+}
+
+macro_rules! scalar_params {
+    ($ctor:ident: $($t:ty),*) => {$(
+        // SAFETY: a scalar is passed by value; `Raw = Self` has the size and alignment of
+        // `size_of::<Self>()`, which is the PTX scalar's, and holds no device address.
+        unsafe impl KernelParam for $t {
+            const LAYOUT: ParamLayout = ParamLayout::$ctor(size_of::<$t>() as u32);
+            type Arg<'a> = $t;
+            type Raw = $t;
+            type Guard<'a> = ();
+            #[inline(always)]
+            fn lower(arg: $t, _stream: &CudaStream) -> ($t, ()) {
+                (arg, ())
+            }
+        }
+    )*};
+}
+
+scalar_params!(int: u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, bool);
+scalar_params!(float: f32, f64);
+
+/// A device-side slice as a kernel parameter: `(ptr, len)` with `len` in elements.
+///
+/// This is the byte form of `&[T]` and of `device_std::DisjointSlice<T>`: a `#[repr(C)]`
+/// pair of a 64-bit address and a 64-bit element count, 16 bytes aligned to 8.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawSlice {
+    /// Device address of element 0.
+    pub ptr: u64,
+    /// Length in elements (not bytes).
+    pub len: u64,
+}
+
+const SLICE_LAYOUT: ParamLayout =
+    ParamLayout::aggregate(size_of::<RawSlice>() as u32, align_of::<RawSlice>() as u32);
+
+macro_rules! marker {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        ///
+        /// A marker type: it names a parameter in a kernel signature and is never
+        /// constructed.
+        pub struct $name<T>(PhantomData<fn() -> T>);
+
+        impl<T> std::fmt::Debug for $name<T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&<Self as KernelParam>::type_name())
+            }
+        }
+    };
+}
+
+marker!(
+    /// A read-only device slice: the kernel takes `&[T]`.
+    ///
+    /// PTX: `.param .align 8 .b8 NAME[16]`, holding `(ptr, len)` with `len` in elements.
+    /// Launch argument: `&CudaSlice<T>`; the launch waits for earlier writes to it and
+    /// records a read.
+    Slice
+);
+marker!(
+    /// A writable device slice: the kernel takes `DisjointSlice<T>` or `&mut [T]`.
+    ///
+    /// PTX: `.param .align 8 .b8 NAME[16]`, holding `(ptr, len)` with `len` in elements.
+    /// Launch argument: `&mut CudaSlice<T>`; the launch waits for earlier reads and
+    /// writes of it and records a write.
+    SliceMut
+);
+marker!(
+    /// A read-only raw device pointer: the kernel takes `*const T`.
+    ///
+    /// PTX: `.param .u64 .ptr .align 1 NAME`. Launch argument: `&CudaSlice<T>` (its
+    /// first element's address); the length is not passed.
+    Ptr
+);
+marker!(
+    /// A writable raw device pointer: the kernel takes `*mut T`.
+    ///
+    /// PTX: `.param .u64 .ptr .align 1 NAME`. Launch argument: `&mut CudaSlice<T>` (its
+    /// first element's address); the length is not passed.
+    PtrMut
+);
+
+// SAFETY: `RawSlice` is `#[repr(C)] {u64, u64}`: 16 bytes aligned to 8, the byte form of
+// `&[T]` on nvptx64. The address comes from `device_ptr`, whose guard records the read on
+// `stream` when dropped after the launch; `len` is `CudaSlice::len`, in elements.
+unsafe impl<T> KernelParam for Slice<T> {
+    const LAYOUT: ParamLayout = SLICE_LAYOUT;
+    type Arg<'a>
+        = &'a CudaSlice<T>
+    where
+        Self: 'a;
+    type Raw = RawSlice;
+    type Guard<'a>
+        = SyncOnDrop<'a>
+    where
+        Self: 'a;
+    #[inline(always)]
+    fn lower<'a>(arg: &'a CudaSlice<T>, stream: &'a CudaStream) -> (RawSlice, SyncOnDrop<'a>) {
+        let len = arg.len() as u64;
+        let (ptr, guard) = arg.device_ptr(stream);
+        (RawSlice { ptr, len }, guard)
+    }
+}
+
+// SAFETY: as for `Slice<T>`; `device_ptr_mut` makes `stream` wait for earlier reads and
+// writes and its guard records the write after the launch.
+unsafe impl<T> KernelParam for SliceMut<T> {
+    const LAYOUT: ParamLayout = SLICE_LAYOUT;
+    type Arg<'a>
+        = &'a mut CudaSlice<T>
+    where
+        Self: 'a;
+    type Raw = RawSlice;
+    type Guard<'a>
+        = SyncOnDrop<'a>
+    where
+        Self: 'a;
+    #[inline(always)]
+    fn lower<'a>(arg: &'a mut CudaSlice<T>, stream: &'a CudaStream) -> (RawSlice, SyncOnDrop<'a>) {
+        let len = arg.len() as u64;
+        let (ptr, guard) = arg.device_ptr_mut(stream);
+        (RawSlice { ptr, len }, guard)
+    }
+}
+
+// SAFETY: a device address is a `u64` (8 bytes aligned to 8), the PTX `.u64 .ptr` form.
+// The guard from `device_ptr` records the read after the launch.
+unsafe impl<T> KernelParam for Ptr<T> {
+    const LAYOUT: ParamLayout = ParamLayout::pointer();
+    type Arg<'a>
+        = &'a CudaSlice<T>
+    where
+        Self: 'a;
+    type Raw = u64;
+    type Guard<'a>
+        = SyncOnDrop<'a>
+    where
+        Self: 'a;
+    #[inline(always)]
+    fn lower<'a>(arg: &'a CudaSlice<T>, stream: &'a CudaStream) -> (u64, SyncOnDrop<'a>) {
+        arg.device_ptr(stream)
+    }
+}
+
+// SAFETY: as for `Ptr<T>`, through `device_ptr_mut` (waits for reads and writes, records
+// the write).
+unsafe impl<T> KernelParam for PtrMut<T> {
+    const LAYOUT: ParamLayout = ParamLayout::pointer();
+    type Arg<'a>
+        = &'a mut CudaSlice<T>
+    where
+        Self: 'a;
+    type Raw = u64;
+    type Guard<'a>
+        = SyncOnDrop<'a>
+    where
+        Self: 'a;
+    #[inline(always)]
+    fn lower<'a>(arg: &'a mut CudaSlice<T>, stream: &'a CudaStream) -> (u64, SyncOnDrop<'a>) {
+        arg.device_ptr_mut(stream)
+    }
+}
+
+/// A `#[repr(C)]` plain-data struct passed to a kernel by value.
+///
+/// Implement it (no methods) for a `#[repr(C)]` struct that derives
+/// [`bytemuck::Pod`]; the struct then works as a kernel parameter. In PTX it is one
+/// `.param .align A .b8 NAME[S]` with `S = size_of::<Self>()` and
+/// `A = align_of::<Self>()` (rustc supports `A` up to 16). The device side must declare
+/// the same struct.
+///
+/// ```
+/// use host_loader::KernelStruct;
+///
+/// #[repr(C)]
+/// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// struct Params {
+///     n: u32,
+///     scale: f32,
+///     off: u64,
+/// }
+/// impl KernelStruct for Params {}
+///
+/// assert_eq!(
+///     <Params as host_loader::KernelParam>::LAYOUT,
+///     host_loader::ParamLayout::aggregate(16, 8)
+/// );
+/// ```
+///
+/// Only size and alignment are checked against the PTX; field order is not (the PTX
+/// carries no field information).
+pub trait KernelStruct: bytemuck::Pod {}
+
+// SAFETY: `T: Pod` has no padding and no pointers; its bytes are passed verbatim, and
+// size and alignment are exactly `size_of`/`align_of`, as in the PTX byval aggregate.
+unsafe impl<T: KernelStruct> KernelParam for T {
+    const LAYOUT: ParamLayout =
+        ParamLayout::aggregate(size_of::<T>() as u32, align_of::<T>() as u32);
+    type Arg<'a>
+        = T
+    where
+        Self: 'a;
+    type Raw = T;
+    type Guard<'a>
+        = ()
+    where
+        Self: 'a;
+    #[inline(always)]
+    fn lower(arg: T, _stream: &CudaStream) -> (T, ()) {
+        (arg, ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{ParamClass, ScalarKind};
+
+    #[test]
+    fn scalar_layouts() {
+        assert_eq!(<u8 as KernelParam>::LAYOUT, ParamLayout::int(1));
+        assert_eq!(<bool as KernelParam>::LAYOUT, ParamLayout::int(1));
+        assert_eq!(<i16 as KernelParam>::LAYOUT, ParamLayout::int(2));
+        assert_eq!(<u32 as KernelParam>::LAYOUT, ParamLayout::int(4));
+        assert_eq!(<usize as KernelParam>::LAYOUT, ParamLayout::int(8));
+        assert_eq!(<f32 as KernelParam>::LAYOUT, ParamLayout::float(4));
+        assert_eq!(
+            <f64 as KernelParam>::LAYOUT.class,
+            ParamClass::Scalar(ScalarKind::Float)
+        );
+    }
+
+    #[test]
+    fn slice_and_pointer_layouts() {
+        assert_eq!(size_of::<RawSlice>(), 16);
+        assert_eq!(align_of::<RawSlice>(), 8);
+        assert_eq!(
+            <Slice<f32> as KernelParam>::LAYOUT,
+            ParamLayout::aggregate(16, 8)
+        );
+        assert_eq!(
+            <SliceMut<u8> as KernelParam>::LAYOUT,
+            ParamLayout::aggregate(16, 8)
+        );
+        assert_eq!(<Ptr<f64> as KernelParam>::LAYOUT, ParamLayout::pointer());
+        assert_eq!(<PtrMut<u16> as KernelParam>::LAYOUT, ParamLayout::pointer());
+        assert_eq!(<Slice<f32> as KernelParam>::type_name(), "Slice<f32>");
+    }
+}
