@@ -143,7 +143,7 @@ pub fn run(args: &Args) -> Result<()> {
             .map(|(_, ptx)| ptx)
             .collect();
         let output = out_dir.join(format!("{}.ptx", kernel_crate.name));
-        link_one(own, &libraries, arch, &output)?;
+        link_one(own, &libraries, arch, &output, &root)?;
         if let Some(ptxas) = &ptxas {
             verify(ptxas, &output, arch, &root)?;
         }
@@ -177,13 +177,14 @@ fn link_one(
     libraries: &[&CratePtx],
     arch: targets::Arch,
     output: &Path,
+    root: &Path,
 ) -> Result<()> {
     let read = |ptx: &CratePtx, kind| -> Result<LinkInput> {
         let text = std::fs::read_to_string(&ptx.path)
             .with_context(|| format!("reading {}", ptx.path.display()))?;
         Ok(LinkInput {
             file: SourceFile {
-                path: ptx.path.display().to_string(),
+                path: display(&ptx.path, root),
                 text,
             },
             kind,
