@@ -19,6 +19,12 @@ for ex in vecadd block_sum linked_math; do
   run "$ex n=2^24+77 seed 7" run.log "$bin/$ex-host" --n 16777293 --seed 7 --ptx "$ptx"
   run "$ex memcheck" sanitizer.log compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/$ex-host" --n 1048576 --ptx "$ptx"
 done
+# The same kernels built with --panic abort (core's panic path linked in).
+if [ -d "$bin/ptx-abort" ]; then
+  for ex in vecadd block_sum linked_math; do
+    run "$ex panic=abort build" run.log "$bin/$ex-host" --n 16777216 --ptx "$bin/ptx-abort/$ex-kernels.ptx"
+  done
+fi
 for tool in racecheck synccheck; do
   run "block_sum $tool" sanitizer.log compute-sanitizer --tool $tool --error-exitcode 99 "$bin/block_sum-host" --n 1048576 --ptx "$bin/ptx/block_sum-kernels.ptx"
 done

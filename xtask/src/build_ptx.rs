@@ -123,7 +123,12 @@ pub fn run(args: &Args) -> Result<()> {
         release: !args.debug,
         panic: args.panic,
         packages,
-        target_dir: root.join("target/device").join(&args.arch),
+        // One directory per (arch, panic mode): switching either would
+        // otherwise rebuild `core`.
+        target_dir: root.join("target/device").join(match args.panic {
+            PanicMode::ImmediateAbort => args.arch.clone(),
+            PanicMode::Abort => format!("{}-panic-abort", args.arch),
+        }),
     };
     let built = cargo_device::build(&request)?;
 
