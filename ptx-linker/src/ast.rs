@@ -89,6 +89,19 @@ pub struct Body {
     pub span: Span,
     /// Function-scope `.shared` allocations: `(bytes, align)`.
     pub shared: Vec<(u64, u32)>,
+    /// The first `shfl` or `vote` without `.sync`: PTX ISA 6.4 and later
+    /// reject it for `sm_70` and newer.
+    pub unsynced_warp_op: Option<Span>,
+    /// The first `.param` declared at the outermost level of the body: the
+    /// pre-1.4 way of giving an `.entry` without a parameter list its
+    /// parameters.
+    pub body_param: Option<Span>,
+    /// A texture or surface instruction (`tex`, `tld4`, `txq`, `suld`,
+    /// `sust`, `sured`, `suq`) occurs in the body.
+    pub texture_op: bool,
+    /// An instruction with a `.f64` type occurs in the body (what
+    /// `.target ..., map_f64_to_f32` changes).
+    pub f64_op: bool,
 }
 
 /// An `.entry` or `.func`, declared or defined (PTX ISA 9.0, section 11.3 "Function Directives").
@@ -109,6 +122,8 @@ pub struct Function<'src> {
     pub proto_end: u32,
     /// `.noreturn` was given.
     pub noreturn: bool,
+    /// A parameter list `( ... )` follows the name.
+    pub has_param_list: bool,
     /// The body; `None` for a declaration.
     pub body: Option<Body>,
 }
@@ -160,6 +175,14 @@ pub struct Variable<'src> {
     pub dims: Vec<Option<u64>>,
     /// Number of scalar values in the initializer, when there is one.
     pub init_len: Option<u64>,
+    /// End of the declaration's common part (linkage, space, `.align`, type):
+    /// `.global .u32 a, b;` declares `a` and `b`, two items that share the
+    /// text up to here.
+    pub prefix_end: u32,
+    /// This declarator: from the name through its dimensions and initializer.
+    pub declarator: Span,
+    /// The initializer's text after `=`, when there is one.
+    pub init: Option<Span>,
 }
 
 /// `.file N "path" [, timestamp, size]` (PTX ISA 9.0, section 11.7 "Debugging Directives").
@@ -294,6 +317,30 @@ pub struct Module<'src> {
     pub items: Vec<Item<'src>>,
     /// Parse errors (the module is still as complete as recovery allows).
     pub errors: Vec<Diagnostic>,
+}
+
+impl Module<'_> {
+    /// True when some function body has a `.f64` instruction.
+    pub fn uses_f64(&self) -> bool {
+        self.items.iter().any(|item| {
+            matches!(&item.kind, ItemKind::Function(f) if f.body.as_ref().is_some_and(|b| b.f64_op))
+        })
+    }
+
+    /// True when the module declares texture, sampler or surface references
+    /// or uses texture or surface instructions: only then does its texture
+    /// mode (`.target ..., texmode_independent`) matter.
+    pub fn uses_textures(&self) -> bool {
+        let opaque = |ty: &str| matches!(ty, "texref" | "samplerref" | "surfref");
+        self.items.iter().any(|item| match &item.kind {
+            ItemKind::Variable(v) => opaque(v.ty) || v.space == Space::Tex,
+            ItemKind::Function(f) => {
+                f.params.iter().any(|p| opaque(p.ty))
+                    || f.body.as_ref().is_some_and(|b| b.texture_op)
+            }
+            _ => false,
+        })
+    }
 }
 
 /// Size in bytes of a fundamental type (PTX ISA 9.0, section 5.2.1), or

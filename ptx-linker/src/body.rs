@@ -7,7 +7,7 @@
 //! indices are renumbered on merge; (3) function-scope `.shared` allocations
 //! for the shared-memory budget.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::ast::Linkage;
 use crate::ast::{Body, LocFix, Name, Space};
@@ -30,6 +30,10 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
     let mut candidates: Vec<Name<'src>> = Vec::new();
     let mut locs = Vec::new();
     let mut shared = Vec::new();
+    let mut unsynced_warp_op = None;
+    let mut body_param = None;
+    let mut texture_op = false;
+    let mut f64_op = false;
     let mut depth = 1usize;
     let mut vec_depth = 0usize;
     let mut stmt_start = true;
@@ -76,6 +80,21 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                     c.pos += 1;
                 } else {
                     stmt_start = false; // the opcode
+                    texture_op |= matches!(
+                        text,
+                        "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq"
+                    );
+                    if unsynced_warp_op.is_none() && matches!(text, "shfl" | "vote") {
+                        let mut synced = false;
+                        let mut i = c.pos;
+                        while let Some(m) = c.toks.get(i).filter(|m| m.kind == TokKind::Directive) {
+                            synced |= m.text(c.src) == ".sync";
+                            i += 1;
+                        }
+                        if !synced {
+                            unsynced_warp_op = Some(c.span(t));
+                        }
+                    }
                 }
             }
             TokKind::Punct(b'@') if stmt_start => {
@@ -87,6 +106,9 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 }
             }
             TokKind::Directive if stmt_start => {
+                if depth == 1 && text == ".param" && body_param.is_none() {
+                    body_param = Some(c.span(t));
+                }
                 statement_directive(
                     c,
                     text,
@@ -103,14 +125,20 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                     candidates.push(c.name(t));
                 }
             }
+            TokKind::Directive => {
+                c.pos += 1;
+                f64_op |= text == ".f64";
+            }
             _ => c.pos += 1,
         }
     }
     let end = c.prev_end();
-    let refs = candidates
+    let refs: Vec<Name<'src>> = candidates
         .into_iter()
         .filter(|n| !locals.contains(n.text))
         .collect();
+    shared.shrink_to_fit();
+    locs.shrink_to_fit();
     Scanned {
         body: Body {
             span: Span {
@@ -119,6 +147,10 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 end,
             },
             shared,
+            unsynced_warp_op,
+            body_param,
+            texture_op,
+            f64_op,
         },
         refs,
         locs,
@@ -182,7 +214,7 @@ fn statement_directive<'src>(
             locs.push(fix);
         }
         ".shared" => {
-            if let Some((v, refs)) = parse_var(c, Space::Shared, Linkage::Local) {
+            for (v, refs) in parse_var(c, Space::Shared, Linkage::Local) {
                 locals.insert(v.name.text);
                 shared.push((v.size_bytes(), v.align_bytes()));
                 candidates.extend(refs);
@@ -203,11 +235,34 @@ fn statement_directive<'src>(
                     in_init = true;
                 }
                 if t.kind == TokKind::Ident {
+                    let text = c.text(t);
                     if in_init {
                         candidates.push(c.name(t));
-                    } else {
-                        locals.insert(c.text(t));
+                    } else if !text.starts_with('%') {
+                        // `%`-names are never candidates: no need to shadow them.
+                        locals.insert(text);
                     }
+                }
+            }
+        }
+        ".extern" | ".visible" | ".weak" | ".common" => {
+            // ptxas accepts no linkage directive inside a function body; a
+            // dynamic shared-memory array belongs at module scope.
+            let span = c.span(c.toks[c.pos - 1]);
+            c.errors.push(
+                Diagnostic::error(span, format!("`{d}` is not allowed inside a function body"))
+                    .with_help("declare it at module scope, e.g. `.extern .shared .align 16 .b8 name[];` before the function"),
+            );
+            while let Some(t) = c.peek() {
+                if t.is(b'}') {
+                    break;
+                }
+                c.pos += 1;
+                if t.is(b';') {
+                    break;
+                }
+                if t.kind == TokKind::Ident {
+                    locals.insert(c.text(t));
                 }
             }
         }

@@ -2,13 +2,16 @@
 //! left unresolved.
 //!
 //! Roots are every chosen definition of an object input (with `gc`: only
-//! object inputs' kernels), plus `keep` symbols. Whatever a root's body or
+//! object inputs' kernels and their `.visible`, `.weak` and `.common`
+//! module-scope variables, which the host can read through
+//! `cuModuleGetGlobal` — the device runtime's `__kernel_abi_*` records are
+//! such variables that no code references), plus `keep` symbols. Whatever a root's body or
 //! initializer names is live too. Library definitions are live only when
 //! reached. Debug sections do not keep anything alive.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
-use crate::ast::{FnKind, ItemKind, Module};
+use crate::ast::{FnKind, ItemKind, Linkage, Module};
 use crate::diagnostic::Diagnostic;
 use crate::input::{InputKind, LinkOptions};
 use crate::resolve::Resolution;
@@ -45,11 +48,11 @@ pub fn liveness(
         if kinds[def.module] != InputKind::Object {
             continue;
         }
-        let is_entry = matches!(
-            &modules[def.module].items[def.item].kind,
-            ItemKind::Function(f) if f.kind == FnKind::Entry
-        );
-        if !options.gc || is_entry {
+        let item = &modules[def.module].items[def.item];
+        let is_entry = matches!(&item.kind, ItemKind::Function(f) if f.kind == FnKind::Entry);
+        let host_visible = matches!(&item.kind, ItemKind::Variable(v)
+            if matches!(v.linkage, Linkage::Visible | Linkage::Weak | Linkage::Common));
+        if !options.gc || is_entry || host_visible {
             stack.push(def);
         }
     }
@@ -68,9 +71,9 @@ pub fn liveness(
         }
         stack.extend(found);
     }
-    let mut live = HashSet::new();
-    let mut external_refs = HashSet::new();
-    let mut reported: HashSet<(SymbolId, usize)> = HashSet::new();
+    let mut live = HashSet::default();
+    let mut external_refs = HashSet::default();
+    let mut reported: HashSet<(SymbolId, usize)> = HashSet::default();
     let mut unresolved = Vec::new();
     while let Some(r) = stack.pop() {
         if !live.insert(r) {

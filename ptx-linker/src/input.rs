@@ -78,4 +78,10 @@ pub struct LinkOutput {
     pub map: LinkMap,
     /// Warnings, rendered one per block (`file:line:col: warning: ...`).
     pub warnings: Vec<String>,
+    /// Symbols the output declares but defines nowhere, sorted: the driver's
+    /// `vprintf`, `malloc`, `free`, `__assertfail`, and with
+    /// `allow_unresolved` whatever stayed unresolved (dynamic shared-memory
+    /// arrays are left out: the launch provides them). When it is not empty,
+    /// assemble the output alone with `ptxas -c`.
+    pub external: Vec<String>,
 }

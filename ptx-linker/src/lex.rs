@@ -50,26 +50,55 @@ impl Token {
     }
 }
 
+/// `IDENT[b]`: `b` may continue an identifier (letters, digits, `_`, `$`).
+static IDENT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+        b += 1;
+    }
+    t
+};
+
 fn is_ident_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+    IDENT[b as usize]
+}
+
+/// Index of the first byte at or after `i` that cannot continue an identifier.
+#[inline]
+fn ident_end(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(&b) = bytes.get(i) {
+        if !IDENT[b as usize] {
+            break;
+        }
+        i += 1;
+    }
+    i
 }
 
 /// Splits `src` into tokens. Problems (unterminated comments or strings) come
 /// back as diagnostics; the token list is always complete.
 pub fn lex(file: FileId, src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
+    let mut toks = Vec::new();
+    let errors = lex_into(file, src, &mut toks);
+    (toks, errors)
+}
+
+/// [`lex`] into `toks` (cleared first), so that one buffer serves many
+/// modules without reallocating.
+pub fn lex_into(file: FileId, src: &str, toks: &mut Vec<Token>) -> Vec<Diagnostic> {
     let bytes = src.as_bytes();
-    let mut toks = Vec::with_capacity(src.len() / 4);
+    toks.clear();
+    toks.reserve(src.len() / 5);
     let mut errors = Vec::new();
     let mut i = 0usize;
     let mut nl = true;
     while i < bytes.len() {
         let b = bytes[i];
-        if b == b'\n' {
-            nl = true;
-            i += 1;
-            continue;
-        }
-        if b.is_ascii_whitespace() {
+        if b == b' ' || (b'\t'..=b'\r').contains(&b) {
+            nl |= b == b'\n';
             i += 1;
             continue;
         }
@@ -107,22 +136,11 @@ pub fn lex(file: FileId, src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
             continue;
         }
         let start = i;
-        let kind = if b.is_ascii_alphabetic() {
-            while i < bytes.len() && is_ident_char(bytes[i]) {
-                i += 1;
-            }
-            TokKind::Ident
-        } else if b == b'_' || b == b'$' || b == b'%' {
-            i += 1;
-            while i < bytes.len() && is_ident_char(bytes[i]) {
-                i += 1;
-            }
+        let kind = if b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b == b'%' {
+            i = ident_end(bytes, i + 1);
             TokKind::Ident
         } else if b == b'.' && bytes.get(i + 1).is_some_and(|&c| is_ident_char(c)) {
-            i += 1;
-            while i < bytes.len() && is_ident_char(bytes[i]) {
-                i += 1;
-            }
+            i = ident_end(bytes, i + 1);
             TokKind::Directive
         } else if b.is_ascii_digit() {
             i = lex_number(bytes, i);
@@ -171,7 +189,7 @@ pub fn lex(file: FileId, src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
         });
         nl = false;
     }
-    (toks, errors)
+    errors
 }
 
 /// Decimal, hex (`0x`), binary (`0b`), float bits (`0f`/`0F`/`0d`/`0D`) and

@@ -5,6 +5,7 @@
 //!
 //! | phase | module | does |
 //! |---|---|---|
+//! | load (binary, callers) | [`load`] | `.ptx`, `ar` archives, ELF `.nv_fatbin`, fatbins → [`LinkInput`]s |
 //! | lex | [`lex`] | text → tokens (never fails) |
 //! | parse | [`parse`], [`body`], [`ast`] | tokens → [`ast::Module`] + errors (never fails) |
 //! | select + symbols | [`symbols`] | pull in needed libraries; one [`symbols::SymbolId`] per symbol |
@@ -15,10 +16,29 @@
 //! | emit | [`emit`] | the merged module's text |
 //! | map | [`map`] | the [`LinkMap`] |
 //!
+//! Outside the pipeline, [`init`] evaluates initializers for
+//! [`global_initializer`], and [`entry_signatures`] reads kernel parameter lists.
+//!
 //! **Every item and every error carries a span** (file id + byte range); only
 //! [`diagnostic`] turns spans into `file:line:col`. **Nothing panics on bad
 //! input**: errors are collected and returned together as a [`LinkError`].
 //! **ptx-linker never touches CUDA.**
+//!
+//! **What the host and the device runtime rely on.** With `gc`, the roots are
+//! every `.entry`, every `keep` symbol, and every `.visible`, `.weak` or
+//! `.common` module-scope variable defined in an [`InputKind::Object`] input:
+//! the host can read any of them through `cuModuleGetGlobal`, and the device
+//! runtime's ABI records (`.visible .global .align 4 .b8 __kernel_abi_<K>[N] =
+//! {...}`) are referenced by no code (a library's variables are not roots).
+//! [`global_initializer`] returns such a variable's bytes as loaded
+//! (little-endian, zero-padded to its declared size), and [`KernelInfo`]
+//! names a kernel's record in `abi_record`. Dynamic shared memory is a
+//! module-scope `.extern .shared .align A .b8 NAME[]`: identical declarations
+//! from several inputs merge into one at the largest `.align` (a different
+//! element type or shape is an error naming both), and
+//! `KernelInfo::dynamic_shared_align` is the largest alignment of the arrays
+//! a kernel reaches through its calls. ptxas rejects `.extern` inside a
+//! function body, and so does the linker.
 //!
 //! References: PTX ISA 9.0, sections 5.1 "State Spaces", 11 "Directives",
 //! 11.6 "Linking Directives", 11.7 "Debugging Directives".
@@ -30,8 +50,10 @@ pub mod body;
 pub mod diagnostic;
 pub mod emit;
 pub mod gc;
+pub mod init;
 pub mod input;
 pub mod lex;
+pub mod load;
 pub mod map;
 pub mod merge;
 pub mod parse;
@@ -42,6 +64,7 @@ pub mod validate;
 
 pub use diagnostic::{Diagnostic, LinkError, Severity, Span};
 pub use input::{InputKind, LinkInput, LinkOptions, LinkOutput, SourceFile};
+pub use load::{load_input, LoadError};
 pub use map::{KernelInfo, LinkMap, SymbolInfo};
 pub use signature::{EntrySignature, Param, ParamKind};
 
@@ -66,11 +89,13 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
     if inputs.is_empty() {
         return fail(vec![Diagnostic::error_nowhere("no input files")]);
     }
+    let mut scratch = Vec::new();
     let modules: Vec<Module<'_>> = files
         .iter()
         .enumerate()
-        .map(|(i, (_, text))| parse::parse(FileId(i as u32), text))
+        .map(|(i, (_, text))| parse::parse_reusing(FileId(i as u32), text, &mut scratch))
         .collect();
+    drop(scratch);
     let mut diags: Vec<Diagnostic> = modules.iter().flat_map(|m| m.errors.clone()).collect();
     if diags.iter().any(Diagnostic::is_error) {
         return fail(diags);
@@ -85,6 +110,7 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
         .filter(|m| table.included[m.file.0 as usize])
         .collect();
     let mut header = merge::unify_headers(&in_link, options, &mut diags);
+    merge::check_version_raise(&in_link, &header, &mut diags);
     let file_table = merge::merge_files(&modules, &table.included);
     let keep_sections =
         merge::keep_sections(&modules, &table.included, &|r| live.is_live(r), &mut diags);
@@ -111,10 +137,18 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
         .iter()
         .map(|d| diagnostic::render_short(sources, std::slice::from_ref(d)))
         .collect();
+    let mut external: Vec<String> = live
+        .external_refs
+        .iter()
+        .filter(|&&id| res.dynamic_shared_align(id).is_none())
+        .map(|&id| res.out_name(id).to_string())
+        .collect();
+    external.sort();
     Ok(LinkOutput {
         ptx: emitted.ptx,
         map,
         warnings,
+        external,
     })
 }
 
@@ -153,4 +187,44 @@ pub fn entry_signatures(path: &str, text: &str) -> Result<Vec<EntrySignature>, L
         return Err(LinkError::new(sources, diags));
     }
     Ok(out)
+}
+
+/// The bytes module-scope variable `name` of one PTX module holds when the
+/// module is loaded: its initializer, little-endian, each element as wide as
+/// its type (`.b8`/`.u8` one byte, `.u32`/`.f32` four, `.b64`/`.f64` eight;
+/// a `.v4 .f32` element is four `.f32`s), zero-padded to the declared size in
+/// bytes (LLVM drops trailing zero bytes: `.b8 X[16] = {16, 0, 0, 0, 8}` gives
+/// sixteen bytes). A variable without initializer gives its size in zeros.
+/// This is how the host reads the device runtime's ABI records
+/// (`__kernel_abi_<kernel>`) without a GPU (PTX ISA 9.0, section 5.4.4
+/// "Initializers").
+///
+/// Returns `Ok(None)` when the module defines no module-scope variable `name`
+/// (an `.extern` declaration is not a definition).
+///
+/// Errors (naming `path`, line and column): the module does not parse; the
+/// initializer holds a symbol's address (`generic(sym)`), which is known only
+/// after loading; the type has no byte layout (`.texref`, `.pred`); the
+/// initializer is malformed or longer than the variable.
+pub fn global_initializer(
+    path: &str,
+    text: &str,
+    name: &str,
+) -> Result<Option<Vec<u8>>, LinkError> {
+    let files = [(path, text)];
+    let sources = Sources { files: &files };
+    let module = parse::parse(FileId(0), text);
+    if module.errors.iter().any(Diagnostic::is_error) {
+        return Err(LinkError::new(sources, module.errors));
+    }
+    let var = module.items.iter().find_map(|item| match &item.kind {
+        ItemKind::Variable(v) if v.name.text == name && item.is_definition() => Some(v),
+        _ => None,
+    });
+    match var {
+        None => Ok(None),
+        Some(v) => init::initializer_bytes(FileId(0), text, v)
+            .map(Some)
+            .map_err(|d| LinkError::new(sources, vec![d])),
+    }
 }

@@ -2,17 +2,20 @@
 //!
 //! ```text
 //! ptx-linker -o OUT.ptx [--arch sm_XX] [--gc] [--keep SYM]... [--map M.json]
-//!            [--lib FILE]... [--allow-unresolved] INPUTS...
+//!            [--lib FILE]... [--allow-unresolved] [--verify] INPUTS...
 //! ```
-//! Exit status: 0 on success, 1 on link errors, 2 on usage or I/O errors.
-//! On error no output file is left behind.
+//! Inputs and `--lib` files are PTX text, `ar` archives (`.a`, `.rlib`) of
+//! PTX, ELF files with an embedded fatbin, or fatbins.
+//! Exit status: 0 on success, 1 on link errors (bad input, a failed
+//! `--verify`), 2 on usage or I/O errors. On error no output file is left
+//! behind.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
 use clap::Parser;
-use ptx_linker::{link, InputKind, LinkInput, LinkOptions, SourceFile};
+use ptx_linker::{link, load_input, InputKind, LinkInput, LinkOptions};
 
 /// Merge PTX modules: resolve `.extern`s, rename colliding locals, unify
 /// headers, check prototypes and shared-memory budgets.
@@ -40,6 +43,10 @@ struct Args {
     /// Leave unresolved `.extern` declarations external instead of failing.
     #[arg(long)]
     allow_unresolved: bool,
+    /// Assemble the output with ptxas (`$PTXAS`, else `ptxas` on `PATH`) and
+    /// fail when it rejects it; `-c` when symbols stay external.
+    #[arg(long)]
+    verify: bool,
     /// Input PTX files.
     #[arg(required = true, value_name = "INPUTS")]
     inputs: Vec<PathBuf>,
@@ -71,32 +78,29 @@ enum Failure {
     Link(String),
 }
 
-fn read(path: &Path, kind: InputKind) -> Result<LinkInput, Failure> {
-    let text = std::fs::read_to_string(path)
+/// Reads one input file into the PTX modules it holds.
+fn read(path: &Path, kind: InputKind, arch: Option<u32>) -> Result<Vec<LinkInput>, Failure> {
+    let bytes = std::fs::read(path)
         .map_err(|e| Failure::Usage(format!("cannot read `{}`: {e}", path.display())))?;
-    Ok(LinkInput {
-        file: SourceFile {
-            path: path.display().to_string(),
-            text,
-        },
-        kind,
-    })
+    load_input(&path.display().to_string(), bytes, kind, arch)
+        .map_err(|e| Failure::Link(format!("error: {e}\n")))
 }
 
 fn run(args: &Args) -> Result<(), Failure> {
-    let arch = match &args.arch {
+    let arch: Option<targets::Arch> = match &args.arch {
         Some(a) => Some(
             a.parse()
                 .map_err(|e| Failure::Usage(format!("--arch: {e}")))?,
         ),
         None => None,
     };
+    let sm = arch.map(|a| a.sm);
     let mut inputs = Vec::new();
     for p in &args.inputs {
-        inputs.push(read(p, InputKind::Object)?);
+        inputs.extend(read(p, InputKind::Object, sm)?);
     }
     for p in &args.libs {
-        inputs.push(read(p, InputKind::Library)?);
+        inputs.extend(read(p, InputKind::Library, sm)?);
     }
     let options = LinkOptions {
         arch,
@@ -108,6 +112,9 @@ fn run(args: &Args) -> Result<(), Failure> {
     for w in &out.warnings {
         eprint!("{w}");
     }
+    if args.verify {
+        verify(&out.ptx, &out.map.target, !out.external.is_empty())?;
+    }
     write_atomically(&args.output, out.ptx.as_bytes())?;
     if let Some(map) = &args.map {
         let json = serde_json::to_string_pretty(&out.map)
@@ -118,6 +125,62 @@ fn run(args: &Args) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// Runs ptxas on the linked module: `-arch=max(target, sm_75)` (ptxas 13
+/// assembles nothing older), `-c` when symbols stay external.
+fn verify(ptx: &str, target: &str, compile_only: bool) -> Result<(), Failure> {
+    let ptxas = std::env::var_os("PTXAS")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::split_paths(&std::env::var_os("PATH")?)
+                .map(|d| d.join("ptxas"))
+                .find(|p| p.is_file())
+        })
+        .ok_or_else(|| {
+            Failure::Usage(
+                "--verify: ptxas not found; set PTXAS=/path/to/ptxas or put it on PATH (`cargo xtask setup` installs one)".to_string(),
+            )
+        })?;
+    let dir = std::env::temp_dir().join(format!("ptx-linker-verify-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Failure::Usage(format!("--verify: cannot create `{}`: {e}", dir.display())))?;
+    let file = dir.join("linked.ptx");
+    let cubin = dir.join("linked.cubin");
+    let arch = ptxas_arch(target);
+    let result = std::fs::write(&file, ptx)
+        .map_err(|e| Failure::Usage(format!("--verify: cannot write `{}`: {e}", file.display())))
+        .and_then(|()| {
+            let mut cmd = Command::new(&ptxas);
+            cmd.arg(format!("-arch={arch}"))
+                .arg(&file)
+                .arg("-o")
+                .arg(&cubin);
+            if compile_only {
+                cmd.arg("-c");
+            }
+            cmd.output().map_err(|e| {
+                Failure::Usage(format!("--verify: cannot run `{}`: {e}", ptxas.display()))
+            })
+        });
+    let _ = std::fs::remove_dir_all(&dir);
+    let output = result?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(Failure::Link(format!(
+        "error: ptxas (-arch={arch}{}) rejects the linked module:\n{}",
+        if compile_only { " -c" } else { "" },
+        String::from_utf8_lossy(&output.stderr)
+    )))
+}
+
+/// `sm_XX` for ptxas: the output's architecture, at least `sm_75`.
+fn ptxas_arch(target: &str) -> String {
+    match ptx_linker::parse::arch_number(target) {
+        Some(sm) if sm >= 75 => target.replace("compute_", "sm_"),
+        _ => "sm_75".to_string(),
+    }
 }
 
 /// Writes `bytes` to a temporary file next to `path`, then renames it over

@@ -29,6 +29,14 @@ pub struct KernelInfo {
     /// Static `.shared` bytes the kernel and every function it calls declare,
     /// module- and function-scope, each placed at its alignment.
     pub static_shared_bytes: u64,
+    /// Largest `.align` in bytes of the dynamic shared-memory arrays
+    /// (`.extern .shared .align A .b8 NAME[]`) the kernel and the functions
+    /// it calls reference; `None` when it uses no dynamic shared memory. The
+    /// host checks its launch-time allocation against it.
+    pub dynamic_shared_align: Option<u32>,
+    /// `__kernel_abi_<name>` when the output defines that variable: the
+    /// kernel's ABI record, readable with [`crate::global_initializer`].
+    pub abi_record: Option<String>,
     /// Input file that defined it.
     pub defined_in: String,
 }
@@ -48,7 +56,11 @@ pub struct SymbolInfo {
     pub renamed_from: Option<String>,
 }
 
-use crate::ast::Module;
+use crate::ast::{ItemKind, Module};
+
+/// Name prefix of a kernel's ABI record: the device runtime emits
+/// `.visible .global .align 4 .b8 __kernel_abi_<kernel>[N] = {...}`.
+pub const ABI_RECORD_PREFIX: &str = "__kernel_abi_";
 use crate::emit::Emitted;
 use crate::merge::Header;
 use crate::resolve::Resolution;
@@ -81,18 +93,32 @@ pub(crate) fn build(
             }
         })
         .collect();
+    let by_entry: rustc_hash::FxHashMap<_, _> = kernels.iter().map(|k| (k.entry, k)).collect();
+    let defined_vars: rustc_hash::FxHashSet<&str> = emitted
+        .symbols
+        .iter()
+        .filter(|&&(id, r)| {
+            res.chosen(id).is_some()
+                && matches!(modules[r.module].items[r.item].kind, ItemKind::Variable(_))
+        })
+        .map(|&(id, _)| res.out_name(id))
+        .collect();
     let kernels = emitted
         .symbols
         .iter()
-        .filter_map(|&(_, r)| kernels.iter().find(|k| k.entry == r))
+        .filter_map(|&(_, r)| by_entry.get(&r).copied())
         .map(|k| {
             let name = modules[k.entry.module].items[k.entry.item]
                 .symbol_name()
                 .map_or("", |n| n.text);
+            let abi = format!("{ABI_RECORD_PREFIX}{name}");
+            let has_abi = defined_vars.contains(abi.as_str());
             KernelInfo {
                 name: name.to_string(),
                 params: k.params.clone(),
                 static_shared_bytes: k.static_shared_bytes,
+                dynamic_shared_align: k.dynamic_shared_align,
+                abi_record: has_abi.then_some(abi),
                 defined_in: paths[k.entry.module].to_string(),
             }
         })

@@ -6,11 +6,11 @@
 //! "PTX Module Directives"). `.file` tables are merged and renumbered
 //! (section 11.7 "Debugging Directives").
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use targets::{Arch, ArchInfo, PtxVersion};
 
-use crate::ast::{ItemKind, Module};
+use crate::ast::{ItemKind, Module, Target};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::input::LinkOptions;
 use crate::symbols::ItemRef;
@@ -117,13 +117,21 @@ pub fn unify_headers(
             first.map_or_else(|| "sm_52".to_string(), |(_, t)| t.arch.to_string())
         }
     };
+    let (texmode, map_f64) = check_option_agreement(&targets, diags);
     let mut opts: Vec<String> = Vec::new();
+    if map_f64 {
+        opts.push("map_f64_to_f32".to_string());
+    }
     for (_, t) in &targets {
         for o in &t.options {
-            if !opts.iter().any(|x| x == o) {
+            let decided = o.starts_with("texmode_") || *o == "map_f64_to_f32";
+            if !decided && !opts.iter().any(|x| x == o) {
                 opts.push(o.to_string());
             }
         }
+    }
+    if let Some(mode) = texmode {
+        opts.insert(0, mode.to_string());
     }
     let info = arch.parse::<Arch>().ok().and_then(|a| a.info().ok());
     if let Some(info) = info {
@@ -135,25 +143,37 @@ pub fn unify_headers(
         }
         version = version.max(info.min_ptx);
     }
-    // `.address_size` defaults to 32 when absent.
-    let sizes: Vec<(u32, Option<Span>)> = modules
+    // `.address_size` defaults to 32 when absent, from PTX ISA 2.3, which
+    // introduced it; an older module without it was assembled at whatever
+    // size the tool was asked for (`-m64`), so it is compatible with both.
+    // A module without it is pointed at through its `.version`.
+    let sizes: Vec<(u32, Span, &str)> = modules
         .iter()
-        .map(|m| m.address_size.map_or((32, None), |(n, s)| (n, Some(s))))
+        .filter_map(|m| match (m.address_size, m.version) {
+            (Some((n, s)), _) => Some((n, s, "")),
+            (None, Some((v, _))) if v < (PtxVersion { major: 2, minor: 3 }) => None,
+            (None, v) => Some((
+                32,
+                v.map_or(Span::new(m.file, 0, 0), |v| v.1),
+                " (no `.address_size`: 32 by default)",
+            )),
+        })
         .collect();
     let address_size = modules.iter().find_map(|m| m.address_size.map(|(n, _)| n));
-    if let Some((first, fspan)) = sizes.first() {
-        for (i, (n, span)) in sizes.iter().enumerate().skip(1) {
+    if let Some(&(first, fspan, fwhy)) = sizes.first() {
+        for &(n, span, why) in sizes.iter().skip(1) {
             if n != first {
-                let here = span.unwrap_or(Span::new(modules[i].file, 0, 0));
-                let mut d = Diagnostic::error(
-                    here,
-                    format!("address size mismatch: {n}-bit here, {first}-bit in another input"),
-                )
-                .with_help("rebuild every input with the same `.address_size` (64)");
-                if let Some(f) = fspan {
-                    d = d.with_secondary(*f, format!("this input is {first}-bit"));
-                }
-                diags.push(d);
+                diags.push(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "address size mismatch: {n}-bit here, {first}-bit in another input"
+                        ),
+                    )
+                    .with_label(format!("this input is {n}-bit{why}"))
+                    .with_secondary(fspan, format!("this input is {first}-bit{fwhy}"))
+                    .with_help("rebuild every input with the same `.address_size` (64)"),
+                );
             }
         }
     }
@@ -164,6 +184,152 @@ pub fn unify_headers(
         address_size,
         info,
     }
+}
+
+/// Raising an input's `.version` to the output's must not change what its
+/// code means. Two constructs are valid only in old versions: an `.entry`
+/// without a parameter list that declares its `.param`s in its body (before
+/// PTX ISA 1.4), and `shfl`/`vote` without `.sync` (before 6.4, for `sm_70`
+/// and newer; PTX ISA 9.0, section 9.7.9.6 "shfl"). Either one in an input
+/// older than the output version is an error naming the input that forces
+/// the newer version.
+pub fn check_version_raise(modules: &[&Module<'_>], header: &Header, diags: &mut Vec<Diagnostic>) {
+    let newest = modules
+        .iter()
+        .filter_map(|m| m.version)
+        .filter(|(v, _)| *v == header.version)
+        .map(|(_, s)| s)
+        .next();
+    let sm = crate::parse::arch_number(&header.arch).unwrap_or(0);
+    let rules: [(PtxVersion, bool, &str); 2] = [
+        (
+            PtxVersion { major: 1, minor: 4 },
+            true,
+            "an `.entry` without a parameter list declaring its parameters in its body",
+        ),
+        (
+            PtxVersion { major: 6, minor: 4 },
+            sm >= 70,
+            "`shfl`/`vote` without `.sync`",
+        ),
+    ];
+    for m in modules {
+        let Some((v, _)) = m.version else { continue };
+        for (rule, (since, applies, what)) in rules.iter().enumerate() {
+            if !applies || v >= *since || header.version < *since {
+                continue;
+            }
+            let found = m.items.iter().find_map(|item| match &item.kind {
+                ItemKind::Function(f) => {
+                    let b = f.body.as_ref()?;
+                    if rule == 0 {
+                        b.body_param.filter(|_| !f.has_param_list)
+                    } else {
+                        b.unsynced_warp_op
+                    }
+                }
+                _ => None,
+            });
+            let Some(span) = found else { continue };
+            let mut d = Diagnostic::error(
+                span,
+                format!(
+                    "{what} is valid only before PTX ISA {since}, but the link needs `.version {}`{}",
+                    header.version,
+                    if rule == 1 { format!(" for `{}`", header.arch) } else { String::new() }
+                ),
+            )
+            .with_label(format!("this input is `.version {v}`"))
+            .with_help(format!(
+                "rebuild this input with a newer compiler, or link it only with inputs older than PTX ISA {since}"
+            ));
+            if let Some(n) = newest.filter(|n| n.file != m.file) {
+                d = d.with_secondary(n, format!("this input needs `.version {}`", header.version));
+            }
+            diags.push(d);
+        }
+    }
+}
+
+/// One agreement rule: what it is about, the mode a target is in, and the
+/// inputs it concerns.
+type Rule<'a, 'src> = (
+    &'static str,
+    &'a dyn Fn(&Target<'_>) -> &'static str,
+    &'a [(&'a Module<'src>, &'a Target<'src>)],
+);
+
+/// The texture mode (`texmode_unified`, the default, or
+/// `texmode_independent`) changes what texture code means, so every input
+/// that uses textures or surfaces must agree on it; the others do not care.
+/// `map_f64_to_f32` changes what `.f64` instructions mean: every input with
+/// such instructions must agree, and the output carries the option only
+/// when they have it (PTX ISA 9.0, section 11.1.2 ".target"). `debug` may differ: debug
+/// sections that do not describe the whole output are dropped, with the
+/// option (see [`keep_sections`]). Returns the texture mode option the
+/// output needs (`None`: the default), and whether it needs `map_f64_to_f32`.
+fn check_option_agreement(
+    targets: &[(&Module<'_>, &Target<'_>)],
+    diags: &mut Vec<Diagnostic>,
+) -> (Option<&'static str>, bool) {
+    let texmode = |t: &Target<'_>| {
+        if t.options.contains(&"texmode_independent") {
+            "texmode_independent"
+        } else {
+            "texmode_unified"
+        }
+    };
+    let f64_mode = |t: &Target<'_>| {
+        if t.options.contains(&"map_f64_to_f32") {
+            "map_f64_to_f32"
+        } else {
+            "native f64"
+        }
+    };
+    let texture_users: Vec<(&Module<'_>, &Target<'_>)> = targets
+        .iter()
+        .copied()
+        .filter(|(m, _)| m.uses_textures())
+        .collect();
+    let f64_users: Vec<(&Module<'_>, &Target<'_>)> = targets
+        .iter()
+        .copied()
+        .filter(|(m, _)| m.uses_f64())
+        .collect();
+    let rules: [Rule<'_, '_>; 2] = [
+        ("texture mode", &texmode, &texture_users),
+        ("double-precision mode", &f64_mode, &f64_users),
+    ];
+    for (what, mode, targets) in rules {
+        let Some((_, first)) = targets.first() else {
+            continue;
+        };
+        if let Some((_, t)) = targets.iter().find(|(_, t)| mode(t) != mode(first)) {
+            diags.push(
+                Diagnostic::error(
+                    t.span,
+                    format!(
+                        "{what} mismatch: `{}` here, `{}` in another input",
+                        mode(t),
+                        mode(first)
+                    ),
+                )
+                .with_label(format!("this input uses `{}`", mode(t)))
+                .with_secondary(first.span, format!("this input uses `{}`", mode(first)))
+                .with_help(format!(
+                    "rebuild the inputs with one {what}; `.target` options must agree to link"
+                )),
+            );
+        }
+    }
+    let tex = match texture_users.first() {
+        Some((_, t)) if texmode(t) == "texmode_independent" => Some("texmode_independent"),
+        _ => None,
+    };
+    let map_f64 = f64_users
+        .first()
+        .is_some_and(|(_, t)| f64_mode(t) == "map_f64_to_f32");
+    (tex, map_f64)
 }
 
 /// The merged `.file` table: entries in output order, and per module the map
@@ -180,7 +346,7 @@ pub struct FileTable {
 pub fn merge_files(modules: &[Module<'_>], included: &[bool]) -> FileTable {
     let mut t = FileTable {
         entries: Vec::new(),
-        remap: vec![HashMap::new(); modules.len()],
+        remap: vec![HashMap::default(); modules.len()],
     };
     for (mi, m) in modules.iter().enumerate() {
         if !included[mi] {

@@ -34,10 +34,17 @@ const TOP_LEVEL: &[&str] = &[
 
 /// Parses one module. Never fails; see [`Module::errors`].
 pub fn parse(file: FileId, src: &str) -> Module<'_> {
-    let (toks, errors) = lex::lex(file, src);
+    parse_reusing(file, src, &mut Vec::new())
+}
+
+/// [`parse`], lexing into `toks` (a scratch buffer reused across modules:
+/// its contents on return are unspecified).
+pub fn parse_reusing<'src>(file: FileId, src: &'src str, toks: &mut Vec<Token>) -> Module<'src> {
+    let errors = lex::lex_into(file, src, toks);
+    let toks: &[Token] = toks;
     let mut c = Cursor {
         src,
-        toks: &toks,
+        toks,
         pos: 0,
         file,
         errors,
@@ -71,6 +78,7 @@ pub fn parse(file: FileId, src: &str) -> Module<'_> {
         );
     }
     m.errors = c.errors;
+    m.items.shrink_to_fit();
     m
 }
 
@@ -205,7 +213,8 @@ fn parse_top<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>) {
             c.pos += 1;
             let mut names = Vec::new();
             while let Some(n) = c.peek() {
-                if n.kind != TokKind::Ident || (n.nl_before && !names.is_empty()) {
+                // A `,` continues the list, on the next line too.
+                if n.kind != TokKind::Ident {
                     break;
                 }
                 names.push(c.text(n));
@@ -304,6 +313,29 @@ fn parse_top<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>) {
     }
 }
 
+/// After a declared name: a `.suffix` glued to it (`k.x`) makes an invalid
+/// identifier (PTX ISA 9.0, section 4.4 "Identifiers"; rustc can emit such
+/// names, rust-lang/rust#146181). Reports it and skips the suffix.
+pub(crate) fn check_glued_suffix(c: &mut Cursor<'_, '_>, name: Name<'_>) {
+    let mut end = name.span.end;
+    while let Some(t) = c.peek() {
+        if t.start != end || !matches!(t.kind, TokKind::Directive | TokKind::Unknown) {
+            break;
+        }
+        end = t.end;
+        c.pos += 1;
+    }
+    if end != name.span.end {
+        let span = Span { end, ..name.span };
+        let full = c.src.get(span.range()).unwrap_or(name.text);
+        c.errors.push(
+            Diagnostic::error(span, format!("invalid identifier `{full}`"))
+                .with_label("PTX identifiers are letters, digits, `_` and `$` (and a leading `%`)")
+                .with_help("rename the symbol; `.` is not allowed in PTX names"),
+        );
+    }
+}
+
 fn other<'src>(c: &Cursor<'_, 'src>, start: usize, end: usize) -> Item<'src> {
     Item {
         span: Span::new(c.file, start, end),
@@ -313,13 +345,16 @@ fn other<'src>(c: &Cursor<'_, 'src>, start: usize, end: usize) -> Item<'src> {
     }
 }
 
-/// Skips the rest of the current line; returns the end of its last token.
+/// Skips the rest of the current line (and the next, after a trailing `,`);
+/// returns the end of its last token.
 fn skip_line(c: &mut Cursor<'_, '_>) -> usize {
     let mut end = c.prev_end() as usize;
+    let mut after_comma = false;
     while let Some(t) = c.peek() {
-        if t.nl_before {
+        if t.nl_before && !after_comma {
             break;
         }
+        after_comma = t.is(b',');
         end = t.end as usize;
         c.pos += 1;
         if t.is(b';') {
@@ -412,10 +447,12 @@ fn parse_declaration<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start
                 _ => Space::Tex,
             };
             c.pos += 1;
-            // On `None`, parse_var has reported and recovered.
-            if let Some((var, refs)) = parse_var(c, space, linkage) {
+            // A malformed declaration has been reported and skipped.
+            let vars = parse_var(c, space, linkage);
+            let span = Span::new(c.file, start, c.prev_end() as usize);
+            for (var, refs) in vars {
                 m.items.push(Item {
-                    span: Span::new(c.file, start, c.prev_end() as usize),
+                    span,
                     kind: ItemKind::Variable(var),
                     refs,
                     locs: Vec::new(),
@@ -433,18 +470,24 @@ fn parse_declaration<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start
     }
 }
 
+/// One declarator of a variable declaration: the variable and the names its
+/// initializer mentions.
+pub(crate) type Declared<'src> = (Variable<'src>, Vec<Name<'src>>);
+
 /// Parses a variable declaration after its state space, through its `;`.
-/// Returns `None` (after reporting) when it is malformed.
+/// `.global .u32 a, b = 1;` gives one variable per declarator, all sharing
+/// the type. Returns an empty list (after reporting) when it is malformed.
 pub(crate) fn parse_var<'src>(
     c: &mut Cursor<'_, 'src>,
     space: Space,
     linkage: Linkage,
-) -> Option<(Variable<'src>, Vec<Name<'src>>)> {
+) -> Vec<Declared<'src>> {
+    let mut out = Vec::new();
     let mut align = None;
     let mut ty = "";
     let mut vector = 1;
     loop {
-        let t = c.peek()?;
+        let Some(t) = c.peek() else { return out };
         if t.kind != TokKind::Directive {
             break;
         }
@@ -455,7 +498,7 @@ pub(crate) fn parse_var<'src>(
                 Some(n) => align = Some(n as u32),
                 None => {
                     c.recover("expected a byte count after `.align`");
-                    return None;
+                    return out;
                 }
             },
             ".v2" => vector = 2,
@@ -470,46 +513,87 @@ pub(crate) fn parse_var<'src>(
             _ => ty = &d[1..],
         }
     }
-    let nt = c.peek()?;
-    if nt.kind != TokKind::Ident {
-        c.recover(format!("expected a variable name, found `{}`", c.text(nt)));
-        return None;
+    let prefix_end = c.prev_end();
+    loop {
+        let Some(nt) = c.peek() else { return out };
+        if nt.kind != TokKind::Ident {
+            c.recover(format!("expected a variable name, found `{}`", c.text(nt)));
+            return out;
+        }
+        let name = c.name(nt);
+        c.pos += 1;
+        check_glued_suffix(c, name);
+        if ty.is_empty() {
+            c.error(name.span, format!("variable `{}` has no type", name.text));
+        }
+        if c.peek().is_some_and(|t| t.is(b'<')) {
+            let here = c.here();
+            c.errors.push(
+                Diagnostic::error(
+                    here,
+                    format!(
+                        "parameterized variable name `{}<N>` is not supported at module scope",
+                        name.text
+                    ),
+                )
+                .with_help("declare the variables one by one, or as an array"),
+            );
+            c.skip_statement();
+            return out;
+        }
+        let Some(dims) = parse_dims(c) else {
+            return out;
+        };
+        let mut refs = Vec::new();
+        let mut init_len = None;
+        let mut init = None;
+        if c.eat_punct(b'=') {
+            let from = c.peek().map_or(c.src.len() as u32, |t| t.start);
+            init_len = Some(parse_initializer(c, &mut refs));
+            if matches!(ty, "samplerref" | "texref" | "surfref") {
+                // `{ filter_mode = linear, ... }` names properties, not symbols.
+                refs.clear();
+            }
+            init = Some(Span {
+                file: c.file,
+                start: from,
+                end: c.prev_end().max(from),
+            });
+        }
+        let declarator = Span {
+            file: c.file,
+            start: name.span.start,
+            end: c.prev_end(),
+        };
+        out.push((
+            Variable {
+                linkage,
+                space,
+                align,
+                ty,
+                vector,
+                name,
+                dims,
+                init_len,
+                prefix_end,
+                declarator,
+                init,
+            },
+            refs,
+        ));
+        if c.eat_punct(b',') {
+            continue;
+        }
+        if !c.eat_punct(b';') {
+            let span = c.here();
+            c.error(
+                span,
+                format!("expected `;` after the declaration of `{}`", name.text),
+            );
+            c.skip_statement();
+        }
+        return out;
     }
-    let name = c.name(nt);
-    c.pos += 1;
-    if ty.is_empty() {
-        c.error(name.span, format!("variable `{}` has no type", name.text));
-    }
-    let dims = parse_dims(c)?;
-    let mut refs = Vec::new();
-    let mut init_len = None;
-    if c.eat_punct(b'=') {
-        init_len = Some(parse_initializer(c, &mut refs));
-    }
-    // `.global .u32 a, b;` declares more names; they are kept verbatim.
-    if c.peek().is_some_and(|t| t.is(b',')) {
-        c.skip_statement();
-    } else if !c.eat_punct(b';') {
-        let span = c.here();
-        c.error(
-            span,
-            format!("expected `;` after the declaration of `{}`", name.text),
-        );
-        c.skip_statement();
-    }
-    Some((
-        Variable {
-            linkage,
-            space,
-            align,
-            ty,
-            vector,
-            name,
-            dims,
-            init_len,
-        },
-        refs,
-    ))
 }
 
 fn skip_parens(c: &mut Cursor<'_, '_>) {
@@ -631,8 +715,10 @@ fn parse_function<'src>(
     };
     let name = c.name(nt);
     c.pos += 1;
+    check_glued_suffix(c, name);
     let mut params = Vec::new();
-    if c.peek().is_some_and(|t| t.is(b'(')) {
+    let has_param_list = c.peek().is_some_and(|t| t.is(b'('));
+    if has_param_list {
         match parse_params(c) {
             Some(p) => params = p,
             None => return,
@@ -687,6 +773,7 @@ fn parse_function<'src>(
             params,
             proto_end,
             noreturn,
+            has_param_list,
             body: None,
         }),
         refs: Vec::new(),
@@ -729,6 +816,7 @@ fn parse_params<'src>(c: &mut Cursor<'_, 'src>) -> Option<Vec<ParamDecl<'src>>> 
         };
         if t.is(b')') {
             c.pos += 1;
+            out.shrink_to_fit(); // most lists are short; `Vec` starts at 4
             return Some(out);
         }
         if !out.is_empty() && !c.eat_punct(b',') {

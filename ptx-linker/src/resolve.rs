@@ -8,9 +8,11 @@
 //! file-local symbol whose name another module also uses is renamed to
 //! `NAME__ptxlinkN` (N = its input's 1-based index, bumped until unique).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
-use crate::ast::{type_size, FnKind, Function, ItemKind, Linkage, Module, ParamDecl, Space};
+use crate::ast::{
+    type_size, FnKind, Function, ItemKind, Linkage, Module, ParamDecl, Space, Variable,
+};
 use crate::diagnostic::Diagnostic;
 use crate::input::LinkOptions;
 use crate::symbols::{ItemRef, Scope, SymbolId, SymbolTable};
@@ -27,6 +29,9 @@ pub struct Resolution {
     pub out_names: Vec<String>,
     /// Whether a symbol without definition may stay external.
     pub external: Vec<bool>,
+    /// For a dynamic shared-memory array (declared only, `.extern .shared`):
+    /// the largest `.align` of its declarations, in bytes.
+    pub shared_align: Vec<Option<u32>>,
 }
 
 impl Resolution {
@@ -37,6 +42,11 @@ impl Resolution {
     /// Chosen definition of a symbol.
     pub fn chosen(&self, id: SymbolId) -> Option<ItemRef> {
         self.chosen[id.0 as usize]
+    }
+    /// The merged alignment (bytes) of a dynamic shared-memory array, or
+    /// `None` when `id` is not one.
+    pub fn dynamic_shared_align(&self, id: SymbolId) -> Option<u32> {
+        self.shared_align[id.0 as usize]
     }
 }
 
@@ -50,6 +60,7 @@ pub fn resolve(
     let item = |r: ItemRef| &modules[r.module].items[r.item];
     let mut chosen = Vec::with_capacity(table.symbols.len());
     let mut external = Vec::with_capacity(table.symbols.len());
+    let mut shared_align = Vec::with_capacity(table.symbols.len());
     for sym in &table.symbols {
         let linkage = |r: &ItemRef| item(*r).linkage().unwrap_or(Linkage::Local);
         let strong: Vec<ItemRef> = sym
@@ -97,10 +108,27 @@ pub fn resolve(
             }
         }
         chosen.push(pick);
-        let dynamic_shared = sym
-            .decls
-            .iter()
-            .any(|r| matches!(&item(*r).kind, ItemKind::Variable(v) if v.space == Space::Shared));
+        let dynamic_shared = pick.is_none()
+            && sym.decls.iter().any(
+                |r| matches!(&item(*r).kind, ItemKind::Variable(v) if v.space == Space::Shared),
+            );
+        if pick.is_none() {
+            if let Some((&first, rest)) = sym.decls.split_first() {
+                for &other in rest {
+                    check_decl_pair(modules, sym.name, first, other, diags);
+                }
+            }
+        }
+        shared_align.push(dynamic_shared.then(|| {
+            sym.decls
+                .iter()
+                .filter_map(|r| match &item(*r).kind {
+                    ItemKind::Variable(v) => Some(v.align_bytes()),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(1)
+        }));
         external.push(
             pick.is_none()
                 && (DRIVER_FUNCTIONS.contains(&sym.name)
@@ -112,6 +140,7 @@ pub fn resolve(
         out_names: rename_locals(table),
         chosen,
         external,
+        shared_align,
     }
 }
 
@@ -181,6 +210,65 @@ fn check_kind(
     }
 }
 
+/// `.v2 .b8[]`-style description of a variable's element type and shape.
+fn var_shape(v: &Variable<'_>) -> String {
+    let mut s = String::new();
+    if v.vector > 1 {
+        s.push_str(&format!(".v{} ", v.vector));
+    }
+    s.push('.');
+    s.push_str(v.ty);
+    for d in &v.dims {
+        match d {
+            Some(n) => s.push_str(&format!("[{n}]")),
+            None => s.push_str("[]"),
+        }
+    }
+    s
+}
+
+/// Two declarations of a symbol that no input defines must agree: the same
+/// prototype for a function; the same state space, element type and shape
+/// for a variable (for `.extern .shared` arrays only `.align` may differ:
+/// the largest wins).
+fn check_decl_pair(
+    modules: &[Module<'_>],
+    name: &str,
+    first: ItemRef,
+    other: ItemRef,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let a = &modules[first.module].items[first.item];
+    let b = &modules[other.module].items[other.item];
+    let (Some(an), Some(bn)) = (a.symbol_name(), b.symbol_name()) else {
+        return;
+    };
+    let problem = match (&b.kind, &a.kind) {
+        (ItemKind::Function(x), ItemKind::Function(y)) => proto_diff(x, y, &PAIR_WORDS),
+        (ItemKind::Variable(x), ItemKind::Variable(y)) if x.space != y.space => Some(format!(
+            "`.{}` here but `.{}` there",
+            x.space.as_str(),
+            y.space.as_str()
+        )),
+        (ItemKind::Variable(x), ItemKind::Variable(y)) => {
+            let (sx, sy) = (var_shape(x), var_shape(y));
+            (sx != sy).then(|| format!("`{sx}` here but `{sy}` there"))
+        }
+        (x, y) => (what(x) != what(y)).then(|| format!("{} here but {} there", what(x), what(y))),
+    };
+    if let Some(p) = problem {
+        diags.push(
+            Diagnostic::error(
+                bn.span,
+                format!("conflicting declarations of `{name}`: {p}"),
+            )
+            .with_label("declared here")
+            .with_secondary(an.span, format!("`{name}` declared differently here"))
+            .with_help(format!("declare `{name}` the same way in every input")),
+        );
+    }
+}
+
 /// Every declaration must match the chosen definition.
 fn check_decls(
     modules: &[Module<'_>],
@@ -227,8 +315,34 @@ fn check_decls(
     }
 }
 
+/// How [`proto_diff`] names its two sides.
+struct Words {
+    a_verb: &'static str,
+    b_verb: &'static str,
+    a_place: &'static str,
+    b_place: &'static str,
+}
+
+const DECL_WORDS: Words = Words {
+    a_verb: "declared",
+    b_verb: "defined",
+    a_place: "the declaration",
+    b_place: "the definition",
+};
+
+const PAIR_WORDS: Words = Words {
+    a_verb: "declared here",
+    b_verb: "declared there",
+    a_place: "this declaration",
+    b_place: "the other one",
+};
+
 /// The first difference between a declaration's and a definition's prototype.
 pub fn prototype_difference(decl: &Function<'_>, def: &Function<'_>) -> Option<String> {
+    proto_diff(decl, def, &DECL_WORDS)
+}
+
+fn proto_diff(decl: &Function<'_>, def: &Function<'_>, w: &Words) -> Option<String> {
     if decl.kind != def.kind {
         let k = |f: &Function<'_>| {
             if f.kind == FnKind::Entry {
@@ -237,20 +351,30 @@ pub fn prototype_difference(decl: &Function<'_>, def: &Function<'_>) -> Option<S
                 "`.func`"
             }
         };
-        return Some(format!("declared as {} but defined as {}", k(decl), k(def)));
+        return Some(format!(
+            "{} as {} but {} as {}",
+            w.a_verb,
+            k(decl),
+            w.b_verb,
+            k(def)
+        ));
     }
     if decl.returns.len() != def.returns.len() {
         return Some(format!(
-            "{} return parameter(s) declared, {} defined",
+            "{} return parameter(s) {}, {} {}",
             decl.returns.len(),
-            def.returns.len()
+            w.a_verb,
+            def.returns.len(),
+            w.b_verb
         ));
     }
     if decl.params.len() != def.params.len() {
         return Some(format!(
-            "{} parameter(s) declared, {} defined",
+            "{} parameter(s) {}, {} {}",
             decl.params.len(),
-            def.params.len()
+            w.a_verb,
+            def.params.len(),
+            w.b_verb
         ));
     }
     let pairs = decl
@@ -268,8 +392,15 @@ pub fn prototype_difference(decl: &Function<'_>, def: &Function<'_>) -> Option<S
     for (what, (a, b)) in pairs {
         let slot = usize::from(what == "parameter");
         index[slot] += 1;
-        if let Some(diff) = param_difference(a, b) {
-            return Some(format!("{what} {} {diff}", index[slot]));
+        if !same_param(a, b) {
+            return Some(format!(
+                "{what} {} is `{}` in {} but `{}` in {}",
+                index[slot],
+                describe(a),
+                w.a_place,
+                describe(b),
+                w.b_place
+            ));
         }
     }
     None
@@ -294,19 +425,12 @@ fn describe(p: &ParamDecl<'_>) -> String {
     s
 }
 
-fn param_difference(a: &ParamDecl<'_>, b: &ParamDecl<'_>) -> Option<String> {
+fn same_param(a: &ParamDecl<'_>, b: &ParamDecl<'_>) -> bool {
     let size = |p: &ParamDecl<'_>| type_size(p.ty).map(|s| s * p.vector);
     let align = |p: &ParamDecl<'_>| p.align.or(size(p));
-    let same = a.space == b.space
+    a.space == b.space
         && size(a) == size(b)
         && (size(a).is_some() || a.ty == b.ty)
         && a.dims == b.dims
-        && align(a) == align(b);
-    (!same).then(|| {
-        format!(
-            "is `{}` in the declaration but `{}` in the definition",
-            describe(a),
-            describe(b)
-        )
-    })
+        && align(a) == align(b)
 }

@@ -5,7 +5,7 @@
 //! linkage directive is file-local: it gets a symbol of its own, visible only
 //! from its module (PTX ISA 9.0, section 11.6 "Linking Directives").
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::ast::{FnKind, ItemKind, Linkage, Module};
 use crate::input::InputKind;
@@ -81,8 +81,8 @@ fn is_local(kind: &ItemKind<'_>, linkage: Linkage) -> bool {
 
 /// Names a module defines globally, and names it declares without defining.
 fn exports_and_needs<'src>(m: &Module<'src>) -> (HashSet<&'src str>, Vec<&'src str>) {
-    let mut defined_here = HashSet::new();
-    let mut exports = HashSet::new();
+    let mut defined_here = HashSet::default();
+    let mut exports = HashSet::default();
     for item in &m.items {
         if let (Some(n), Some(l)) = (item.symbol_name(), item.linkage()) {
             if item.is_definition() {
@@ -104,45 +104,57 @@ fn exports_and_needs<'src>(m: &Module<'src>) -> (HashSet<&'src str>, Vec<&'src s
     (exports, needs)
 }
 
-/// Picks the inputs that take part: every object, then (to a fixpoint) every
-/// library that defines a symbol the inputs so far leave undefined.
+/// Picks the inputs that take part: every object, then every library that
+/// defines a symbol the inputs so far leave undefined, to a fixpoint
+/// (classic archive semantics; among libraries defining the same symbol,
+/// the first given wins). Linear in the number of symbols.
 pub fn select_inputs(modules: &[Module<'_>], kinds: &[InputKind]) -> Vec<bool> {
     let info: Vec<_> = modules.iter().map(exports_and_needs).collect();
     let mut included: Vec<bool> = kinds.iter().map(|k| *k == InputKind::Object).collect();
-    loop {
-        let defined: HashSet<&str> = info
-            .iter()
-            .zip(&included)
-            .filter(|(_, inc)| **inc)
-            .flat_map(|((e, _), _)| e.iter().copied())
-            .collect();
-        let undefined: HashSet<&str> = info
-            .iter()
-            .zip(&included)
-            .filter(|(_, inc)| **inc)
-            .flat_map(|((_, n), _)| n.iter().copied())
-            .filter(|n| !defined.contains(n))
-            .collect();
-        let pick = (0..modules.len())
-            .find(|&i| !included[i] && info[i].0.iter().any(|e| undefined.contains(e)));
-        match pick {
-            Some(i) => included[i] = true,
-            None => return included,
+    let mut providers: HashMap<&str, usize> = HashMap::default();
+    for (i, (exports, _)) in info.iter().enumerate() {
+        if !included[i] {
+            for &e in exports {
+                providers.entry(e).or_insert(i);
+            }
         }
     }
+    let mut defined: HashSet<&str> = HashSet::default();
+    let mut wanted: Vec<&str> = Vec::new();
+    for (i, (exports, needs)) in info.iter().enumerate() {
+        if included[i] {
+            defined.extend(exports.iter().copied());
+            wanted.extend(needs.iter().copied());
+        }
+    }
+    while let Some(name) = wanted.pop() {
+        if defined.contains(name) {
+            continue;
+        }
+        let Some(&lib) = providers.get(name) else {
+            continue;
+        };
+        if included[lib] {
+            continue;
+        }
+        included[lib] = true;
+        defined.extend(info[lib].0.iter().copied());
+        wanted.extend(info[lib].1.iter().copied());
+    }
+    included
 }
 
 /// Builds the symbol table over the included modules.
 pub fn build<'src>(modules: &[Module<'src>], included: Vec<bool>) -> SymbolTable<'src> {
     let mut symbols: Vec<Symbol<'src>> = Vec::new();
-    let mut global: HashMap<&'src str, SymbolId> = HashMap::new();
-    let mut scopes = vec![HashMap::new(); modules.len()];
+    let mut global: HashMap<&'src str, SymbolId> = HashMap::default();
+    let mut scopes = vec![HashMap::default(); modules.len()];
     for (mi, m) in modules.iter().enumerate() {
         if !included[mi] {
             continue;
         }
         // File-local definitions first, so their declarations find them.
-        let mut local: HashMap<&'src str, SymbolId> = HashMap::new();
+        let mut local: HashMap<&'src str, SymbolId> = HashMap::default();
         for item in &m.items {
             if let (Some(n), Some(l)) = (item.symbol_name(), item.linkage()) {
                 if item.is_definition() && is_local(&item.kind, l) && !local.contains_key(n.text) {

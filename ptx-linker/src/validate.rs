@@ -2,7 +2,7 @@
 //! (PTX ISA 9.0, sections 5.1.4 "Shared State Space" and 5.1.6.1 "Kernel
 //! Function Parameters"; limits from the `targets` tables).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::ast::{FnKind, ItemKind, Module, Space};
 use crate::diagnostic::Diagnostic;
@@ -21,6 +21,9 @@ pub struct KernelLayout {
     pub params: Vec<Param>,
     /// Static shared memory reachable from it, in bytes.
     pub static_shared_bytes: u64,
+    /// Largest `.align` (bytes) of the dynamic shared-memory arrays
+    /// (`.extern .shared`) it reaches; `None` when it reaches none.
+    pub dynamic_shared_align: Option<u32>,
 }
 
 /// Computes each live kernel's budget and reports the ones over the limits.
@@ -56,7 +59,7 @@ pub fn check_kernels(
                 Err(d) => diags.push(d),
             }
         }
-        let shared = shared_bytes(modules, table, res, entry);
+        let (shared, dynamic_shared_align) = shared_usage(modules, table, res, entry);
         if shared > u64::from(max_shared) {
             diags.push(
                 Diagnostic::error(
@@ -87,20 +90,23 @@ pub fn check_kernels(
             entry,
             params,
             static_shared_bytes: shared,
+            dynamic_shared_align,
         });
     }
     out
 }
 
 /// Sum of the static `.shared` allocations reachable from `entry`, each at
-/// its alignment, in the order they are reached (entry first).
-fn shared_bytes(
+/// its alignment, in the order they are reached (entry first); and the
+/// largest alignment of the dynamic shared-memory arrays it reaches.
+fn shared_usage(
     modules: &[Module<'_>],
     table: &SymbolTable<'_>,
     res: &Resolution,
     entry: ItemRef,
-) -> u64 {
-    let mut seen = HashSet::new();
+) -> (u64, Option<u32>) {
+    let mut dynamic: Option<u32> = None;
+    let mut seen = HashSet::default();
     let mut queue = std::collections::VecDeque::from([entry]);
     let mut offset = 0u64;
     while let Some(r) = queue.pop_front() {
@@ -120,13 +126,18 @@ fn shared_bytes(
             _ => {}
         }
         for name in &item.refs {
-            if let Some(def) = table
-                .lookup(r.module, name.text)
-                .and_then(|id| res.chosen(id))
-            {
-                queue.push_back(def);
+            let Some(id) = table.lookup(r.module, name.text) else {
+                continue;
+            };
+            match res.chosen(id) {
+                Some(def) => queue.push_back(def),
+                None => {
+                    if let Some(a) = res.dynamic_shared_align(id) {
+                        dynamic = Some(dynamic.map_or(a, |d| d.max(a)));
+                    }
+                }
             }
         }
     }
-    offset
+    (offset, dynamic)
 }

@@ -37,6 +37,18 @@ pub fn run_ptxas(
     compile_only: bool,
     tag: &str,
 ) -> Result<(), String> {
+    run_ptxas_with(ptxas, ptx, arch, compile_only, tag, &[])
+}
+
+/// [`run_ptxas`] with extra ptxas options (`-O0` to only check validity).
+pub fn run_ptxas_with(
+    ptxas: &Path,
+    ptx: &str,
+    arch: &str,
+    compile_only: bool,
+    tag: &str,
+    extra: &[&str],
+) -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("ptx-linker-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("{tag}.ptx"));
@@ -49,6 +61,7 @@ pub fn run_ptxas(
     if compile_only {
         cmd.arg("-c");
     }
+    cmd.args(extra);
     let out = cmd
         .output()
         .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
@@ -75,4 +88,26 @@ pub fn ptxas_arch(target: &str) -> String {
     } else {
         target.replace("compute_", "sm_")
     }
+}
+
+/// `f` over `items` on every available core, results in input order.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<R>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let r = f(item);
+                *results[i].lock().unwrap() = Some(r);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|m| m.into_inner().unwrap().expect("every item ran"))
+        .collect()
 }
