@@ -1,23 +1,48 @@
 //! [`DisjointSlice`]: an output buffer that each thread writes only at the
 //! index its [`ThreadIndex`] witness names.
 
+use crate::abi::{KernelParam, ParamAbi, DISJOINT_SLICE};
 use crate::index::{Index1D, IndexSpace, ThreadIndex};
+use crate::layout::PlainData;
 use core::marker::PhantomData;
 
 /// A kernel's mutable output slice, shared by all threads of a launch.
 ///
 /// ABI: `#[repr(C)]` `(ptr: *mut T, len: usize)`, 16 bytes aligned to 8. As a
-/// kernel parameter it arrives as one `.param .align 8 .b8 NAME[16]`, the same
-/// form as `&[T]`; `len` counts elements.
+/// kernel parameter it arrives as one `.param .align 8 .b8 NAME[16]`, the
+/// same form as `&[T]`; `len` counts elements.
 ///
-/// Safe access goes through a witness: distinct threads hold distinct
-/// [`ThreadIndex`] values, so the `&mut T` they get never alias.
+/// Safe access goes through a witness of the slice's own `Space`: distinct
+/// threads hold distinct [`ThreadIndex`] values, so the `&mut T` they get
+/// never alias. A witness of another space (or, for
+/// [`Index2D`](crate::Index2D), another row stride) does not type-check:
+///
+/// ```compile_fail
+/// fn f(out: &mut device_std::DisjointSlice<'_, f32, device_std::Index2D<32>>) {
+///     if let Some(i) = device_std::thread::index_2d::<64>() {
+///         out.get_mut(&i); // stride 64 witness, stride 32 slice
+///     }
+/// }
+/// ```
 #[repr(C)]
 #[derive(Debug)]
 pub struct DisjointSlice<'a, T, Space: IndexSpace = Index1D> {
     ptr: *mut T,
     len: usize,
     _marker: PhantomData<(&'a mut [T], Space)>,
+}
+
+// SAFETY: rustc passes this `#[repr(C)] (ptr, len)` pair like `&mut [T]`: one
+// 16-byte aggregate aligned to 8. `T: PlainData`, so whatever bytes the host
+// left in the buffer are valid `T`s.
+unsafe impl<T: PlainData, Space: IndexSpace> KernelParam for DisjointSlice<'_, T, Space> {
+    const ABI: ParamAbi = ParamAbi {
+        kind: DISJOINT_SLICE,
+        size: 16,
+        align: 8,
+        elem_size: core::mem::size_of::<T>() as u32,
+        fields: &[],
+    };
 }
 
 impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {
@@ -33,6 +58,18 @@ impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {
         DisjointSlice {
             ptr,
             len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Wraps a host slice, on the host only: one thread's view, to call a
+    /// kernel body directly. The emulator gives every thread of a launch its
+    /// own slice through `emulator::GlobalMut::disjoint` (feature `emulator`).
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub fn from_mut_slice(slice: &'a mut [T]) -> Self {
+        DisjointSlice {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
             _marker: PhantomData,
         }
     }
@@ -55,8 +92,8 @@ impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {
     pub fn get_mut(&mut self, index: &ThreadIndex<'_, Space>) -> Option<&mut T> {
         let i = index.get();
         if i < self.len {
-            // SAFETY: in bounds; witnesses are unique per thread, so no other
-            // thread forms a reference to element `i`.
+            // SAFETY: in bounds; witnesses of one space are unique per
+            // thread, so no other thread forms a reference to element `i`.
             Some(unsafe { &mut *self.ptr.add(i) })
         } else {
             None
@@ -68,17 +105,27 @@ impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {
     /// # Safety
     /// - `i < self.len()`;
     /// - no other thread accesses element `i` while the reference lives.
+    ///
+    /// Under the emulator, an index past the end, and two threads of one
+    /// launch taking the same element, are reported errors.
     #[inline(always)]
     pub unsafe fn get_unchecked_mut(&mut self, i: usize) -> &mut T {
+        #[cfg(emulated)]
+        crate::emulator::global::claim(self.ptr as usize, i, core::mem::size_of::<T>(), self.len);
         // SAFETY: the caller guarantees bounds and exclusivity.
         unsafe { &mut *self.ptr.add(i) }
     }
+
+    /// Raw pointer to element 0.
+    #[inline(always)]
+    pub fn as_mut_ptr(&mut self) -> *mut T {
+        self.ptr
+    }
 }
 
-#[cfg(target_arch = "nvptx64")]
 impl<T> DisjointSlice<'_, T, Index1D> {
-    /// The calling thread's own element, at [`thread::index_1d`](crate::thread::index_1d),
-    /// or `None` past the end.
+    /// The calling thread's own element, at
+    /// [`thread::index_1d`](crate::thread::index_1d), or `None` past the end.
     #[inline(always)]
     pub fn get_mut_indexed(&mut self) -> Option<&mut T> {
         let index = crate::thread::index_1d();

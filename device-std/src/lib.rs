@@ -3,34 +3,146 @@
 //!
 //! | module | what it gives | follows |
 //! |---|---|---|
-//! | [`thread`] | special registers (`%tid`, `%ctaid`, `%ntid`, `%nctaid`, `%laneid`), barriers, global indices | PTX ISA 9.0 §10 "Special Registers", §9.7.13.1 `bar.sync` |
-//! | [`index`] | [`ThreadIndex`], an unforgeable witness of the calling thread's index | — |
+//! | [`thread`] | special registers (`%tid`, `%ctaid`, `%ntid`, `%nctaid`, `%laneid`), index witnesses, barriers (`sync_threads*`, `sync_warp`), fences, `nanosleep` | PTX ISA 9.0 §10 "Special Registers", `bar.sync`/`bar.red`, `bar.warp.sync`, `membar` |
+//! | [`index`] | [`ThreadIndex`], an unforgeable witness of the calling thread's index; the spaces [`Index1D`], [`Index2D`], [`Runtime2DIndex`], [`WarpIndex1D`], [`BlockIndex1D`] | — |
 //! | [`disjoint`] | [`DisjointSlice`], an output slice each thread writes only at its own index | — |
-//! | [`shared`] | [`SharedArray`], one static `.shared` allocation per declaration | PTX ISA 9.0 §5.1.5 "Shared State Space" |
+//! | [`shared`] | [`SharedArray`], one static `.shared` allocation per declaration; [`SharedPtr`] | PTX ISA 9.0 §5.1.5 "Shared State Space" |
+//! | [`dynamic_shared`] | [`DynamicSharedArray`], the launch-sized shared memory split by byte offset | CUDA `extern __shared__` |
+//! | [`warp`] | shuffles, votes, match, `redux.sync`, `activemask` | `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync` |
+//! | [`atomic`] | scoped atomics with orderings, on global and shared memory | `atom` with `.sem` and `.scope` |
+//! | [`print`] | [`device_println!`] through `vprintf` | CUDA device `printf` |
+//! | [`math`] | `exp`, `exp2` (the hardware's approximate `ex2`), which `core` lacks without `std` | `ex2.approx.ftz.f32` |
+//! | [`abi`] | [`KernelParam`], the parameter ABI and the ABI record `#[kernel]` emits | rustc's `extern "ptx-kernel"` callconv |
+//! | [`layout`] | [`PlainData`], [`KernelStruct`] and its derive, [`StructLayout`] | `#[repr(C)]` |
+//! | `emulator` (feature `emulator`, host only) | runs kernels on the CPU with CUDA semantics and checks the GPU does not make | CUDA's execution model |
 //!
-//! Kernels are `extern "ptx-kernel"` functions with `#[no_mangle]`. Build them
-//! with `cargo xtask build-ptx`, which compiles, links and validates the PTX.
+//! # Writing a kernel
 //!
-//! **The crate has no allocator**, and on the host (any target other than
-//! `nvptx64`) it compiles to types only, so a workspace that contains device
-//! crates still builds and tests on stable.
+//! ```ignore
+//! #![no_std]
+//! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+//! use device_std::{kernel, thread, DisjointSlice};
+//!
+//! #[kernel]
+//! pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+//!     let i = thread::index_1d();
+//!     let k = i.get();
+//!     if let Some(out) = c.get_mut(&i) {
+//!         *out = a[k] + b[k];
+//!     }
+//! }
+//! ```
+//!
+//! [`#[kernel]`](macro@kernel) writes the `#[no_mangle] extern "ptx-kernel"`
+//! function on nvptx64 (the crate enables `feature(abi_ptx)` for it, as above)
+//! and an ordinary function on the host, so a device crate also builds and
+//! tests on stable. Parameters keep rustc's calling convention:
+//!
+//! - scalars arrive as PTX scalars (`.param .u32`, `.f32`, …), raw pointers as
+//!   `.param .u64 .ptr .align 1`;
+//! - `&[T]`, `&mut [T]` and `DisjointSlice<T>` arrive as **one**
+//!   `.param .align 8 .b8 NAME[16]` holding `(ptr: u64, len: u64)`, `len` in
+//!   elements;
+//! - a `#[derive(KernelStruct)]` struct arrives as `.param .align A .b8 NAME[S]`
+//!   with its own size `S` and alignment `A` (at most 16).
+//!
+//! A parameter type outside that list is a compile error that names it
+//! ([`KernelParam`]). Next to each kernel `K` the macro writes the ABI record
+//! `__kernel_abi_K` into the module ([`abi`] documents its words), which the
+//! host loader reads to check struct field offsets.
+//!
+//! Build kernels with `cargo xtask build-ptx`, which compiles, links and
+//! validates the PTX.
+//!
+//! # Invariants
+//!
+//! **The crate has no allocator** on the device. On the host (any target
+//! other than `nvptx64`) every type, trait and function exists, so device
+//! crates type-check and their `#[kernel]`s compile as plain functions on
+//! stable; a device function called there panics, unless the `emulator`
+//! feature is on: then `emulator::launch` runs a kernel over a grid on the
+//! CPU (with `std`), and every device function has a CPU model. The feature
+//! changes nothing on nvptx64.
 //!
 //! Panics: `cargo xtask build-ptx` builds with `-Cpanic=immediate-abort` by
-//! default, so a failed bounds check becomes `trap;` in place. The
-//! `#[panic_handler]` here traps as well, for builds that use unwinding panics.
+//! default, so a failed bounds check becomes `trap;` in place. With
+//! `--panic abort`, the `#[panic_handler]` here prints
+//! `panicked at FILE:LINE:COL: MESSAGE` through `vprintf`, then traps.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        stdarch_nvptx,
+        asm_experimental_arch,
+        link_llvm_intrinsics,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    ),
+    allow(internal_features)
+)]
+#![cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
 #![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
 
+#[cfg(emulated)]
+extern crate std;
+
+pub mod abi;
+pub mod atomic;
 pub mod disjoint;
+pub mod dynamic_shared;
+#[cfg(emulated)]
+pub mod emulator;
+mod host;
 pub mod index;
-pub mod shared;
 #[cfg(target_arch = "nvptx64")]
-pub mod thread;
-
+mod intrinsics;
+pub mod layout;
+pub mod ldg;
+pub mod math;
 #[cfg(target_arch = "nvptx64")]
 mod panic;
+pub mod print;
+pub mod shared;
+pub mod thread;
+pub mod vector;
+pub mod warp;
 
+pub use abi::KernelParam;
 pub use disjoint::DisjointSlice;
-pub use index::{BlockIndex1D, Index1D, IndexSpace, ThreadIndex};
-pub use shared::SharedArray;
+pub use dynamic_shared::DynamicSharedArray;
+pub use index::{
+    BlockIndex1D, Index1D, Index2D, IndexSpace, Runtime2DIndex, ThreadIndex, WarpIndex1D,
+};
+pub use layout::{FieldLayout, KernelStruct, PlainData, StructLayout};
+pub use shared::{SharedArray, SharedPtr};
+
+/// Turns a function into a PTX kernel.
+///
+/// ```ignore
+/// #[device_std::kernel]
+/// pub fn scale(factor: f32, xs: &[f32], mut out: DisjointSlice<f32>) { ... }
+/// ```
+///
+/// On nvptx64 this becomes `#[no_mangle] pub extern "ptx-kernel" fn scale(...)`
+/// with the same body (the crate needs
+/// `#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]`), plus the ABI
+/// record `#[no_mangle] #[used] static __kernel_abi_scale: [u32; W]` described in
+/// [`abi`]. On the host it is a plain `pub fn` with the same body, so the crate
+/// type-checks on stable, and with the `emulator` feature `emulator::launch`
+/// runs it over a grid on the CPU.
+///
+/// It refuses, with a compile error: generic, `async`, `const`, variadic
+/// functions, an explicit `extern` ABI, a return type other than `()`, and
+/// every parameter type that is not a [`KernelParam`]:
+///
+/// ```compile_fail
+/// #[device_std::kernel]
+/// pub fn bad(xs: (u32, u32)) {} // a tuple has no stable layout
+/// ```
+pub use device_std_macros::kernel;
+
+/// Derives [`KernelStruct`] (and [`PlainData`], [`KernelParam`]) for a
+/// `#[repr(C)]` struct of plain data; see the trait.
+pub use device_std_macros::KernelStruct;

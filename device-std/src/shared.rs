@@ -1,28 +1,38 @@
-//! [`SharedArray`]: a static allocation in the `.shared` state space.
+//! [`SharedArray`]: a static allocation in the `.shared` state space, and
+//! [`SharedPtr`], an address in the shared window.
 
+use crate::host::on_device;
 use core::marker::PhantomData;
 
 /// `N` elements of `T` in the CTA's shared memory, aligned to `ALIGN` bytes.
 ///
-/// [`SharedArray::new`] declares one `.shared .align ALIGN .b8 NAME[N * size_of::<T>()]`
-/// at its call site (PTX ISA 9.0 §5.1.5), through inline assembly, since
-/// stock rustc places every `static` in `.global`. Each call site that
-/// survives inlining is its own allocation, so two arrays never alias; a call
-/// site executed again (in a loop, or by a second call of the same function)
-/// yields the same memory. Declare arrays at the top of the kernel, outside
-/// branches and loops.
+/// [`SharedArray::new`] declares one
+/// `.shared .align ALIGN .b8 %rK_smem[N * size_of::<T>()]` at its call site
+/// (PTX ISA 9.0 §5.1.5 "Shared State Space"), through inline assembly, since
+/// stock rustc places every `static` in `.global`. The name comes from the
+/// register that receives the array's 32-bit shared address, which is unique
+/// within the function, and the assembly is not `pure`, so two declarations
+/// are never merged: **each call site that survives inlining is its own
+/// allocation**, and two arrays never alias. A call site executed again (in a
+/// loop, or by a second call of the same function) yields the same memory.
+/// Declare arrays at the top of the kernel, outside branches and loops.
+///
+/// Element accesses ([`read`](Self::read), [`write`](Self::write)) are
+/// `ld.shared`/`st.shared` on the 32-bit shared address for elements of 1, 2,
+/// 4 or 8 bytes (when `ALIGN` keeps them naturally aligned), and generic
+/// loads and stores otherwise.
 ///
 /// The memory starts uninitialised and is shared by every thread of the CTA.
-/// Access goes through [`read`](Self::read) / [`write`](Self::write) or raw
-/// pointers, never through a `&mut [T]` over the whole array, since other
-/// threads access it concurrently; order accesses with
-/// [`sync_threads`](crate::thread::sync_threads).
+/// Access goes through `read`/`write`, [`SharedPtr`]s or raw pointers, never
+/// through a `&mut [T]` over the whole array, since other threads access it
+/// concurrently; order accesses with [`sync_threads`](crate::thread::sync_threads).
 ///
-/// `ALIGN` must be a power of two from 4 to 1024 and at least `align_of::<T>()`;
-/// other values fail to compile.
+/// `ALIGN` must be a power of two from 4 to 1024 and at least
+/// `align_of::<T>()`; other values fail to compile.
 #[derive(Debug)]
 pub struct SharedArray<T, const N: usize, const ALIGN: usize = 16> {
-    ptr: *mut T,
+    /// Address of element 0 in the shared window.
+    addr: u32,
     _not_send_sync: PhantomData<*mut T>,
 }
 
@@ -30,7 +40,6 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
     /// Size of the allocation in bytes.
     pub const BYTES: usize = N * core::mem::size_of::<T>();
 
-    #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
     const VALID: () = {
         assert!(
             ALIGN.is_power_of_two() && ALIGN >= 4 && ALIGN <= 1024,
@@ -44,29 +53,38 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
     };
 
     /// Declares the allocation at this call site; see the type's docs.
-    #[cfg(target_arch = "nvptx64")]
+    ///
+    /// Under the emulator, the call site (`#[track_caller]`) names the
+    /// allocation: every thread of a block that runs this call gets the same
+    /// memory, each block its own.
     #[inline(always)]
     #[allow(clippy::new_without_default)]
+    #[cfg_attr(emulated, track_caller)]
     pub fn new() -> Self {
         #[allow(clippy::let_unit_value)]
         let () = Self::VALID;
-        let addr: u64;
-        // SAFETY: declares a fresh function-scope `.shared` variable named
-        // after the output register (unique within the function) and takes
-        // its generic address. Not `pure`: identical declarations must not
-        // be merged.
-        unsafe {
-            core::arch::asm!(
-                ".shared .align {align} .b8 {r}_smem[{bytes}];",
-                "cvta.shared.u64 {r}, {r}_smem;",
-                r = out(reg64) addr,
-                align = const ALIGN,
-                bytes = const Self::BYTES,
-                options(nostack),
-            );
-        }
+        let addr: u32 = on_device!("SharedArray::new", {
+            let addr: u32;
+            // SAFETY: declares a fresh function-scope `.shared` variable
+            // named after the output register (unique within the function)
+            // and takes its shared-window address. Not `pure`: identical
+            // declarations must not be merged.
+            unsafe {
+                core::arch::asm!(
+                    ".shared .align {align} .b8 {r}_smem[{bytes}];",
+                    "mov.u32 {r}, {r}_smem;",
+                    r = out(reg32) addr,
+                    align = const ALIGN,
+                    bytes = const Self::BYTES,
+                    options(nostack, preserves_flags),
+                );
+            }
+            addr
+        }, emulated: {
+            crate::emulator::shared_mem::static_alloc(core::panic::Location::caller(), Self::BYTES, ALIGN)
+        });
         SharedArray {
-            ptr: addr as *mut T,
+            addr,
             _not_send_sync: PhantomData,
         }
     }
@@ -83,34 +101,290 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
         N == 0
     }
 
-    /// Reads element `i`. Panics (traps) when `i >= N`.
+    /// Reads element `i` (`ld.shared`). Panics (traps) when `i >= N`.
     ///
     /// Reading an element no thread has written yields an unspecified value.
     #[inline(always)]
     pub fn read(&self, i: usize) -> T {
         assert!(i < N, "SharedArray index out of bounds");
         // SAFETY: in bounds of a live allocation aligned for T.
-        unsafe { self.ptr.add(i).read() }
+        unsafe { self.ptr(i).read() }
     }
 
-    /// Writes element `i`. Panics (traps) when `i >= N`.
+    /// Writes element `i` (`st.shared`). Panics (traps) when `i >= N`.
     #[inline(always)]
     pub fn write(&self, i: usize, value: T) {
         assert!(i < N, "SharedArray index out of bounds");
-        // SAFETY: in bounds of a live allocation aligned for T; no reference
-        // to the element exists (the type hands out none).
-        unsafe { self.ptr.add(i).write(value) }
+        // SAFETY: in bounds of a live allocation aligned for T; the type
+        // hands out no reference to an element.
+        unsafe { self.ptr(i).write(value) }
+    }
+
+    /// The shared-window address of element `i`, for [`atomic`](crate::atomic)
+    /// operations on shared memory. Panics (traps) when `i >= N`.
+    #[inline(always)]
+    pub fn ptr(&self, i: usize) -> SharedPtr<T> {
+        assert!(i < N, "SharedArray index out of bounds");
+        SharedPtr::<T> {
+            addr: self.addr + (i * core::mem::size_of::<T>()) as u32,
+            _marker: PhantomData,
+        }
     }
 
     /// Generic-address pointer to element 0, aligned to `ALIGN`.
     #[inline(always)]
     pub fn as_ptr(&self) -> *const T {
-        self.ptr
+        self.as_mut_ptr()
     }
 
     /// Mutable generic-address pointer to element 0, aligned to `ALIGN`.
     #[inline(always)]
     pub fn as_mut_ptr(&self) -> *mut T {
-        self.ptr
+        SharedPtr::<T> {
+            addr: self.addr,
+            _marker: PhantomData,
+        }
+        .to_generic()
+    }
+}
+
+/// An address in the shared window (32 bits), pointing at a `T`.
+///
+/// Loads and stores through it are `ld.shared`/`st.shared` (for 1, 2, 4 and
+/// 8-byte `T` that the known alignment allows; a generic access otherwise),
+/// and [`atomic::shared`](crate::atomic::shared) operates on it. Made by
+/// [`SharedArray::ptr`] and [`DynamicSharedArray::ptr`](crate::DynamicSharedArray::ptr).
+#[derive(Debug)]
+pub struct SharedPtr<T> {
+    addr: u32,
+    _marker: PhantomData<*mut T>,
+}
+
+impl<T> Clone for SharedPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SharedPtr<T> {}
+
+impl<T> SharedPtr<T> {
+    /// Wraps a shared-window address.
+    #[inline(always)]
+    pub(crate) fn from_addr(addr: u32) -> Self {
+        SharedPtr {
+            addr,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The shared-window address of a generic pointer into shared memory
+    /// (`cvta.to.shared.u64`). For a pointer outside shared memory the
+    /// result is unspecified (using it is `unsafe` anyway).
+    #[inline(always)]
+    pub fn from_generic(ptr: *mut T) -> Self {
+        let addr: u32 = on_device!("SharedPtr::from_generic", {
+            let shared: u64;
+            // SAFETY: converts an address; touches no memory.
+            unsafe {
+                core::arch::asm!(
+                    "cvta.to.shared.u64 {s}, {g};",
+                    s = out(reg64) shared,
+                    g = in(reg64) ptr,
+                    options(pure, nomem, nostack, preserves_flags),
+                );
+            }
+            shared as u32
+        }, emulated: {
+            crate::emulator::shared_mem::from_generic(ptr.cast())
+        });
+        Self::from_addr(addr)
+    }
+}
+
+impl<T: Copy> SharedPtr<T> {
+    /// The raw shared-window address, in bytes.
+    #[inline(always)]
+    pub fn addr(self) -> u32 {
+        self.addr
+    }
+
+    /// The same address as a pointer to `U` (like `pointer::cast`); reading
+    /// or writing through it needs the address aligned for `U`.
+    #[inline(always)]
+    pub fn cast<U>(self) -> SharedPtr<U> {
+        SharedPtr::from_addr(self.addr)
+    }
+
+    /// The pointer `count` elements further on (like `pointer::add`).
+    #[inline(always)]
+    #[allow(clippy::should_implement_trait)]
+    pub fn add(self, count: usize) -> Self {
+        SharedPtr {
+            addr: self.addr + (count * core::mem::size_of::<T>()) as u32,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The same location as a generic address (`cvta.shared.u64`).
+    #[inline(always)]
+    pub fn to_generic(self) -> *mut T {
+        on_device!("SharedPtr::to_generic", {
+            let generic: u64;
+            // SAFETY: converts an address; touches no memory.
+            unsafe {
+                core::arch::asm!(
+                    "cvta.shared.u64 {g}, {s};",
+                    g = out(reg64) generic,
+                    s = in(reg64) self.addr as u64,
+                    options(pure, nomem, nostack, preserves_flags),
+                );
+            }
+            generic as *mut T
+        }, emulated: {
+            crate::emulator::shared_mem::to_generic(self.addr).cast()
+        })
+    }
+
+    /// Reads the `T` at this address: one `ld.shared` for a `T` of 1, 2, 4,
+    /// 8 or 16 bytes aligned to its size (every primitive, and the 16-byte
+    /// [`vector`](crate::vector) types), a generic load otherwise.
+    ///
+    /// # Safety
+    /// The address lies in a live shared allocation of the calling CTA, is
+    /// aligned for `T`, and holds a valid `T`; no other thread writes it
+    /// concurrently (unordered by a barrier or fence).
+    #[inline(always)]
+    pub unsafe fn read(self) -> T {
+        on_device!("SharedPtr::read", {
+            if natural_width::<T>() {
+                // SAFETY: the caller's contract; `T` is 1, 2, 4 or 8 bytes
+                // and the address, aligned for `T`, is aligned to its size.
+                unsafe { ld_shared::<T>(self.addr) }
+            } else {
+                // SAFETY: the caller's contract.
+                unsafe { self.to_generic().read() }
+            }
+        }, emulated: {
+            crate::emulator::shared_mem::load::<T>(self.addr)
+        })
+    }
+
+    /// Writes `value` at this address (`st.shared.bN`, as for [`read`](Self::read)).
+    ///
+    /// # Safety
+    /// The address lies in a live shared allocation of the calling CTA and is
+    /// aligned for `T`; no other thread accesses it concurrently.
+    #[inline(always)]
+    pub unsafe fn write(self, value: T) {
+        on_device!("SharedPtr::write", {
+            if natural_width::<T>() {
+                // SAFETY: as in `read`.
+                unsafe { st_shared::<T>(self.addr, value) }
+            } else {
+                // SAFETY: the caller's contract.
+                unsafe { self.to_generic().write(value) }
+            }
+        }, emulated: {
+            crate::emulator::shared_mem::store::<T>(self.addr, value)
+        })
+    }
+}
+
+/// `true` when `T` is 1, 2, 4, 8 or 16 bytes and aligned to its size, so an
+/// address aligned for `T` suits one `ld.shared`/`st.shared` of that width
+/// (16 bytes: `.v4.b32`, e.g. [`F32x4`](crate::vector::F32x4)).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+const fn natural_width<T>() -> bool {
+    let size = core::mem::size_of::<T>();
+    matches!(size, 1 | 2 | 4 | 8 | 16) && core::mem::align_of::<T>() == size
+}
+
+/// `ld.shared.bN` of a 1/2/4/8-byte `T`, `ld.shared.v4.b32` of a 16-byte one.
+///
+/// # Safety
+/// `size_of::<T>()` is 1, 2, 4, 8 or 16; `addr` is a shared address aligned to it
+/// holding a valid `T`.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn ld_shared<T: Copy>(addr: u32) -> T {
+    use core::arch::asm;
+    use core::mem::transmute_copy;
+    // SAFETY (all arms): the caller's contract; the asm reads `size_of::<T>()`
+    // bytes at `addr` and nothing else, and `transmute_copy` reinterprets the
+    // bits, which hold a valid `T`.
+    unsafe {
+        match core::mem::size_of::<T>() {
+            1 => {
+                let v: u16;
+                asm!("ld.shared.u8 {v}, [{a}];", v = out(reg16) v, a = in(reg32) addr, options(nostack, readonly, preserves_flags));
+                transmute_copy(&(v as u8))
+            }
+            2 => {
+                let v: u16;
+                asm!("ld.shared.b16 {v}, [{a}];", v = out(reg16) v, a = in(reg32) addr, options(nostack, readonly, preserves_flags));
+                transmute_copy(&v)
+            }
+            4 => {
+                let v: u32;
+                asm!("ld.shared.b32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(nostack, readonly, preserves_flags));
+                transmute_copy(&v)
+            }
+            8 => {
+                let v: u64;
+                asm!("ld.shared.b64 {v}, [{a}];", v = out(reg64) v, a = in(reg32) addr, options(nostack, readonly, preserves_flags));
+                transmute_copy(&v)
+            }
+            _ => {
+                let (x, y, z, w): (u32, u32, u32, u32);
+                asm!(
+                    "ld.shared.v4.b32 {{{x}, {y}, {z}, {w}}}, [{a}];",
+                    x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
+                    a = in(reg32) addr, options(nostack, readonly, preserves_flags),
+                );
+                transmute_copy(&[x, y, z, w])
+            }
+        }
+    }
+}
+
+/// `st.shared.bN` of a 1/2/4/8-byte `T`, `st.shared.v4.b32` of a 16-byte one.
+///
+/// # Safety
+/// As for [`ld_shared`], minus "holding a valid `T`".
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn st_shared<T: Copy>(addr: u32, value: T) {
+    use core::arch::asm;
+    use core::mem::transmute_copy;
+    // SAFETY (all arms): the caller's contract; `transmute_copy` reads the
+    // `size_of::<T>()` bytes of `value` as an integer of the same size.
+    unsafe {
+        match core::mem::size_of::<T>() {
+            1 => {
+                let v: u8 = transmute_copy(&value);
+                asm!("st.shared.u8 [{a}], {v};", v = in(reg16) v as u16, a = in(reg32) addr, options(nostack, preserves_flags));
+            }
+            2 => {
+                let v: u16 = transmute_copy(&value);
+                asm!("st.shared.b16 [{a}], {v};", v = in(reg16) v, a = in(reg32) addr, options(nostack, preserves_flags));
+            }
+            4 => {
+                let v: u32 = transmute_copy(&value);
+                asm!("st.shared.b32 [{a}], {v};", v = in(reg32) v, a = in(reg32) addr, options(nostack, preserves_flags));
+            }
+            8 => {
+                let v: u64 = transmute_copy(&value);
+                asm!("st.shared.b64 [{a}], {v};", v = in(reg64) v, a = in(reg32) addr, options(nostack, preserves_flags));
+            }
+            _ => {
+                let v: [u32; 4] = transmute_copy(&value);
+                asm!(
+                    "st.shared.v4.b32 [{a}], {{{x}, {y}, {z}, {w}}};",
+                    x = in(reg32) v[0], y = in(reg32) v[1], z = in(reg32) v[2], w = in(reg32) v[3],
+                    a = in(reg32) addr, options(nostack, preserves_flags),
+                );
+            }
+        }
     }
 }

@@ -47,6 +47,24 @@ const MODULES: &[(&str, &[&str])] = &[
     ("vecadd-kernels", &["vecadd"]),
     ("block_sum-kernels", &["block_sum"]),
     ("linked_math-kernels", &["poly_eval", "affine"]),
+    ("transpose-kernels", &["transpose"]),
+    ("histogram-kernels", &["histogram"]),
+    ("softmax-kernels", &["softmax"]),
+    ("warp_reduce-kernels", &["warp_reduce"]),
+    (
+        "intrinsics-kernels",
+        &[
+            "thread_ids",
+            "index_2d_fill",
+            "index_2d_runtime_fill",
+            "warp_ops",
+            "atomics",
+            "barriers",
+            "dyn_shared",
+            "message_passing",
+            "block_ids",
+        ],
+    ),
 ];
 
 fn build_and_check(arch: &str) {

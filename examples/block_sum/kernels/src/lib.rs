@@ -2,48 +2,39 @@
 //! one partial sum, through a shared-memory tree reduction.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
-// `&[T]` crosses the kernel boundary as one 16-byte (ptr, len) aggregate; see device-std.
-#![allow(improper_ctypes_definitions)]
+
+use device_std::{kernel, thread, BlockIndex1D, DisjointSlice, SharedArray};
 
 /// Threads per block the kernel requires.
 pub const BLOCK: u32 = 256;
 /// Input elements each block reduces.
 pub const ITEMS_PER_BLOCK: usize = 2 * BLOCK as usize;
 
-#[cfg(target_arch = "nvptx64")]
-mod kernels {
-    use super::{BLOCK, ITEMS_PER_BLOCK};
-    use device_std::{thread, BlockIndex1D, DisjointSlice, SharedArray};
+/// Launch: 1D grid of `ceil(input.len() / 512)` blocks of exactly 256
+/// threads (other block sizes trap). `partial[b]` receives the sum of
+/// `input[512 b .. 512 (b + 1)]`; missing tail elements count as 0.
+#[kernel]
+pub fn block_sum(input: &[f32], mut partial: DisjointSlice<f32, BlockIndex1D>) {
+    assert!(thread::blockDim_x() == BLOCK);
+    let cache = SharedArray::<f32, { BLOCK as usize }>::new();
+    let tid = thread::threadIdx_x() as usize;
+    let base = thread::blockIdx_x() as usize * ITEMS_PER_BLOCK + tid;
+    let load = |i: usize| input.get(i).copied().unwrap_or(0.0);
+    cache.write(tid, load(base) + load(base + BLOCK as usize));
+    thread::sync_threads();
 
-    /// Launch: 1D grid of `ceil(input.len() / 512)` blocks of exactly 256
-    /// threads (other block sizes trap). `partial[b]` receives the sum of
-    /// `input[512 b .. 512 (b + 1)]`; missing tail elements count as 0.
-    #[no_mangle]
-    pub extern "ptx-kernel" fn block_sum(
-        input: &[f32],
-        mut partial: DisjointSlice<f32, BlockIndex1D>,
-    ) {
-        assert!(thread::blockDim_x() == BLOCK);
-        let cache = SharedArray::<f32, { BLOCK as usize }>::new();
-        let tid = thread::threadIdx_x() as usize;
-        let base = thread::blockIdx_x() as usize * ITEMS_PER_BLOCK + tid;
-        let load = |i: usize| input.get(i).copied().unwrap_or(0.0);
-        cache.write(tid, load(base) + load(base + BLOCK as usize));
-        thread::sync_threads();
-
-        let mut stride = BLOCK as usize / 2;
-        while stride > 0 {
-            if tid < stride {
-                cache.write(tid, cache.read(tid) + cache.read(tid + stride));
-            }
-            thread::sync_threads();
-            stride /= 2;
+    let mut stride = BLOCK as usize / 2;
+    while stride > 0 {
+        if tid < stride {
+            cache.write(tid, cache.read(tid) + cache.read(tid + stride));
         }
+        thread::sync_threads();
+        stride /= 2;
+    }
 
-        if let Some(block) = thread::block_leader_index() {
-            if let Some(out) = partial.get_mut(&block) {
-                *out = cache.read(0);
-            }
+    if let Some(block) = thread::block_leader_index() {
+        if let Some(out) = partial.get_mut(&block) {
+            *out = cache.read(0);
         }
     }
 }

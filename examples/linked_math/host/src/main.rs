@@ -5,17 +5,16 @@
 use anyhow::{bail, Result};
 use clap::Parser;
 use example_support::{count_mismatches, random_f32, rng, verdict, Options, POISON};
-use host_loader::{for_num_elems, open_device, KernelStruct, Module, Slice, SliceMut};
+use host_loader::{for_num_elems, open_device, Module, Slice, SliceMut, Struct};
 use mathlib::Affine;
 
 /// An `Affine` missing its `count` field: 8 bytes instead of 16.
 #[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable, device_std::KernelStruct)]
 struct ShortAffine {
     scale: f32,
     shift: f32,
 }
-impl KernelStruct for ShortAffine {}
 
 fn main() -> Result<()> {
     let opts = Options::parse();
@@ -23,7 +22,7 @@ fn main() -> Result<()> {
     let (ctx, stream) = open_device(0)?;
     let module = Module::from_ptx_file(&ctx, opts.ptx_path("linked_math-kernels"))?;
     let poly_eval = module.kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("poly_eval")?;
-    let affine = module.kernel::<(Affine, Slice<f32>, SliceMut<f32>)>("affine")?;
+    let affine = module.kernel::<(Struct<Affine>, Slice<f32>, SliceMut<f32>)>("affine")?;
 
     let mut rng = rng(seed);
     let xs = random_f32(&mut rng, n, -1.0, 1.0);
@@ -63,7 +62,7 @@ fn main() -> Result<()> {
     let bad_tail = got[head..].iter().filter(|x| !x.is_nan()).count();
     let affine_ok = verdict("affine", bad_head + bad_tail, n, seed);
 
-    match module.kernel::<(ShortAffine, Slice<f32>, SliceMut<f32>)>("affine") {
+    match module.kernel::<(Struct<ShortAffine>, Slice<f32>, SliceMut<f32>)>("affine") {
         Ok(_) => bail!("an 8-byte struct in place of the 16-byte Affine was accepted"),
         Err(err) => println!("refused as expected: {err}"),
     }

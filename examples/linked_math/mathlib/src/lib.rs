@@ -3,13 +3,16 @@
 //! `.extern .func` that only `ptx-linker` resolves.
 //!
 //! The crate also builds for the host, where [`Affine`] is the same type the
-//! host program passes by value: one definition, one layout.
+//! host program passes by value: one definition, one layout, recorded by
+//! `#[derive(device_std::KernelStruct)]` for both sides.
 #![no_std]
 
 /// `y = scale * x + shift` for elements `0..count`; passed to kernels by
 /// value as one `.param .align 8 .b8 [16]`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, device_std::KernelStruct,
+)]
 pub struct Affine {
     /// Multiplier.
     pub scale: f32,
@@ -35,6 +38,3 @@ pub fn horner(coeffs: &[f32], x: f32) -> f32 {
     }
     acc
 }
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl host_loader::KernelStruct for Affine {}

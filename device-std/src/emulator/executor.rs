@@ -1,0 +1,340 @@
+//! [`launch`]: checks the configuration, spreads the blocks over worker OS
+//! threads, and returns the first error or the launch's statistics.
+
+use super::block::run_block;
+use super::context;
+use super::error::{EmulatorError, ThreadCoords};
+use super::global::WriteLog;
+use super::shared_mem::Arena;
+use core::sync::atomic::{AtomicU64, Ordering};
+use corosensei::stack::DefaultStack;
+use std::boxed::Box;
+use std::format;
+use std::string::{String, ToString};
+use std::sync::{Mutex, Once};
+use std::vec::Vec;
+
+/// Most dynamic shared memory a launch may ask for, in bytes: sm_90's
+/// per-block opt-in limit (227 KiB; `cudaFuncAttributeMaxDynamicSharedMemorySize`).
+pub const MAX_DYNAMIC_SHARED_BYTES: u32 = 227 * 1024;
+
+/// The shape of a launch, as `cuLaunchKernel` takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks per grid along x, y, z (`gridDim`).
+    pub grid: (u32, u32, u32),
+    /// Threads per block along x, y, z (`blockDim`); at most 1024 in all.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block, in bytes (`sharedMemBytes`).
+    pub dynamic_shared_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// `grid` blocks of `block` threads, no dynamic shared memory.
+    pub fn new(grid: (u32, u32, u32), block: (u32, u32, u32)) -> Self {
+        LaunchConfig {
+            grid,
+            block,
+            dynamic_shared_bytes: 0,
+        }
+    }
+
+    /// A 1D launch of `ceil(n / block_x)` blocks (at least one) of
+    /// `block_x` threads: at least `n` threads.
+    pub fn for_num_elems(n: u32, block_x: u32) -> Self {
+        Self::new((n.div_ceil(block_x.max(1)).max(1), 1, 1), (block_x, 1, 1))
+    }
+
+    /// The same launch with `bytes` of dynamic shared memory per block.
+    pub fn with_dynamic_shared(self, bytes: u32) -> Self {
+        LaunchConfig {
+            dynamic_shared_bytes: bytes,
+            ..self
+        }
+    }
+}
+
+/// How the emulator runs a launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// OS threads that run blocks; 0 (the default) means one per core.
+    pub workers: usize,
+    /// Stack of each emulated thread, in bytes (default 256 KiB; pages are
+    /// committed only when touched).
+    pub stack_bytes: usize,
+    /// Shadow-check shared memory for uninitialised reads and data races
+    /// (default on; bounds are always checked).
+    pub check_shared: bool,
+    /// Collect `device_println!` lines in [`LaunchStats::output`] instead of
+    /// printing them (default off).
+    pub capture_output: bool,
+}
+
+/// The default stack of an emulated thread, in bytes.
+const DEFAULT_STACK: usize = 256 * 1024;
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            workers: 0,
+            stack_bytes: DEFAULT_STACK,
+            check_shared: true,
+            capture_output: false,
+        }
+    }
+}
+
+/// What a successful launch did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaunchStats {
+    /// Blocks run.
+    pub blocks: u64,
+    /// Threads run.
+    pub threads: u64,
+    /// Block barriers completed, summed over blocks.
+    pub barriers: u64,
+    /// Warp-collective calls (one per lane per call), summed over blocks.
+    pub warp_collectives: u64,
+    /// `device_println!` lines, when [`Options::capture_output`] is set (in
+    /// the order they were printed; blocks on different workers interleave).
+    pub output: Vec<String>,
+}
+
+/// What every block of one launch shares.
+pub(crate) struct Launch {
+    pub(crate) grid: [u32; 3],
+    pub(crate) block: [u32; 3],
+    pub(crate) block_size: u32,
+    pub(crate) dynamic: u32,
+    /// Unique per launch in the process (never 0).
+    pub(crate) id: u64,
+    pub(crate) writes: WriteLog,
+    /// The lowest linear index of a block that failed (`u64::MAX`: none).
+    failed: AtomicU64,
+    pub(crate) output: Option<Mutex<Vec<String>>>,
+}
+
+impl Launch {
+    /// Whether a block before `block` failed, so `block` should stop. Blocks
+    /// before the first failure run on, so that the error reported (the
+    /// first block's) does not depend on timing.
+    pub(crate) fn aborted(&self, block: u64) -> bool {
+        self.failed.load(Ordering::Relaxed) < block
+    }
+
+    /// Coordinates of the thread with launch-wide linear id `global`
+    /// (`block_linear * block_size + thread_linear`).
+    pub(crate) fn coords(&self, global: u64) -> ThreadCoords {
+        let (b, t) = (
+            global / self.block_size as u64,
+            (global % self.block_size as u64) as u32,
+        );
+        let (g, n) = (self.grid, self.block);
+        ThreadCoords {
+            block: (
+                (b % g[0] as u64) as u32,
+                ((b / g[0] as u64) % g[1] as u64) as u32,
+                (b / (g[0] as u64 * g[1] as u64)) as u32,
+            ),
+            thread: (t % n[0], (t / n[0]) % n[1], t / (n[0] * n[1])),
+        }
+    }
+}
+
+fn validate(cfg: &LaunchConfig) -> Result<(), EmulatorError> {
+    let invalid = |s: String| Err(EmulatorError::InvalidLaunch(s));
+    let (g, b) = (cfg.grid, cfg.block);
+    if context::in_kernel() {
+        return invalid(
+            "a launch from inside a kernel (dynamic parallelism is not emulated)".into(),
+        );
+    }
+    if g.0 == 0 || g.1 == 0 || g.2 == 0 || b.0 == 0 || b.1 == 0 || b.2 == 0 {
+        return invalid(format!("a zero dimension in grid {g:?} or block {b:?}"));
+    }
+    if g.0 > i32::MAX as u32 || g.1 > 65535 || g.2 > 65535 {
+        return invalid(format!("grid {g:?} exceeds (2^31 - 1, 65535, 65535)"));
+    }
+    if b.0 > 1024 || b.1 > 1024 || b.2 > 64 || b.0 as u64 * b.1 as u64 * b.2 as u64 > 1024 {
+        return invalid(format!(
+            "block {b:?} exceeds (1024, 1024, 64) or 1024 threads in all"
+        ));
+    }
+    if cfg.dynamic_shared_bytes > MAX_DYNAMIC_SHARED_BYTES {
+        return invalid(format!(
+            "{} bytes of dynamic shared memory exceed {MAX_DYNAMIC_SHARED_BYTES}",
+            cfg.dynamic_shared_bytes
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `kernel` once per thread of the grid `cfg` describes, with default
+/// [`Options`]; see [`launch_with`].
+///
+/// Errors: see [`launch_with`].
+pub fn launch<F: Fn() + Sync>(cfg: LaunchConfig, kernel: F) -> Result<LaunchStats, EmulatorError> {
+    launch_with(cfg, &Options::default(), kernel)
+}
+
+/// Runs `kernel` once per thread of the grid `cfg` describes, each call as
+/// one emulated GPU thread (the [module docs](super) describe the model),
+/// and returns when every thread has returned.
+///
+/// `kernel` is typically `|| my_kernel(args...)`; it is shared by the worker
+/// threads, hence `Sync`: outputs go through [`GlobalMut`](super::GlobalMut).
+///
+/// Errors: [`EmulatorError::InvalidLaunch`] for a configuration CUDA refuses,
+/// else the first error a thread met (a panic, a failed check, a deadlock).
+pub fn launch_with<F: Fn() + Sync>(
+    cfg: LaunchConfig,
+    options: &Options,
+    kernel: F,
+) -> Result<LaunchStats, EmulatorError> {
+    validate(&cfg)?;
+    install_panic_hook();
+    static IDS: AtomicU64 = AtomicU64::new(1);
+    let (g, b) = (cfg.grid, cfg.block);
+    let launch = Launch {
+        grid: [g.0, g.1, g.2],
+        block: [b.0, b.1, b.2],
+        block_size: b.0 * b.1 * b.2,
+        dynamic: cfg.dynamic_shared_bytes,
+        id: IDS.fetch_add(1, Ordering::Relaxed),
+        writes: WriteLog::new(),
+        failed: AtomicU64::new(u64::MAX),
+        output: options.capture_output.then(|| Mutex::new(Vec::new())),
+    };
+    let blocks = g.0 as u64 * g.1 as u64 * g.2 as u64;
+    let workers = match options.workers {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(blocks.min(usize::MAX as u64) as usize)
+    .max(1);
+
+    let next = AtomicU64::new(0);
+    let failure: Mutex<Option<(u64, EmulatorError)>> = Mutex::new(None);
+    let counts = [AtomicU64::new(0), AtomicU64::new(0)];
+    let fail = |block: u64, err: EmulatorError| {
+        let mut f = failure.lock().unwrap_or_else(|e| e.into_inner());
+        if f.as_ref().is_none_or(|(b, _)| block < *b) {
+            *f = Some((block, err));
+        }
+        launch.failed.fetch_min(block, Ordering::Relaxed);
+    };
+    let work = || {
+        let mut stacks = match Stacks::take(launch.block_size as usize, options.stack_bytes) {
+            Ok(s) => s,
+            Err(e) => return fail(0, EmulatorError::Resources(e)),
+        };
+        let mut arena = match Arena::new(launch.dynamic as usize, options.check_shared) {
+            Ok(a) => a,
+            Err(e) => return fail(0, EmulatorError::Resources(e)),
+        };
+        let warps = launch.block_size.div_ceil(32) as usize;
+        loop {
+            let block = next.fetch_add(1, Ordering::Relaxed);
+            if block >= blocks || launch.aborted(block) {
+                break;
+            }
+            let mem = arena.block(launch.dynamic as usize, warps);
+            match run_block(&launch, block, &mut stacks.stacks, mem, &kernel) {
+                Ok((barriers, collectives)) => {
+                    counts[0].fetch_add(barriers, Ordering::Relaxed);
+                    counts[1].fetch_add(collectives, Ordering::Relaxed);
+                }
+                Err(err) => fail(block, err),
+            }
+        }
+        stacks.give_back();
+    };
+    if workers == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 1..workers {
+                s.spawn(work);
+            }
+            work();
+        });
+    }
+    if let Some((_, err)) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(err);
+    }
+    Ok(LaunchStats {
+        blocks,
+        threads: blocks * launch.block_size as u64,
+        barriers: counts[0].load(Ordering::Relaxed),
+        warp_collectives: counts[1].load(Ordering::Relaxed),
+        output: launch
+            .output
+            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .unwrap_or_default(),
+    })
+}
+
+/// Coroutine stacks of one worker, taken from (and given back to) a
+/// process-wide pool when they have the default size.
+struct Stacks {
+    stacks: Vec<DefaultStack>,
+    pooled: bool,
+}
+
+/// A stack no coroutine runs on, free to move between OS threads.
+struct IdleStack(DefaultStack);
+
+// SAFETY: an idle stack is a plain memory mapping with no thread affinity;
+// stacks enter the pool only after every coroutine on them was dropped.
+unsafe impl Send for IdleStack {}
+
+static POOL: Mutex<Vec<IdleStack>> = Mutex::new(Vec::new());
+
+impl Stacks {
+    fn take(n: usize, bytes: usize) -> Result<Self, String> {
+        let pooled = bytes == DEFAULT_STACK;
+        let mut stacks = Vec::with_capacity(n);
+        if pooled {
+            let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+            while stacks.len() < n {
+                match pool.pop() {
+                    Some(IdleStack(s)) => stacks.push(s),
+                    None => break,
+                }
+            }
+        }
+        while stacks.len() < n {
+            stacks.push(
+                DefaultStack::new(bytes)
+                    .map_err(|e| format!("cannot map a {bytes}-byte coroutine stack: {e}"))?,
+            );
+        }
+        Ok(Stacks { stacks, pooled })
+    }
+
+    fn give_back(self) {
+        if self.pooled {
+            let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+            pool.extend(self.stacks.into_iter().map(IdleStack));
+        }
+    }
+}
+
+/// Installs, once per process, a panic hook that keeps kernel panics quiet
+/// (the launch reports them with their thread) and records where they
+/// happened; other panics go to the previous hook.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if context::in_kernel() {
+                if let Some(l) = info.location() {
+                    context::record_panic_location(l.to_string());
+                }
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}

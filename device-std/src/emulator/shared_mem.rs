@@ -1,0 +1,560 @@
+//! Shared memory of an emulated block: one arena per worker, reused block
+//! after block, and a shadow byte for every arena byte that catches reads of
+//! unwritten memory and data races.
+//!
+//! # Layout
+//!
+//! | shared address | what |
+//! |---|---|
+//! | `0..1024` | red zone (never allocated) |
+//! | `1024..1024 + D` | the launch's `D` bytes of dynamic shared memory |
+//! | then, per `SharedArray` declaration site in first-use order | a 256-byte red zone, then the array, aligned to `max(ALIGN, 16)` |
+//!
+//! A `SharedPtr` holds a shared address; its generic pointer is the arena's
+//! base plus that address. Bytes are filled with `0xFF` when allocated (a
+//! NaN for floats), so a read the shadow does not see still looks wrong.
+//!
+//! # The shadow
+//!
+//! Time is a counter that moves at every block barrier and every completed
+//! `sync_warp`. Each byte remembers when it was last written and read, and
+//! by whom. An access is *ordered* after an earlier one when a barrier came
+//! between them, when the same thread made both, or when both threads are
+//! in one warp and it completed a `sync_warp` in between. An unordered pair
+//! with a write in it is a data race; a read of a byte not written since the
+//! block started reads uninitialised memory.
+
+use super::context::{self, same_site, Site, ThreadCtx};
+use super::error::{EmulatorError, RaceKind};
+use core::mem::{align_of, size_of};
+use std::alloc::{alloc, dealloc, Layout};
+use std::format;
+use std::string::String;
+use std::vec::Vec;
+
+/// Shared address of the dynamic shared memory.
+pub(crate) const DYN_BASE: usize = 1024;
+/// Red zone before each static array, in bytes.
+const RED_ZONE: usize = 256;
+/// CUDA's limit on static shared memory per block (no opt-in), in bytes.
+pub(crate) const STATIC_LIMIT: usize = 48 * 1024;
+/// Most `SharedArray` declarations a block may use.
+const MAX_ARRAYS: usize = 64;
+/// Alignment of the arena's base, in bytes (at least the largest `ALIGN`).
+const ARENA_ALIGN: usize = 4096;
+
+/// `writer` of a byte last written by an atomic.
+const ATOMIC: u16 = 0xFFFF;
+/// `reader` of a byte read by threads of several warps.
+const MANY: u16 = 0xFFFF;
+/// `reader` flag: read by several threads of the warp in the low bits.
+const MANY_IN_WARP: u16 = 0x8000;
+
+/// What one byte of shared memory saw last.
+#[derive(Debug, Clone, Copy, Default)]
+struct Shadow {
+    write_time: u32,
+    read_time: u32,
+    writer: u16,
+    reader: u16,
+}
+
+/// A worker's arena and shadow, reused by the blocks it runs.
+pub(crate) struct Arena {
+    base: *mut u8,
+    layout: Layout,
+    shadow: Vec<Shadow>,
+    now: u32,
+    check: bool,
+}
+
+// SAFETY: the arena owns its allocation; it moves between OS threads only
+// between blocks, when nothing points into it.
+unsafe impl Send for Arena {}
+
+impl Arena {
+    /// An arena for blocks with `dynamic` bytes of dynamic shared memory;
+    /// `check` enables the shadow.
+    ///
+    /// Errors: the allocation fails.
+    pub(crate) fn new(dynamic: usize, check: bool) -> Result<Self, String> {
+        let cap = DYN_BASE + dynamic + MAX_ARRAYS * (RED_ZONE + 1024) + STATIC_LIMIT;
+        let layout = Layout::from_size_align(cap, ARENA_ALIGN).map_err(|e| format!("{e}"))?;
+        // SAFETY: `layout` has a non-zero size.
+        let base = unsafe { alloc(layout) };
+        if base.is_null() {
+            return Err(format!("cannot allocate {cap} bytes of shared memory"));
+        }
+        // SAFETY: `base` is valid for `cap` bytes.
+        unsafe { base.write_bytes(0xFF, cap) };
+        Ok(Arena {
+            base,
+            layout,
+            shadow: if check {
+                std::vec![Shadow::default(); cap]
+            } else {
+                Vec::new()
+            },
+            now: 0,
+            check,
+        })
+    }
+
+    /// The shared memory of a new block with `dynamic` bytes of dynamic
+    /// shared memory and `warps` warps.
+    pub(crate) fn block(&mut self, dynamic: usize, warps: usize) -> SharedMem<'_> {
+        if self.now > u32::MAX - (1 << 24) {
+            self.shadow.fill(Shadow::default());
+            self.now = 0;
+        }
+        self.now += 1;
+        let mut allocs = Vec::new();
+        if dynamic > 0 {
+            allocs.push(Alloc {
+                start: DYN_BASE,
+                end: DYN_BASE + dynamic,
+                site: None,
+                escaped: false,
+            });
+            // SAFETY: the arena holds DYN_BASE + dynamic bytes and more.
+            unsafe { self.base.add(DYN_BASE).write_bytes(0xFF, dynamic) };
+        }
+        SharedMem {
+            base: self.base,
+            cap: self.layout.size(),
+            check: self.check,
+            block_start: self.now,
+            barrier_time: self.now,
+            now: &mut self.now,
+            shadow: &mut self.shadow,
+            warp_sync: std::vec![0; warps],
+            allocs,
+            top: DYN_BASE + dynamic,
+            static_bytes: 0,
+            dynamic,
+        }
+    }
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { dealloc(self.base, self.layout) };
+    }
+}
+
+/// One allocation: `start..end` in the shared window.
+struct Alloc {
+    start: usize,
+    end: usize,
+    /// Declaration site; `None` for the dynamic shared memory.
+    site: Option<Site>,
+    /// A generic pointer to it was taken: accesses are no longer all seen.
+    escaped: bool,
+}
+
+impl Alloc {
+    fn describe(&self) -> String {
+        match self.site {
+            Some(site) => format!(
+                "the {}-byte SharedArray declared at {site} (shared {:#x}..{:#x})",
+                self.end - self.start,
+                self.start,
+                self.end
+            ),
+            None => format!(
+                "the {} bytes of dynamic shared memory (shared {:#x}..{:#x})",
+                self.end - self.start,
+                self.start,
+                self.end
+            ),
+        }
+    }
+}
+
+/// What kind of access [`SharedMem::check`] checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// A plain load.
+    Read,
+    /// A plain store.
+    Write,
+    /// An atomic read-modify-write.
+    Atomic,
+}
+
+/// Why [`SharedMem::check`] refused an access.
+#[derive(Debug)]
+pub(crate) enum Fault {
+    /// Outside every allocation, or misaligned; the text says where.
+    OutOfBounds(String),
+    /// A byte nobody wrote; the allocation and offset.
+    Uninit { addr: u32, allocation: String },
+    /// A race with thread `other` of the block (`None`: an atomic, or
+    /// several threads).
+    Race {
+        kind: RaceKind,
+        other: Option<u32>,
+        addr: u32,
+        allocation: String,
+    },
+    /// The static arrays exceed 48 KiB or 64 declarations.
+    TooLarge(String),
+}
+
+/// A block's view of its worker's arena.
+pub(crate) struct SharedMem<'a> {
+    base: *mut u8,
+    cap: usize,
+    check: bool,
+    now: &'a mut u32,
+    shadow: &'a mut [Shadow],
+    block_start: u32,
+    barrier_time: u32,
+    warp_sync: Vec<u32>,
+    allocs: Vec<Alloc>,
+    top: usize,
+    static_bytes: usize,
+    dynamic: usize,
+}
+
+impl SharedMem<'_> {
+    /// A block barrier completed.
+    pub(crate) fn barrier_released(&mut self) {
+        *self.now += 1;
+        self.barrier_time = *self.now;
+    }
+
+    /// Warp `w` completed a `sync_warp`.
+    pub(crate) fn warp_synced(&mut self, w: usize) {
+        *self.now += 1;
+        self.warp_sync[w] = *self.now;
+    }
+
+    /// The shared address of the array declared at `site`, allocating it on
+    /// the block's first use.
+    pub(crate) fn static_alloc(
+        &mut self,
+        site: Site,
+        bytes: usize,
+        align: usize,
+    ) -> Result<u32, Fault> {
+        if let Some(a) = self
+            .allocs
+            .iter()
+            .find(|a| a.site.is_some_and(|s| same_site(s, site)) && a.end - a.start == bytes)
+        {
+            return Ok(a.start as u32);
+        }
+        let arrays = self.allocs.iter().filter(|a| a.site.is_some()).count();
+        if arrays >= MAX_ARRAYS || self.static_bytes + bytes > STATIC_LIMIT {
+            return Err(Fault::TooLarge(format!(
+                "{} bytes in {arrays} arrays, plus {bytes} bytes declared at {site}",
+                self.static_bytes
+            )));
+        }
+        let start = (self.top + RED_ZONE).next_multiple_of(align.max(16));
+        let end = start + bytes;
+        assert!(end <= self.cap, "emulator: shared arena too small");
+        // SAFETY: `start..end` lies in the arena (checked above).
+        unsafe { self.base.add(start).write_bytes(0xFF, bytes) };
+        self.allocs.push(Alloc {
+            start,
+            end,
+            site: Some(site),
+            escaped: false,
+        });
+        self.top = end;
+        self.static_bytes += bytes;
+        Ok(start as u32)
+    }
+
+    /// Generic pointer and length in bytes of the dynamic shared memory.
+    pub(crate) fn dynamic(&self) -> (*mut u8, usize) {
+        (self.base.wrapping_add(DYN_BASE), self.dynamic)
+    }
+
+    /// The generic pointer of shared address `addr`; the allocation holding
+    /// it is no longer shadow-checked.
+    pub(crate) fn generic_of(&mut self, addr: u32) -> *mut u8 {
+        let a = addr as usize;
+        if let Some(alloc) = self.allocs.iter_mut().find(|x| x.start <= a && a <= x.end) {
+            alloc.escaped = true;
+        }
+        self.base.wrapping_add(a)
+    }
+
+    /// The shared address of generic pointer `ptr` (meaningless outside the
+    /// arena, and then refused by every access).
+    pub(crate) fn shared_addr_of(&self, ptr: *mut u8) -> u32 {
+        (ptr as usize).wrapping_sub(self.base as usize) as u32
+    }
+
+    /// The generic pointer of shared address `addr` for an `access` of
+    /// `bytes` bytes aligned to `align`, by thread `t` of the block, after
+    /// checking bounds, alignment, initialisation and races.
+    pub(crate) fn check(
+        &mut self,
+        t: u32,
+        addr: u32,
+        bytes: usize,
+        align: usize,
+        access: Access,
+    ) -> Result<*mut u8, Fault> {
+        let start = addr as usize;
+        let end = start + bytes;
+        let Some(i) = self
+            .allocs
+            .iter()
+            .position(|a| a.start <= start && end <= a.end)
+        else {
+            return Err(Fault::OutOfBounds(self.locate(start, end)));
+        };
+        #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+        if start % align != 0 {
+            return Err(Fault::OutOfBounds(format!(
+                "misaligned for its {align}-byte alignment, in {}",
+                self.allocs[i].describe()
+            )));
+        }
+        let ptr = self.base.wrapping_add(start);
+        if !self.check || self.allocs[i].escaped {
+            return Ok(ptr);
+        }
+        let now = *self.now;
+        for b in start..end {
+            if let Err(f) = self.shadow_access(t, b, now, access) {
+                return Err(match f {
+                    ShadowFault::Uninit => Fault::Uninit {
+                        addr: b as u32,
+                        allocation: self.at(i, b),
+                    },
+                    ShadowFault::Race(kind, other) => Fault::Race {
+                        kind,
+                        other,
+                        addr: b as u32,
+                        allocation: self.at(i, b),
+                    },
+                });
+            }
+        }
+        Ok(ptr)
+    }
+
+    /// "offset N in <allocation>".
+    fn at(&self, i: usize, b: usize) -> String {
+        let a = &self.allocs[i];
+        format!("offset {} in {}", b - a.start, a.describe())
+    }
+
+    /// Where `start..end` lies relative to the nearest allocation.
+    fn locate(&self, start: usize, end: usize) -> String {
+        let near = self.allocs.iter().min_by_key(|a| {
+            if start >= a.end {
+                start - a.end
+            } else {
+                a.start.saturating_sub(end)
+            }
+        });
+        match near {
+            None => "and the block has no shared memory".into(),
+            Some(a) if start >= a.end => {
+                format!("{} bytes past the end of {}", start - a.end, a.describe())
+            }
+            Some(a) if end <= a.start => {
+                format!("{} bytes before {}", a.start - end, a.describe())
+            }
+            Some(a) if start < a.start => {
+                format!("starting {} bytes before {}", a.start - start, a.describe())
+            }
+            Some(a) => format!(
+                "running {} bytes past the end of {}",
+                end - a.end,
+                a.describe()
+            ),
+        }
+    }
+
+    /// Whether an access by `who` at `time` comes before the current one by
+    /// thread `t`.
+    fn ordered(&self, time: u32, who: u16, t: u32) -> bool {
+        let w = (t / 32) as usize;
+        let warp_synced = self.warp_sync[w] > time;
+        time < self.barrier_time
+            || who as u32 == t
+            || (who < MANY_IN_WARP && who as usize / 32 == w && warp_synced)
+            || (who != MANY
+                && who & MANY_IN_WARP != 0
+                && (who & !MANY_IN_WARP) as usize == w
+                && warp_synced)
+    }
+
+    fn shadow_access(
+        &mut self,
+        t: u32,
+        b: usize,
+        now: u32,
+        access: Access,
+    ) -> Result<(), ShadowFault> {
+        let s = self.shadow[b];
+        let written = s.write_time >= self.block_start;
+        let read = s.read_time >= self.block_start;
+        let fresh_atomic = written && s.writer == ATOMIC && s.write_time >= self.barrier_time;
+        let single = |who: u16| (who < MANY_IN_WARP).then_some(who as u32);
+        if access != Access::Write && !written {
+            return Err(ShadowFault::Uninit);
+        }
+        match access {
+            Access::Read => {
+                if fresh_atomic {
+                    return Err(ShadowFault::Race(RaceKind::PlainAfterAtomic, None));
+                }
+                if s.writer != ATOMIC && !self.ordered(s.write_time, s.writer, t) {
+                    return Err(ShadowFault::Race(
+                        RaceKind::ReadAfterWrite,
+                        single(s.writer),
+                    ));
+                }
+                let reader = if !read || self.ordered(s.read_time, s.reader, t) {
+                    t as u16
+                } else if s.reader < MANY_IN_WARP && s.reader as u32 / 32 == t / 32 {
+                    MANY_IN_WARP | (t / 32) as u16
+                } else if s.reader != MANY
+                    && s.reader & MANY_IN_WARP != 0
+                    && (s.reader & !MANY_IN_WARP) as u32 == t / 32
+                {
+                    s.reader
+                } else {
+                    MANY
+                };
+                let e = &mut self.shadow[b];
+                e.reader = reader;
+                e.read_time = now;
+            }
+            Access::Write | Access::Atomic => {
+                if written && s.writer == ATOMIC {
+                    if access == Access::Write && fresh_atomic {
+                        return Err(ShadowFault::Race(RaceKind::PlainAfterAtomic, None));
+                    }
+                } else if written && !self.ordered(s.write_time, s.writer, t) {
+                    return Err(ShadowFault::Race(
+                        RaceKind::WriteAfterWrite,
+                        single(s.writer),
+                    ));
+                }
+                if read && !self.ordered(s.read_time, s.reader, t) {
+                    return Err(ShadowFault::Race(
+                        RaceKind::WriteAfterRead,
+                        single(s.reader),
+                    ));
+                }
+                let e = &mut self.shadow[b];
+                e.writer = if access == Access::Atomic {
+                    ATOMIC
+                } else {
+                    t as u16
+                };
+                e.write_time = now;
+            }
+        }
+        Ok(())
+    }
+}
+
+enum ShadowFault {
+    Uninit,
+    Race(RaceKind, Option<u32>),
+}
+
+/// Turns `fault` into the launch's error at the calling thread, and unwinds.
+fn raise(ctx: &ThreadCtx, fault: Fault, addr: u32, bytes: usize) -> ! {
+    let block = ctx.block();
+    let at = block.coords(ctx.linear);
+    context::fail(match fault {
+        Fault::OutOfBounds(detail) => EmulatorError::SharedOutOfBounds {
+            at,
+            addr,
+            bytes: bytes as u32,
+            detail,
+        },
+        Fault::Uninit { addr, allocation } => EmulatorError::UninitSharedRead {
+            at,
+            addr,
+            bytes: bytes as u32,
+            allocation,
+        },
+        Fault::Race {
+            kind,
+            other,
+            addr,
+            allocation,
+        } => EmulatorError::SharedRace {
+            at,
+            other: block.coords(other.unwrap_or(0)),
+            kind,
+            addr,
+            allocation,
+        },
+        Fault::TooLarge(detail) => EmulatorError::StaticSharedTooLarge { at, detail },
+    })
+}
+
+/// The checked generic pointer for an `access` of `bytes` bytes aligned to
+/// `align` at shared address `addr` by the calling thread.
+pub(crate) fn access(addr: u32, bytes: usize, align: usize, access: Access) -> *mut u8 {
+    context::with(|ctx| {
+        let result = ctx
+            .block()
+            .mem
+            .borrow_mut()
+            .check(ctx.linear, addr, bytes, align, access);
+        result.unwrap_or_else(|fault| raise(ctx, fault, addr, bytes))
+    })
+}
+
+/// `ld.shared` of a `T` at `addr`, checked.
+pub(crate) fn load<T: Copy>(addr: u32) -> T {
+    let p = access(addr, size_of::<T>(), align_of::<T>(), Access::Read);
+    // SAFETY: `check` found `size_of::<T>()` bytes at `p` inside one live
+    // allocation of the arena, aligned for `T`; the arena's bytes are always
+    // initialised (0xFF until written), and the caller of the device
+    // function promised they hold a valid `T`.
+    unsafe { p.cast::<T>().read() }
+}
+
+/// `st.shared` of a `T` at `addr`, checked.
+pub(crate) fn store<T: Copy>(addr: u32, value: T) {
+    let p = access(addr, size_of::<T>(), align_of::<T>(), Access::Write);
+    // SAFETY: as in `load`; the emulated threads of a block share one OS
+    // thread, so no other access runs during this write.
+    unsafe { p.cast::<T>().write(value) }
+}
+
+/// The shared address of the `SharedArray` declared at `site` in the
+/// calling thread's block.
+pub(crate) fn static_alloc(site: Site, bytes: usize, align: usize) -> u32 {
+    context::with(|ctx| {
+        let result = ctx
+            .block()
+            .mem
+            .borrow_mut()
+            .static_alloc(site, bytes, align);
+        result.unwrap_or_else(|fault| raise(ctx, fault, 0, bytes))
+    })
+}
+
+/// Generic pointer and length in bytes of the calling block's dynamic
+/// shared memory.
+pub(crate) fn dynamic() -> (*mut u8, usize) {
+    context::with(|ctx| ctx.block().mem.borrow().dynamic())
+}
+
+/// `cvta.shared`: the generic pointer of shared address `addr`.
+pub(crate) fn to_generic(addr: u32) -> *mut u8 {
+    context::with(|ctx| ctx.block().mem.borrow_mut().generic_of(addr))
+}
+
+/// `cvta.to.shared`: the shared address of a generic pointer.
+pub(crate) fn from_generic(ptr: *mut u8) -> u32 {
+    context::with(|ctx| ctx.block().mem.borrow().shared_addr_of(ptr))
+}

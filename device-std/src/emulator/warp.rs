@@ -1,0 +1,436 @@
+//! Warp collectives: the lanes named in `mask` meet, exchange their values,
+//! and each leaves with its result (`shfl.sync`, `vote.sync`, `match.sync`,
+//! `redux.sync`, `bar.warp.sync`), plus `activemask`.
+//!
+//! Lanes are `thread_in_block % 32` of warp `thread_in_block / 32`. As on
+//! sm_70+, a lane that has exited, or does not exist in a last partial warp,
+//! is not waited for; a shuffle that reads such a lane (or any lane outside
+//! `mask`) reads an undefined value on the GPU and is an error here.
+
+use super::block::{Block, Status};
+use super::context::{self, same_site, Site};
+use super::error::EmulatorError;
+use std::format;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+/// How a reduction combines values (`redux.sync`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReduxKind {
+    /// Wrapping `u32` sum.
+    Add,
+    /// `u32` minimum.
+    UMin,
+    /// `u32` maximum.
+    UMax,
+    /// `i32` minimum.
+    SMin,
+    /// `i32` maximum.
+    SMax,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise xor.
+    Xor,
+}
+
+/// A collective operation; every lane of one meeting must use the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WarpOp {
+    /// `shfl.sync.idx`: the value of lane `param % 32`.
+    ShflIdx,
+    /// `shfl.sync.up`: the value of lane `lane - param`, if any.
+    ShflUp,
+    /// `shfl.sync.down`: the value of lane `lane + param`, if below 32.
+    ShflDown,
+    /// `shfl.sync.bfly`: the value of lane `lane ^ param`, if below 32.
+    ShflXor,
+    /// `vote.sync.all`.
+    All,
+    /// `vote.sync.any`.
+    Any,
+    /// `vote.sync.ballot`.
+    Ballot,
+    /// `match.any.sync.b32`.
+    Match32,
+    /// `match.any.sync.b64`.
+    Match64,
+    /// `redux.sync`.
+    Redux(ReduxKind),
+    /// `bar.warp.sync`.
+    SyncWarp,
+}
+
+impl WarpOp {
+    fn name(self) -> &'static str {
+        match self {
+            WarpOp::ShflIdx => "shfl_sync",
+            WarpOp::ShflUp => "shfl_up_sync",
+            WarpOp::ShflDown => "shfl_down_sync",
+            WarpOp::ShflXor => "shfl_xor_sync",
+            WarpOp::All => "all_sync",
+            WarpOp::Any => "any_sync",
+            WarpOp::Ballot => "ballot_sync",
+            WarpOp::Match32 => "match_*_sync (32-bit)",
+            WarpOp::Match64 => "match_*_sync (64-bit)",
+            WarpOp::Redux(_) => "redux_sync",
+            WarpOp::SyncWarp => "sync_warp",
+        }
+    }
+}
+
+/// One meeting in progress: the lanes of `mask` that arrived so far.
+struct Pending {
+    op: WarpOp,
+    mask: u32,
+    site: Site,
+    first: u32,
+    arrived: u32,
+    values: [u64; 32],
+    params: [u32; 32],
+}
+
+/// A warp's meetings in progress and the results lanes have yet to collect.
+pub(crate) struct WarpState {
+    /// Lanes that exist (all 32 but in a last partial warp).
+    lanes: u32,
+    /// Lanes that returned from the kernel.
+    exited: u32,
+    pending: Vec<Pending>,
+    /// Lanes whose result is in `results`.
+    ready: u32,
+    results: [u64; 32],
+    /// Lanes waiting in `activemask`, and where.
+    activemask: [Option<Site>; 32],
+}
+
+impl WarpState {
+    /// A warp with `threads` threads (32 or more: a full warp).
+    pub(crate) fn new(threads: u32) -> Self {
+        let lanes = if threads >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << threads) - 1
+        };
+        WarpState {
+            lanes,
+            exited: 0,
+            pending: Vec::new(),
+            ready: 0,
+            results: [0; 32],
+            activemask: [None; 32],
+        }
+    }
+
+    fn live(&self) -> u32 {
+        self.lanes & !self.exited
+    }
+
+    /// One line per meeting that cannot complete, for a deadlock report.
+    pub(crate) fn describe_waits(&self, w: u32) -> Vec<String> {
+        self.pending
+            .iter()
+            .map(|p| {
+                let missing = p.mask & self.live() & !p.arrived;
+                let exited = p.mask & !self.live();
+                format!(
+                    "warp {w}: lanes {} wait at {} ({}) with mask {:#010x}; lanes {} wait elsewhere{}",
+                    lanes(p.arrived),
+                    p.op.name(),
+                    p.site,
+                    p.mask,
+                    lanes(missing),
+                    if exited != 0 {
+                        format!(" (lanes {} exited)", lanes(exited))
+                    } else {
+                        String::new()
+                    }
+                )
+            })
+            .collect()
+    }
+}
+
+/// `{0, 1, 5}`-style list of the set bits.
+fn lanes(mask: u32) -> String {
+    let v: Vec<String> = (0..32)
+        .filter(|l| mask & (1 << l) != 0)
+        .map(|l: u32| l.to_string())
+        .collect();
+    format!("{{{}}}", v.join(", "))
+}
+
+/// The calling lane's part in collective `op` over `mask`: its `value` (the
+/// bits, zero-extended) and `param` (shuffle source, delta or lane mask).
+/// Returns its result once every live lane of `mask` has arrived.
+pub(crate) fn collective(op: WarpOp, mask: u32, value: u64, param: u32, site: Site) -> u64 {
+    context::with(|ctx| {
+        let block = ctx.block();
+        let (w, lane) = ((ctx.linear / 32) as usize, ctx.linear % 32);
+        let bit = 1u32 << lane;
+        block
+            .stats
+            .collectives
+            .set(block.stats.collectives.get() + 1);
+        if mask & bit == 0 {
+            context::fail(EmulatorError::WarpCollective {
+                at: context::coords(ctx),
+                message: format!(
+                    "{} at {site}: the calling lane {lane} is not in mask {mask:#010x}",
+                    op.name()
+                ),
+            });
+        }
+        let complete = {
+            let mut warps = block.warps.borrow_mut();
+            let ws = &mut warps[w];
+            let i = match ws.pending.iter().position(|p| p.mask == mask) {
+                Some(i) if ws.pending[i].op != op => {
+                    let p = &ws.pending[i];
+                    let message = format!(
+                        "{} at {site} under mask {mask:#010x} meets lane {} in {} at {}: lanes of one mask must call the same operation",
+                        op.name(),
+                        p.first,
+                        p.op.name(),
+                        p.site
+                    );
+                    drop(warps);
+                    context::fail(EmulatorError::WarpCollective {
+                        at: context::coords(ctx),
+                        message,
+                    });
+                }
+                Some(i) => i,
+                None => {
+                    ws.pending.push(Pending {
+                        op,
+                        mask,
+                        site,
+                        first: lane,
+                        arrived: 0,
+                        values: [0; 32],
+                        params: [0; 32],
+                    });
+                    ws.pending.len() - 1
+                }
+            };
+            let live = ws.live();
+            let p = &mut ws.pending[i];
+            p.values[lane as usize] = value;
+            p.params[lane as usize] = param;
+            p.arrived |= bit;
+            let needed = mask & live;
+            (p.arrived & needed == needed).then(|| ws.pending.swap_remove(i))
+        };
+        match complete {
+            Some(p) => {
+                if let Err(err) = finish(block, w, p, Some(lane)) {
+                    context::fail(err);
+                }
+                take(block, w, lane)
+            }
+            None => {
+                block.wait(ctx, || block.warps.borrow()[w].ready & bit != 0);
+                take(block, w, lane)
+            }
+        }
+    })
+}
+
+/// Takes lane `lane`'s result.
+fn take(block: &Block<'_>, w: usize, lane: u32) -> u64 {
+    let mut warps = block.warps.borrow_mut();
+    let ws = &mut warps[w];
+    ws.ready &= !(1 << lane);
+    ws.results[lane as usize]
+}
+
+/// Computes every arrived lane's result of the complete meeting `p`, and
+/// wakes them (all but `caller`, which is running).
+fn finish(
+    block: &Block<'_>,
+    w: usize,
+    p: Pending,
+    caller: Option<u32>,
+) -> Result<(), EmulatorError> {
+    let part = p.arrived;
+    let at = |lane: u32| block.coords(w as u32 * 32 + lane);
+    let mut results = [0u64; 32];
+    let members = (0..32u32).filter(|l| part & (1 << l) != 0);
+    let vals = || members.clone().map(|l| p.values[l as usize]);
+    match p.op {
+        WarpOp::ShflIdx | WarpOp::ShflUp | WarpOp::ShflDown | WarpOp::ShflXor => {
+            for l in members.clone() {
+                let b = p.params[l as usize] as u64;
+                let src = match p.op {
+                    WarpOp::ShflIdx => Some(b & 31),
+                    WarpOp::ShflUp => (l as u64).checked_sub(b),
+                    WarpOp::ShflDown => Some(l as u64 + b).filter(|&j| j <= 31),
+                    _ => Some(l as u64 ^ b).filter(|&j| j <= 31),
+                };
+                results[l as usize] = match src {
+                    None => p.values[l as usize],
+                    Some(j) if part & (1 << j) != 0 => p.values[j as usize],
+                    Some(j) => {
+                        return Err(EmulatorError::WarpCollective {
+                            at: at(l),
+                            message: format!(
+                                "{} at {} with mask {:#010x}: lane {l} reads lane {j}, which is not in the mask or has exited (an undefined value on the GPU)",
+                                p.op.name(),
+                                p.site,
+                                p.mask
+                            ),
+                        })
+                    }
+                };
+            }
+        }
+        WarpOp::All | WarpOp::Any | WarpOp::Ballot | WarpOp::Redux(_) | WarpOp::SyncWarp => {
+            let r = match p.op {
+                WarpOp::All => vals().all(|v| v != 0) as u64,
+                WarpOp::Any => vals().any(|v| v != 0) as u64,
+                WarpOp::Ballot => members
+                    .clone()
+                    .filter(|&l| p.values[l as usize] != 0)
+                    .fold(0u64, |m, l| m | 1 << l),
+                WarpOp::Redux(kind) => redux(kind, vals().map(|v| v as u32)) as u64,
+                _ => 0,
+            };
+            for l in members.clone() {
+                results[l as usize] = r;
+            }
+        }
+        WarpOp::Match32 | WarpOp::Match64 => {
+            for l in members.clone() {
+                let v = p.values[l as usize];
+                results[l as usize] = members
+                    .clone()
+                    .filter(|&j| p.values[j as usize] == v)
+                    .fold(0u64, |m, j| m | 1 << j);
+            }
+        }
+    }
+    if p.op == WarpOp::SyncWarp {
+        block.mem.borrow_mut().warp_synced(w);
+    }
+    {
+        let mut warps = block.warps.borrow_mut();
+        let ws = &mut warps[w];
+        for l in members.clone() {
+            ws.results[l as usize] = results[l as usize];
+        }
+        ws.ready |= part;
+    }
+    for l in members {
+        if Some(l) != caller {
+            block.wake(w as u32 * 32 + l);
+        }
+    }
+    Ok(())
+}
+
+fn redux(kind: ReduxKind, vals: impl Iterator<Item = u32>) -> u32 {
+    match kind {
+        ReduxKind::Add => vals.fold(0, u32::wrapping_add),
+        ReduxKind::UMin => vals.fold(u32::MAX, u32::min),
+        ReduxKind::UMax => vals.fold(0, u32::max),
+        ReduxKind::SMin => vals.map(|v| v as i32).fold(i32::MAX, i32::min) as u32,
+        ReduxKind::SMax => vals.map(|v| v as i32).fold(i32::MIN, i32::max) as u32,
+        ReduxKind::And => vals.fold(u32::MAX, |a, v| a & v),
+        ReduxKind::Or => vals.fold(0, |a, v| a | v),
+        ReduxKind::Xor => vals.fold(0, |a, v| a ^ v),
+    }
+}
+
+/// `activemask()`: the lanes of the calling warp that wait in `activemask`
+/// at the same call site once no lane of the warp can go on (or at once,
+/// when every live lane is there).
+pub(crate) fn activemask(site: Site) -> u32 {
+    context::with(|ctx| {
+        let block = ctx.block();
+        let (w, lane) = ((ctx.linear / 32) as usize, ctx.linear % 32);
+        let bit = 1u32 << lane;
+        let all_here = {
+            let mut warps = block.warps.borrow_mut();
+            let ws = &mut warps[w];
+            ws.activemask[lane as usize] = Some(site);
+            let live = ws.live();
+            (0..32)
+                .filter(|l| live & (1 << l) != 0)
+                .all(|l| ws.activemask[l as usize].is_some_and(|s| same_site(s, site)))
+        };
+        if all_here {
+            resolve_warp(block, w, Some(lane));
+        } else {
+            block.wait(ctx, || block.warps.borrow()[w].ready & bit != 0);
+        }
+        take(block, w, lane) as u32
+    })
+}
+
+/// Answers the `activemask` calls of warp `w`: each group of lanes waiting
+/// at one site gets the group's mask. Returns whether any lane was answered.
+fn resolve_warp(block: &Block<'_>, w: usize, caller: Option<u32>) -> bool {
+    let mut woken = Vec::new();
+    {
+        let mut warps = block.warps.borrow_mut();
+        let ws = &mut warps[w];
+        for l in 0..32 {
+            let Some(site) = ws.activemask[l] else {
+                continue;
+            };
+            let group = (0..32)
+                .filter(|&j| ws.activemask[j].is_some_and(|s| same_site(s, site)))
+                .fold(0u32, |m, j| m | 1 << j);
+            for j in 0..32 {
+                if group & (1 << j) != 0 {
+                    ws.activemask[j] = None;
+                    ws.results[j] = group as u64;
+                    woken.push(j as u32);
+                }
+            }
+            ws.ready |= group;
+        }
+    }
+    let any = !woken.is_empty();
+    for l in woken {
+        if Some(l) != caller {
+            block.wake(w as u32 * 32 + l);
+        }
+    }
+    any
+}
+
+/// Called by the scheduler when no thread of the block can run: answers
+/// pending `activemask` calls. Returns whether any thread became runnable.
+pub(crate) fn resolve_activemask(block: &Block<'_>) -> bool {
+    let warps = block.warps.borrow().len();
+    let mut any = false;
+    for w in 0..warps {
+        any |= resolve_warp(block, w, None);
+    }
+    any
+}
+
+/// Records that thread `t` returned, and completes the meetings of its warp
+/// that only waited for lanes that have now all arrived or exited.
+pub(crate) fn thread_exited(block: &Block<'_>, t: u32) -> Result<(), EmulatorError> {
+    debug_assert_eq!(block.sched.borrow().status[t as usize], Status::Done);
+    let w = (t / 32) as usize;
+    let complete: Vec<Pending> = {
+        let mut warps = block.warps.borrow_mut();
+        let ws = &mut warps[w];
+        ws.exited |= 1 << (t % 32);
+        let live = ws.live();
+        let (done, waiting) = core::mem::take(&mut ws.pending)
+            .into_iter()
+            .partition(|p| p.arrived & p.mask & live == p.mask & live);
+        ws.pending = waiting;
+        done
+    };
+    for p in complete {
+        finish(block, w, p, None)?;
+    }
+    Ok(())
+}

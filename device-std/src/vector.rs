@@ -1,0 +1,182 @@
+//! Streaming access for bandwidth-bound kernels: 16-byte vector views of
+//! slices and grid-stride witnesses.
+//!
+//! A warp that loads 16 bytes per thread moves 512 bytes per instruction
+//! (`ld.v4.b32`, PTX ISA 9.0 §9.7.9.8 `ld`), four times what scalar loads do,
+//! which is what a memory-bound kernel needs to approach the copy bandwidth.
+//!
+//! ```ignore
+//! #[kernel]
+//! pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
+//!     let (a_head, a4, a_tail) = vector::split_aligned::<F32x4>(a);
+//!     let (mut c_head, mut c4, mut c_tail) = c.split_aligned_mut::<F32x4>();
+//!     for i in vector::grid_stride(c4.len()) {
+//!         if let (Some(out), Some(x), Some(y)) = (c4.get_mut(&i), a4.get(i.get()), b4.get(i.get())) {
+//!             *out = x.zip_with(y, |x, y| x + y);
+//!         }
+//!     }
+//!     // ... the same over the scalar heads and tails.
+//! }
+//! ```
+
+use crate::disjoint::DisjointSlice;
+use crate::index::{Index1D, ThreadIndex};
+use core::marker::PhantomData;
+
+/// A 16-byte vector of `LANES` elements of `Elem`, aligned to 16.
+///
+/// # Safety
+/// `Self` is `#[repr(C, align(16))]` over exactly `[Self::Elem; Self::LANES]`
+/// (16 bytes), so a 16-byte-aligned run of `LANES` elements is a valid `Self`
+/// and the other way round.
+pub unsafe trait Vector: Copy {
+    /// Element type.
+    type Elem: Copy;
+    /// Elements per vector: `16 / size_of::<Elem>()`.
+    const LANES: usize;
+}
+
+macro_rules! vector {
+    ($(#[$doc:meta])* $name:ident, $elem:ty, $lanes:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq)]
+        #[repr(C, align(16))]
+        pub struct $name(pub [$elem; $lanes]);
+
+        // SAFETY: repr(C, align(16)) over [$elem; $lanes], 16 bytes.
+        unsafe impl Vector for $name {
+            type Elem = $elem;
+            const LANES: usize = $lanes;
+        }
+
+        // SAFETY: plain data of the element type, no padding (16 bytes).
+        unsafe impl crate::layout::PlainData for $name {}
+
+        impl $name {
+            /// Lane-wise `f(self[k], other[k])`.
+            #[inline(always)]
+            pub fn zip_with(self, other: Self, f: impl Fn($elem, $elem) -> $elem) -> Self {
+                let mut out = self.0;
+                let mut k = 0;
+                while k < $lanes {
+                    out[k] = f(self.0[k], other.0[k]);
+                    k += 1;
+                }
+                $name(out)
+            }
+
+            /// Lane-wise `f(self[k])`.
+            #[inline(always)]
+            pub fn map(self, f: impl Fn($elem) -> $elem) -> Self {
+                let mut out = self.0;
+                let mut k = 0;
+                while k < $lanes {
+                    out[k] = f(self.0[k]);
+                    k += 1;
+                }
+                $name(out)
+            }
+        }
+    };
+}
+
+vector!(
+    /// Four `f32` (`float4`).
+    F32x4, f32, 4
+);
+vector!(
+    /// Four `u32` (`uint4`).
+    U32x4, u32, 4
+);
+vector!(
+    /// Sixteen bytes.
+    U8x16, u8, 16
+);
+
+/// Splits `s` into a scalar head, the longest run of 16-byte-aligned
+/// vectors, and a scalar tail (`slice::align_to`, made safe by [`Vector`]).
+/// A buffer from `cuMemAlloc` (256-byte aligned) has an empty head.
+#[inline(always)]
+pub fn split_aligned<V: Vector>(s: &[V::Elem]) -> (&[V::Elem], &[V], &[V::Elem]) {
+    // SAFETY: `V` is 16 bytes of `LANES` `Elem`s with no invalid bit patterns
+    // beyond those of `Elem` (the `Vector` contract), so reinterpreting an
+    // aligned run of elements as vectors is sound.
+    unsafe { s.align_to::<V>() }
+}
+
+impl<'a, T> DisjointSlice<'a, T, Index1D> {
+    /// Splits the slice like [`split_aligned`]: a scalar head, 16-byte
+    /// vectors, a scalar tail, each its own `DisjointSlice` over disjoint
+    /// memory. A witness `i` then names element `i` of whichever part it
+    /// indexes, so one thread can own vector `i` of the middle part while
+    /// another owns element `i` of the head.
+    #[inline(always)]
+    pub fn split_aligned_mut<V: Vector<Elem = T>>(
+        mut self,
+    ) -> (
+        DisjointSlice<'a, T>,
+        DisjointSlice<'a, V>,
+        DisjointSlice<'a, T>,
+    ) {
+        let (ptr, len) = (self.as_mut_ptr(), self.len());
+        let size = core::mem::size_of::<T>().max(1);
+        let head = ((ptr as usize).wrapping_neg() % 16 / size).min(len);
+        let vectors = (len - head) / V::LANES;
+        let tail = len - head - vectors * V::LANES;
+        // SAFETY: the three parts tile `ptr[..len]` without overlap; the
+        // middle part starts 16-byte aligned (or is empty) and holds whole
+        // vectors; `self` is consumed, so nothing else accesses the memory
+        // except through the parts, whose witness rules are the same as
+        // this slice's.
+        unsafe {
+            (
+                DisjointSlice::from_raw_parts(ptr, head),
+                DisjointSlice::from_raw_parts(ptr.add(head).cast::<V>(), vectors),
+                DisjointSlice::from_raw_parts(ptr.add(head + vectors * V::LANES), tail),
+            )
+        }
+    }
+}
+
+/// The calling thread's indices of a grid-stride loop over `0..n`: its
+/// [`thread::index_1d`](crate::thread::index_1d) value `g`, then
+/// `g + T`, `g + 2T`, … below `n`, where `T` is the number of threads in the
+/// launch. Every index in `0..n` belongs to exactly one thread, so each item
+/// is a witness like `index_1d`'s.
+#[inline(always)]
+pub fn grid_stride<'kernel>(n: usize) -> GridStride<'kernel> {
+    let first = crate::thread::index_1d().get();
+    use crate::thread::{block_size, gridDim_x, gridDim_y, gridDim_z};
+    let blocks = gridDim_x() as u64 * gridDim_y() as u64 * gridDim_z() as u64;
+    let threads = blocks * block_size() as u64;
+    GridStride {
+        next: first,
+        step: threads as usize,
+        end: n,
+        _kernel: PhantomData,
+    }
+}
+
+/// Iterator of [`grid_stride`].
+#[derive(Debug)]
+pub struct GridStride<'kernel> {
+    next: usize,
+    step: usize,
+    end: usize,
+    _kernel: PhantomData<&'kernel mut ()>,
+}
+
+impl<'kernel> Iterator for GridStride<'kernel> {
+    type Item = ThreadIndex<'kernel, Index1D>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next < self.end {
+            let i = self.next;
+            self.next = i.saturating_add(self.step);
+            Some(ThreadIndex::new(i, 0))
+        } else {
+            None
+        }
+    }
+}
