@@ -1,124 +1,112 @@
-//! Host-side cost of one launch: `Kernel::launch` against cudarc's launch builder and a
-//! bare `cuLaunchKernel`, for the 3-slice `vecadd` of `tests/data/gpu.ptx`.
+//! Host-side cost of one launch: a typed `Kernel::launch` against raw cudarc launches of
+//! the same empty kernel (`empty()` in `tests/fixtures/kernels`), in the same run.
 //!
-//! Each round enqueues `BATCH` launches (below the driver's queue depth, so enqueueing
-//! does not block on the GPU), timing only the enqueue loop, then synchronizes.
+//! Three ways, each 100 000 launches: host-loader's `Kernel<()>::launch`, cudarc's
+//! `launch_builder` on a `CudaFunction` of the same PTX, and a bare
+//! `cudarc::driver::result::launch_kernel`. The launches go in batches of `BATCH`
+//! (below the driver's queue depth, so enqueueing does not wait for the GPU); only the
+//! enqueue loop is timed, then the stream is synchronized. The three ways take turns
+//! batch by batch, in a rotating order, so drift (clocks, other load) hits all alike.
+//!
+//! Prints the mean host time per launch of each way, and the ratios; the bar is
+//! typed / cudarc `launch_builder` ≤ 1.02. Exit code 1 when a launch fails or the bar
+//! is missed.
 //!
 //! Run on a GPU machine: `cargo run --release -p host-loader --example launch_overhead`.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use cudarc::driver::{result, LaunchConfig, PushKernelArg};
-use host_loader::{
-    open_device, EntrySignature, Module, Param, ParamKind, RawSlice, Signatures, Slice, SliceMut,
-};
+use cudarc::driver::{result, LaunchConfig};
+use cudarc::nvrtc::Ptx;
+use host_loader::{open_device, Module};
 
-const BATCH: usize = 256;
-const ROUNDS: usize = 200;
+const PTX: &str = include_str!("../tests/data/fixture.ptx");
+const LAUNCHES: usize = 100_000;
+const BATCH: usize = 250;
+const BAR: f64 = 1.02;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (ctx, stream) = open_device(0)?;
-    let params = (0..3)
-        .map(|i| Param {
-            name: format!("vecadd_param_{i}"),
-            kind: ParamKind::Aggregate { elem: "b8".into() },
-            size: 16,
-            align: 8,
-        })
-        .collect();
-    let sigs = Signatures::new(
-        "gpu.ptx",
-        vec![EntrySignature {
-            name: "vecadd".into(),
-            line: 0,
-            params,
-        }],
-    );
-    let module =
-        Module::from_ptx_with_signatures(&ctx, sigs, include_str!("../tests/data/gpu.ptx"))?;
-    let k = module.kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")?;
-    let n = 256usize;
-    let a = stream.clone_htod(&vec![1.0f32; n])?;
-    let b = stream.clone_htod(&vec![2.0f32; n])?;
-    let mut c = stream.alloc_zeros::<f32>(n)?;
-    let cfg = LaunchConfig::for_num_elems(n as u32);
-
-    let time = |label: &str, f: &mut dyn FnMut()| {
-        let mut best = f64::MAX;
-        let mut total = 0.0;
-        for _ in 0..ROUNDS {
-            let t = Instant::now();
-            for _ in 0..BATCH {
-                f();
-            }
-            let us = t.elapsed().as_secs_f64() * 1e6 / BATCH as f64;
-            best = best.min(us);
-            total += us;
-            stream.synchronize().unwrap();
-        }
-        println!(
-            "{label:<28} best {best:6.3} us/launch, mean {:6.3}",
-            total / ROUNDS as f64
-        );
+    let (ctx, _) = open_device(0)?;
+    let stream = ctx.new_stream()?;
+    let module = Module::from_ptx(&ctx, "fixture.ptx", PTX)?;
+    let typed = module.kernel::<()>("empty")?;
+    let raw_module = ctx.load_module(Ptx::from_src(PTX))?;
+    let raw = raw_module.load_function("empty")?;
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
     };
 
-    for _ in 0..2 {
-        time("host_loader Kernel::launch", &mut || {
-            // SAFETY: vecadd stays within n elements.
-            unsafe { k.launch(&stream, cfg, (&a, &b, &mut c)) }.unwrap();
-        });
-        let f = module.cuda_module().load_function("vecadd")?;
-        let (pa, pb, pc) = {
-            use cudarc::driver::DevicePtr;
-            (
-                a.device_ptr(&stream).0,
-                b.device_ptr(&stream).0,
-                c.device_ptr(&stream).0,
-            )
-        };
-        let len = n as u64;
-        time("cudarc launch_builder", &mut || {
-            // cudarc would pass a `&CudaSlice` as a bare pointer; vecadd takes (ptr, len)
-            // pairs, so push them as `[u64; 2]` values (no event tracking here).
-            let (ra, rb, rc) = ([pa, len], [pb, len], [pc, len]);
-            let mut l = stream.launch_builder(&f);
-            l.arg(&ra).arg(&rb).arg(&rc);
-            // SAFETY: vecadd's three (ptr, len) parameters, buffers of n elements.
-            unsafe { l.launch(cfg) }.unwrap();
-        });
-        time("bare cuLaunchKernel", &mut || {
-            let ra = RawSlice {
-                ptr: pa,
-                len: n as u64,
-            };
-            let rb = RawSlice {
-                ptr: pb,
-                len: n as u64,
-            };
-            let rc = RawSlice {
-                ptr: pc,
-                len: n as u64,
-            };
-            let mut p = [
-                &ra as *const RawSlice as *mut std::ffi::c_void,
-                &rb as *const RawSlice as *mut _,
-                &rc as *const RawSlice as *mut _,
-            ];
-            // SAFETY: vecadd's three (ptr, len) parameters, buffers of n elements.
-            unsafe {
-                result::launch_kernel(
-                    f.cu_function(),
-                    cfg.grid_dim,
-                    cfg.block_dim,
-                    0,
-                    stream.cu_stream(),
-                    &mut p,
-                )
+    let names = [
+        "host-loader Kernel::launch",
+        "cudarc launch_builder",
+        "bare cuLaunchKernel",
+    ];
+    let batch = |way: usize| -> Result<Duration, Box<dyn std::error::Error>> {
+        let t = Instant::now();
+        match way {
+            0 => {
+                for _ in 0..BATCH {
+                    // SAFETY: `empty` touches no memory.
+                    unsafe { typed.launch(&stream, cfg, ()) }?;
+                }
             }
-            .unwrap();
-        });
+            1 => {
+                for _ in 0..BATCH {
+                    let mut b = stream.launch_builder(&raw);
+                    // SAFETY: `empty` takes no parameters and touches no memory.
+                    unsafe { b.launch(cfg) }?;
+                }
+            }
+            _ => {
+                for _ in 0..BATCH {
+                    // SAFETY: `empty` takes no parameters; the context is current (bound
+                    // by the warm-up below and never changed on this thread).
+                    unsafe {
+                        result::launch_kernel(
+                            raw.cu_function(),
+                            cfg.grid_dim,
+                            cfg.block_dim,
+                            0,
+                            stream.cu_stream(),
+                            &mut [],
+                        )
+                    }?;
+                }
+            }
+        }
+        let took = t.elapsed();
+        stream.synchronize()?;
+        Ok(took)
+    };
+
+    // Warm-up: JIT, first-launch costs, clocks.
+    for way in 0..3 {
+        for _ in 0..20 {
+            batch(way)?;
+        }
     }
-    let out = stream.clone_dtoh(&c)?;
-    assert!(out.iter().all(|&x| x == 3.0));
+    let mut total = [Duration::ZERO; 3];
+    let rounds = LAUNCHES / BATCH;
+    for round in 0..rounds {
+        for k in 0..3 {
+            let way = (round + k) % 3;
+            total[way] += batch(way)?;
+        }
+    }
+    let per = |d: Duration| d.as_secs_f64() * 1e9 / LAUNCHES as f64;
+    for (name, t) in names.iter().zip(total) {
+        println!("{name:<28} {:8.1} ns/launch ({LAUNCHES} launches)", per(t));
+    }
+    let vs_builder = per(total[0]) / per(total[1]);
+    let vs_bare = per(total[0]) / per(total[2]);
+    println!("ratio typed / cudarc launch_builder = {vs_builder:.4} (bar <= {BAR})");
+    println!("ratio typed / bare cuLaunchKernel   = {vs_bare:.4}");
+    let word = if vs_builder <= BAR { "PASS" } else { "FAIL" };
+    println!("{word} launch overhead: typed / raw cudarc = {vs_builder:.4}");
+    if vs_builder > BAR {
+        std::process::exit(1);
+    }
     Ok(())
 }

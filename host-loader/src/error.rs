@@ -4,6 +4,7 @@ use std::fmt;
 
 use cudarc::driver::DriverError;
 
+use crate::abi_record::{AbiField, AbiKind, AbiRecordError};
 use crate::layout::ParamLayout;
 
 /// Everything that can go wrong while opening a device, loading a module, checking a
@@ -18,6 +19,63 @@ pub enum Error {
     /// `Result<_, Error>` small on the launch path).
     #[error("{0}")]
     LayoutMismatch(Box<LayoutMismatch>),
+
+    /// The kernel's ABI record (emitted by `#[kernel]`) disagrees with the Rust argument
+    /// types: a different kind of parameter, element size or struct field layout (details
+    /// boxed, as for [`Error::LayoutMismatch`]).
+    #[error("{0}")]
+    AbiMismatch(Box<AbiMismatch>),
+
+    /// The kernel's ABI record (`__kernel_abi_<kernel>`) cannot be read, or contradicts
+    /// the PTX it sits in: the module was not built by a matching device-std, or was
+    /// edited.
+    #[error("{module}: the ABI record of kernel `{kernel}` (`__kernel_abi_{kernel}`) {problem}")]
+    AbiRecord {
+        /// Module display name.
+        module: String,
+        /// The kernel.
+        kernel: String,
+        /// What is wrong.
+        problem: AbiRecordProblem,
+    },
+
+    /// `cuFuncGetParamInfo` (CUDA 12.4+) reports a parameter offset or size that differs
+    /// from the layout the handle was checked against: the module the driver loaded is not
+    /// the one the signatures describe (e.g. a cubin and a link map of another build).
+    #[error(
+        "kernel `{kernel}` parameter {param_index}: the loaded module has it at byte offset \
+         {driver_offset} with {driver_size} bytes (cuFuncGetParamInfo), the signature the \
+         handle was checked against has offset {expected_offset} with {expected_size} bytes"
+    )]
+    ParamInfoMismatch {
+        /// The kernel.
+        kernel: String,
+        /// 0-based parameter index.
+        param_index: usize,
+        /// Offset in bytes the checked layouts give.
+        expected_offset: usize,
+        /// Size in bytes the checked layouts give.
+        expected_size: usize,
+        /// Offset in bytes the driver reports.
+        driver_offset: usize,
+        /// Size in bytes the driver reports.
+        driver_size: usize,
+    },
+
+    /// The loaded kernel has a different number of parameters than its signature
+    /// (`cuFuncGetParamInfo` answered for an index past the end, or failed before it).
+    #[error(
+        "kernel `{kernel}`: the loaded module has {driver} parameters (cuFuncGetParamInfo), \
+         the signature the handle was checked against has {expected}"
+    )]
+    ParamCountMismatch {
+        /// The kernel.
+        kernel: String,
+        /// Parameters in the checked signature.
+        expected: usize,
+        /// Parameters the driver reports.
+        driver: usize,
+    },
 
     /// The Rust signature has a different number of parameters than the PTX `.entry`.
     #[error(
@@ -110,7 +168,8 @@ pub enum Error {
     },
 
     /// The launch configuration is invalid: a zero dimension, too many threads per block,
-    /// a grid larger than CUDA allows, or a stream of another context.
+    /// a grid larger than the device allows, more dynamic shared memory than the device
+    /// allows next to the kernel's static shared memory, or a stream of another context.
     #[error("invalid launch{}: {reason}", kernel_suffix(kernel))]
     InvalidLaunch {
         /// The kernel, when the check was made for one.
@@ -150,6 +209,146 @@ pub struct LayoutMismatch {
     /// The Rust argument type, e.g. `u32` or `Slice<f32>`.
     pub rust_type: String,
 }
+
+/// What is wrong with an ABI record, in [`Error::AbiRecord`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AbiRecordProblem {
+    /// Its bytes do not parse.
+    #[error("is malformed: {0}")]
+    Malformed(#[from] AbiRecordError),
+    /// Its initializer cannot be read from the PTX (a `ptx-linker` diagnostic).
+    #[error("cannot be read: {0}")]
+    Unreadable(String),
+    /// It lists a different number of parameters than the `.entry`.
+    #[error("lists {record} parameters, the PTX `.entry` has {ptx}; the record is stale")]
+    ParamCount {
+        /// Parameters in the record.
+        record: usize,
+        /// Parameters in the PTX.
+        ptx: usize,
+    },
+    /// A parameter's size or alignment in the record differs from the PTX `.param`.
+    #[error(
+        "says parameter {param} is {record_size} bytes aligned to {record_align}, the PTX \
+         declares {ptx_size} bytes aligned to {ptx_align}; the record is stale"
+    )]
+    ParamLayout {
+        /// 0-based parameter index.
+        param: usize,
+        /// Size in the record.
+        record_size: u32,
+        /// Alignment in the record.
+        record_align: u32,
+        /// Size in the PTX.
+        ptx_size: u32,
+        /// Alignment in the PTX.
+        ptx_align: u32,
+    },
+}
+
+/// The details of [`Error::AbiMismatch`]: one parameter whose Rust type the kernel's ABI
+/// record refuses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AbiMismatch {
+    /// Module display name (file path), when known.
+    pub module: Option<String>,
+    /// 1-based line of the `.entry` in the module (0 when unknown).
+    pub line: u32,
+    /// The kernel (`.entry`) name.
+    pub kernel: String,
+    /// 0-based parameter index.
+    pub param_index: usize,
+    /// The PTX parameter name.
+    pub param_name: String,
+    /// The Rust argument type, e.g. `Slice<f64>` or `Struct<Affine>`.
+    pub rust_type: String,
+    /// What differs.
+    pub detail: AbiMismatchDetail,
+}
+
+/// What differs between a kernel's ABI record and a Rust argument type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AbiMismatchDetail {
+    /// A different kind of parameter, e.g. `Slice<T>` for a `DisjointSlice<T>`.
+    Kind {
+        /// What the kernel takes.
+        device: AbiKind,
+        /// What the Rust type stands for.
+        host: AbiKind,
+    },
+    /// A pointer's or slice's element type has a different size.
+    ElemSize {
+        /// `size_of` of the device element type, in bytes.
+        device: u32,
+        /// `size_of` of the Rust element type, in bytes.
+        host: u32,
+    },
+    /// The structs have a different number of fields.
+    FieldCount {
+        /// Fields of the device struct.
+        device: usize,
+        /// Fields of the Rust struct.
+        host: usize,
+    },
+    /// A struct field sits at a different offset or has a different size.
+    Field {
+        /// 0-based field index, in declaration order.
+        index: usize,
+        /// The Rust field's name.
+        host_name: &'static str,
+        /// The device field.
+        device: AbiField,
+        /// The Rust field.
+        host: AbiField,
+    },
+}
+
+impl fmt::Display for AbiMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}kernel `{}` parameter {} (`{}`): ",
+            location(&self.module, self.line),
+            self.kernel,
+            self.param_index,
+            self.param_name
+        )?;
+        let ty = &self.rust_type;
+        match &self.detail {
+            AbiMismatchDetail::Kind { device, host } => write!(
+                f,
+                "the kernel takes {device}, the Rust argument `{ty}` is {host}; use {}",
+                device.host_form()
+            ),
+            AbiMismatchDetail::ElemSize { device, host } => write!(
+                f,
+                "the kernel's element type is {device} bytes, the element type of the Rust \
+                 argument `{ty}` is {host} bytes"
+            ),
+            AbiMismatchDetail::FieldCount { device, host } => write!(
+                f,
+                "the kernel's struct has {device} fields, the Rust argument `{ty}` has {host}; \
+                 the two struct definitions differ"
+            ),
+            AbiMismatchDetail::Field {
+                index,
+                host_name,
+                device,
+                host,
+            } => write!(
+                f,
+                "field {index} of the kernel's struct is {} bytes at byte offset {}, field \
+                 {index} (`{host_name}`) of the Rust argument `{ty}` is {} bytes at byte \
+                 offset {}; the two struct definitions differ (fields in another order?)",
+                device.size, device.offset, host.size, host.offset
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AbiMismatch {}
 
 fn location(module: &Option<String>, line: u32) -> String {
     match (module, line) {

@@ -1,6 +1,10 @@
-//! Launch configurations: building and validating grid and block sizes.
+//! Launch configurations: building and validating grid and block sizes against a
+//! device's limits.
 
 pub use cudarc::driver::LaunchConfig;
+
+use cudarc::driver::sys::CUdevice_attribute;
+use cudarc::driver::CudaContext;
 
 use crate::error::Error;
 
@@ -14,6 +18,139 @@ pub const MAX_BLOCK_DIM_Z: u32 = 64;
 pub const MAX_GRID_DIM_X: u32 = i32::MAX as u32;
 /// Largest grid size in y and z, in blocks.
 pub const MAX_GRID_DIM_YZ: u32 = 65535;
+
+/// Bytes of dynamic shared memory a kernel may use without opting in
+/// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` starts at 48 KiB minus the kernel's
+/// static shared memory on every GPU since Volta).
+pub const DEFAULT_SHARED_MEMORY_PER_BLOCK: u32 = 48 * 1024;
+
+/// A device's launch limits, read once per module with `cuDeviceGetAttribute`.
+///
+/// [`Default`] gives the limits every GPU CUDA 13 supports shares (sm_75 and newer):
+/// blocks of 1024 × 1024 × 64 threads, at most 1024 in total, grids of
+/// (2³¹ − 1) × 65535 × 65535 blocks and 48 KiB of shared memory per block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// Largest block in threads per axis (`CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_{X,Y,Z}`).
+    pub max_block_dim: (u32, u32, u32),
+    /// Most threads in one block (`CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK`).
+    pub max_threads_per_block: u32,
+    /// Largest grid in blocks per axis (`CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_{X,Y,Z}`).
+    pub max_grid_dim: (u32, u32, u32),
+    /// Most shared memory one block can use after opting in, static and dynamic together,
+    /// in bytes (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`; 227 KiB on an
+    /// H100/H200).
+    pub max_shared_per_block_optin: u32,
+}
+
+impl Default for DeviceLimits {
+    fn default() -> Self {
+        DeviceLimits {
+            max_block_dim: (MAX_BLOCK_DIM_XY, MAX_BLOCK_DIM_XY, MAX_BLOCK_DIM_Z),
+            max_threads_per_block: MAX_THREADS_PER_BLOCK,
+            max_grid_dim: (MAX_GRID_DIM_X, MAX_GRID_DIM_YZ, MAX_GRID_DIM_YZ),
+            max_shared_per_block_optin: DEFAULT_SHARED_MEMORY_PER_BLOCK,
+        }
+    }
+}
+
+impl DeviceLimits {
+    /// Reads the limits of `ctx`'s device (`cuDeviceGetAttribute`, one call per field).
+    ///
+    /// Errors: [`Error::Driver`] naming the attribute that could not be read.
+    pub fn query(ctx: &CudaContext) -> Result<Self, Error> {
+        use CUdevice_attribute as A;
+        let get = |attr: A| -> Result<u32, Error> {
+            ctx.attribute(attr)
+                .map(|v| v.max(0) as u32)
+                .map_err(|source| Error::Driver {
+                    context: format!("cuDeviceGetAttribute({attr:?})"),
+                    source,
+                })
+        };
+        Ok(DeviceLimits {
+            max_block_dim: (
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ),
+            max_threads_per_block: get(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_grid_dim: (
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ),
+            max_shared_per_block_optin: get(
+                A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+        })
+    }
+
+    /// Checks the grid and block of `cfg` (not its shared memory): every dimension
+    /// non-zero, the block within [`max_block_dim`](Self::max_block_dim) per axis and
+    /// `max_threads` (and [`max_threads_per_block`](Self::max_threads_per_block)) in
+    /// total, the grid within [`max_grid_dim`](Self::max_grid_dim).
+    ///
+    /// Errors: [`Error::InvalidLaunch`] saying which limit was broken.
+    #[inline]
+    pub fn validate(&self, cfg: &LaunchConfig, max_threads: u32) -> Result<(), Error> {
+        let (bx, by, bz) = cfg.block_dim;
+        let (gx, gy, gz) = cfg.grid_dim;
+        let (mbx, mby, mbz) = self.max_block_dim;
+        let (mgx, mgy, mgz) = self.max_grid_dim;
+        let threads = bx as u64 * by as u64 * bz as u64;
+        let limit = max_threads.min(self.max_threads_per_block);
+        // One branch on the fast path; the slow path says what is wrong.
+        if bx == 0
+            || by == 0
+            || bz == 0
+            || gx == 0
+            || gy == 0
+            || gz == 0
+            || bx > mbx
+            || by > mby
+            || bz > mbz
+            || threads > limit as u64
+            || gx > mgx
+            || gy > mgy
+            || gz > mgz
+        {
+            return Err(self.explain(cfg, limit));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn explain(&self, cfg: &LaunchConfig, limit: u32) -> Error {
+        let (bx, by, bz) = cfg.block_dim;
+        let (gx, gy, gz) = cfg.grid_dim;
+        let (mbx, mby, mbz) = self.max_block_dim;
+        let (mgx, mgy, mgz) = self.max_grid_dim;
+        let threads = bx as u64 * by as u64 * bz as u64;
+        let reason = if bx == 0 || by == 0 || bz == 0 {
+            format!("block {:?} has a zero dimension", cfg.block_dim)
+        } else if gx == 0 || gy == 0 || gz == 0 {
+            format!("grid {:?} has a zero dimension", cfg.grid_dim)
+        } else if bx > mbx || by > mby || bz > mbz {
+            format!(
+                "block {:?} exceeds the per-axis limit {:?}",
+                cfg.block_dim, self.max_block_dim
+            )
+        } else if threads > limit as u64 {
+            format!(
+                "block {:?} has {threads} threads; the limit is {limit}",
+                cfg.block_dim
+            )
+        } else {
+            debug_assert!(gx > mgx || gy > mgy || gz > mgz);
+            format!(
+                "grid {:?} exceeds the limit {:?}",
+                cfg.grid_dim, self.max_grid_dim
+            )
+        };
+        invalid(None, reason)
+    }
+}
 
 /// A 1D configuration that covers `n` elements with one thread each: `block` threads per
 /// block and `ceil(n / block)` blocks, no dynamic shared memory.
@@ -48,61 +185,18 @@ pub fn for_num_elems(n: u32, block: u32) -> Result<LaunchConfig, Error> {
     Ok(cfg)
 }
 
-/// Checks `cfg` against CUDA's launch limits: every grid and block dimension non-zero,
-/// block at most 1024 × 1024 × 64 threads per axis and at most `max_threads_per_block`
-/// (and 1024) threads in total, grid at most (2³¹ − 1) × 65535 × 65535 blocks.
+/// Checks `cfg` against the launch limits every GPU CUDA 13 supports shares
+/// ([`DeviceLimits::default`]): every grid and block dimension non-zero, block at most
+/// 1024 × 1024 × 64 threads per axis and at most `max_threads_per_block` (and 1024)
+/// threads in total, grid at most (2³¹ − 1) × 65535 × 65535 blocks. A typed kernel
+/// checks against its own device's limits instead ([`DeviceLimits::query`]).
 ///
-/// Dynamic shared memory is not checked here; the driver reports it
-/// (`CUDA_ERROR_INVALID_VALUE`) if it is above the kernel's limit.
+/// Dynamic shared memory is not checked here; [`Kernel::launch`](crate::Kernel::launch)
+/// checks it against the kernel and the device.
 ///
 /// Errors: [`Error::InvalidLaunch`] saying which limit was broken.
 pub fn validate_config(cfg: &LaunchConfig, max_threads_per_block: u32) -> Result<(), Error> {
-    let (bx, by, bz) = cfg.block_dim;
-    let (gx, gy, gz) = cfg.grid_dim;
-    if bx == 0 || by == 0 || bz == 0 {
-        return Err(invalid(
-            None,
-            format!("block {:?} has a zero dimension", cfg.block_dim),
-        ));
-    }
-    if gx == 0 || gy == 0 || gz == 0 {
-        return Err(invalid(
-            None,
-            format!("grid {:?} has a zero dimension", cfg.grid_dim),
-        ));
-    }
-    if bx > MAX_BLOCK_DIM_XY || by > MAX_BLOCK_DIM_XY || bz > MAX_BLOCK_DIM_Z {
-        return Err(invalid(
-            None,
-            format!(
-                "block {:?} exceeds the per-axis limit ({MAX_BLOCK_DIM_XY}, \
-                 {MAX_BLOCK_DIM_XY}, {MAX_BLOCK_DIM_Z})",
-                cfg.block_dim
-            ),
-        ));
-    }
-    let threads = bx as u64 * by as u64 * bz as u64;
-    let limit = max_threads_per_block.min(MAX_THREADS_PER_BLOCK);
-    if threads > limit as u64 {
-        return Err(invalid(
-            None,
-            format!(
-                "block {:?} has {threads} threads; the limit is {limit}",
-                cfg.block_dim
-            ),
-        ));
-    }
-    if gx > MAX_GRID_DIM_X || gy > MAX_GRID_DIM_YZ || gz > MAX_GRID_DIM_YZ {
-        return Err(invalid(
-            None,
-            format!(
-                "grid {:?} exceeds the limit ({MAX_GRID_DIM_X}, {MAX_GRID_DIM_YZ}, \
-                 {MAX_GRID_DIM_YZ})",
-                cfg.grid_dim
-            ),
-        ));
-    }
-    Ok(())
+    DeviceLimits::default().validate(cfg, max_threads_per_block)
 }
 
 pub(crate) fn invalid(kernel: Option<&str>, reason: String) -> Error {
@@ -132,7 +226,8 @@ mod tests {
         assert_eq!(c.shared_mem_bytes, 0);
         let c = for_num_elems(u32::MAX, 1).unwrap_err();
         assert!(
-            c.to_string().contains("grid (4294967295, 1, 1) exceeds"),
+            c.to_string()
+                .contains("grid (4294967295, 1, 1) exceeds the limit (2147483647, 65535, 65535)"),
             "{c}"
         );
     }
@@ -174,5 +269,41 @@ mod tests {
         assert!(validate_config(&cfg((0, 1, 1), (1, 1, 1)), 1024).is_err());
         assert!(validate_config(&cfg((1, 65536, 1), (1, 1, 1)), 1024).is_err());
         assert!(validate_config(&cfg((1, 1, 1), (1, 0, 1)), 1024).is_err());
+    }
+
+    #[test]
+    fn device_specific_limits() {
+        let small = DeviceLimits {
+            max_block_dim: (512, 512, 32),
+            max_threads_per_block: 512,
+            max_grid_dim: (1000, 10, 10),
+            max_shared_per_block_optin: 100 * 1024,
+        };
+        assert!(small
+            .validate(&cfg((1000, 10, 10), (512, 1, 1)), 1024)
+            .is_ok());
+        assert_eq!(
+            small
+                .validate(&cfg((1, 1, 1), (1024, 1, 1)), 1024)
+                .unwrap_err()
+                .to_string(),
+            "invalid launch: block (1024, 1, 1) exceeds the per-axis limit (512, 512, 32)"
+        );
+        assert_eq!(
+            small
+                .validate(&cfg((1, 1, 1), (32, 32, 1)), 1024)
+                .unwrap_err()
+                .to_string(),
+            "invalid launch: block (32, 32, 1) has 1024 threads; the limit is 512"
+        );
+        assert_eq!(
+            small
+                .validate(&cfg((1001, 1, 1), (1, 1, 1)), 1024)
+                .unwrap_err()
+                .to_string(),
+            "invalid launch: grid (1001, 1, 1) exceeds the limit (1000, 10, 10)"
+        );
+        // The kernel's own limit applies when it is lower than the device's.
+        assert!(small.validate(&cfg((1, 1, 1), (256, 1, 1)), 128).is_err());
     }
 }

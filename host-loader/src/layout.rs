@@ -117,7 +117,7 @@ impl ParamLayout {
     /// | `.fN` | a float of N bits |
     /// | `.bN` | an integer or a float of N bits |
     /// | `.u64 .ptr` | a device pointer ([`Ptr`](crate::Ptr), [`PtrMut`](crate::PtrMut)) only |
-    /// | `.align A .b8 [S]` | any aggregate of S bytes aligned to A: [`Slice`](crate::Slice) and [`SliceMut`](crate::SliceMut) for `[16]`/8, or a [`KernelStruct`](crate::KernelStruct) |
+    /// | `.align A .b8 [S]` | any aggregate of S bytes aligned to A: [`Slice`](crate::Slice) and [`SliceMut`](crate::SliceMut) for `[16]`/8, or a [`Struct<T>`](crate::Struct) |
     ///
     /// A plain `.u64` does **not** accept a pointer, and `.u64 .ptr` does not accept a
     /// `u64`. Other front ends (nvcc) declare pointers as plain `.u64`; such kernels take
@@ -163,11 +163,11 @@ impl ParamLayout {
             }
             ParamClass::Aggregate if self.size == 16 && self.align == 8 => {
                 "`Slice<T>` (`&[T]`), `SliceMut<T>` (`DisjointSlice<T>`, `&mut [T]`), \
-                 or a `#[repr(C)]` `KernelStruct` of 16 bytes aligned to 8"
+                 or a `Struct<T>` with a `T` of 16 bytes aligned to 8"
                     .into()
             }
             ParamClass::Aggregate => format!(
-                "a `#[repr(C)]` `KernelStruct` with size_of = {} and align_of = {}",
+                "a `Struct<T>` with size_of::<T>() = {} and align_of::<T>() = {}",
                 self.size, self.align
             ),
         }

@@ -5,11 +5,13 @@
 //! | layer | what it is | CUDA API |
 //! |---|---|---|
 //! | [`layout`] | [`ParamLayout`]: size, alignment, class of one parameter; the accept rule | none (pure data) |
+//! | [`abi_record`] | [`AbiRecord`]: the per-kernel record `#[kernel]` emits (kinds, element sizes, struct fields) | none |
 //! | [`KernelParam`], [`KernelSignature`] | Rust parameter types and signature tuples; the lowering of launch arguments | none |
-//! | [`check_signature`], [`Signatures`] | the verdict: Rust signature vs PTX `.entry`, no GPU needed | none |
-//! | [`Module`], [`Kernel`] | load PTX, make checked handles, launch | `cuModuleLoadData`, `cuModuleGetFunction`, `cuLaunchKernel` |
+//! | [`check_signature`], [`Signatures`] | the verdict: Rust signature vs PTX `.entry` and ABI record, no GPU needed | none |
+//! | [`Module`] | load PTX (file, embedded, with a link map), a cubin or a fatbin, with JIT options | `cuModuleLoadDataEx` |
+//! | [`Kernel`] | checked handle; launch with limits checked and the dynamic shared memory opt-in set | `cuModuleGetFunction`, `cuFuncGetAttribute`, `cuFuncGetParamInfo`, `cuFuncSetAttribute`, `cuLaunchKernel` |
 //! | [`open_device`] | driver start-up that errors instead of panicking | `cuInit`, `cuDevicePrimaryCtxRetain` |
-//! | `cudarc::driver` | safe/result/sys wrappers this crate builds on | all of the above |
+//! | `cudarc::driver` | safe/result/sys wrappers this crate builds on (buffers, streams, events) | all of the above |
 //!
 //! # Example
 //!
@@ -19,7 +21,8 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let (ctx, stream) = open_device(0)?;
 //! let module = Module::from_ptx_file(&ctx, "target/ptx/vecadd.ptx")?;
-//! // Checked here, once: 3 parameters, each a 16-byte (ptr, len) aggregate aligned to 8.
+//! // Checked here, once: 3 parameters, each a 16-byte (ptr, len) aggregate aligned to 8,
+//! // and, with the kernel's ABI record, two `&[f32]` and one `DisjointSlice<f32>`.
 //! let vecadd = module.kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")?;
 //!
 //! let a = stream.clone_htod(&[1.0f32; 1000])?;
@@ -38,19 +41,31 @@
 //! What rustc (nightly, `nvptx64-nvidia-cuda`) emits for each kernel parameter type, and
 //! the Rust signature type that matches it:
 //!
-//! | device parameter | PTX | signature type | launch argument |
-//! |---|---|---|---|
-//! | `u8`/`i8`/`bool`, `u16`/`i16`, `u32`/`i32`, `u64`/`i64`/`usize` | `.u8`, `.u16`, `.u32`, `.u64` | the same type | by value |
-//! | `f32`, `f64` | `.f32`, `.f64` | the same type | by value |
-//! | `*const T`, `*mut T` | `.u64 .ptr .align 1` | [`Ptr<T>`], [`PtrMut<T>`] | `&CudaSlice<T>`, `&mut CudaSlice<T>` |
-//! | `&[T]` | `.align 8 .b8 [16]` = `(ptr, len)` | [`Slice<T>`] | `&CudaSlice<T>` |
-//! | `DisjointSlice<T>`, `&mut [T]` | `.align 8 .b8 [16]` = `(ptr, len)` | [`SliceMut<T>`] | `&mut CudaSlice<T>` |
-//! | `#[repr(C)]` struct `S` by value | `.align A .b8 [S]` | `S: `[`KernelStruct`] | `S` by value |
+//! | device parameter | PTX | record kind | signature type | launch argument |
+//! |---|---|---|---|---|
+//! | `u8`/`i8`/`bool`, `u16`/`i16`, `u32`/`i32`, `u64`/`i64`/`usize` | `.u8`, `.u16`, `.u32`, `.u64` | 1 | the same type | by value |
+//! | `f32`, `f64` | `.f32`, `.f64` | 1 | the same type | by value |
+//! | `*const T`, `*mut T` | `.u64 .ptr .align 1` | 2 | [`Ptr<T>`], [`PtrMut<T>`] | `&CudaSlice<T>`, `&mut CudaSlice<T>` |
+//! | `&[T]` | `.align 8 .b8 [16]` = `(ptr, len)` | 3 | [`Slice<T>`] | `&CudaSlice<T>` |
+//! | `DisjointSlice<T>`, `&mut [T]` | `.align 8 .b8 [16]` = `(ptr, len)` | 4 | [`SliceMut<T>`] | `&mut CudaSlice<T>` |
+//! | `#[derive(KernelStruct)]` struct `S` by value | `.align A .b8 [size]` | 5 | [`Struct<S>`] | `S` by value |
 //!
-//! A slice's `len` counts elements, not bytes. What accepts what is spelled out in
-//! [`ParamLayout::accepts`]: a `.u64 .ptr` takes only pointers, a plain `.u64` only
-//! 8-byte integers, and a 16-byte aggregate aligned to 8 takes a slice or any 16-byte
-//! `KernelStruct` aligned to 8 (the PTX cannot tell them apart).
+//! A slice's `len` counts elements, not bytes.
+//!
+//! # What is checked, and against what
+//!
+//! The PTX `.entry` shows byte sizes and alignments only: [`ParamLayout::accepts`] says
+//! what it takes (a `.u64 .ptr` only pointers, a plain `.u64` only 8-byte integers, a
+//! 16-byte aggregate aligned to 8 a slice or any 16-byte struct aligned to 8).
+//!
+//! Kernels built with `device_std`'s `#[kernel]` also carry an ABI record
+//! ([`abi_record`]), and with it [`Module::kernel`] refuses what the PTX cannot tell
+//! apart: a [`Slice<T>`] for a `DisjointSlice<T>` (or the reverse), a slice or pointer
+//! whose element size differs (`Slice<f64>` for `&[f32]`), and a [`Struct<T>`] whose
+//! fields sit at other offsets than the device struct's (two fields swapped). **PTX
+//! without records** (hand-written, or built without `#[kernel]`) falls back to the
+//! PTX-only check, and [`Kernel::launch`]'s safety contract then covers element types
+//! and field order.
 //!
 //! Launch argument types follow from the signature: the compiler rejects
 //! `(&a, &b, &c)` for `(Slice<f32>, Slice<f32>, SliceMut<f32>)` because the last one
@@ -77,6 +92,16 @@
 //! # }
 //! ```
 //!
+//! and a struct that does not derive `KernelStruct`:
+//!
+//! ```compile_fail
+//! # use host_loader::*;
+//! #[repr(C)]
+//! #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+//! struct NotDerived { a: u32 }
+//! let _ = <Struct<NotDerived> as KernelParam>::LAYOUT;
+//! ```
+//!
 //! while the right types compile:
 //!
 //! ```no_run
@@ -93,22 +118,74 @@
 #![deny(missing_debug_implementations)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod abi_record;
+#[cfg(feature = "build")]
+pub mod build;
+mod device;
 mod error;
+mod kernel;
 mod launch;
 pub mod layout;
+pub mod memory;
 mod module;
 mod param;
+mod param_info;
+mod record_check;
 mod signature;
 
-pub use error::{Error, LayoutMismatch};
+pub use abi_record::{AbiField, AbiKind, AbiParam, AbiRecord, AbiRecordError};
+pub use device::open_device;
+pub use error::{AbiMismatch, AbiMismatchDetail, AbiRecordProblem, Error, LayoutMismatch};
+pub use kernel::Kernel;
 pub use launch::{
-    for_num_elems, validate_config, LaunchConfig, MAX_BLOCK_DIM_XY, MAX_BLOCK_DIM_Z,
-    MAX_GRID_DIM_X, MAX_GRID_DIM_YZ, MAX_THREADS_PER_BLOCK,
+    for_num_elems, validate_config, DeviceLimits, LaunchConfig, DEFAULT_SHARED_MEMORY_PER_BLOCK,
+    MAX_BLOCK_DIM_XY, MAX_BLOCK_DIM_Z, MAX_GRID_DIM_X, MAX_GRID_DIM_YZ, MAX_THREADS_PER_BLOCK,
 };
 pub use layout::{ParamClass, ParamLayout, ScalarKind};
-pub use module::{open_device, Kernel, Module};
-pub use param::{KernelParam, KernelStruct, Ptr, PtrMut, RawSlice, Slice, SliceMut};
-pub use signature::{check_signature, verify_layouts, KernelSignature, Signatures};
+pub use module::{EmbeddedPtx, LoadOptions, Module};
+pub use param::{HostAbi, KernelParam, Ptr, PtrMut, RawSlice, Slice, SliceMut, Struct};
+pub use signature::{
+    check_signature, check_signature_with_record, verify_layouts, KernelSignature, Signatures,
+};
+
+/// The device-side struct trait and layout types, re-exported from `device_std`: derive
+/// `device_std::KernelStruct` on a `#[repr(C)]` struct to pass it as a [`Struct<T>`].
+pub use device_std::{FieldLayout, KernelStruct, StructLayout};
+
+/// Embeds a kernel crate's linked PTX in the binary, as an [`EmbeddedPtx`] for
+/// [`Module::from_embedded`].
+///
+/// `include_ptx!("vecadd-kernels")` reads, at compile time, `vecadd-kernels.ptx` (and
+/// `vecadd-kernels.map.json` when it is there) from the first of these folders that has
+/// it:
+/// 1. `$HOST_LOADER_PTX_DIR`, when set (then only there);
+/// 2. `$CARGO_TARGET_DIR/ptx`, when set;
+/// 3. `target/ptx` in the calling crate's folder (`CARGO_MANIFEST_DIR`) or any folder
+///    above it, i.e. the workspace's `target/ptx`, where `cargo xtask build-ptx` writes.
+///
+/// `include_ptx!("fixture", dir = "tests/data")` reads `tests/data/fixture.ptx` (and its
+/// map) relative to the calling crate's `Cargo.toml` instead, for PTX committed with the
+/// sources.
+///
+/// When no folder has it, compilation fails with a message that says to run
+/// `cargo xtask build-ptx -p vecadd-kernels`:
+///
+/// ```compile_fail
+/// static K: host_loader::EmbeddedPtx = host_loader::include_ptx!("no-such-kernels");
+/// ```
+///
+/// The files are read with `include_str!`, so
+/// cargo rebuilds the host crate when they change.
+///
+/// ```no_run
+/// static KERNELS: host_loader::EmbeddedPtx =
+///     host_loader::include_ptx!("fixture", dir = "tests/data");
+/// # fn main() -> Result<(), host_loader::Error> {
+/// let (ctx, _stream) = host_loader::open_device(0)?;
+/// let module = host_loader::Module::from_embedded(&ctx, &KERNELS)?;
+/// # Ok(()) }
+/// ```
+pub use host_loader_macros::include_ptx;
 
 /// The PTX-side types this crate reads signatures into, re-exported from `ptx_linker`.
 pub use ptx_linker::{EntrySignature, Param, ParamKind};

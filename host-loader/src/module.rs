@@ -1,94 +1,142 @@
-//! Opening a device, loading a PTX module, making typed kernel handles and launching.
+//! Loading a module (PTX text, PTX embedded in the binary, a cubin or a fatbin) into a
+//! CUDA context, with JIT options, and making typed kernel handles from it.
 
 use std::ffi::{c_void, CString};
 use std::fmt;
-use std::marker::PhantomData;
 use std::mem::MaybeUninit;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
 
-use cudarc::driver::sys::{self, CUfunction_attribute, CUjit_option};
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError};
-use cudarc::nvrtc::Ptx;
-use ptx_linker::EntrySignature;
+use cudarc::driver::sys::{self, CUjit_option};
+use cudarc::driver::{CudaContext, DriverError};
+use ptx_linker::{EntrySignature, LinkMap};
 
 use crate::error::Error;
-use crate::launch::{invalid, validate_config, LaunchConfig};
+use crate::kernel::Kernel;
+use crate::launch::DeviceLimits;
 use crate::signature::{KernelSignature, Signatures};
 
-/// Opens GPU `ordinal` (0-based): loads the CUDA driver library, initializes it
-/// (`cuInit`), retains the device's primary context (`cuDevicePrimaryCtxRetain`) and
-/// returns it with its default stream (the legacy NULL stream).
+/// Options for the driver's PTX JIT compiler (`cuModuleLoadDataEx`). They apply to PTX
+/// text only; a cubin or fatbin is loaded with `cuModuleLoadData`, without options.
 ///
-/// cudarc loads `libcuda` lazily and panics when it is missing; this function checks
-/// first and turns that case, and any panic inside cudarc's start-up, into an error.
-///
-/// Errors: [`Error::NoDriver`] when `libcuda.so` cannot be loaded or lacks a symbol (it
-/// says what to install); [`Error::Driver`]
-/// when `cuInit` fails (e.g. `CUDA_ERROR_NO_DEVICE`) or `ordinal` is not a device.
-pub fn open_device(ordinal: usize) -> Result<(Arc<CudaContext>, Arc<CudaStream>), Error> {
-    // SAFETY: `is_culib_present` only tries `dlopen` on the candidate library names and
-    // closes what it opened; it runs no library code besides initializers of libcuda.
-    if !unsafe { sys::is_culib_present() } {
-        return Err(Error::NoDriver {
-            detail: format!(
-                "libcuda.so not found: install the NVIDIA driver (it provides libcuda.so.1; \
-                 the CUDA toolkit is not needed), or add its directory to LD_LIBRARY_PATH. \
-                 Tried: {}",
-                cudarc::get_lib_name_candidates("cuda").join(", ")
-            ),
-        });
-    }
-    let count = guard_panic(CudaContext::device_count)?.map_err(|source| Error::Driver {
-        context: "cuInit / cuDeviceGetCount (is a GPU visible? check nvidia-smi and \
-                  CUDA_VISIBLE_DEVICES)"
-            .into(),
-        source,
-    })?;
-    if ordinal >= count.max(0) as usize {
-        return Err(Error::Driver {
-            context: format!(
-                "device {ordinal} does not exist; this machine has {count} CUDA devices"
-            ),
-            source: DriverError(sys::CUresult::CUDA_ERROR_INVALID_DEVICE),
-        });
-    }
-    let ctx = guard_panic(|| CudaContext::new(ordinal))?.map_err(|source| Error::Driver {
-        context: format!("opening device {ordinal} (cuDevicePrimaryCtxRetain)"),
-        source,
-    })?;
-    let stream = ctx.default_stream();
-    Ok((ctx, stream))
+/// ```
+/// let opts = host_loader::LoadOptions::new().opt_level(3).max_registers(64);
+/// assert_eq!(opts.get_max_registers(), Some(64));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    opt_level: Option<u32>,
+    max_registers: Option<u32>,
 }
 
-/// Runs `f`, turning a panic inside cudarc (a missing driver symbol) into an error.
-fn guard_panic<T>(f: impl FnOnce() -> T) -> Result<T, Error> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
-        let msg = payload
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| payload.downcast_ref::<&str>().copied())
-            .unwrap_or("unknown panic");
-        Error::NoDriver {
-            detail: format!(
-                "the CUDA driver library could not be used: {msg}. Install an NVIDIA driver \
-                 that supports CUDA 13.0 or newer"
-            ),
-        }
-    })
+impl LoadOptions {
+    /// The driver's defaults: optimization level 4, no register limit.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `CU_JIT_OPTIMIZATION_LEVEL`: 0 (none) to 4 (the default, most). The driver does
+    /// not reject larger values (driver 580.159, CUDA 13.0, accepted 9), so stay in
+    /// range.
+    pub fn opt_level(mut self, level: u32) -> Self {
+        self.opt_level = Some(level);
+        self
+    }
+
+    /// `CU_JIT_MAX_REGISTERS`: most registers per thread the JIT may use.
+    pub fn max_registers(mut self, registers: u32) -> Self {
+        self.max_registers = Some(registers);
+        self
+    }
+
+    /// The optimization level set, if any.
+    pub fn get_opt_level(&self) -> Option<u32> {
+        self.opt_level
+    }
+
+    /// The register limit set, if any.
+    pub fn get_max_registers(&self) -> Option<u32> {
+        self.max_registers
+    }
 }
 
-/// A PTX module loaded into a CUDA context, with the parameter list of every `.entry`.
+/// PTX (and optionally its link map) compiled into the host binary, made by
+/// [`include_ptx!`](crate::include_ptx). Load it with [`Module::from_embedded`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddedPtx {
+    /// The kernel crate, e.g. `vecadd-kernels`; names the module in messages.
+    pub name: &'static str,
+    /// The linked PTX text (`target/ptx/<crate>.ptx`).
+    pub ptx: &'static str,
+    /// The link map (`target/ptx/<crate>.map.json`), when it was there at compile time.
+    pub map: Option<&'static str>,
+}
+
+/// A `CUmodule` this crate loaded and unloads.
+pub(crate) struct RawModule {
+    pub(crate) cu: sys::CUmodule,
+    pub(crate) ctx: Arc<CudaContext>,
+    /// The signatures were parsed from the very PTX text the driver compiled, so
+    /// `cuFuncGetParamInfo` has nothing to add.
+    pub(crate) signatures_from_loaded_text: bool,
+}
+
+// SAFETY: a CUmodule is a driver handle, not thread-local state; the driver API may be
+// called with it from any thread once its context is current, which every use here
+// (function lookup, unload) ensures first.
+unsafe impl Send for RawModule {}
+// SAFETY: as for `Send`; nothing here mutates through `&RawModule`.
+unsafe impl Sync for RawModule {}
+
+impl Drop for RawModule {
+    fn drop(&mut self) {
+        // Errors cannot be returned from drop; cudarc keeps them for the context's next
+        // checked call, as it does for its own modules.
+        self.ctx.record_err(self.ctx.bind_to_thread());
+        // SAFETY: `cu` was loaded by `load_raw` and nothing else unloads it; every
+        // `Kernel` made from it holds an `Arc` to this, so no function handle outlives it.
+        let res = unsafe { sys::cuModuleUnload(self.cu) }.result();
+        self.ctx.record_err(res);
+    }
+}
+
+/// A module loaded into a CUDA context, with what the host knows about its kernels
+/// ([`Signatures`]: `.entry` parameter lists, ABI records, dynamic shared memory
+/// alignments) and the device's launch limits.
 ///
-/// Made by [`Module::from_ptx_file`] or [`Module::from_ptx`]; hands out typed kernel
-/// handles with [`Module::kernel`]. The driver module is unloaded (`cuModuleUnload`)
-/// when this and every [`Kernel`] made from it are dropped.
-#[derive(Debug)]
+/// Made by one of the `from_*` constructors; hands out typed kernel handles with
+/// [`Module::kernel`]. The driver module is unloaded (`cuModuleUnload`) when this and
+/// every [`Kernel`] made from it are dropped.
 pub struct Module {
     signatures: Signatures,
-    cu: Arc<CudaModule>,
-    ctx: Arc<CudaContext>,
+    raw: Arc<RawModule>,
+    limits: DeviceLimits,
+}
+
+impl fmt::Debug for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Module")
+            .field("name", &self.name())
+            .field(
+                "kernels",
+                &self
+                    .signatures
+                    .entries()
+                    .iter()
+                    .map(|e| e.name.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the driver is given.
+enum Image<'a> {
+    /// NUL-terminated PTX text.
+    Ptx(&'a CString),
+    /// A cubin or fatbin.
+    Binary(&'a [u8]),
 }
 
 impl Module {
@@ -99,64 +147,188 @@ impl Module {
     /// [`Module::from_ptx`].
     pub fn from_ptx_file(ctx: &Arc<CudaContext>, path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = read_text(path)?;
         Self::from_ptx(ctx, &path.display().to_string(), &text)
     }
 
-    /// Reads the `.entry` signatures of `text` (with `ptx_linker`) and loads it into
-    /// `ctx` (`cuModuleLoadData`; the driver JIT-compiles the PTX for the device).
-    /// `display_name` names the module in messages.
+    /// Reads linked PTX and its link map (`cargo xtask build-ptx` writes
+    /// `target/ptx/<crate>.ptx` and `<crate>.map.json`) and loads the PTX. Signatures and
+    /// each kernel's dynamic shared memory alignment come from the map
+    /// ([`Signatures::from_link_map`]), ABI records from the PTX.
+    ///
+    /// Errors: [`Error::Io`] when a file cannot be read; [`Error::InvalidPtx`] when the
+    /// map is not a link map; then those of [`Module::from_ptx_with_signatures`].
+    pub fn from_ptx_file_with_map(
+        ctx: &Arc<CudaContext>,
+        ptx_path: impl AsRef<Path>,
+        map_path: impl AsRef<Path>,
+    ) -> Result<Self, Error> {
+        let (ptx_path, map_path) = (ptx_path.as_ref(), map_path.as_ref());
+        let text = read_text(ptx_path)?;
+        let map = parse_map(&map_path.display().to_string(), &read_text(map_path)?)?;
+        let name = ptx_path.display().to_string();
+        let signatures = Signatures::from_link_map(&name, &map, &text)?;
+        map_matches_text(&signatures, &text)?;
+        let c_text = nul_free(&name, &text)?;
+        Self::load(
+            ctx,
+            signatures,
+            Image::Ptx(&c_text),
+            &LoadOptions::default(),
+            true,
+        )
+    }
+
+    /// Reads the `.entry` signatures, ABI records and dynamic shared memory alignment of
+    /// `text` ([`Signatures::parse`]) and loads it into `ctx` (`cuModuleLoadDataEx`; the
+    /// driver JIT-compiles the PTX for the device). `display_name` names the module in
+    /// messages.
     ///
     /// Errors: [`Error::InvalidPtx`] when `text` contains a NUL byte; [`Error::Parse`]
     /// when it does not parse; [`Error::ModuleLoad`] when the driver rejects it, with
-    /// the JIT compiler's log.
+    /// the JIT compiler's log; [`Error::Driver`] when the device limits cannot be read.
     pub fn from_ptx(ctx: &Arc<CudaContext>, display_name: &str, text: &str) -> Result<Self, Error> {
-        let c_text = nul_free(display_name, text)?;
-        let signatures = Signatures::parse(display_name, text)?;
-        Self::load(ctx, signatures, text, c_text)
+        Self::from_ptx_with_options(ctx, display_name, text, &LoadOptions::default())
     }
 
-    /// Loads `text` into `ctx` like [`Module::from_ptx`], but takes the `.entry`
-    /// signatures from the caller (e.g. from the linker's link map) instead of parsing
-    /// them. Messages name the module by `signatures.module()`.
+    /// [`Module::from_ptx`] with JIT options (optimization level, register limit).
+    ///
+    /// Errors: those of [`Module::from_ptx`]; a bad option value is an
+    /// [`Error::ModuleLoad`] (`CUDA_ERROR_INVALID_VALUE`).
+    pub fn from_ptx_with_options(
+        ctx: &Arc<CudaContext>,
+        display_name: &str,
+        text: &str,
+        options: &LoadOptions,
+    ) -> Result<Self, Error> {
+        let c_text = nul_free(display_name, text)?;
+        let signatures = Signatures::parse(display_name, text)?;
+        Self::load(ctx, signatures, Image::Ptx(&c_text), options, true)
+    }
+
+    /// Loads `text` into `ctx` like [`Module::from_ptx`], but takes the signatures from
+    /// the caller (e.g. [`Signatures::from_link_map`]) instead of parsing them. Messages
+    /// name the module by `signatures.module()`.
     ///
     /// The signatures must be those of `text`: a kernel missing from them cannot be
-    /// fetched, and a wrong parameter list defeats the layout check.
+    /// fetched, and a wrong parameter list defeats the layout check (the
+    /// `cuFuncGetParamInfo` cross-check in [`Module::kernel`] catches wrong sizes and
+    /// offsets where the driver has it).
     ///
     /// Errors: [`Error::InvalidPtx`] when `text` contains a NUL byte;
-    /// [`Error::ModuleLoad`] when the driver rejects it.
+    /// [`Error::ModuleLoad`] when the driver rejects it; [`Error::Driver`].
     pub fn from_ptx_with_signatures(
         ctx: &Arc<CudaContext>,
         signatures: Signatures,
         text: &str,
     ) -> Result<Self, Error> {
         let c_text = nul_free(signatures.module(), text)?;
-        Self::load(ctx, signatures, text, c_text)
+        Self::load(
+            ctx,
+            signatures,
+            Image::Ptx(&c_text),
+            &LoadOptions::default(),
+            false,
+        )
+    }
+
+    /// Loads PTX compiled into the binary by [`include_ptx!`](crate::include_ptx): with
+    /// its link map when one was embedded ([`Signatures::from_link_map`]), else from the
+    /// PTX alone ([`Signatures::parse`]).
+    ///
+    /// Errors: [`Error::InvalidPtx`] when the embedded map is not a link map, then those
+    /// of [`Module::from_ptx`].
+    pub fn from_embedded(ctx: &Arc<CudaContext>, embedded: &EmbeddedPtx) -> Result<Self, Error> {
+        Self::from_embedded_with_options(ctx, embedded, &LoadOptions::default())
+    }
+
+    /// [`Module::from_embedded`] with JIT options.
+    ///
+    /// Errors: those of [`Module::from_embedded`].
+    pub fn from_embedded_with_options(
+        ctx: &Arc<CudaContext>,
+        embedded: &EmbeddedPtx,
+        options: &LoadOptions,
+    ) -> Result<Self, Error> {
+        let name = format!("{} (embedded)", embedded.name);
+        let c_text = nul_free(&name, embedded.ptx)?;
+        let signatures = match embedded.map {
+            Some(map) => {
+                let map = parse_map(&format!("{} link map", embedded.name), map)?;
+                let signatures = Signatures::from_link_map(&name, &map, embedded.ptx)?;
+                map_matches_text(&signatures, embedded.ptx)?;
+                signatures
+            }
+            None => Signatures::parse(&name, embedded.ptx)?,
+        };
+        Self::load(ctx, signatures, Image::Ptx(&c_text), options, true)
+    }
+
+    /// Loads a cubin or fatbin (`cuModuleLoadDataEx`, e.g. the output of
+    /// `ptxas -arch=sm_90` or `nvcc -fatbin`). A binary image carries no PTX to read
+    /// signatures from, so they come from the caller, usually the link map of the PTX the
+    /// image was assembled from ([`Signatures::from_link_map`]); [`Module::kernel`]
+    /// cross-checks them with `cuFuncGetParamInfo` where the driver has it.
+    ///
+    /// Errors: [`Error::InvalidPtx`] when `image` starts with neither the ELF (cubin) nor
+    /// the fatbin magic; [`Error::ModuleLoad`] when the driver rejects it (e.g. `CUDA_ERROR_NO_BINARY_FOR_GPU` for another
+    /// architecture); [`Error::Driver`].
+    pub fn from_image(
+        ctx: &Arc<CudaContext>,
+        signatures: Signatures,
+        image: &[u8],
+        options: &LoadOptions,
+    ) -> Result<Self, Error> {
+        const ELF: [u8; 4] = *b"\x7fELF";
+        const FATBIN: [u8; 4] = 0xBA55_ED50u32.to_le_bytes();
+        if !(image.starts_with(&ELF) || image.starts_with(&FATBIN)) {
+            return Err(Error::InvalidPtx {
+                module: signatures.module().to_string(),
+                reason: format!(
+                    "not a cubin (ELF magic 7f 45 4c 46) or a fatbin (magic 50 ed 55 ba): the \
+                     image starts with {:02x?}; load PTX text with Module::from_ptx",
+                    &image[..image.len().min(4)]
+                ),
+            });
+        }
+        // The driver takes no length and reads the ELF/fatbin headers in place: give it
+        // an 8-byte-aligned copy with zero padding after the image, so a reader that
+        // runs past a malformed header stays inside the buffer.
+        let mut words = vec![0u64; image.len() / 8 + 2];
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+        bytes[..image.len()].copy_from_slice(image);
+        Self::load(ctx, signatures, Image::Binary(bytes), options, false)
     }
 
     fn load(
         ctx: &Arc<CudaContext>,
         signatures: Signatures,
-        text: &str,
-        c_text: CString,
+        image: Image<'_>,
+        options: &LoadOptions,
+        signatures_from_loaded_text: bool,
     ) -> Result<Self, Error> {
-        let cu = match ctx.load_module(Ptx::from_src(text)) {
-            Ok(cu) => cu,
-            Err(source) => {
-                return Err(Error::ModuleLoad {
-                    module: signatures.module().to_string(),
-                    source,
-                    jit_log: jit_error_log(&c_text),
-                })
-            }
-        };
-        Ok(Module {
-            signatures,
+        ctx.bind_to_thread().map_err(|source| Error::Driver {
+            context: format!(
+                "making the context current to load `{}` (cuCtxSetCurrent)",
+                signatures.module()
+            ),
+            source,
+        })?;
+        let cu = load_raw(image, options).map_err(|(source, jit_log)| Error::ModuleLoad {
+            module: signatures.module().to_string(),
+            source,
+            jit_log,
+        })?;
+        let raw = Arc::new(RawModule {
             cu,
             ctx: ctx.clone(),
+            signatures_from_loaded_text,
+        });
+        let limits = DeviceLimits::query(ctx)?;
+        Ok(Module {
+            signatures,
+            raw,
+            limits,
         })
     }
 
@@ -165,7 +337,7 @@ impl Module {
         self.signatures.module()
     }
 
-    /// Every `.entry` signature, in file order.
+    /// What the host knows about every kernel of the module.
     pub fn signatures(&self) -> &Signatures {
         &self.signatures
     }
@@ -177,55 +349,64 @@ impl Module {
         self.signatures.get(name)
     }
 
-    /// The underlying cudarc module.
-    pub fn cuda_module(&self) -> &Arc<CudaModule> {
-        &self.cu
+    /// The raw driver module handle, valid while `self` lives.
+    pub fn cu_module(&self) -> sys::CUmodule {
+        self.raw.cu
     }
 
     /// The context the module is loaded in.
     pub fn context(&self) -> &Arc<CudaContext> {
-        &self.ctx
+        &self.raw.ctx
+    }
+
+    /// The device's launch limits, read when the module was loaded.
+    pub fn device_limits(&self) -> &DeviceLimits {
+        &self.limits
     }
 
     /// A typed handle to kernel `name` with Rust signature `S`, a tuple of
     /// [`KernelParam`](crate::KernelParam)s.
     ///
-    /// The check happens here, once: parameter count, then each parameter's byte size,
-    /// alignment and class against the PTX. Then the function handle is fetched
-    /// (`cuModuleGetFunction`) and its thread limit read
-    /// (`cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)`).
+    /// The checks happen here, once:
+    /// 1. against the PTX `.entry`: parameter count, then each parameter's byte size,
+    ///    alignment and class;
+    /// 2. when the kernel has an ABI record (kernels built with `#[kernel]`): each
+    ///    parameter's kind (scalar, raw pointer, `&[T]`, `DisjointSlice<T>`/`&mut [T]`,
+    ///    struct), element size, and a struct's field offsets and sizes. Hand-written PTX
+    ///    has no record; then only step 1 applies;
+    /// 3. on the GPU, where the driver has `cuFuncGetParamInfo` (CUDA 12.4+): each
+    ///    parameter's byte offset and size as the loaded code has them (see
+    ///    [`Kernel::param_info_checked`]).
+    ///
+    /// It then reads what each launch is checked against: the kernel's thread limit and
+    /// static shared memory (`cuFuncGetAttribute`).
     ///
     /// Errors: [`Error::NoSuchKernel`], [`Error::ArgCount`], [`Error::LayoutMismatch`],
-    /// [`Error::Driver`].
+    /// [`Error::AbiRecord`], [`Error::AbiMismatch`], [`Error::ParamInfoMismatch`],
+    /// [`Error::ParamCountMismatch`], [`Error::Driver`].
     pub fn kernel<S: KernelSignature>(&self, name: &str) -> Result<Kernel<S>, Error> {
-        // `name` now equals an `.entry` name read from NUL-free text, so cudarc's
-        // `CString::new(name).unwrap()` inside `load_function` cannot panic.
-        self.signatures.check::<S>(name)?;
-        let func = self
-            .cu
-            .load_function(name)
-            .map_err(|source| Error::Driver {
-                context: format!("cuModuleGetFunction(`{name}`) in `{}`", self.name()),
-                source,
-            })?;
-        let max = func
-            .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
-            .map_err(|source| Error::Driver {
-                context: format!("cuFuncGetAttribute(MAX_THREADS_PER_BLOCK) of `{name}`"),
-                source,
-            })?;
-        Ok(Kernel {
-            func,
-            ctx: self.ctx.clone(),
-            name: name.to_string(),
-            max_threads_per_block: max.max(0) as u32,
-            _sig: PhantomData,
-        })
+        let entry = self.signatures.check::<S>(name)?;
+        let align = self.signatures.dynamic_shared_align(name)?;
+        Kernel::new(&self.raw, self.limits, entry, align)
     }
 }
 
+fn read_text(path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+fn parse_map(name: &str, text: &str) -> Result<LinkMap, Error> {
+    serde_json::from_str(text).map_err(|e| Error::InvalidPtx {
+        module: name.to_string(),
+        reason: format!("not a ptx-linker link map: {e}"),
+    })
+}
+
 /// `text` as a C string, or [`Error::InvalidPtx`] naming the first NUL byte (the driver
-/// takes PTX as a NUL-terminated string; cudarc would panic on it).
+/// takes PTX as a NUL-terminated string).
 fn nul_free(module: &str, text: &str) -> Result<CString, Error> {
     CString::new(text).map_err(|e| Error::InvalidPtx {
         module: module.to_string(),
@@ -236,184 +417,104 @@ fn nul_free(module: &str, text: &str) -> Result<CString, Error> {
     })
 }
 
-/// Asks the driver to JIT `c_text` again with an error-log buffer
-/// (`cuModuleLoadDataEx` with `CU_JIT_ERROR_LOG_BUFFER`) and returns the log. Only called
-/// after a load failed, so the happy path never pays for it.
-fn jit_error_log(c_text: &CString) -> String {
-    const LOG_BYTES: usize = 16 * 1024;
+/// Bytes of the JIT error log buffer.
+const LOG_BYTES: usize = 16 * 1024;
+
+/// Loads `image` with `cuModuleLoadDataEx`, always with an error-log buffer so a failure
+/// carries the JIT log, plus the JIT options asked for. The context must be current.
+///
+/// Errors: the driver's error and the log (empty when the driver wrote none).
+/// Checks that a link map's kernels and parameter lists are those of the PTX text it
+/// came with, so the driver, which compiles that text, has nothing to add.
+///
+/// Errors: [`Error::InvalidPtx`] naming the first kernel that differs, with the fix.
+fn map_matches_text(signatures: &Signatures, text: &str) -> Result<(), Error> {
+    let parsed = Signatures::parse(signatures.module(), text)?;
+    let key = |e: &EntrySignature| (e.name.clone(), e.params.clone());
+    let mut from_map: Vec<_> = signatures.entries().iter().map(key).collect();
+    let mut from_text: Vec<_> = parsed.entries().iter().map(key).collect();
+    from_map.sort_by(|a, b| a.0.cmp(&b.0));
+    from_text.sort_by(|a, b| a.0.cmp(&b.0));
+    if from_map == from_text {
+        return Ok(());
+    }
+    let differs = from_map
+        .iter()
+        .zip(&from_text)
+        .find(|(a, b)| a != b)
+        .map_or_else(
+            || "the kernel list".to_string(),
+            |(a, _)| format!("kernel `{}`", a.0),
+        );
+    Err(Error::InvalidPtx {
+        module: signatures.module().to_string(),
+        reason: format!(
+            "the link map does not describe this PTX ({differs} differs); the map is stale: \
+             rebuild both with `cargo xtask build-ptx`"
+        ),
+    })
+}
+
+fn load_raw(
+    image: Image<'_>,
+    options: &LoadOptions,
+) -> Result<sys::CUmodule, (DriverError, String)> {
+    if let Image::Binary(bytes) = image {
+        // A cubin or fatbin needs no JIT, so no options or log: plain cuModuleLoadData.
+        let mut module = MaybeUninit::<sys::CUmodule>::uninit();
+        // SAFETY: `bytes` is a cubin/fatbin image (magic checked) that outlives the
+        // call; the caller made the context current.
+        let res = unsafe { sys::cuModuleLoadData(module.as_mut_ptr(), bytes.as_ptr().cast()) };
+        return match res.result() {
+            // SAFETY: the call succeeded, so it wrote a live module handle.
+            Ok(()) => Ok(unsafe { module.assume_init() }),
+            Err(e) => Err((e, String::new())),
+        };
+    }
     let mut log = vec![0u8; LOG_BYTES];
-    let mut options = [
+    let mut keys = vec![
         CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
         CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
     ];
-    let mut values: [*mut c_void; 2] = [log.as_mut_ptr().cast(), LOG_BYTES as *mut c_void];
+    // Integer options travel in the pointer slot by value, as the driver API specifies.
+    let mut values: Vec<*mut c_void> = vec![log.as_mut_ptr().cast(), LOG_BYTES as *mut c_void];
+    if let Some(level) = options.opt_level {
+        keys.push(CUjit_option::CU_JIT_OPTIMIZATION_LEVEL);
+        values.push(level as usize as *mut c_void);
+    }
+    if let Some(regs) = options.max_registers {
+        keys.push(CUjit_option::CU_JIT_MAX_REGISTERS);
+        values.push(regs as usize as *mut c_void);
+    }
+    let data: *const c_void = match image {
+        Image::Ptx(text) => text.as_ptr().cast(),
+        Image::Binary(bytes) => bytes.as_ptr().cast(),
+    };
     let mut module = MaybeUninit::<sys::CUmodule>::uninit();
-    // SAFETY: `c_text` is NUL-terminated PTX; `options` and `values` have 2 entries each;
-    // the log buffer is `LOG_BYTES` long and outlives the call; the size option is passed
-    // by value in the pointer slot, as the driver API specifies. The context was made
-    // current by the failed `load_module` call just before.
+    // SAFETY: `data` is NUL-terminated PTX or a cubin/fatbin image that outlives the call;
+    // `keys` and `values` have the same length, each value is the type its key asks for
+    // (a buffer pointer, or an integer by value); the log buffer is `LOG_BYTES` long and
+    // outlives the call; the caller made the context current.
     let res = unsafe {
         sys::cuModuleLoadDataEx(
             module.as_mut_ptr(),
-            c_text.as_ptr().cast(),
-            options.len() as u32,
-            options.as_mut_ptr(),
+            data,
+            keys.len() as u32,
+            keys.as_mut_ptr(),
             values.as_mut_ptr(),
         )
     };
-    if res == sys::CUresult::CUDA_SUCCESS {
-        // SAFETY: the call succeeded, so `module` was written and is a live module that
-        // nothing else refers to.
-        unsafe {
-            let _ = sys::cuModuleUnload(module.assume_init());
+    match res.result() {
+        // SAFETY: the call succeeded, so it wrote a live module handle.
+        Ok(()) => Ok(unsafe { module.assume_init() }),
+        Err(e) => {
+            // On return the size slot holds the bytes the driver wrote.
+            let written = (values[1] as usize).min(LOG_BYTES);
+            let end = log[..written]
+                .iter()
+                .position(|&b| b == 0)
+                .unwrap_or(written);
+            Err((e, String::from_utf8_lossy(&log[..end]).into_owned()))
         }
-        return String::new();
-    }
-    let written = (values[1] as usize).min(LOG_BYTES);
-    let end = log[..written]
-        .iter()
-        .position(|&b| b == 0)
-        .unwrap_or(written);
-    String::from_utf8_lossy(&log[..end]).into_owned()
-}
-
-/// A kernel whose Rust signature `S` was checked against its PTX `.entry`.
-///
-/// Made by [`Module::kernel`]. Launching costs what cudarc's launch builder costs minus
-/// its allocations: the argument bytes and the array of pointers to them live on the
-/// stack, and nothing is checked again except the launch configuration (a few integer
-/// comparisons) and that the stream belongs to the module's context.
-pub struct Kernel<S> {
-    func: CudaFunction,
-    ctx: Arc<CudaContext>,
-    name: String,
-    max_threads_per_block: u32,
-    _sig: PhantomData<fn(S)>,
-}
-
-impl<S> fmt::Debug for Kernel<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Kernel")
-            .field("name", &self.name)
-            .field("signature", &std::any::type_name::<S>())
-            .field("max_threads_per_block", &self.max_threads_per_block)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<S> Clone for Kernel<S> {
-    fn clone(&self) -> Self {
-        Kernel {
-            func: self.func.clone(),
-            ctx: self.ctx.clone(),
-            name: self.name.clone(),
-            max_threads_per_block: self.max_threads_per_block,
-            _sig: PhantomData,
-        }
-    }
-}
-
-impl<S: KernelSignature> Kernel<S> {
-    /// The kernel (`.entry`) name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The most threads per block this kernel can be launched with
-    /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`; below 1024 when it uses many
-    /// registers or declares `.maxntid`).
-    pub fn max_threads_per_block(&self) -> u32 {
-        self.max_threads_per_block
-    }
-
-    /// The underlying cudarc function, e.g. to set attributes or query occupancy.
-    pub fn function(&self) -> &CudaFunction {
-        &self.func
-    }
-
-    /// Enqueues the kernel on `stream` with `cfg` and `args` (`cuLaunchKernel`).
-    ///
-    /// Returns when the launch is enqueued, not when the kernel has run; synchronize the
-    /// stream (or copy results back) to wait. Before the launch, `stream` waits for
-    /// earlier work on every buffer argument (writes, and reads for mutable arguments);
-    /// after it, the launch is recorded as a read of every `Slice`/`Ptr` argument and a
-    /// write of every `SliceMut`/`PtrMut` argument, so later work on other streams is
-    /// ordered after it. This is cudarc's event tracking, the same as `launch_builder`.
-    ///
-    /// Errors: [`Error::InvalidLaunch`] when `cfg` has a zero dimension, more threads per
-    /// block than [`max_threads_per_block`](Self::max_threads_per_block), a grid beyond
-    /// CUDA's limits, or `stream` belongs to another context; [`Error::Driver`] when the
-    /// driver refuses the launch (e.g. too much dynamic shared memory). Errors from the
-    /// kernel's execution appear later, at the next synchronizing call.
-    ///
-    /// # Safety
-    ///
-    /// The argument layouts were checked when this handle was made; what the kernel does
-    /// with its arguments cannot be checked. The caller guarantees:
-    /// 1. **Bounds.** The kernel accesses only memory inside its buffer arguments:
-    ///    within `len` elements for a `Slice`/`SliceMut`, and within the buffer for a
-    ///    `Ptr`/`PtrMut`, which carries no length. With the grid `cfg` describes, no
-    ///    thread reads or writes out of bounds.
-    /// 2. **Mutability.** The kernel writes only through `SliceMut`/`PtrMut` arguments.
-    ///    A write through a `Slice`/`Ptr` mutates memory the host holds a shared borrow
-    ///    of, and cudarc records it as a read, so other streams are not ordered after it.
-    /// 3. **Races.** Threads of the kernel do not race on the same element (e.g. two
-    ///    threads writing one element of a `&mut [T]`), except through atomics.
-    /// 4. **Element and field types.** The PTX shows only byte sizes: the device-side
-    ///    element type of each slice or pointer has the host `T`'s layout, and each
-    ///    `KernelStruct` has the same field order and offsets on both sides.
-    /// 5. **Kernel preconditions.** Anything else the kernel assumes holds: the grid
-    ///    covers the elements it expects, `cfg.shared_mem_bytes` is what it uses as
-    ///    dynamic shared memory, scalar arguments are in its accepted range.
-    /// 6. **Context.** Every buffer argument was allocated in this kernel's context.
-    #[inline]
-    pub unsafe fn launch<'a>(
-        &self,
-        stream: &'a CudaStream,
-        cfg: LaunchConfig,
-        args: S::Args<'a>,
-    ) -> Result<(), Error>
-    where
-        S: 'a,
-    {
-        self.check_launch(stream, &cfg)?;
-        stream
-            .context()
-            .bind_to_thread()
-            .map_err(|source| Error::Driver {
-                context: format!(
-                    "making the context current for `{}` (cuCtxSetCurrent), or an earlier \
-                     deferred stream error",
-                    self.name
-                ),
-                source,
-            })?;
-        // SAFETY: `S` was checked against this function's PTX signature when `self` was
-        // made; `cfg` was validated above; the stream's context is the function's and is
-        // current; the caller upholds the kernel's own obligations (see `# Safety`).
-        unsafe { S::launch_raw(self.func.cu_function(), stream, &cfg, args) }.map_err(|source| {
-            Error::Driver {
-                context: format!("cuLaunchKernel(`{}`)", self.name),
-                source,
-            }
-        })
-    }
-
-    fn check_launch(&self, stream: &CudaStream, cfg: &LaunchConfig) -> Result<(), Error> {
-        if stream.context().cu_ctx() != self.ctx.cu_ctx() {
-            return Err(invalid(
-                Some(&self.name),
-                format!(
-                    "the stream belongs to the context of device {}, the kernel's module to \
-                     the context of device {}",
-                    stream.context().ordinal(),
-                    self.ctx.ordinal()
-                ),
-            ));
-        }
-        validate_config(cfg, self.max_threads_per_block).map_err(|e| match e {
-            Error::InvalidLaunch { reason, .. } => invalid(Some(&self.name), reason),
-            other => other,
-        })
     }
 }

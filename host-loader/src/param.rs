@@ -6,7 +6,43 @@ use std::mem::{align_of, size_of};
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, SyncOnDrop};
 
+use device_std::{FieldLayout, KernelStruct};
+
+use crate::abi_record::AbiKind;
 use crate::layout::{short_type_name, ParamLayout};
+
+/// What a Rust parameter type says about the device parameter it stands for, beyond its
+/// PTX layout: compared with the kernel's ABI record when the module has one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostAbi {
+    /// The device-side kind this type matches.
+    pub kind: AbiKind,
+    /// `size_of::<T>()` of the element type for a pointer or slice of `T`; the size for a
+    /// scalar; 0 for a struct.
+    pub elem_size: u32,
+    /// A struct's fields in declaration order (from `T::LAYOUT`); empty otherwise.
+    pub fields: &'static [FieldLayout],
+}
+
+impl HostAbi {
+    /// A scalar of `size` bytes.
+    pub const fn scalar(size: u32) -> Self {
+        HostAbi {
+            kind: AbiKind::Scalar,
+            elem_size: size,
+            fields: &[],
+        }
+    }
+
+    /// A pointer or slice (`kind`) of elements of `elem_size` bytes.
+    pub const fn elements(kind: AbiKind, elem_size: u32) -> Self {
+        HostAbi {
+            kind,
+            elem_size,
+            fields: &[],
+        }
+    }
+}
 
 /// A Rust type that stands for one kernel parameter.
 ///
@@ -23,7 +59,7 @@ use crate::layout::{short_type_name, ParamLayout};
 /// | [`SliceMut<T>`] | `DisjointSlice<T>`, `&mut [T]` | `.align 8 .b8 [16]` | `&mut CudaSlice<T>` |
 /// | [`Ptr<T>`] | `*const T` | `.u64 .ptr .align 1` | `&CudaSlice<T>` |
 /// | [`PtrMut<T>`] | `*mut T` | `.u64 .ptr .align 1` | `&mut CudaSlice<T>` |
-/// | `S: `[`KernelStruct`] | `S` by value | `.align A .b8 [S]` | `S` by value |
+/// | [`Struct<S>`] | `S` by value (`#[derive(KernelStruct)]`) | `.align A .b8 [S]` | `S` by value |
 ///
 /// # Safety
 ///
@@ -38,6 +74,10 @@ pub unsafe trait KernelParam {
     /// How the parameter looks in PTX. Compared against the `.param` once, when the
     /// typed kernel handle is made.
     const LAYOUT: ParamLayout;
+
+    /// What the device parameter is (kind, element size, struct fields). Compared with the
+    /// kernel's ABI record, when the module has one, once, when the handle is made.
+    const ABI: HostAbi;
 
     /// What the host passes for this parameter at launch.
     type Arg<'a>
@@ -68,6 +108,7 @@ macro_rules! scalar_params {
         // `size_of::<Self>()`, which is the PTX scalar's, and holds no device address.
         unsafe impl KernelParam for $t {
             const LAYOUT: ParamLayout = ParamLayout::$ctor(size_of::<$t>() as u32);
+            const ABI: HostAbi = HostAbi::scalar(size_of::<$t>() as u32);
             type Arg<'a> = $t;
             type Raw = $t;
             type Guard<'a> = ();
@@ -108,7 +149,7 @@ macro_rules! marker {
 
         impl<T> std::fmt::Debug for $name<T> {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(&<Self as KernelParam>::type_name())
+                f.write_str(&short_type_name(std::any::type_name::<Self>()))
             }
         }
     };
@@ -150,6 +191,7 @@ marker!(
 // `stream` when dropped after the launch; `len` is `CudaSlice::len`, in elements.
 unsafe impl<T> KernelParam for Slice<T> {
     const LAYOUT: ParamLayout = SLICE_LAYOUT;
+    const ABI: HostAbi = HostAbi::elements(AbiKind::Slice, size_of::<T>() as u32);
     type Arg<'a>
         = &'a CudaSlice<T>
     where
@@ -171,6 +213,7 @@ unsafe impl<T> KernelParam for Slice<T> {
 // writes and its guard records the write after the launch.
 unsafe impl<T> KernelParam for SliceMut<T> {
     const LAYOUT: ParamLayout = SLICE_LAYOUT;
+    const ABI: HostAbi = HostAbi::elements(AbiKind::DisjointSlice, size_of::<T>() as u32);
     type Arg<'a>
         = &'a mut CudaSlice<T>
     where
@@ -192,6 +235,7 @@ unsafe impl<T> KernelParam for SliceMut<T> {
 // The guard from `device_ptr` records the read after the launch.
 unsafe impl<T> KernelParam for Ptr<T> {
     const LAYOUT: ParamLayout = ParamLayout::pointer();
+    const ABI: HostAbi = HostAbi::elements(AbiKind::Pointer, size_of::<T>() as u32);
     type Arg<'a>
         = &'a CudaSlice<T>
     where
@@ -211,6 +255,7 @@ unsafe impl<T> KernelParam for Ptr<T> {
 // the write).
 unsafe impl<T> KernelParam for PtrMut<T> {
     const LAYOUT: ParamLayout = ParamLayout::pointer();
+    const ABI: HostAbi = HostAbi::elements(AbiKind::Pointer, size_of::<T>() as u32);
     type Arg<'a>
         = &'a mut CudaSlice<T>
     where
@@ -226,41 +271,37 @@ unsafe impl<T> KernelParam for PtrMut<T> {
     }
 }
 
-/// A `#[repr(C)]` plain-data struct passed to a kernel by value.
-///
-/// Implement it (no methods) for a `#[repr(C)]` struct that derives
-/// [`bytemuck::Pod`]; the struct then works as a kernel parameter. In PTX it is one
-/// `.param .align A .b8 NAME[S]` with `S = size_of::<Self>()` and
-/// `A = align_of::<Self>()` (rustc supports `A` up to 16). The device side must declare
-/// the same struct.
-///
-/// ```
-/// use host_loader::KernelStruct;
-///
-/// #[repr(C)]
-/// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-/// struct Params {
-///     n: u32,
-///     scale: f32,
-///     off: u64,
-/// }
-/// impl KernelStruct for Params {}
-///
-/// assert_eq!(
-///     <Params as host_loader::KernelParam>::LAYOUT,
-///     host_loader::ParamLayout::aggregate(16, 8)
-/// );
-/// ```
-///
-/// Only size and alignment are checked against the PTX; field order is not (the PTX
-/// carries no field information).
-pub trait KernelStruct: bytemuck::Pod {}
+marker!(
+    /// A `#[repr(C)]` struct passed to a kernel by value: the kernel takes `T`.
+    ///
+    /// `T` implements [`device_std::KernelStruct`] (only through
+    /// `#[derive(device_std::KernelStruct)]`, which requires `#[repr(C)]` and records
+    /// every field's offset and size in `T::LAYOUT`) and [`bytemuck::Pod`] (no padding, no
+    /// pointers, so its bytes can be copied verbatim). The same type is meant to be used
+    /// on both sides: define it in a crate that builds for the device and the host.
+    ///
+    /// PTX: `.param .align A .b8 NAME[S]` with `S = size_of::<T>()` and
+    /// `A = align_of::<T>()` (rustc supports `A` up to 16). Launch argument: `T` by value.
+    ///
+    /// The PTX shows only `S` and `A`. When the kernel was built with `#[kernel]`, its ABI
+    /// record also lists the device struct's field offsets and sizes, and
+    /// [`Module::kernel`](crate::Module::kernel) compares them with `T::LAYOUT`, so two
+    /// fields in a different order are refused. Without a record (hand-written PTX) only
+    /// `S` and `A` are checked.
+    Struct
+);
 
 // SAFETY: `T: Pod` has no padding and no pointers; its bytes are passed verbatim, and
 // size and alignment are exactly `size_of`/`align_of`, as in the PTX byval aggregate.
-unsafe impl<T: KernelStruct> KernelParam for T {
+// `T::LAYOUT.fields` is the derive's record of `T`'s fields (a `KernelStruct` promise).
+unsafe impl<T: KernelStruct + bytemuck::Pod> KernelParam for Struct<T> {
     const LAYOUT: ParamLayout =
         ParamLayout::aggregate(size_of::<T>() as u32, align_of::<T>() as u32);
+    const ABI: HostAbi = HostAbi {
+        kind: AbiKind::Struct,
+        elem_size: 0,
+        fields: T::LAYOUT.fields,
+    };
     type Arg<'a>
         = T
     where

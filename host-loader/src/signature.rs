@@ -4,11 +4,15 @@
 use std::ffi::c_void;
 
 use cudarc::driver::{result, sys, CudaStream, DriverError, LaunchConfig};
-use ptx_linker::EntrySignature;
+use ptx_linker::ast::{ItemKind, Space};
+use ptx_linker::diagnostic::FileId;
+use ptx_linker::{EntrySignature, LinkMap};
 
-use crate::error::{Error, LayoutMismatch};
+use crate::abi_record::{record_symbol, AbiRecord};
+use crate::error::{AbiRecordProblem, Error, LayoutMismatch};
 use crate::layout::{ptx_decl, ParamLayout};
-use crate::param::KernelParam;
+use crate::param::{HostAbi, KernelParam};
+use crate::record_check::verify_record;
 
 mod private {
     pub trait Sealed {}
@@ -31,6 +35,10 @@ mod private {
 pub unsafe trait KernelSignature: private::Sealed {
     /// The layout of each parameter, in order.
     const LAYOUTS: &'static [ParamLayout];
+
+    /// What each parameter is on the device side (kind, element size, struct fields), in
+    /// order; compared with the kernel's ABI record when there is one.
+    const ABIS: &'static [HostAbi];
 
     /// The launch argument tuple.
     type Args<'a>
@@ -68,6 +76,7 @@ macro_rules! impl_signature {
         // `KernelParam::lower`; the slots and guards live until after `launch_kernel`.
         unsafe impl<$($T: KernelParam),*> KernelSignature for ($($T,)*) {
             const LAYOUTS: &'static [ParamLayout] = &[$($T::LAYOUT),*];
+            const ABIS: &'static [HostAbi] = &[$($T::ABI),*];
 
             type Args<'a> = ($($T::Arg<'a>,)*) where Self: 'a;
 
@@ -131,11 +140,29 @@ impl_signature!(12; A a ra ga, B b rb gb, C c rc gc, D d rd gd, E e re ge, F f r
 
 /// Checks the Rust signature `S` against a PTX `.entry` signature. Needs no GPU.
 ///
+/// This is the PTX-only verdict (no ABI record): see [`check_signature_with_record`].
+///
 /// Errors: [`Error::ArgCount`] when the parameter counts differ (checked first), else
 /// [`Error::LayoutMismatch`] for the first parameter whose layout the PTX does not accept
 /// (see [`ParamLayout::accepts`]).
 pub fn check_signature<S: KernelSignature>(entry: &EntrySignature) -> Result<(), Error> {
     verify(entry, None, S::LAYOUTS, &|| S::type_names())
+}
+
+/// Checks the Rust signature `S` against a PTX `.entry` signature and then against the
+/// kernel's ABI record. Needs no GPU. `module` names the module in messages.
+///
+/// Errors: those of [`check_signature`], then [`Error::AbiRecord`] when the record
+/// contradicts the `.entry`, then [`Error::AbiMismatch`] for the first parameter whose
+/// kind (scalar, pointer, slice, writable slice, struct), element size or struct fields
+/// differ.
+pub fn check_signature_with_record<S: KernelSignature>(
+    module: &str,
+    entry: &EntrySignature,
+    record: &AbiRecord,
+) -> Result<(), Error> {
+    verify(entry, Some(module), S::LAYOUTS, &|| S::type_names())?;
+    verify_record(entry, module, record, S::ABIS, &|| S::type_names())
 }
 
 /// Checks a list of Rust parameter layouts against a PTX `.entry` signature. Needs no GPU.
@@ -189,32 +216,114 @@ pub(crate) fn verify(
     Ok(())
 }
 
-/// The `.entry` signatures of one PTX module, with the module's display name. Needs no
-/// GPU; [`Module`](crate::Module) keeps one of these.
+/// What a module says about one kernel besides its `.entry` line.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct KernelFacts {
+    /// The ABI record: `None` without one, `Some(Err)` when it cannot be used.
+    record: Option<Result<AbiRecord, AbiRecordProblem>>,
+    /// Alignment in bytes of the kernel's dynamic shared memory, when it declares any.
+    dynamic_shared_align: Option<u32>,
+}
+
+/// What the host knows about one module's kernels without a GPU: every `.entry`
+/// signature, each kernel's ABI record (when `#[kernel]` emitted one) and the alignment of
+/// its dynamic shared memory. [`Module`](crate::Module) keeps one of these.
 #[derive(Debug, Clone)]
 pub struct Signatures {
     module: String,
     entries: Vec<EntrySignature>,
+    facts: Vec<KernelFacts>,
 }
 
 impl Signatures {
-    /// Reads every `.entry` signature of `text` with [`ptx_linker::entry_signatures`].
+    /// Reads every `.entry` signature of `text` with [`ptx_linker::entry_signatures`],
+    /// each kernel `K`'s ABI record from the initializer of `__kernel_abi_K`
+    /// ([`ptx_linker::global_initializer`]), and the dynamic shared memory alignment.
     /// `module` is the name used in messages (usually the file path).
+    ///
+    /// Without a link map the loader cannot tell which kernel uses which dynamic shared
+    /// array, so every kernel gets the largest `.align` of any `.extern .shared` array
+    /// (`NAME[]`) the module declares; [`Signatures::from_link_map`] is per kernel.
+    ///
+    /// A record that cannot be read does not fail here: it fails
+    /// [`check`](Self::check) for its kernel only.
     ///
     /// Errors: [`Error::Parse`] when the PTX does not parse.
     pub fn parse(module: &str, text: &str) -> Result<Self, Error> {
+        let entries = ptx_linker::entry_signatures(module, text)?;
+        let dynamic_shared_align = module_dynamic_shared_align(text);
+        let facts = entries
+            .iter()
+            .map(|e| KernelFacts {
+                record: read_record(module, text, &record_symbol(&e.name)),
+                dynamic_shared_align,
+            })
+            .collect();
         Ok(Signatures {
             module: module.to_string(),
-            entries: ptx_linker::entry_signatures(module, text)?,
+            entries,
+            facts,
         })
     }
 
-    /// Wraps signatures obtained elsewhere (e.g. from a link map).
+    /// The kernels of a link map (`<crate>.map.json`, written by `cargo xtask build-ptx`
+    /// next to `<crate>.ptx`): signatures and dynamic shared memory alignment from the
+    /// map, ABI records read from `text`, the linked PTX the map describes.
+    ///
+    /// Errors: none so far; a record that cannot be read fails [`check`](Self::check)
+    /// for its kernel.
+    pub fn from_link_map(module: &str, map: &LinkMap, text: &str) -> Result<Self, Error> {
+        let mut entries = Vec::with_capacity(map.kernels.len());
+        let mut facts = Vec::with_capacity(map.kernels.len());
+        for k in &map.kernels {
+            entries.push(EntrySignature {
+                name: k.name.clone(),
+                line: 0,
+                params: k.params.clone(),
+            });
+            facts.push(KernelFacts {
+                record: k
+                    .abi_record
+                    .as_deref()
+                    .and_then(|sym| read_record(module, text, sym)),
+                dynamic_shared_align: k.dynamic_shared_align,
+            });
+        }
+        Ok(Signatures {
+            module: module.to_string(),
+            entries,
+            facts,
+        })
+    }
+
+    /// Wraps signatures obtained elsewhere, without ABI records or dynamic shared memory
+    /// alignments (add them with [`with_record`](Self::with_record) and
+    /// [`with_dynamic_shared_align`](Self::with_dynamic_shared_align)).
     pub fn new(module: impl Into<String>, entries: Vec<EntrySignature>) -> Self {
+        let facts = vec![KernelFacts::default(); entries.len()];
         Signatures {
             module: module.into(),
             entries,
+            facts,
         }
+    }
+
+    /// Sets kernel `kernel`'s ABI record (e.g. one parsed from elsewhere). Does nothing
+    /// when the module has no such kernel.
+    pub fn with_record(mut self, kernel: &str, record: AbiRecord) -> Self {
+        if let Some(i) = self.index(kernel) {
+            self.facts[i].record = Some(Ok(record));
+        }
+        self
+    }
+
+    /// Sets the alignment in bytes of kernel `kernel`'s dynamic shared memory. Does
+    /// nothing when the module has no such kernel.
+    pub fn with_dynamic_shared_align(mut self, kernel: &str, align: Option<u32>) -> Self {
+        if let Some(i) = self.index(kernel) {
+            self.facts[i].dynamic_shared_align = align;
+        }
+        self
     }
 
     /// The module's display name.
@@ -227,28 +336,105 @@ impl Signatures {
         &self.entries
     }
 
+    fn index(&self, name: &str) -> Option<usize> {
+        self.entries.iter().position(|e| e.name == name)
+    }
+
+    fn find(&self, name: &str) -> Result<usize, Error> {
+        self.index(name).ok_or_else(|| Error::NoSuchKernel {
+            module: self.module.clone(),
+            name: name.to_string(),
+            available: self.entries.iter().map(|e| e.name.clone()).collect(),
+        })
+    }
+
     /// The signature of the kernel `name`.
     ///
     /// Errors: [`Error::NoSuchKernel`], listing the module's kernels.
     pub fn get(&self, name: &str) -> Result<&EntrySignature, Error> {
-        self.entries
-            .iter()
-            .find(|e| e.name == name)
-            .ok_or_else(|| Error::NoSuchKernel {
+        self.find(name).map(|i| &self.entries[i])
+    }
+
+    /// Kernel `name`'s ABI record: `Ok(None)` when the module has none for it
+    /// (hand-written PTX, or kernels not built with `#[kernel]`).
+    ///
+    /// Errors: [`Error::NoSuchKernel`]; [`Error::AbiRecord`] when the record exists but
+    /// cannot be read.
+    pub fn record(&self, name: &str) -> Result<Option<&AbiRecord>, Error> {
+        let i = self.find(name)?;
+        match &self.facts[i].record {
+            None => Ok(None),
+            Some(Ok(r)) => Ok(Some(r)),
+            Some(Err(problem)) => Err(Error::AbiRecord {
                 module: self.module.clone(),
-                name: name.to_string(),
-                available: self.entries.iter().map(|e| e.name.clone()).collect(),
-            })
+                kernel: name.to_string(),
+                problem: problem.clone(),
+            }),
+        }
+    }
+
+    /// Alignment in bytes the kernel `name` declares for its dynamic shared memory
+    /// (`.extern .shared .align A .b8 NAME[]`), `None` when it declares none. See
+    /// [`Signatures::parse`] for how precise this is without a link map.
+    ///
+    /// Errors: [`Error::NoSuchKernel`].
+    pub fn dynamic_shared_align(&self, name: &str) -> Result<Option<u32>, Error> {
+        self.find(name).map(|i| self.facts[i].dynamic_shared_align)
     }
 
     /// Checks the Rust signature `S` against the kernel `name`; returns its PTX
     /// signature when they agree.
     ///
-    /// Errors: [`Error::NoSuchKernel`], [`Error::ArgCount`], [`Error::LayoutMismatch`]
-    /// (naming this module and the `.entry` line).
+    /// First against the PTX `.entry` (count, then each parameter's size, alignment and
+    /// class), then, when the module has the kernel's ABI record, against the record
+    /// (each parameter's kind, element size and struct fields). Without a record, slices
+    /// and writable slices, element types and struct field orders are not checked: the
+    /// PTX cannot tell them apart.
+    ///
+    /// Errors: [`Error::NoSuchKernel`], [`Error::ArgCount`], [`Error::LayoutMismatch`],
+    /// [`Error::AbiRecord`], [`Error::AbiMismatch`] (naming this module and, when known,
+    /// the `.entry` line).
     pub fn check<S: KernelSignature>(&self, name: &str) -> Result<&EntrySignature, Error> {
-        let entry = self.get(name)?;
+        let i = self.find(name)?;
+        let entry = &self.entries[i];
         verify(entry, Some(&self.module), S::LAYOUTS, &|| S::type_names())?;
+        if let Some(record) = self.record(name)? {
+            verify_record(entry, &self.module, record, S::ABIS, &|| S::type_names())?;
+        }
         Ok(entry)
     }
+}
+
+/// Reads and parses the record in variable `symbol`; `None` when the module has no such
+/// variable.
+fn read_record(
+    module: &str,
+    text: &str,
+    symbol: &str,
+) -> Option<Result<AbiRecord, AbiRecordProblem>> {
+    match ptx_linker::global_initializer(module, text, symbol) {
+        Ok(None) => None,
+        Ok(Some(bytes)) => Some(AbiRecord::parse(&bytes).map_err(AbiRecordProblem::from)),
+        Err(e) => Some(Err(AbiRecordProblem::Unreadable(e.to_string()))),
+    }
+}
+
+/// The largest alignment in bytes of the module-scope dynamic shared arrays
+/// (`.shared` with an unsized dimension) `text` declares, `None` without any. A
+/// declaration without `.align` has its element's natural alignment (PTX ISA 9.0,
+/// section 5.4.5 "Alignment").
+fn module_dynamic_shared_align(text: &str) -> Option<u32> {
+    let module = ptx_linker::parse::parse(FileId(0), text);
+    module
+        .items
+        .iter()
+        .filter_map(|item| match &item.kind {
+            ItemKind::Variable(v)
+                if v.space == Space::Shared && v.dims.iter().any(Option::is_none) =>
+            {
+                Some(v.align.unwrap_or_else(|| v.elem_size() as u32))
+            }
+            _ => None,
+        })
+        .max()
 }

@@ -10,21 +10,20 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{CudaContext, CudaStream};
 use host_loader::{
-    for_num_elems, open_device, EntrySignature, Error, KernelStruct, LaunchConfig, Module, Param,
-    ParamKind, Ptr, PtrMut, Signatures, Slice, SliceMut,
+    for_num_elems, open_device, EntrySignature, Error, LaunchConfig, Module, Param, ParamKind, Ptr,
+    PtrMut, Signatures, Slice, SliceMut, Struct,
 };
 
 const GPU_PTX: &str = include_str!("data/gpu.ptx");
 const PROBE_PTX: &str = include_str!("data/probe.ptx");
 
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, device_std::KernelStruct)]
 struct P {
     n: u32,
     scale: f32,
     off: u64,
 }
-impl KernelStruct for P {}
 
 #[test]
 fn no_driver_is_an_error() {
@@ -145,7 +144,7 @@ fn gpu_vecadd_matches_cpu() {
 #[ignore = "needs a CUDA GPU"]
 fn gpu_struct_and_pointer_by_value() {
     let (_ctx, stream, module) = setup();
-    let k = module.kernel::<(PtrMut<f32>, P)>("scale").unwrap();
+    let k = module.kernel::<(PtrMut<f32>, Struct<P>)>("scale").unwrap();
     let x0 = randoms(3, 4096);
     let mut dx = stream.clone_htod(&x0).unwrap();
     let p = P {
@@ -180,7 +179,7 @@ fn gpu_every_scalar_arrives_intact() {
         u64,
         bool,
         Slice<u32>,
-        P,
+        Struct<P>,
         i8,
     );
     let k = module.kernel::<Sig>("echo").unwrap();

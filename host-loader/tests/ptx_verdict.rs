@@ -4,28 +4,26 @@
 
 use bytemuck::{Pod, Zeroable};
 use host_loader::{
-    Error, KernelStruct, ParamKind, ParamLayout, Ptr, PtrMut, Signatures, Slice, SliceMut,
+    Error, ParamKind, ParamLayout, Ptr, PtrMut, Signatures, Slice, SliceMut, Struct,
 };
 
 const PROBE: &str = include_str!("data/probe.ptx");
 const PROBE_NAME: &str = "tests/data/probe.ptx";
 
 #[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
 struct P {
     n: u32,
     scale: f32,
     off: u64,
 }
-impl KernelStruct for P {}
 
 #[repr(C, align(16))]
-#[derive(Clone, Copy, Pod, Zeroable)]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
 struct R {
     a: u32,
     pad: [u32; 3],
 }
-impl KernelStruct for R {}
 
 fn probe() -> Signatures {
     Signatures::parse(PROBE_NAME, PROBE).expect("probe.ptx parses")
@@ -61,7 +59,7 @@ fn vecadd_from_ptx_accepted() {
 
 #[test]
 fn scale_from_ptx_accepted() {
-    probe().check::<(PtrMut<f32>, P)>("scale").unwrap();
+    probe().check::<(PtrMut<f32>, Struct<P>)>("scale").unwrap();
 }
 
 #[test]
@@ -85,9 +83,9 @@ fn probe_scalars_from_ptx() {
         <PtrMut<f64> as K>::LAYOUT,
         <Slice<u32> as K>::LAYOUT,
         <SliceMut<f32> as K>::LAYOUT,
-        <P as K>::LAYOUT,
+        <Struct<P> as K>::LAYOUT,
         ParamLayout::aggregate(4, 2), // `Q { a: u8, b: u16 }` has padding, so it is not Pod
-        <R as K>::LAYOUT,
+        <Struct<R> as K>::LAYOUT,
         <i8 as K>::LAYOUT,
         <i16 as K>::LAYOUT,
     ];
@@ -136,10 +134,10 @@ fn mismatches_from_ptx_exact_text() {
         "tests/data/probe.ptx:221: kernel `vecadd` parameter 2 (`vecadd_param_2`): the PTX \
          expects 16 bytes aligned to 8 (.align 8 .b8 [16]), the Rust argument `Ptr<f32>` is 8 \
          bytes aligned to 8 (device pointer); use `Slice<T>` (`&[T]`), `SliceMut<T>` \
-         (`DisjointSlice<T>`, `&mut [T]`), or a `#[repr(C)]` `KernelStruct` of 16 bytes \
-         aligned to 8"
+         (`DisjointSlice<T>`, `&mut [T]`), or a `Struct<T>` with a `T` of 16 bytes aligned \
+         to 8"
     );
-    let err = sigs.check::<(Slice<f32>, P)>("scale").unwrap_err();
+    let err = sigs.check::<(Slice<f32>, Struct<P>)>("scale").unwrap_err();
     assert_eq!(
         err.to_string(),
         "tests/data/probe.ptx:191: kernel `scale` parameter 0 (`scale_param_0`): the PTX \

@@ -2,45 +2,41 @@
 
 use bytemuck::{Pod, Zeroable};
 use host_loader::{
-    check_signature, verify_layouts, EntrySignature, Error, KernelParam, KernelStruct,
-    LayoutMismatch, Param, ParamKind, ParamLayout, Ptr, PtrMut, Signatures, Slice, SliceMut,
+    check_signature, verify_layouts, EntrySignature, Error, KernelParam, LayoutMismatch, Param,
+    ParamKind, ParamLayout, Ptr, PtrMut, Signatures, Slice, SliceMut, Struct,
 };
 
 /// The struct from TOOLCHAIN.md: `.param .align 8 .b8 NAME[16]`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, device_std::KernelStruct)]
 struct ScaleParams {
     n: u32,
     scale: f32,
     off: u64,
 }
-impl KernelStruct for ScaleParams {}
 
 /// 12 bytes aligned to 4: the wrong size for a `[16]` aggregate.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, device_std::KernelStruct)]
 struct Three {
     a: u32,
     b: u32,
     c: u32,
 }
-impl KernelStruct for Three {}
 
 /// 16 bytes aligned to 4: the right size, the wrong alignment for `.align 8 .b8 [16]`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, device_std::KernelStruct)]
 struct Quad {
     v: [u32; 4],
 }
-impl KernelStruct for Quad {}
 
 /// 16 bytes aligned to 16 (`.align 16 .b8 [16]`).
 #[repr(C, align(16))]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, device_std::KernelStruct)]
 struct Aligned16 {
     v: [u32; 4],
 }
-impl KernelStruct for Aligned16 {}
 
 fn scalar(name: &str, ty: &str, size: u32) -> Param {
     Param {
@@ -112,11 +108,11 @@ fn repr_c_struct_accepted() {
         3,
         vec![pointer("scale_param_0"), aggregate("scale_param_1", 16, 8)],
     );
-    check_signature::<(PtrMut<f32>, ScaleParams)>(&e).unwrap();
+    check_signature::<(PtrMut<f32>, Struct<ScaleParams>)>(&e).unwrap();
     let e = entry("a16", 3, vec![aggregate("a16_param_0", 16, 16)]);
-    check_signature::<(Aligned16,)>(&e).unwrap();
+    check_signature::<(Struct<Aligned16>,)>(&e).unwrap();
     assert_eq!(
-        <ScaleParams as KernelParam>::LAYOUT,
+        <Struct<ScaleParams> as KernelParam>::LAYOUT,
         ParamLayout::aggregate(16, 8)
     );
 }
@@ -188,29 +184,29 @@ fn struct_of_wrong_size_exact_text() {
         40,
         vec![pointer("scale_param_0"), aggregate("scale_param_1", 16, 8)],
     );
-    let err = check_signature::<(PtrMut<f32>, Three)>(&e).unwrap_err();
+    let err = check_signature::<(PtrMut<f32>, Struct<Three>)>(&e).unwrap_err();
     assert_eq!(
         err.to_string(),
         "line 40: kernel `scale` parameter 1 (`scale_param_1`): the PTX expects 16 bytes \
-         aligned to 8 (.align 8 .b8 [16]), the Rust argument `Three` is 12 bytes aligned to 4 \
+         aligned to 8 (.align 8 .b8 [16]), the Rust argument `Struct<Three>` is 12 bytes aligned to 4 \
          (aggregate); use `Slice<T>` (`&[T]`), `SliceMut<T>` (`DisjointSlice<T>`, \
-         `&mut [T]`), or a `#[repr(C)]` `KernelStruct` of 16 bytes aligned to 8"
+         `&mut [T]`), or a `Struct<T>` with a `T` of 16 bytes aligned to 8"
     );
 }
 
 #[test]
 fn struct_of_wrong_alignment() {
     let e = entry("scale", 40, vec![aggregate("scale_param_0", 16, 8)]);
-    let m = mismatch(check_signature::<(Quad,)>(&e).unwrap_err());
+    let m = mismatch(check_signature::<(Struct<Quad>,)>(&e).unwrap_err());
     assert_eq!(m.expected, ParamLayout::aggregate(16, 8));
     assert_eq!(m.found, ParamLayout::aggregate(16, 4));
-    assert_eq!(m.rust_type, "Quad");
+    assert_eq!(m.rust_type, "Struct<Quad>");
     let e = entry("a16", 3, vec![aggregate("a16_param_0", 16, 16)]);
-    let m = mismatch(check_signature::<(ScaleParams,)>(&e).unwrap_err());
+    let m = mismatch(check_signature::<(Struct<ScaleParams>,)>(&e).unwrap_err());
     assert_eq!(m.found, ParamLayout::aggregate(16, 8));
     assert!(
         m.to_string()
-            .contains("with size_of = 16 and align_of = 16"),
+            .contains("with size_of::<T>() = 16 and align_of::<T>() = 16"),
         "{m}"
     );
 }

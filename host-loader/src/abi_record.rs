@@ -1,0 +1,655 @@
+//! The ABI record a `#[kernel]` emits next to each kernel, and how to read it.
+//!
+//! PTX shows only the byte size and alignment of each kernel parameter: a `&[f32]`, a
+//! `DisjointSlice<f64>` and a 16-byte struct aligned to 8 all arrive as
+//! `.param .align 8 .b8 NAME[16]`. The device macro therefore emits, for every kernel `K`,
+//!
+//! ```text
+//! .visible .global .align 4 .b8 __kernel_abi_K[4*W] = { ... };
+//! ```
+//!
+//! holding `W` little-endian `u32` words:
+//!
+//! | word | value |
+//! |---|---|
+//! | 0 | [`ABI_MAGIC`] (`0x4B41_4249`) |
+//! | 1 | [`ABI_VERSION`] (1) |
+//! | 2 | `P`, the number of parameters |
+//! | then, per parameter | `kind` ([`AbiKind`]), `size`, `align`, `elem_size`, `F`, then `F` pairs `(offset, size)` |
+//!
+//! Sizes, alignments and offsets are in bytes. `elem_size` is `size_of::<T>()` for a
+//! pointer or slice of `T`, the size itself for a scalar and 0 for a struct. The `F` pairs
+//! are a struct's fields in declaration order; other kinds have `F = 0`. Words after the
+//! last parameter must be zero (LLVM drops trailing zero bytes from initializers, and
+//! [`ptx_linker::global_initializer`] pads them back).
+//!
+//! [`AbiRecord::parse`] never panics: a short, padded-out or garbage record is an
+//! [`AbiRecordError`] that says which word is wrong.
+
+use std::fmt;
+
+/// Word 0 of every record: the bytes `IBAK` read as a little-endian `u32`.
+pub const ABI_MAGIC: u32 = 0x4B41_4249;
+
+/// The record version this crate reads (word 1).
+pub const ABI_VERSION: u32 = 1;
+
+/// The PTX symbol that holds kernel `kernel`'s record: `__kernel_abi_<kernel>`.
+pub fn record_symbol(kernel: &str) -> String {
+    format!("__kernel_abi_{kernel}")
+}
+
+/// What a kernel parameter is on the device side (the `kind` word).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AbiKind {
+    /// 1: an integer, float or `bool` by value.
+    Scalar,
+    /// 2: a raw pointer, `*const T` or `*mut T`.
+    Pointer,
+    /// 3: a read-only slice `&[T]`, passed as `(ptr, len)`.
+    Slice,
+    /// 4: a writable slice, `DisjointSlice<T>` or `&mut [T]`, passed as `(ptr, len)`.
+    DisjointSlice,
+    /// 5: a `#[repr(C)]` struct by value.
+    Struct,
+}
+
+impl AbiKind {
+    /// The kind for a `kind` word, or `None` for an unknown value.
+    pub const fn from_word(word: u32) -> Option<Self> {
+        Some(match word {
+            1 => AbiKind::Scalar,
+            2 => AbiKind::Pointer,
+            3 => AbiKind::Slice,
+            4 => AbiKind::DisjointSlice,
+            5 => AbiKind::Struct,
+            _ => return None,
+        })
+    }
+
+    /// The `kind` word.
+    pub const fn word(self) -> u32 {
+        match self {
+            AbiKind::Scalar => 1,
+            AbiKind::Pointer => 2,
+            AbiKind::Slice => 3,
+            AbiKind::DisjointSlice => 4,
+            AbiKind::Struct => 5,
+        }
+    }
+
+    /// How the device side spells it, e.g. "`&[T]`".
+    pub const fn device_form(self) -> &'static str {
+        match self {
+            AbiKind::Scalar => "a scalar",
+            AbiKind::Pointer => "a raw pointer (`*const T` / `*mut T`)",
+            AbiKind::Slice => "a read-only slice (`&[T]`)",
+            AbiKind::DisjointSlice => "a writable slice (`DisjointSlice<T>` / `&mut [T]`)",
+            AbiKind::Struct => "a struct by value",
+        }
+    }
+
+    /// The host-loader parameter type that matches it, e.g. "`Slice<T>`".
+    pub const fn host_form(self) -> &'static str {
+        match self {
+            AbiKind::Scalar => "the same scalar type",
+            AbiKind::Pointer => "`Ptr<T>` or `PtrMut<T>`",
+            AbiKind::Slice => "`Slice<T>`",
+            AbiKind::DisjointSlice => "`SliceMut<T>`",
+            AbiKind::Struct => "`Struct<T>`",
+        }
+    }
+}
+
+impl fmt::Display for AbiKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.device_form())
+    }
+}
+
+/// One field of a struct parameter: byte offset and byte size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AbiField {
+    /// Offset from the start of the struct, in bytes.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+}
+
+/// One parameter of an [`AbiRecord`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AbiParam {
+    /// What it is on the device side.
+    pub kind: AbiKind,
+    /// Size in bytes of the parameter as passed (16 for a slice).
+    pub size: u32,
+    /// Alignment in bytes of the parameter as passed.
+    pub align: u32,
+    /// `size_of::<T>()` of a pointer's or slice's element type; the size of a scalar; 0
+    /// for a struct.
+    pub elem_size: u32,
+    /// A struct's fields in declaration order; empty for other kinds.
+    pub fields: Vec<AbiField>,
+}
+
+/// The parsed ABI record of one kernel.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AbiRecord {
+    /// One entry per kernel parameter, in order.
+    pub params: Vec<AbiParam>,
+}
+
+/// Why a record could not be read. `word` fields are 0-based word indices into the
+/// record.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AbiRecordError {
+    /// The byte length is not a multiple of 4.
+    #[error("the record is {len} bytes long, not a whole number of 4-byte words")]
+    NotWords {
+        /// Length in bytes.
+        len: usize,
+    },
+    /// The record ends before a word it needs.
+    #[error("the record is truncated: it has {words} words, but {what} would be word {word}")]
+    Truncated {
+        /// Number of words in the record.
+        words: usize,
+        /// The missing word's index.
+        word: usize,
+        /// What that word holds, e.g. "the kind of parameter 2".
+        what: String,
+    },
+    /// Word 0 is not [`ABI_MAGIC`].
+    #[error("word 0 is {found:#010x}, not the ABI record magic {ABI_MAGIC:#010x}")]
+    BadMagic {
+        /// The word found.
+        found: u32,
+    },
+    /// Word 1 is not [`ABI_VERSION`].
+    #[error(
+        "the record has version {found}; this host-loader reads version {ABI_VERSION} \
+         (rebuild the kernels with the device-std that matches this host-loader)"
+    )]
+    UnsupportedVersion {
+        /// The version found.
+        found: u32,
+    },
+    /// A `kind` word holds no known kind.
+    #[error(
+        "parameter {param} (word {word}) has kind {found}; known kinds are 1 (scalar), \
+         2 (pointer), 3 (slice), 4 (disjoint slice) and 5 (struct)"
+    )]
+    UnknownKind {
+        /// 0-based parameter index.
+        param: usize,
+        /// The word index.
+        word: usize,
+        /// The value found.
+        found: u32,
+    },
+    /// A parameter's words contradict each other.
+    #[error("parameter {param} (word {word}): {reason}")]
+    Inconsistent {
+        /// 0-based parameter index.
+        param: usize,
+        /// Index of the word that is wrong.
+        word: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Non-zero words follow the last parameter.
+    #[error(
+        "word {word} is {found:#x}, but the record's {params} parameters end at word {end}; \
+         only zero padding may follow"
+    )]
+    TrailingData {
+        /// Number of parameters the record declares.
+        params: usize,
+        /// Index of the first word after the last parameter.
+        end: usize,
+        /// Index of the first non-zero word after it.
+        word: usize,
+        /// Its value.
+        found: u32,
+    },
+}
+
+/// A cursor over the record's words.
+struct Words {
+    words: Vec<u32>,
+    pos: usize,
+}
+
+impl Words {
+    fn next(&mut self, what: impl FnOnce() -> String) -> Result<(usize, u32), AbiRecordError> {
+        let at = self.pos;
+        match self.words.get(at) {
+            Some(&w) => {
+                self.pos += 1;
+                Ok((at, w))
+            }
+            None => Err(AbiRecordError::Truncated {
+                words: self.words.len(),
+                word: at,
+                what: what(),
+            }),
+        }
+    }
+
+    fn remaining(&self) -> usize {
+        self.words.len() - self.pos
+    }
+}
+
+impl AbiRecord {
+    /// Reads a record from its bytes (the initializer of `__kernel_abi_<kernel>`, as
+    /// [`ptx_linker::global_initializer`] returns it). Needs no GPU; never panics.
+    ///
+    /// Errors: [`AbiRecordError`], naming the first word that is wrong.
+    pub fn parse(bytes: &[u8]) -> Result<Self, AbiRecordError> {
+        if !bytes.len().is_multiple_of(4) {
+            return Err(AbiRecordError::NotWords { len: bytes.len() });
+        }
+        let mut w = Words {
+            words: bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+            pos: 0,
+        };
+        let (_, magic) = w.next(|| "the magic".into())?;
+        if magic != ABI_MAGIC {
+            return Err(AbiRecordError::BadMagic { found: magic });
+        }
+        let (_, version) = w.next(|| "the version".into())?;
+        if version != ABI_VERSION {
+            return Err(AbiRecordError::UnsupportedVersion { found: version });
+        }
+        let (_, count) = w.next(|| "the parameter count".into())?;
+        let count = count as usize;
+        // Every parameter takes at least 5 words: never reserve more than the record holds.
+        let mut params = Vec::with_capacity(count.min(w.remaining() / 5));
+        for param in 0..count {
+            params.push(parse_param(&mut w, param)?);
+        }
+        let end = w.pos;
+        if let Some((i, &found)) = w.words[end..].iter().enumerate().find(|(_, &v)| v != 0) {
+            return Err(AbiRecordError::TrailingData {
+                params: count,
+                end,
+                word: end + i,
+                found,
+            });
+        }
+        Ok(AbiRecord { params })
+    }
+}
+
+fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> {
+    let (kind_at, kind) = w.next(|| format!("the kind of parameter {param}"))?;
+    let kind = AbiKind::from_word(kind).ok_or(AbiRecordError::UnknownKind {
+        param,
+        word: kind_at,
+        found: kind,
+    })?;
+    let (_, size) = w.next(|| format!("the size of parameter {param}"))?;
+    let (align_at, align) = w.next(|| format!("the alignment of parameter {param}"))?;
+    let (_, elem_size) = w.next(|| format!("the element size of parameter {param}"))?;
+    let (count_at, field_count) = w.next(|| format!("the field count of parameter {param}"))?;
+    let bad = |word, reason: String| AbiRecordError::Inconsistent {
+        param,
+        word,
+        reason,
+    };
+    if !align.is_power_of_two() {
+        return Err(bad(
+            align_at,
+            format!("alignment {align} is not a power of two"),
+        ));
+    }
+    if kind != AbiKind::Struct && field_count != 0 {
+        return Err(bad(
+            count_at,
+            format!("{kind} has {field_count} fields; only a struct has fields"),
+        ));
+    }
+    let field_count = field_count as usize;
+    let mut fields = Vec::with_capacity(field_count.min(w.remaining() / 2));
+    for field in 0..field_count {
+        let (off_at, offset) =
+            w.next(|| format!("the offset of parameter {param} field {field}"))?;
+        let (_, fsize) = w.next(|| format!("the size of parameter {param} field {field}"))?;
+        if offset.checked_add(fsize).is_none_or(|end| end > size) {
+            return Err(bad(
+                off_at,
+                format!(
+                    "field {field} at offset {offset} with size {fsize} ends past the struct's \
+                     {size} bytes"
+                ),
+            ));
+        }
+        fields.push(AbiField {
+            offset,
+            size: fsize,
+        });
+    }
+    Ok(AbiParam {
+        kind,
+        size,
+        align,
+        elem_size,
+        fields,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Little-endian bytes of `words`.
+    fn bytes(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// `vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>)`.
+    fn vecadd_words() -> Vec<u32> {
+        vec![
+            ABI_MAGIC, 1, 3, //
+            3, 16, 8, 4, 0, //
+            3, 16, 8, 4, 0, //
+            4, 16, 8, 4, 0,
+        ]
+    }
+
+    /// `affine(p: Affine { scale: f32, shift: f32, count: u64 }, n: u32)`.
+    fn affine_words() -> Vec<u32> {
+        vec![
+            ABI_MAGIC, 1, 2, //
+            5, 16, 8, 0, 3, 0, 4, 4, 4, 8, 8, //
+            1, 4, 4, 4, 0,
+        ]
+    }
+
+    #[test]
+    fn reads_slices() {
+        let r = AbiRecord::parse(&bytes(&vecadd_words())).unwrap();
+        assert_eq!(r.params.len(), 3);
+        assert_eq!(r.params[0].kind, AbiKind::Slice);
+        assert_eq!(r.params[2].kind, AbiKind::DisjointSlice);
+        assert_eq!(
+            r.params[2],
+            AbiParam {
+                kind: AbiKind::DisjointSlice,
+                size: 16,
+                align: 8,
+                elem_size: 4,
+                fields: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn reads_struct_fields() {
+        let r = AbiRecord::parse(&bytes(&affine_words())).unwrap();
+        let p = &r.params[0];
+        assert_eq!(p.kind, AbiKind::Struct);
+        assert_eq!((p.size, p.align, p.elem_size), (16, 8, 0));
+        assert_eq!(
+            p.fields,
+            [
+                AbiField { offset: 0, size: 4 },
+                AbiField { offset: 4, size: 4 },
+                AbiField { offset: 8, size: 8 }
+            ]
+        );
+        assert_eq!(r.params[1].kind, AbiKind::Scalar);
+        assert_eq!(r.params[1].elem_size, 4);
+    }
+
+    #[test]
+    fn zero_parameters_and_zero_padding() {
+        let r = AbiRecord::parse(&bytes(&[ABI_MAGIC, 1, 0])).unwrap();
+        assert!(r.params.is_empty());
+        let mut w = vecadd_words();
+        w.extend([0, 0, 0]);
+        assert_eq!(AbiRecord::parse(&bytes(&w)).unwrap().params.len(), 3);
+    }
+
+    #[test]
+    fn kind_words_round_trip() {
+        for k in 1..=5 {
+            assert_eq!(AbiKind::from_word(k).unwrap().word(), k);
+        }
+        assert_eq!(AbiKind::from_word(0), None);
+        assert_eq!(AbiKind::from_word(6), None);
+        assert_eq!(record_symbol("vecadd"), "__kernel_abi_vecadd");
+    }
+
+    #[test]
+    fn empty_and_odd_lengths() {
+        assert_eq!(
+            AbiRecord::parse(&[]).unwrap_err().to_string(),
+            "the record is truncated: it has 0 words, but the magic would be word 0"
+        );
+        assert_eq!(
+            AbiRecord::parse(&[0x49, 0x42, 0x41, 0x4B, 1, 0]).unwrap_err(),
+            AbiRecordError::NotWords { len: 6 }
+        );
+        assert_eq!(
+            AbiRecord::parse(&[1, 2, 3]).unwrap_err().to_string(),
+            "the record is 3 bytes long, not a whole number of 4-byte words"
+        );
+    }
+
+    #[test]
+    fn bad_magic_and_version() {
+        assert_eq!(
+            AbiRecord::parse(&bytes(&[0x1234, 1, 0]))
+                .unwrap_err()
+                .to_string(),
+            "word 0 is 0x00001234, not the ABI record magic 0x4b414249"
+        );
+        // Big-endian bytes of the magic are not the magic.
+        assert!(matches!(
+            AbiRecord::parse(&ABI_MAGIC.to_be_bytes()).unwrap_err(),
+            AbiRecordError::BadMagic { found: 0x4942_414B }
+        ));
+        assert_eq!(
+            AbiRecord::parse(&bytes(&[ABI_MAGIC, 2, 0])).unwrap_err(),
+            AbiRecordError::UnsupportedVersion { found: 2 }
+        );
+        assert_eq!(
+            AbiRecord::parse(&bytes(&[ABI_MAGIC]))
+                .unwrap_err()
+                .to_string(),
+            "the record is truncated: it has 1 words, but the version would be word 1"
+        );
+        assert_eq!(
+            AbiRecord::parse(&bytes(&[ABI_MAGIC, 1]))
+                .unwrap_err()
+                .to_string(),
+            "the record is truncated: it has 2 words, but the parameter count would be word 2"
+        );
+    }
+
+    #[test]
+    fn truncated_at_every_word() {
+        // Cutting the record anywhere before its end names the word that is missing.
+        let full = affine_words();
+        let what = [
+            "the magic",
+            "the version",
+            "the parameter count",
+            "the kind of parameter 0",
+            "the size of parameter 0",
+            "the alignment of parameter 0",
+            "the element size of parameter 0",
+            "the field count of parameter 0",
+            "the offset of parameter 0 field 0",
+            "the size of parameter 0 field 0",
+            "the offset of parameter 0 field 1",
+            "the size of parameter 0 field 1",
+            "the offset of parameter 0 field 2",
+            "the size of parameter 0 field 2",
+            "the kind of parameter 1",
+            "the size of parameter 1",
+            "the alignment of parameter 1",
+            "the element size of parameter 1",
+            "the field count of parameter 1",
+        ];
+        assert_eq!(what.len(), full.len());
+        for cut in 0..full.len() {
+            let err = AbiRecord::parse(&bytes(&full[..cut])).unwrap_err();
+            assert_eq!(
+                err,
+                AbiRecordError::Truncated {
+                    words: cut,
+                    word: cut,
+                    what: what[cut].into()
+                },
+                "cut at {cut}"
+            );
+        }
+    }
+
+    #[test]
+    fn huge_counts_do_not_allocate_or_panic() {
+        let err = AbiRecord::parse(&bytes(&[ABI_MAGIC, 1, u32::MAX, 1, 4, 4, 4, 0])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the record is truncated: it has 8 words, but the kind of parameter 1 would be word 8"
+        );
+        let err =
+            AbiRecord::parse(&bytes(&[ABI_MAGIC, 1, 1, 5, 16, 8, 0, u32::MAX, 0, 4])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the record is truncated: it has 10 words, but the offset of parameter 0 field 1 \
+             would be word 10"
+        );
+    }
+
+    #[test]
+    fn unknown_kind() {
+        let mut w = vecadd_words();
+        w[8] = 9;
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
+            "parameter 1 (word 8) has kind 9; known kinds are 1 (scalar), 2 (pointer), \
+             3 (slice), 4 (disjoint slice) and 5 (struct)"
+        );
+        w[8] = 0;
+        assert!(matches!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err(),
+            AbiRecordError::UnknownKind {
+                param: 1,
+                found: 0,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn inconsistent_params() {
+        // Alignment 6.
+        let mut w = vecadd_words();
+        w[5] = 6;
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
+            "parameter 0 (word 5): alignment 6 is not a power of two"
+        );
+        // Alignment 0.
+        w[5] = 0;
+        assert!(matches!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err(),
+            AbiRecordError::Inconsistent {
+                param: 0,
+                word: 5,
+                ..
+            }
+        ));
+        // A slice with fields.
+        let mut w = vecadd_words();
+        w[17] = 1;
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
+            "parameter 2 (word 17): a writable slice (`DisjointSlice<T>` / `&mut [T]`) has 1 \
+             fields; only a struct has fields"
+        );
+        // A field past the end of its struct, and one whose end overflows u32.
+        let mut w = affine_words();
+        w[12] = 12;
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
+            "parameter 0 (word 12): field 2 at offset 12 with size 8 ends past the struct's \
+             16 bytes"
+        );
+        w[12] = u32::MAX;
+        assert!(matches!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err(),
+            AbiRecordError::Inconsistent {
+                param: 0,
+                word: 12,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn trailing_garbage() {
+        let mut w = vecadd_words();
+        w.extend([0, 7]);
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
+            "word 19 is 0x7, but the record's 3 parameters end at word 18; only zero padding \
+             may follow"
+        );
+        // A count that is too small leaves a parameter's words behind.
+        let mut w = vecadd_words();
+        w[2] = 2;
+        assert!(matches!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err(),
+            AbiRecordError::TrailingData {
+                params: 2,
+                end: 13,
+                word: 13,
+                found: 4
+            }
+        ));
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        // A cheap deterministic fuzz: every record from mutating one word of a valid one
+        // parses or errors, never panics.
+        let base = affine_words();
+        let values = [
+            0,
+            1,
+            2,
+            3,
+            4,
+            5,
+            6,
+            7,
+            8,
+            16,
+            17,
+            255,
+            1 << 16,
+            u32::MAX - 1,
+            u32::MAX,
+        ];
+        for i in 0..base.len() {
+            for &v in &values {
+                let mut w = base.clone();
+                w[i] = v;
+                let _ = AbiRecord::parse(&bytes(&w));
+                let b = bytes(&w);
+                for cut in 0..b.len() {
+                    let _ = AbiRecord::parse(&b[..cut]);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,696 @@
+//! Typed bindings for a kernel crate, generated from its source: one method per kernel
+//! with the right argument types, for a build script (feature `build`).
+//!
+//! # Where the types come from
+//!
+//! The link map and the ABI record give each parameter's kind, size, alignment and element
+//! size, but not the Rust element type (`f32` and `u32` have the same record). The kernel
+//! crate's source does: this module reads every `#[kernel]` function (and every
+//! `extern "ptx-kernel"` function) with `syn` and maps its parameter types:
+//!
+//! | device parameter | signature type | method argument |
+//! |---|---|---|
+//! | `u32`, `f32`, … | the same | by value |
+//! | `&[T]` | `Slice<T>` | `&CudaSlice<T>` |
+//! | `DisjointSlice<T, _>`, `&mut [T]` | `SliceMut<T>` | `&mut CudaSlice<T>` |
+//! | `*const T`, `*mut T` | `Ptr<T>`, `PtrMut<T>` | `&CudaSlice<T>`, `&mut CudaSlice<T>` |
+//! | any other type `S` | `Struct<S>` | `S` by value |
+//!
+//! A named type is written as a path from the kernel crate: `use` declarations in the
+//! kernel's module are followed (`use mathlib::Affine;` gives `mathlib::Affine`), and a
+//! type declared in the crate becomes `kernel_crate::module::Type`. The host crate
+//! therefore depends on the kernel crate (built for the host, as device crates are) and
+//! on every crate those paths name.
+//!
+//! So a wrong argument type is a compile error, and the PTX is still checked against the
+//! same signature when the bindings are loaded ([`Module::kernel`](crate::Module::kernel)
+//! with the ABI record), which catches bindings generated from a source other than the
+//! one the PTX was built from.
+//!
+//! # Use
+//!
+//! In the host crate's `build.rs` (with `host-loader = { ..., features = ["build"] }`
+//! under `[build-dependencies]`):
+//!
+//! ```no_run
+//! host_loader::build::generate_to_out_dir("vecadd-kernels", "../kernels/src/lib.rs")
+//!     .unwrap_or_else(|e| panic!("{e}"));
+//! ```
+//!
+//! and in the host program:
+//!
+//! ```ignore
+//! mod kernels {
+//!     include!(concat!(env!("OUT_DIR"), "/vecadd_kernels.rs"));
+//! }
+//! let kernels = kernels::VecaddKernels::load(&module)?;
+//! unsafe { kernels.vecadd(&stream, cfg, &a, &b, &mut c) }?;
+//! ```
+//!
+//! With the bindings of the fixture kernel crate in this repository
+//! (`tests/data/fixture_bindings.rs`, whose `vecadd` takes `&[f32]`, `&[f32]`,
+//! `DisjointSlice<f32>`), the right buffers compile:
+//!
+//! ```no_run
+//! mod generated {
+//! #   #![allow(dead_code)]
+//!     include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fixture_bindings.rs"));
+//! }
+//! fn run(
+//!     k: &generated::HostLoaderFixtureKernels,
+//!     s: &cudarc::driver::CudaStream,
+//!     a: &cudarc::driver::CudaSlice<f32>,
+//!     c: &mut cudarc::driver::CudaSlice<f32>,
+//! ) -> Result<(), host_loader::Error> {
+//!     let cfg = host_loader::for_num_elems(1, 1)?;
+//!     // SAFETY: vecadd stays within its buffers.
+//!     unsafe { k.vecadd(s, cfg, a, a, c) }
+//! }
+//! ```
+//!
+//! and an `f64` buffer for a `&[f32]` parameter does not:
+//!
+//! ```compile_fail
+//! mod generated {
+//! #   #![allow(dead_code)]
+//!     include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fixture_bindings.rs"));
+//! }
+//! fn run(
+//!     k: &generated::HostLoaderFixtureKernels,
+//!     s: &cudarc::driver::CudaStream,
+//!     a: &cudarc::driver::CudaSlice<f64>,
+//!     c: &mut cudarc::driver::CudaSlice<f32>,
+//! ) -> Result<(), host_loader::Error> {
+//!     let cfg = host_loader::for_num_elems(1, 1)?;
+//!     unsafe { k.vecadd(s, cfg, a, a, c) }
+//! }
+//! ```
+//!
+//! The methods are `unsafe` for the reasons [`Kernel::launch`](crate::Kernel::launch)
+//! gives: the host cannot see the kernel body.
+//!
+//! Not supported: kernels declared by other macros, or in files reached through
+//! `#[path]` attributes; generic or renamed (`#[export_name]`) kernels.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use syn::{Item, Type, UseTree};
+
+/// Why bindings could not be generated.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A source file could not be read.
+    #[error("cannot read `{path}`: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A source file does not parse as Rust.
+    #[error("{path}:{line}:{column}: {message}")]
+    Syntax {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What `syn` says.
+        message: String,
+    },
+    /// A kernel parameter has a type host-loader has no parameter type for.
+    #[error(
+        "{path}: kernel `{kernel}` parameter {index} has type `{ty}`, which host-loader cannot \
+         pass (use a scalar, `&[T]`, `DisjointSlice<T>`, `&mut [T]`, a raw pointer or a \
+         `#[derive(KernelStruct)]` struct)"
+    )]
+    UnsupportedType {
+        /// The file.
+        path: String,
+        /// The kernel.
+        kernel: String,
+        /// 0-based parameter index.
+        index: usize,
+        /// The type as written.
+        ty: String,
+    },
+    /// The crate declares no kernel.
+    #[error("{path}: no `#[kernel]` or `extern \"ptx-kernel\"` function found")]
+    NoKernels {
+        /// The crate root.
+        path: String,
+    },
+    /// `OUT_DIR` is not set (not running in a build script).
+    #[error("OUT_DIR is not set: call generate_to_out_dir from a build script")]
+    NoOutDir,
+}
+
+/// One parameter of a kernel, as the bindings pass it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct BoundParam {
+    name: String,
+    /// The signature type, e.g. `host_loader::Slice<f32>`.
+    sig: String,
+    /// The method argument type, without the lifetime, e.g. `&'a cudarc::…<f32>`.
+    arg: String,
+}
+
+/// One kernel found in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct BoundKernel {
+    name: String,
+    doc: Vec<String>,
+    params: Vec<BoundParam>,
+}
+
+/// Generates the bindings of kernel crate `kernel_crate` (its package name) whose crate
+/// root is `lib_rs`, and returns them as Rust source: a struct `<CamelName>Kernels` with
+/// `load(&Module)` and one `unsafe` launch method per kernel, in source order.
+///
+/// Errors: [`BuildError::Io`], [`BuildError::Syntax`], [`BuildError::UnsupportedType`],
+/// [`BuildError::NoKernels`].
+pub fn generate(kernel_crate: &str, lib_rs: impl AsRef<Path>) -> Result<String, BuildError> {
+    let lib_rs = lib_rs.as_ref();
+    let crate_ident = kernel_crate.replace('-', "_");
+    let mut kernels = Vec::new();
+    let mut files = Vec::new();
+    collect_file(lib_rs, &crate_ident, &[], &mut kernels, &mut files)?;
+    if kernels.is_empty() {
+        return Err(BuildError::NoKernels {
+            path: lib_rs.display().to_string(),
+        });
+    }
+    Ok(render(kernel_crate, &kernels))
+}
+
+/// [`generate`], written to `$OUT_DIR/<kernel_crate with - as _>.rs`, with
+/// `cargo:rerun-if-changed` for every source file read. Returns the path written.
+///
+/// Errors: those of [`generate`], [`BuildError::NoOutDir`], [`BuildError::Io`].
+pub fn generate_to_out_dir(
+    kernel_crate: &str,
+    lib_rs: impl AsRef<Path>,
+) -> Result<PathBuf, BuildError> {
+    let lib_rs = lib_rs.as_ref();
+    let out_dir = std::env::var_os("OUT_DIR").ok_or(BuildError::NoOutDir)?;
+    let crate_ident = kernel_crate.replace('-', "_");
+    let mut kernels = Vec::new();
+    let mut files = Vec::new();
+    collect_file(lib_rs, &crate_ident, &[], &mut kernels, &mut files)?;
+    for f in &files {
+        // Build-script protocol, read by cargo.
+        println!("cargo:rerun-if-changed={}", f.display());
+    }
+    if kernels.is_empty() {
+        return Err(BuildError::NoKernels {
+            path: lib_rs.display().to_string(),
+        });
+    }
+    let out = Path::new(&out_dir).join(format!("{crate_ident}.rs"));
+    std::fs::write(&out, render(kernel_crate, &kernels)).map_err(|source| BuildError::Io {
+        path: out.display().to_string(),
+        source,
+    })?;
+    Ok(out)
+}
+
+fn collect_file(
+    path: &Path,
+    crate_ident: &str,
+    module: &[String],
+    kernels: &mut Vec<BoundKernel>,
+    files: &mut Vec<PathBuf>,
+) -> Result<(), BuildError> {
+    let text = std::fs::read_to_string(path).map_err(|source| BuildError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    files.push(path.to_path_buf());
+    let file = syn::parse_file(&text).map_err(|e| {
+        let start = e.span().start();
+        BuildError::Syntax {
+            path: path.display().to_string(),
+            line: start.line,
+            column: start.column + 1,
+            message: e.to_string(),
+        }
+    })?;
+    // `src/lib.rs` and `src/m/mod.rs` hold their children beside them; `src/m.rs` in `src/m/`.
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let parent = path.parent().unwrap_or(Path::new("."));
+    let child_dir = if module.is_empty() || stem == "mod" {
+        parent.to_path_buf()
+    } else {
+        parent.join(stem)
+    };
+    let ctx = Ctx {
+        path,
+        crate_ident,
+        module,
+        child_dir: &child_dir,
+    };
+    collect_items(&ctx, &file.items, kernels, files)
+}
+
+/// Where the items being read live.
+struct Ctx<'a> {
+    path: &'a Path,
+    crate_ident: &'a str,
+    module: &'a [String],
+    child_dir: &'a Path,
+}
+
+fn collect_items(
+    ctx: &Ctx<'_>,
+    items: &[Item],
+    kernels: &mut Vec<BoundKernel>,
+    files: &mut Vec<PathBuf>,
+) -> Result<(), BuildError> {
+    let imports = imports(ctx, items);
+    for item in items {
+        match item {
+            Item::Fn(f) if is_kernel(f) => {
+                kernels.push(bind_kernel(ctx, &imports, f)?);
+            }
+            Item::Mod(m) => {
+                let mut module = ctx.module.to_vec();
+                module.push(m.ident.to_string());
+                match &m.content {
+                    Some((_, inner)) => {
+                        let dir = ctx.child_dir.join(m.ident.to_string());
+                        let inner_ctx = Ctx {
+                            path: ctx.path,
+                            crate_ident: ctx.crate_ident,
+                            module: &module,
+                            child_dir: &dir,
+                        };
+                        collect_items(&inner_ctx, inner, kernels, files)?;
+                    }
+                    None => {
+                        let name = m.ident.to_string();
+                        let flat = ctx.child_dir.join(format!("{name}.rs"));
+                        let nested = ctx.child_dir.join(&name).join("mod.rs");
+                        let file = if flat.is_file() { flat } else { nested };
+                        collect_file(&file, ctx.crate_ident, &module, kernels, files)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn is_kernel(f: &syn::ItemFn) -> bool {
+    let attr = f.attrs.iter().any(|a| {
+        a.path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "kernel")
+    });
+    let abi = f
+        .sig
+        .abi
+        .as_ref()
+        .and_then(|a| a.name.as_ref())
+        .is_some_and(|n| n.value() == "ptx-kernel");
+    attr || abi
+}
+
+/// `ident -> full path` for the `use` declarations of one module.
+fn imports(ctx: &Ctx<'_>, items: &[Item]) -> Vec<(String, String)> {
+    fn walk(
+        ctx: &Ctx<'_>,
+        tree: &UseTree,
+        prefix: &mut Vec<String>,
+        out: &mut Vec<(String, String)>,
+    ) {
+        match tree {
+            UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                walk(ctx, &p.tree, prefix, out);
+                prefix.pop();
+            }
+            UseTree::Name(n) => {
+                let mut full = prefix.clone();
+                full.push(n.ident.to_string());
+                out.push((n.ident.to_string(), absolute(ctx, &full)));
+            }
+            UseTree::Rename(r) => {
+                let mut full = prefix.clone();
+                full.push(r.ident.to_string());
+                out.push((r.rename.to_string(), absolute(ctx, &full)));
+            }
+            UseTree::Group(g) => {
+                for t in &g.items {
+                    walk(ctx, t, prefix, out);
+                }
+            }
+            UseTree::Glob(_) => {}
+        }
+    }
+    let mut out = Vec::new();
+    for item in items {
+        if let Item::Use(u) = item {
+            walk(ctx, &u.tree, &mut Vec::new(), &mut out);
+        }
+    }
+    out
+}
+
+/// A path written in module `ctx.module` as a path from outside the crate.
+fn absolute(ctx: &Ctx<'_>, segments: &[String]) -> String {
+    let mut module: Vec<String> = ctx.module.to_vec();
+    let mut rest = segments;
+    match rest.first().map(String::as_str) {
+        Some("crate") => {
+            module.clear();
+            rest = &rest[1..];
+        }
+        Some("self") => rest = &rest[1..],
+        Some("super") => {
+            while rest.first().map(String::as_str) == Some("super") {
+                module.pop();
+                rest = &rest[1..];
+            }
+        }
+        // Another crate (`mathlib::Affine`, `::core::…`).
+        _ => return format!("::{}", segments.join("::").trim_start_matches("::")),
+    }
+    let mut full = vec![ctx.crate_ident.to_string()];
+    full.extend(module);
+    full.extend(rest.iter().cloned());
+    format!("::{}", full.join("::"))
+}
+
+const PRIMITIVES: [&str; 15] = [
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
+    "f64", "bool",
+];
+
+/// An element or struct type as the host writes it.
+fn host_type(ctx: &Ctx<'_>, imports: &[(String, String)], ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            if p.path.segments.iter().any(|s| !s.arguments.is_empty()) {
+                return None;
+            }
+            if segs.len() == 1 {
+                let name = &segs[0];
+                if PRIMITIVES.contains(&name.as_str()) {
+                    return Some(name.clone());
+                }
+                if let Some((_, full)) = imports.iter().find(|(k, _)| k == name) {
+                    return Some(full.clone());
+                }
+                return Some(absolute(ctx, &["self".into(), name.clone()]));
+            }
+            if p.path.leading_colon.is_some() {
+                return Some(format!("::{}", segs.join("::")));
+            }
+            // `a::B`: `a` may itself be an import.
+            let mut full: Vec<String> = segs.clone();
+            if let Some((_, head)) = imports.iter().find(|(k, _)| *k == segs[0]) {
+                full = head
+                    .trim_start_matches("::")
+                    .split("::")
+                    .map(String::from)
+                    .collect();
+                full.extend(segs[1..].iter().cloned());
+                return Some(format!("::{}", full.join("::")));
+            }
+            Some(absolute(ctx, &full))
+        }
+        Type::Array(a) => {
+            let elem = host_type(ctx, imports, &a.elem)?;
+            let len = &a.len;
+            Some(format!("[{elem}; {}]", quote_expr(len)))
+        }
+        Type::Paren(p) => host_type(ctx, imports, &p.elem),
+        _ => None,
+    }
+}
+
+/// An array length as written (a literal or a path to a constant).
+fn quote_expr(e: &syn::Expr) -> String {
+    match e {
+        syn::Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_digits().to_string(),
+            _ => "_".into(),
+        },
+        _ => "_".into(),
+    }
+}
+
+const SLICE_ARG: &str = "::cudarc::driver::CudaSlice";
+
+fn bind_param(ctx: &Ctx<'_>, imports: &[(String, String)], ty: &Type) -> Option<(String, String)> {
+    let hl = "::host_loader";
+    match ty {
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(s) => {
+                let t = host_type(ctx, imports, &s.elem)?;
+                Some(if r.mutability.is_some() {
+                    (
+                        format!("{hl}::SliceMut<{t}>"),
+                        format!("&'a mut {SLICE_ARG}<{t}>"),
+                    )
+                } else {
+                    (format!("{hl}::Slice<{t}>"), format!("&'a {SLICE_ARG}<{t}>"))
+                })
+            }
+            _ => None,
+        },
+        Type::Ptr(p) => {
+            let t = host_type(ctx, imports, &p.elem)?;
+            Some(if p.mutability.is_some() {
+                (
+                    format!("{hl}::PtrMut<{t}>"),
+                    format!("&'a mut {SLICE_ARG}<{t}>"),
+                )
+            } else {
+                (format!("{hl}::Ptr<{t}>"), format!("&'a {SLICE_ARG}<{t}>"))
+            })
+        }
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            if last.ident == "DisjointSlice" {
+                let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                    return None;
+                };
+                let elem = args.args.iter().find_map(|a| match a {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })?;
+                let t = host_type(ctx, imports, elem)?;
+                return Some((
+                    format!("{hl}::SliceMut<{t}>"),
+                    format!("&'a mut {SLICE_ARG}<{t}>"),
+                ));
+            }
+            let t = host_type(ctx, imports, ty)?;
+            if PRIMITIVES.contains(&t.as_str()) {
+                Some((t.clone(), t))
+            } else {
+                Some((format!("{hl}::Struct<{t}>"), t))
+            }
+        }
+        Type::Paren(p) => bind_param(ctx, imports, &p.elem),
+        _ => None,
+    }
+}
+
+fn bind_kernel(
+    ctx: &Ctx<'_>,
+    imports: &[(String, String)],
+    f: &syn::ItemFn,
+) -> Result<BoundKernel, BuildError> {
+    let name = f.sig.ident.to_string();
+    let doc = f
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let mut params = Vec::new();
+    for (index, input) in f.sig.inputs.iter().enumerate() {
+        let syn::FnArg::Typed(pt) = input else {
+            continue;
+        };
+        let unsupported = || BuildError::UnsupportedType {
+            path: ctx.path.display().to_string(),
+            kernel: name.clone(),
+            index,
+            ty: type_text(&pt.ty),
+        };
+        let (sig, arg) = bind_param(ctx, imports, &pt.ty).ok_or_else(unsupported)?;
+        let pname = match &*pt.pat {
+            // The method's own parameters keep their names.
+            syn::Pat::Ident(i) if !["stream", "cfg"].contains(&i.ident.to_string().as_str()) => {
+                i.ident.to_string()
+            }
+            _ => format!("arg{index}"),
+        };
+        params.push(BoundParam {
+            name: pname,
+            sig,
+            arg,
+        });
+    }
+    Ok(BoundKernel { name, doc, params })
+}
+
+fn type_text(ty: &Type) -> String {
+    match ty {
+        Type::Path(p) => p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::"),
+        Type::Reference(_) => "&…".into(),
+        Type::Tuple(_) => "(…)".into(),
+        Type::ImplTrait(_) => "impl …".into(),
+        _ => "…".into(),
+    }
+}
+
+fn camel(kernel_crate: &str) -> String {
+    kernel_crate
+        .split(['-', '_'])
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect::<String>()
+        + if kernel_crate.ends_with("kernels") {
+            ""
+        } else {
+            "Kernels"
+        }
+}
+
+fn render(kernel_crate: &str, kernels: &[BoundKernel]) -> String {
+    let ty = camel(kernel_crate);
+    let mut s = String::new();
+    let w = &mut s;
+    // `write!` to a String cannot fail.
+    let _ = writeln!(
+        w,
+        "// @generated by host_loader::build from the kernel crate `{kernel_crate}`; do not edit.\n"
+    );
+    let _ = writeln!(
+        w,
+        "/// Typed launchers for the kernels of `{kernel_crate}`: one checked handle per \
+         kernel,\n/// made by [`{ty}::load`]."
+    );
+    let _ = writeln!(w, "#[derive(Debug, Clone)]\npub struct {ty} {{");
+    for k in kernels {
+        let sig = sig_tuple(k);
+        let _ = writeln!(w, "    {}: ::host_loader::Kernel<{sig}>,", k.name);
+    }
+    let _ = writeln!(w, "}}\n\nimpl {ty} {{");
+    let _ = writeln!(
+        w,
+        "    /// Makes a checked handle for every kernel (see `host_loader::Module::kernel`).\n    \
+         ///\n    /// Errors: the first kernel whose PTX or ABI record disagrees with these \
+         bindings.\n    pub fn load(module: &::host_loader::Module) -> \
+         ::core::result::Result<Self, ::host_loader::Error> {{\n        \
+         ::core::result::Result::Ok({ty} {{"
+    );
+    for k in kernels {
+        let _ = writeln!(w, "            {0}: module.kernel(\"{0}\")?,", k.name);
+    }
+    let _ = writeln!(w, "        }})\n    }}");
+    for k in kernels {
+        let _ = writeln!(w);
+        for line in &k.doc {
+            // The kernel's own `# Safety` becomes part of the launcher's.
+            let line = if line.trim() == "# Safety" {
+                " **Kernel preconditions:**"
+            } else {
+                line.as_str()
+            };
+            let _ = writeln!(w, "    ///{line}");
+        }
+        if !k.doc.is_empty() {
+            let _ = writeln!(w, "    ///");
+        }
+        let _ = writeln!(
+            w,
+            "    /// Launches `{}` on `stream` (`host_loader::Kernel::launch`).\n    ///\n    \
+             /// # Safety\n    ///\n    /// The obligations of `host_loader::Kernel::launch`: \
+             the kernel stays within its\n    /// buffers, writes only through mutable ones, \
+             and its preconditions hold.",
+            k.name
+        );
+        let _ = write!(
+            w,
+            "    #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]\n    pub unsafe fn {}<'a>(\n        \
+             &self,\n        stream: &'a ::cudarc::driver::CudaStream,\n        \
+             cfg: ::host_loader::LaunchConfig,\n",
+            k.name
+        );
+        for p in &k.params {
+            let _ = writeln!(w, "        {}: {},", p.name, p.arg);
+        }
+        let names: Vec<&str> = k.params.iter().map(|p| p.name.as_str()).collect();
+        let args = match names.len() {
+            0 => "()".to_string(),
+            1 => format!("({},)", names[0]),
+            _ => format!("({})", names.join(", ")),
+        };
+        let _ = writeln!(
+            w,
+            "    ) -> ::core::result::Result<(), ::host_loader::Error> {{\n        \
+             // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).\n        \
+             unsafe {{ self.{}.launch(stream, cfg, {args}) }}\n    }}",
+            k.name
+        );
+    }
+    let _ = writeln!(w, "}}");
+    s
+}
+
+fn sig_tuple(k: &BoundKernel) -> String {
+    let sigs: Vec<&str> = k.params.iter().map(|p| p.sig.as_str()).collect();
+    match sigs.len() {
+        0 => "()".into(),
+        1 => format!("({},)", sigs[0]),
+        _ => format!("({})", sigs.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crate_names_to_types() {
+        assert_eq!(camel("vecadd-kernels"), "VecaddKernels");
+        assert_eq!(camel("linked_math-kernels"), "LinkedMathKernels");
+        assert_eq!(camel("mathlib"), "MathlibKernels");
+    }
+}

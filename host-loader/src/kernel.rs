@@ -1,0 +1,357 @@
+//! Typed kernel handles: what is read once when one is made, and the launch, which only
+//! compares integers before `cuLaunchKernel`.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use cudarc::driver::sys::{self, CUfunction_attribute};
+use cudarc::driver::{CudaStream, DriverError};
+use ptx_linker::EntrySignature;
+
+use crate::error::Error;
+use crate::launch::{invalid, DeviceLimits, LaunchConfig};
+use crate::module::RawModule;
+use crate::signature::KernelSignature;
+
+/// What every clone of one kernel handle shares.
+struct Shared {
+    func: sys::CUfunction,
+    module: Arc<RawModule>,
+    name: String,
+    limits: DeviceLimits,
+    max_threads_per_block: u32,
+    static_shared_bytes: u32,
+    dynamic_shared_align: Option<u32>,
+    param_info_checked: bool,
+    /// The function's current `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, in bytes.
+    /// Only grows; a launch asking for at most this much does one load and one compare.
+    dynamic_shared_limit: AtomicU32,
+}
+
+// SAFETY: `func` is a driver handle, not thread-local state; it stays valid while
+// `module` (an `Arc`) lives, and the driver API may be called with it from any thread
+// once its context is current, which every use here ensures. The rest is plain data and
+// an atomic.
+unsafe impl Send for Shared {}
+// SAFETY: as for `Send`; the only mutation through `&Shared` is the atomic.
+unsafe impl Sync for Shared {}
+
+/// A kernel whose Rust signature `S` was checked against its PTX `.entry` and, when the
+/// module has one, its ABI record.
+///
+/// Made by [`Module::kernel`](crate::Module::kernel); cheap to clone (clones share the
+/// function handle and its cached limits). A launch checks the configuration against
+/// limits read when the handle was made (a few integer compares), makes the context
+/// current, and calls `cuLaunchKernel` with the argument bytes on the stack.
+pub struct Kernel<S> {
+    shared: Arc<Shared>,
+    _sig: PhantomData<fn(S)>,
+}
+
+impl<S> fmt::Debug for Kernel<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.shared;
+        f.debug_struct("Kernel")
+            .field("name", &s.name)
+            .field("signature", &std::any::type_name::<S>())
+            .field("max_threads_per_block", &s.max_threads_per_block)
+            .field("static_shared_bytes", &s.static_shared_bytes)
+            .field("dynamic_shared_align", &s.dynamic_shared_align)
+            .field("param_info_checked", &s.param_info_checked)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> Clone for Kernel<S> {
+    fn clone(&self) -> Self {
+        Kernel {
+            shared: self.shared.clone(),
+            _sig: PhantomData,
+        }
+    }
+}
+
+fn attr(func: sys::CUfunction, name: &str, a: CUfunction_attribute) -> Result<u32, Error> {
+    let mut v = 0i32;
+    // SAFETY: `func` is a live function handle of the current context; `v` is a valid
+    // out-pointer.
+    unsafe { sys::cuFuncGetAttribute(&mut v, a, func) }
+        .result()
+        .map_err(|source| Error::Driver {
+            context: format!("cuFuncGetAttribute({a:?}) of `{name}`"),
+            source,
+        })?;
+    Ok(v.max(0) as u32)
+}
+
+impl<S: KernelSignature> Kernel<S> {
+    /// Fetches the function and reads its limits. `entry` is the signature `S` was
+    /// checked against.
+    pub(crate) fn new(
+        module: &Arc<RawModule>,
+        limits: DeviceLimits,
+        entry: &EntrySignature,
+        dynamic_shared_align: Option<u32>,
+    ) -> Result<Self, Error> {
+        let name = entry.name.as_str();
+        module
+            .ctx
+            .bind_to_thread()
+            .map_err(|source| Error::Driver {
+                context: format!("making the context current for `{name}` (cuCtxSetCurrent)"),
+                source,
+            })?;
+        // `name` equals an `.entry` name read from NUL-free text.
+        let c_name = std::ffi::CString::new(name).map_err(|_| Error::InvalidPtx {
+            module: String::new(),
+            reason: format!("kernel name `{name}` contains a NUL byte"),
+        })?;
+        let mut func = std::mem::MaybeUninit::<sys::CUfunction>::uninit();
+        // SAFETY: `module.cu` is a live module of the current context; `c_name` is
+        // NUL-terminated; `func` is a valid out-pointer.
+        unsafe { sys::cuModuleGetFunction(func.as_mut_ptr(), module.cu, c_name.as_ptr()) }
+            .result()
+            .map_err(|source| Error::Driver {
+                context: format!("cuModuleGetFunction(`{name}`)"),
+                source,
+            })?;
+        // SAFETY: the call succeeded, so it wrote a live function handle.
+        let func = unsafe { func.assume_init() };
+        use CUfunction_attribute as A;
+        let max_threads = attr(func, name, A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
+        let static_shared = attr(func, name, A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?;
+        let dyn_limit = attr(
+            func,
+            name,
+            A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        )?;
+        let param_info_checked = if module.signatures_from_loaded_text {
+            false
+        } else {
+            crate::param_info::cross_check(func, entry)?
+        };
+        Ok(Kernel {
+            shared: Arc::new(Shared {
+                func,
+                module: module.clone(),
+                name: name.to_string(),
+                limits,
+                max_threads_per_block: max_threads,
+                static_shared_bytes: static_shared,
+                dynamic_shared_align,
+                param_info_checked,
+                dynamic_shared_limit: AtomicU32::new(dyn_limit),
+            }),
+            _sig: PhantomData,
+        })
+    }
+
+    /// The kernel (`.entry`) name.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// The most threads per block this kernel can be launched with
+    /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`; below 1024 when it uses many
+    /// registers or declares `.maxntid`).
+    pub fn max_threads_per_block(&self) -> u32 {
+        self.shared.max_threads_per_block
+    }
+
+    /// Bytes of static shared memory the kernel declares
+    /// (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
+    pub fn static_shared_bytes(&self) -> u32 {
+        self.shared.static_shared_bytes
+    }
+
+    /// The most dynamic shared memory, in bytes, a launch of this kernel can ask for: the
+    /// device's opt-in maximum per block minus the kernel's static shared memory.
+    pub fn max_dynamic_shared_bytes(&self) -> u32 {
+        self.shared
+            .limits
+            .max_shared_per_block_optin
+            .saturating_sub(self.shared.static_shared_bytes)
+    }
+
+    /// The alignment in bytes the kernel declared for its dynamic shared memory
+    /// (`.extern .shared .align A .b8 NAME[]`, e.g. from `DynamicSharedArray<T, A>`), or
+    /// `None` when it declares none. From the link map when the module was loaded with
+    /// one (per kernel), else the largest such alignment in the module. The driver places
+    /// dynamic shared memory at least 16-byte aligned; offsets the host computes into it
+    /// should be multiples of this.
+    pub fn dynamic_shared_align(&self) -> Option<u32> {
+        self.shared.dynamic_shared_align
+    }
+
+    /// Whether the parameter offsets and sizes were cross-checked with
+    /// `cuFuncGetParamInfo` when the handle was made: only when the signatures did not
+    /// come from the very PTX text the driver compiled (a cubin with a link map,
+    /// signatures from elsewhere), and the driver has the call (CUDA 12.4+).
+    pub fn param_info_checked(&self) -> bool {
+        self.shared.param_info_checked
+    }
+
+    /// The raw driver function handle, valid while `self` lives.
+    pub fn cu_function(&self) -> sys::CUfunction {
+        self.shared.func
+    }
+
+    /// Enqueues the kernel on `stream` with `cfg` and `args` (`cuLaunchKernel`).
+    ///
+    /// Returns when the launch is enqueued, not when the kernel has run; synchronize the
+    /// stream (or copy results back) to wait. Before the launch, `stream` waits for
+    /// earlier work on every buffer argument (writes, and reads for mutable arguments);
+    /// after it, the launch is recorded as a read of every `Slice`/`Ptr` argument and a
+    /// write of every `SliceMut`/`PtrMut` argument, so later work on other streams is
+    /// ordered after it. This is cudarc's event tracking, the same as `launch_builder`.
+    ///
+    /// `cfg.shared_mem_bytes` is the dynamic shared memory in bytes. Above 48 KiB the
+    /// kernel must opt in: the first launch that asks for more than the kernel's current
+    /// limit sets `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to the amount asked
+    /// (`cuFuncSetAttribute`), and later launches up to that amount compare one integer.
+    ///
+    /// Errors: [`Error::InvalidLaunch`] when `cfg` has a zero dimension, a block or grid
+    /// beyond the device's limits, more threads per block than
+    /// [`max_threads_per_block`](Self::max_threads_per_block), more dynamic shared
+    /// memory than [`max_dynamic_shared_bytes`](Self::max_dynamic_shared_bytes), or
+    /// `stream` belongs to another context; [`Error::Driver`] when the driver refuses the
+    /// attribute or the launch. Errors from the kernel's execution appear later, at the
+    /// next synchronizing call.
+    ///
+    /// # Safety
+    ///
+    /// What the handle checked: the argument layouts (count, sizes, alignments and, with
+    /// an ABI record, slice kinds, element sizes and struct fields), and that the launch
+    /// configuration fits the device. What it cannot check is the kernel body, which the
+    /// host never sees, so the caller guarantees:
+    /// 1. **Bounds.** The kernel accesses only memory inside its buffer arguments:
+    ///    within `len` elements for a `Slice`/`SliceMut`, and within the buffer for a
+    ///    `Ptr`/`PtrMut`, which carries no length. With the grid `cfg` describes, no
+    ///    thread reads or writes out of bounds (a bounds-checked `&[T]` or a
+    ///    `DisjointSlice` traps instead; raw pointers and `get_unchecked_mut` do not).
+    /// 2. **Mutability.** The kernel writes only through `SliceMut`/`PtrMut` arguments.
+    ///    A write through a `Slice`/`Ptr` mutates memory the host holds a shared borrow
+    ///    of, and cudarc records it as a read, so other streams are not ordered after it.
+    /// 3. **Races.** Threads of the kernel do not race on the same element (e.g. two
+    ///    threads writing one element of a `&mut [T]`), except through atomics.
+    /// 4. **Types without a record.** When the module has no ABI record for this kernel
+    ///    (hand-written PTX), the PTX showed only byte sizes: the device-side element type
+    ///    of each slice or pointer has the host `T`'s layout, each `Slice`/`SliceMut` is
+    ///    what the kernel takes, and each `Struct<T>` has the same field order and offsets
+    ///    on both sides.
+    /// 5. **Kernel preconditions.** Anything else the kernel assumes holds: the grid
+    ///    covers the elements it expects, `cfg.shared_mem_bytes` is what it uses as
+    ///    dynamic shared memory, scalar arguments are in its accepted range.
+    /// 6. **Context.** Every buffer argument was allocated in this kernel's context.
+    #[inline]
+    pub unsafe fn launch<'a>(
+        &self,
+        stream: &'a CudaStream,
+        cfg: LaunchConfig,
+        args: S::Args<'a>,
+    ) -> Result<(), Error>
+    where
+        S: 'a,
+    {
+        let s = &*self.shared;
+        if stream.context().cu_ctx() != s.module.ctx.cu_ctx() {
+            return Err(self.wrong_context(stream));
+        }
+        s.limits
+            .validate(&cfg, s.max_threads_per_block)
+            .map_err(|e| self.name_error(e))?;
+        if cfg.shared_mem_bytes > s.dynamic_shared_limit.load(Ordering::Relaxed) {
+            self.raise_dynamic_shared_limit(cfg.shared_mem_bytes)?;
+        }
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(|source| self.bind_error(source))?;
+        // SAFETY: `S` was checked against this function's signature when `self` was made;
+        // `cfg` was validated above against the device and the function (threads, dynamic
+        // shared memory); the stream's context is the function's and is current; the
+        // caller upholds the kernel's own obligations (see `# Safety`).
+        unsafe { S::launch_raw(s.func, stream, &cfg, args) }.map_err(|source| Error::Driver {
+            context: format!("cuLaunchKernel(`{}`)", s.name),
+            source,
+        })
+    }
+
+    /// Lets the kernel use `bytes` of dynamic shared memory: checks them against the
+    /// device's opt-in maximum, then sets `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`.
+    #[cold]
+    #[inline(never)]
+    fn raise_dynamic_shared_limit(&self, bytes: u32) -> Result<(), Error> {
+        let s = &*self.shared;
+        let max = self.max_dynamic_shared_bytes();
+        if bytes > max {
+            return Err(invalid(
+                Some(&s.name),
+                format!(
+                    "{bytes} bytes of dynamic shared memory asked; the kernel declares {} bytes \
+                     of static shared memory and the device allows {} bytes per block \
+                     (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN), so at most {max}",
+                    s.static_shared_bytes, s.limits.max_shared_per_block_optin
+                ),
+            ));
+        }
+        s.module
+            .ctx
+            .bind_to_thread()
+            .map_err(|source| self.bind_error(source))?;
+        // SAFETY: `func` is live (its module is held) and its context is current; the
+        // value is within the device's opt-in limit checked above.
+        unsafe {
+            sys::cuFuncSetAttribute(
+                s.func,
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+        }
+        .result()
+        .map_err(|source| Error::Driver {
+            context: format!(
+                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, {bytes}) of `{}`",
+                s.name
+            ),
+            source,
+        })?;
+        s.dynamic_shared_limit.fetch_max(bytes, Ordering::Relaxed);
+        Ok(())
+    }
+
+    #[cold]
+    fn wrong_context(&self, stream: &CudaStream) -> Error {
+        invalid(
+            Some(&self.shared.name),
+            format!(
+                "the stream belongs to the context of device {}, the kernel's module to the \
+                 context of device {}",
+                stream.context().ordinal(),
+                self.shared.module.ctx.ordinal()
+            ),
+        )
+    }
+
+    #[cold]
+    fn name_error(&self, e: Error) -> Error {
+        match e {
+            Error::InvalidLaunch { reason, .. } => invalid(Some(&self.shared.name), reason),
+            other => other,
+        }
+    }
+
+    #[cold]
+    fn bind_error(&self, source: DriverError) -> Error {
+        Error::Driver {
+            context: format!(
+                "making the context current for `{}` (cuCtxSetCurrent), or an earlier \
+                 deferred stream error",
+                self.shared.name
+            ),
+            source,
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! [`DeviceBuffer`]: device memory for `len` elements of a `Pod` type, on cudarc's
+//! [`CudaSlice`], freed in stream order.
+
+use std::ops::{Deref, DerefMut, RangeBounds};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use bytemuck::Pod;
+use cudarc::driver::{
+    result, sys, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
+    DeviceSlice, DriverError, SyncOnDrop,
+};
+
+use super::copy::{self, bind};
+use super::error::{alloc_error, driver, MemoryError};
+use super::pinned::PinnedBuffer;
+use super::size::{alloc_bytes, byte_len, resolve_range};
+
+/// `len` elements of `T` in device memory: the `Vec<T>` of the GPU.
+///
+/// A thin owner of cudarc's [`CudaSlice<T>`] (it derefs to it, so every cudarc API and
+/// every [`Slice<T>`](crate::Slice) / [`SliceMut<T>`](crate::SliceMut) launch argument
+/// takes `&buf` / `&mut buf`). What it adds: any [`bytemuck::Pod`] element type (no
+/// invalid bit patterns, so device bytes can always be read back), sizes checked before
+/// allocating, and typed errors instead of cudarc's panics for length mismatches.
+///
+/// | CUDA C++ | here |
+/// |---|---|
+/// | `cudaMallocAsync` + `cudaMemsetAsync(0)` | [`DeviceBuffer::zeroed`] |
+/// | `cudaMallocAsync` + `cudaMemcpy` H→D | [`DeviceBuffer::from_host`] |
+/// | `cudaMemcpy` D→H | [`DeviceBuffer::copy_to_host`], [`DeviceBuffer::to_host_vec`] |
+/// | `cudaMemcpyAsync` with pinned memory | [`DeviceBuffer::copy_from_pinned_async`], [`DeviceBuffer::copy_to_pinned_async`] |
+/// | `ptr + offset`, `n` | [`DeviceBuffer::view`], [`DeviceBuffer::view_mut`] (cudarc's `CudaView`/`CudaViewMut`) |
+/// | `cudaFreeAsync` | `drop` |
+///
+/// # When a drop synchronizes
+///
+/// Dropping frees the memory **in stream order** (cudarc's `CudaSlice` drop):
+/// 1. when several streams exist (cudarc's multi-stream mode, entered by
+///    `CudaContext::new_stream` or `CudaStream::fork`), the allocation stream is made to
+///    wait (`cuStreamWaitEvent`, on the GPU) for the last recorded read and write of the
+///    buffer on any stream;
+/// 2. `cuMemFreeAsync` is enqueued on the allocation stream ([`DeviceBuffer::stream`]).
+///
+/// Neither step blocks the host: a drop returns in microseconds even while a kernel that
+/// uses the buffer is still running on another stream, and the memory goes back to the
+/// pool only after that kernel. The host **does** block in one case: a device without
+/// memory-pool support (`CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED` = 0), where cudarc
+/// synchronizes the allocation stream and calls `cuMemFree`. Freed memory stays in the
+/// device's pool up to its release threshold (0 by default: returned to the driver at the
+/// next synchronization); see [`set_release_threshold`](super::set_release_threshold).
+#[derive(Debug)]
+pub struct DeviceBuffer<T> {
+    slice: CudaSlice<T>,
+}
+
+impl<T: Pod> DeviceBuffer<T> {
+    /// `len` zeroed elements on `stream`'s device: `cuMemAllocAsync` (or `cuMemAlloc`
+    /// without memory pools) and `cuMemsetD8Async` on `stream`; returns without waiting.
+    ///
+    /// Errors: [`MemoryError::SizeOverflow`] when `len * size_of::<T>()` overflows,
+    /// before any CUDA call; [`MemoryError::OutOfMemory`]; [`MemoryError::Driver`].
+    pub fn zeroed(stream: &Arc<CudaStream>, len: usize) -> Result<Self, MemoryError> {
+        let mut buf = Self::alloc(stream, len)?;
+        let bytes = buf.num_bytes();
+        if bytes > 0 {
+            let (ptr, record) = buf.slice.device_ptr_mut(stream);
+            // SAFETY: `ptr` addresses `bytes` bytes of this allocation, in `stream`'s
+            // context, which `alloc` made current.
+            let res = unsafe { result::memset_d8_async(ptr, 0, bytes, stream.cu_stream()) };
+            drop(record);
+            res.map_err(driver("cuMemsetD8Async (DeviceBuffer::zeroed)"))?;
+        }
+        Ok(buf)
+    }
+
+    /// A device copy of `src`, allocated on `stream` and filled by
+    /// [`copy_from_host`](Self::copy_from_host) (returns when the copy is done).
+    ///
+    /// Errors: as [`zeroed`](Self::zeroed) and [`copy_from_host`](Self::copy_from_host).
+    pub fn from_host(stream: &Arc<CudaStream>, src: &[T]) -> Result<Self, MemoryError> {
+        let mut buf = Self::alloc(stream, src.len())?;
+        buf.copy_from_host(stream, src)?;
+        Ok(buf)
+    }
+
+    /// A device copy of the pinned buffer `src`, enqueued on `stream`
+    /// ([`copy_from_pinned_async`](Self::copy_from_pinned_async)).
+    ///
+    /// Errors: as [`zeroed`](Self::zeroed) and
+    /// [`copy_from_pinned_async`](Self::copy_from_pinned_async).
+    pub fn from_pinned_async(
+        stream: &Arc<CudaStream>,
+        src: &PinnedBuffer<T>,
+    ) -> Result<Self, MemoryError> {
+        let mut buf = Self::alloc(stream, src.len())?;
+        buf.copy_from_pinned_async(stream, src)?;
+        Ok(buf)
+    }
+
+    /// A new `Vec` holding the buffer's contents (see [`copy_to_host`](Self::copy_to_host)).
+    ///
+    /// Errors: as [`copy_to_host`](Self::copy_to_host).
+    pub fn to_host_vec(&self, stream: &CudaStream) -> Result<Vec<T>, MemoryError> {
+        let mut out = vec![T::zeroed(); self.len()];
+        self.copy_to_host(stream, &mut out)?;
+        Ok(out)
+    }
+
+    /// Copies the buffer into `dst` on `stream` and waits (`cuMemcpyDtoHAsync` +
+    /// `cuStreamSynchronize`), see [`copy_to_host`](super::copy_to_host).
+    ///
+    /// Errors: [`MemoryError::LengthMismatch`] when `dst.len() != self.len()`, before any
+    /// CUDA call; [`MemoryError::Driver`].
+    pub fn copy_to_host(&self, stream: &CudaStream, dst: &mut [T]) -> Result<(), MemoryError> {
+        copy::copy_to_host(stream, &self.slice, dst)
+    }
+
+    /// Overwrites the buffer with `src` on `stream` and waits (`cuMemcpyHtoDAsync` +
+    /// `cuStreamSynchronize`), see [`copy_from_host`](super::copy_from_host).
+    ///
+    /// Errors: [`MemoryError::LengthMismatch`] when `src.len() != self.len()`, before any
+    /// CUDA call; [`MemoryError::Driver`].
+    pub fn copy_from_host(&mut self, stream: &CudaStream, src: &[T]) -> Result<(), MemoryError> {
+        copy::copy_from_host(stream, &mut self.slice, src)
+    }
+
+    /// Overwrites the buffer with device memory `src` (a buffer, `CudaSlice` or view) on
+    /// `stream`, asynchronously (`cuMemcpyDtoDAsync`).
+    ///
+    /// Errors: [`MemoryError::LengthMismatch`]; [`MemoryError::Driver`].
+    pub fn copy_from_device<Src: DevicePtr<T>>(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        src: &Src,
+    ) -> Result<(), MemoryError> {
+        copy::copy_device(stream, &mut self.slice, src)
+    }
+
+    /// Enqueues a copy of all of `src` (pinned) into the buffer on `stream`
+    /// (`cuMemcpyHtoDAsync`), see [`copy_from_pinned_async`](super::copy_from_pinned_async).
+    ///
+    /// Errors: [`MemoryError::LengthMismatch`]; [`MemoryError::Driver`].
+    pub fn copy_from_pinned_async(
+        &mut self,
+        stream: &CudaStream,
+        src: &PinnedBuffer<T>,
+    ) -> Result<(), MemoryError> {
+        copy::copy_from_pinned_async(stream, &mut self.slice, src, ..)
+    }
+
+    /// Enqueues a copy of the buffer into all of `dst` (pinned) on `stream`
+    /// (`cuMemcpyDtoHAsync`), see [`copy_to_pinned_async`](super::copy_to_pinned_async).
+    ///
+    /// Errors: [`MemoryError::LengthMismatch`]; [`MemoryError::Driver`].
+    pub fn copy_to_pinned_async(
+        &self,
+        stream: &CudaStream,
+        dst: &mut PinnedBuffer<T>,
+    ) -> Result<(), MemoryError> {
+        copy::copy_to_pinned_async(stream, &self.slice, dst, ..)
+    }
+
+    /// Allocates `len` elements of uninitialized memory; every constructor fills them
+    /// before handing the buffer out.
+    fn alloc(stream: &Arc<CudaStream>, len: usize) -> Result<Self, MemoryError> {
+        let bytes = byte_len::<T>(len)?;
+        bind(stream)?;
+        let pooled = stream.context().has_async_alloc();
+        // SAFETY: the context is current; the memory is filled by the caller before it is
+        // read. `has_async_alloc` picks the same allocator cudarc's `CudaSlice` drop frees
+        // with (`cuMemFreeAsync` or `cuMemFree`).
+        let ptr = unsafe {
+            if pooled {
+                result::malloc_async(stream.cu_stream(), alloc_bytes(bytes))
+            } else {
+                result::malloc_sync(alloc_bytes(bytes))
+            }
+        }
+        .map_err(|e| {
+            let what = if pooled {
+                "device allocation (cuMemAllocAsync)"
+            } else {
+                "device allocation (cuMemAlloc)"
+            };
+            alloc_error(what, bytes, true, e)
+        })?;
+        // SAFETY: `ptr` is a live allocation of at least `len * size_of::<T>()` bytes made
+        // by the allocator `CudaSlice`'s drop frees with, on `stream`.
+        let slice = catch_unwind(AssertUnwindSafe(|| unsafe {
+            stream.upgrade_device_ptr::<T>(ptr, len)
+        }));
+        match slice {
+            Ok(slice) => Ok(DeviceBuffer { slice }),
+            Err(_) => {
+                // cudarc panicked creating the buffer's events; give the memory back.
+                // SAFETY: `ptr` came from the allocator matched here and is not shared.
+                let _ = unsafe {
+                    if pooled {
+                        result::free_async(ptr, stream.cu_stream())
+                    } else {
+                        result::free_sync(ptr)
+                    }
+                };
+                Err(MemoryError::Driver {
+                    context: "cuEventCreate for a new DeviceBuffer".into(),
+                    source: DriverError(sys::CUresult::CUDA_ERROR_UNKNOWN),
+                })
+            }
+        }
+    }
+}
+
+impl<T> DeviceBuffer<T> {
+    /// Length in elements.
+    pub fn len(&self) -> usize {
+        self.slice.len()
+    }
+
+    /// `true` when the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.slice.is_empty()
+    }
+
+    /// Size in bytes (`len * size_of::<T>()`).
+    pub fn num_bytes(&self) -> usize {
+        self.slice.num_bytes()
+    }
+
+    /// The stream the buffer was allocated on; its drop frees it there.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        self.slice.stream()
+    }
+
+    /// A read-only view of elements `range` (cudarc's [`CudaView`], which copies and
+    /// [`copy_to_host`](super::copy_to_host) accept).
+    ///
+    /// Errors: [`MemoryError::OutOfBounds`] (cudarc's `slice` would panic).
+    pub fn view(&self, range: impl RangeBounds<usize>) -> Result<CudaView<'_, T>, MemoryError> {
+        let r = resolve_range("DeviceBuffer::view", range, self.len())?;
+        self.slice
+            .try_slice(r.clone())
+            .ok_or(MemoryError::OutOfBounds {
+                op: "DeviceBuffer::view",
+                start: r.start,
+                end: r.end,
+                len: self.len(),
+            })
+    }
+
+    /// A writable view of elements `range` (cudarc's [`CudaViewMut`]).
+    ///
+    /// Errors: [`MemoryError::OutOfBounds`].
+    pub fn view_mut(
+        &mut self,
+        range: impl RangeBounds<usize>,
+    ) -> Result<CudaViewMut<'_, T>, MemoryError> {
+        let len = self.len();
+        let r = resolve_range("DeviceBuffer::view_mut", range, len)?;
+        self.slice
+            .try_slice_mut(r.clone())
+            .ok_or(MemoryError::OutOfBounds {
+                op: "DeviceBuffer::view_mut",
+                start: r.start,
+                end: r.end,
+                len,
+            })
+    }
+
+    /// The cudarc slice this buffer owns.
+    pub fn as_cuda_slice(&self) -> &CudaSlice<T> {
+        &self.slice
+    }
+
+    /// The cudarc slice this buffer owns, writable.
+    pub fn as_cuda_slice_mut(&mut self) -> &mut CudaSlice<T> {
+        &mut self.slice
+    }
+
+    /// Gives up the wrapper and returns cudarc's slice (which frees the same way).
+    pub fn into_cuda_slice(self) -> CudaSlice<T> {
+        self.slice
+    }
+}
+
+impl<T: Pod> From<CudaSlice<T>> for DeviceBuffer<T> {
+    /// Adopts a slice allocated by cudarc.
+    fn from(slice: CudaSlice<T>) -> Self {
+        DeviceBuffer { slice }
+    }
+}
+
+impl<T> Deref for DeviceBuffer<T> {
+    type Target = CudaSlice<T>;
+    fn deref(&self) -> &CudaSlice<T> {
+        &self.slice
+    }
+}
+
+impl<T> DerefMut for DeviceBuffer<T> {
+    fn deref_mut(&mut self) -> &mut CudaSlice<T> {
+        &mut self.slice
+    }
+}
+
+impl<T> AsRef<CudaSlice<T>> for DeviceBuffer<T> {
+    fn as_ref(&self) -> &CudaSlice<T> {
+        &self.slice
+    }
+}
+
+impl<T> AsMut<CudaSlice<T>> for DeviceBuffer<T> {
+    fn as_mut(&mut self) -> &mut CudaSlice<T> {
+        &mut self.slice
+    }
+}
+
+impl<T> DeviceSlice<T> for DeviceBuffer<T> {
+    fn len(&self) -> usize {
+        self.slice.len()
+    }
+    fn stream(&self) -> &Arc<CudaStream> {
+        self.slice.stream()
+    }
+}
+
+impl<T> DevicePtr<T> for DeviceBuffer<T> {
+    fn device_ptr<'a>(&'a self, stream: &'a CudaStream) -> (sys::CUdeviceptr, SyncOnDrop<'a>) {
+        self.slice.device_ptr(stream)
+    }
+}
+
+impl<T> DevicePtrMut<T> for DeviceBuffer<T> {
+    fn device_ptr_mut<'a>(
+        &'a mut self,
+        stream: &'a CudaStream,
+    ) -> (sys::CUdeviceptr, SyncOnDrop<'a>) {
+        self.slice.device_ptr_mut(stream)
+    }
+}

@@ -1,0 +1,109 @@
+//! Generated bindings (`host_loader::build`) for the fixture kernel crate: the generated
+//! text is the committed `data/fixture_bindings.rs`, which compiles here against the real
+//! types, and a wrong argument type is a compile error (see the `compile_fail` example in
+//! `host_loader::build`'s module docs and `wrong_type_does_not_compile` below).
+//!
+//! Regenerate with `HOST_LOADER_BLESS=1 cargo test -p host-loader --test bindings`.
+
+use std::path::Path;
+
+#[allow(dead_code)]
+mod generated {
+    include!("data/fixture_bindings.rs");
+}
+
+const SOURCE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/kernels/src/lib.rs"
+);
+
+#[test]
+fn generated_bindings_are_current() {
+    let text = host_loader::build::generate("host-loader-fixture-kernels", SOURCE).unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fixture_bindings.rs");
+    if std::env::var_os("HOST_LOADER_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        committed == text,
+        "tests/data/fixture_bindings.rs is stale; regenerate it with \
+         HOST_LOADER_BLESS=1 cargo test -p host-loader --test bindings"
+    );
+}
+
+#[test]
+fn generated_signatures_match_the_ptx() {
+    // Loading needs a GPU; the check it does first does not. Every generated signature is
+    // accepted by the PTX and the ABI records.
+    let sigs =
+        host_loader::Signatures::parse("fixture.ptx", include_str!("data/fixture.ptx")).unwrap();
+    use host_loader::{Slice, SliceMut, Struct};
+    use host_loader_fixture_kernels::{Cubic, Params};
+    sigs.check::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")
+        .unwrap();
+    sigs.check::<(host_loader::PtrMut<f32>, Struct<Params>)>("scale")
+        .unwrap();
+    sigs.check::<(Struct<Cubic>, Slice<f32>, SliceMut<f32>)>("cubic")
+        .unwrap();
+    // And the generated type names exactly these signatures.
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fixture_bindings.rs"),
+    )
+    .unwrap();
+    for line in [
+        "    vecadd: ::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,",
+        "    scale: ::host_loader::Kernel<(::host_loader::PtrMut<f32>, ::host_loader::Struct<::host_loader_fixture_kernels::Params>)>,",
+        "    cubic: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Cubic>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,",
+        "    widen: ::host_loader::Kernel<(::host_loader::Slice<f64>, u32, ::host_loader::SliceMut<f32>)>,",
+        "    empty: ::host_loader::Kernel<()>,",
+    ] {
+        assert!(text.contains(line), "missing: {line}");
+    }
+}
+
+#[test]
+fn unsupported_types_and_missing_files_are_errors() {
+    let dir = std::env::temp_dir().join(format!("hl-bindings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join("lib.rs");
+    std::fs::write(&lib, "#[kernel]\npub fn k(x: (u32, u32)) {}\n").unwrap();
+    let e = host_loader::build::generate("t-kernels", &lib).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: kernel `k` parameter 0 has type `(…)`, which host-loader cannot pass (use a \
+             scalar, `&[T]`, `DisjointSlice<T>`, `&mut [T]`, a raw pointer or a \
+             `#[derive(KernelStruct)]` struct)",
+            lib.display()
+        )
+    );
+    std::fs::write(&lib, "pub fn not_a_kernel() {}\n").unwrap();
+    assert!(matches!(
+        host_loader::build::generate("t-kernels", &lib).unwrap_err(),
+        host_loader::build::BuildError::NoKernels { .. }
+    ));
+    std::fs::write(&lib, "pub fn broken( {}\n").unwrap();
+    let e = host_loader::build::generate("t-kernels", &lib).unwrap_err();
+    assert!(
+        e.to_string().starts_with(&format!("{}:1:", lib.display())),
+        "{e}"
+    );
+    std::fs::write(&lib, "mod missing;\n").unwrap();
+    let e = host_loader::build::generate("t-kernels", &lib).unwrap_err();
+    assert!(e.to_string().starts_with("cannot read `"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The generated method takes exactly the kernel's types; this compiles.
+#[allow(dead_code)]
+fn right_types_compile(
+    k: &generated::HostLoaderFixtureKernels,
+    stream: &cudarc::driver::CudaStream,
+    a: &cudarc::driver::CudaSlice<f32>,
+    c: &mut cudarc::driver::CudaSlice<f32>,
+) -> Result<(), host_loader::Error> {
+    let cfg = host_loader::for_num_elems(1, 1)?;
+    // SAFETY: never called.
+    unsafe { k.vecadd(stream, cfg, a, a, c) }
+}

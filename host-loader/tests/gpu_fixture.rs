@@ -1,0 +1,456 @@
+//! Real launches of the `#[kernel]`-built fixture (`data/fixture.ptx`, with ABI records
+//! and a link map): the verdict matrix on a GPU, dynamic shared memory above 48 KiB,
+//! the `cuFuncGetParamInfo` cross-check, JIT options and cubin loading.
+//!
+//! The `gpu_*` tests need a CUDA GPU and are `#[ignore]`d; run them with
+//! `cargo test -p host-loader --test gpu_fixture -- --ignored --test-threads=1`. Every
+//! output is poisoned (NaN) first and compared with a CPU reference on pseudo-random
+//! inputs. `gpu_cubin` needs a cubin of `data/fixture.ptx` for the GPU: the path in
+//! `HOST_LOADER_TEST_CUBIN`, else it runs `ptxas` from `PATH` for sm_90.
+
+#![allow(clippy::needless_range_loop)] // outputs, inputs and references share an index
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+use cudarc::driver::{CudaContext, CudaStream};
+use host_loader::{
+    for_num_elems, include_ptx, open_device, EmbeddedPtx, Error, LaunchConfig, LoadOptions, Module,
+    Param, ParamKind, PtrMut, Signatures, Slice, SliceMut, Struct,
+};
+use host_loader_fixture_kernels::{Cubic, Params};
+
+static FIXTURE: EmbeddedPtx = include_ptx!("fixture", dir = "tests/data");
+
+/// The bindings `host_loader::build` generated for the fixture crate (see bindings.rs).
+#[allow(dead_code)]
+mod generated {
+    include!("data/fixture_bindings.rs");
+}
+
+/// `Params` with `off` first: refused through the record.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
+struct ParamsSwapped {
+    off: u64,
+    n: u32,
+    scale: f32,
+}
+
+/// `Cubic` without `align(16)`: refused through the PTX.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
+struct CubicPacked {
+    c: [f32; 4],
+    bias: f32,
+    pad: [u32; 3],
+}
+
+#[test]
+fn include_ptx_embeds_ptx_and_map() {
+    assert_eq!(FIXTURE.name, "fixture");
+    assert_eq!(FIXTURE.ptx, include_str!("data/fixture.ptx"));
+    assert_eq!(FIXTURE.map, Some(include_str!("data/fixture.map.json")));
+}
+
+fn setup() -> (Arc<CudaContext>, Arc<CudaStream>, Module) {
+    let (ctx, stream) = open_device(0).expect("open device 0");
+    let module = Module::from_embedded(&ctx, &FIXTURE).expect("load the fixture");
+    (ctx, stream, module)
+}
+
+/// Deterministic pseudo-random floats in [-1, 1).
+fn randoms(seed: u64, n: usize) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_matrix_mismatches_refused() {
+    let (_ctx, _stream, m) = setup();
+    let refused: Vec<(&str, Error)> = vec![
+        (
+            "wrong size",
+            m.kernel::<(Slice<f64>, u64, SliceMut<f32>)>("widen")
+                .unwrap_err(),
+        ),
+        (
+            "wrong alignment",
+            m.kernel::<(Struct<CubicPacked>, Slice<f32>, SliceMut<f32>)>("cubic")
+                .unwrap_err(),
+        ),
+        (
+            "swapped fields",
+            m.kernel::<(PtrMut<f32>, Struct<ParamsSwapped>)>("scale")
+                .unwrap_err(),
+        ),
+        (
+            "missing parameter",
+            m.kernel::<(Slice<f32>, Slice<f32>)>("vecadd").unwrap_err(),
+        ),
+        (
+            "extra parameter",
+            m.kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>, u32)>("vecadd")
+                .unwrap_err(),
+        ),
+        (
+            "slice for a pointer",
+            m.kernel::<(Slice<f32>, Struct<Params>)>("scale")
+                .unwrap_err(),
+        ),
+        (
+            "read-only slice for a DisjointSlice",
+            m.kernel::<(Slice<f32>, Slice<f32>, Slice<f32>)>("vecadd")
+                .unwrap_err(),
+        ),
+        (
+            "element type",
+            m.kernel::<(Slice<f32>, u32, SliceMut<f32>)>("widen")
+                .unwrap_err(),
+        ),
+    ];
+    for (what, e) in &refused {
+        eprintln!("{what}: {e}");
+    }
+    let kinds: Vec<&str> = refused
+        .iter()
+        .map(|(_, e)| match e {
+            Error::LayoutMismatch(_) => "layout",
+            Error::ArgCount { .. } => "count",
+            Error::AbiMismatch(_) => "abi",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["layout", "layout", "abi", "count", "count", "layout", "abi", "abi"]
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_matrix_matches_compute() {
+    let (_ctx, stream, m) = setup();
+    let n = (1 << 20) + 3;
+    let cfg = for_num_elems(n as u32, 256).unwrap();
+    let a = randoms(1, n);
+    let b = randoms(2, n);
+    let da = stream.clone_htod(&a).unwrap();
+    let db = stream.clone_htod(&b).unwrap();
+
+    // vecadd: slices and a DisjointSlice.
+    let k = m
+        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")
+        .unwrap();
+    // Signatures parsed from the very PTX the driver compiled need no driver cross-check.
+    assert!(!k.param_info_checked());
+    let mut dc = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+    // SAFETY: vecadd writes c[i] for i < c.len() through its DisjointSlice; a, b as long.
+    unsafe { k.launch(&stream, cfg, (&da, &db, &mut dc)) }.unwrap();
+    let c = stream.clone_dtoh(&dc).unwrap();
+    for i in 0..n {
+        assert_eq!(c[i], a[i] + b[i], "vecadd i={i}");
+    }
+
+    // scale: a raw pointer and a 16-byte struct.
+    let k = m.kernel::<(PtrMut<f32>, Struct<Params>)>("scale").unwrap();
+    let mut dx = stream.clone_htod(&a).unwrap();
+    let p = Params {
+        n: 100_000,
+        scale: -1.75,
+        off: 333,
+    };
+    // SAFETY: scale touches x[off + i] for i < n: 333 + 99_999 < n.
+    unsafe { k.launch(&stream, cfg, (&mut dx, p)) }.unwrap();
+    let x = stream.clone_dtoh(&dx).unwrap();
+    for i in 0..n {
+        let want = if (333..100_333).contains(&i) {
+            a[i] * -1.75
+        } else {
+            a[i]
+        };
+        assert_eq!(x[i], want, "scale i={i}");
+    }
+
+    // cubic: a 32-byte struct aligned to 16 with an array field.
+    let k = m
+        .kernel::<(Struct<Cubic>, Slice<f32>, SliceMut<f32>)>("cubic")
+        .unwrap();
+    let q = Cubic {
+        c: [0.5, -1.25, 2.0, 0.75],
+        bias: -3.0,
+        pad: [0; 3],
+    };
+    let mut dout = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+    // SAFETY: cubic writes out[i] for i < out.len(); xs as long.
+    unsafe { k.launch(&stream, cfg, (q, &da, &mut dout)) }.unwrap();
+    let out = stream.clone_dtoh(&dout).unwrap();
+    for i in 0..n {
+        let x = a[i];
+        let want = ((q.c[3] * x + q.c[2]) * x + q.c[1]) * x + q.c[0] + q.bias;
+        assert!(
+            (out[i] - want).abs() <= 1e-5 * want.abs().max(1.0),
+            "cubic i={i}: {} vs {want}",
+            out[i]
+        );
+    }
+
+    // widen: an f64 slice and a u32 scalar.
+    let k = m
+        .kernel::<(Slice<f64>, u32, SliceMut<f32>)>("widen")
+        .unwrap();
+    let w: Vec<f64> = a.iter().map(|&v| v as f64 * 1e3).collect();
+    let dw = stream.clone_htod(&w).unwrap();
+    let mut dout = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+    // SAFETY: widen writes out[i] for i < out.len(); xs as long.
+    unsafe { k.launch(&stream, cfg, (&dw, 7, &mut dout)) }.unwrap();
+    let out = stream.clone_dtoh(&dout).unwrap();
+    for i in 0..n {
+        assert_eq!(out[i], w[i] as f32 * 7.0, "widen i={i}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_dynamic_shared_above_48k() {
+    let (ctx, stream, m) = setup();
+    let k = m
+        .kernel::<(Slice<f32>, SliceMut<f32>)>("smem_ends")
+        .unwrap();
+    assert_eq!(k.dynamic_shared_align(), Some(128));
+    let optin = m.device_limits().max_shared_per_block_optin;
+    assert!(optin >= 100 * 1024, "device opt-in limit {optin}");
+    assert_eq!(
+        k.max_dynamic_shared_bytes(),
+        optin - k.static_shared_bytes()
+    );
+
+    let n = 1 << 20;
+    let xs = randoms(5, n);
+    let dxs = stream.clone_htod(&xs).unwrap();
+    for bytes in [1024u32, 100 * 1024, 64 * 1024, k.max_dynamic_shared_bytes()] {
+        let len = (bytes / 4) as usize;
+        let block = 256usize;
+        let cfg = LaunchConfig {
+            grid_dim: ((n / block) as u32, 1, 1),
+            block_dim: (block as u32, 1, 1),
+            shared_mem_bytes: bytes,
+        };
+        let mut dout = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+        // SAFETY: smem_ends reads xs modulo its length, shared memory within the launch's
+        // allocation, and writes out[i] for i < out.len().
+        unsafe { k.launch(&stream, cfg, (&dxs, &mut dout)) }.unwrap();
+        let out = stream.clone_dtoh(&dout).unwrap();
+        for i in 0..n {
+            let (b, t) = (i / block, i % block);
+            let t = t % len;
+            let want = xs[(b * len + t) % n] + xs[(b * len + len - 1 - t) % n];
+            assert_eq!(out[i], want, "{bytes} bytes, i={i}");
+        }
+    }
+    // One byte past what the device allows: refused before the driver sees it.
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: k.max_dynamic_shared_bytes() + 1,
+    };
+    let mut dout = stream.alloc_zeros::<f32>(32).unwrap();
+    // SAFETY: refused before the launch.
+    let e = unsafe { k.launch(&stream, cfg, (&dxs, &mut dout)) }.unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("bytes of dynamic shared memory asked"),
+        "{e}"
+    );
+    ctx.synchronize().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_param_info_cross_check() {
+    let (ctx, _stream) = open_device(0).unwrap();
+    let sigs = Signatures::parse("fixture.ptx", FIXTURE.ptx).unwrap();
+    // True signatures: checked against the driver, and agree.
+    let m = Module::from_ptx_with_signatures(&ctx, sigs.clone(), FIXTURE.ptx).unwrap();
+    let k = m
+        .kernel::<(Struct<Cubic>, Slice<f32>, SliceMut<f32>)>("cubic")
+        .unwrap();
+    assert!(k.param_info_checked());
+
+    // Signatures that lie about the loaded code: vecadd "takes" three u32 and a pointer.
+    let lie = |params: Vec<Param>| {
+        let mut entries = sigs.entries().to_vec();
+        let v = entries.iter_mut().find(|e| e.name == "vecadd").unwrap();
+        v.params = params;
+        Signatures::new("fixture.ptx", entries)
+    };
+    let scalar = |i: usize| Param {
+        name: format!("vecadd_param_{i}"),
+        kind: ParamKind::Scalar { ty: "u32".into() },
+        size: 4,
+        align: 4,
+    };
+    let agg = |i: usize| Param {
+        name: format!("vecadd_param_{i}"),
+        kind: ParamKind::Aggregate { elem: "b8".into() },
+        size: 16,
+        align: 8,
+    };
+    let m = Module::from_ptx_with_signatures(
+        &ctx,
+        lie(vec![scalar(0), scalar(1), scalar(2)]),
+        FIXTURE.ptx,
+    )
+    .unwrap();
+    let e = m.kernel::<(u32, u32, u32)>("vecadd").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "kernel `vecadd` parameter 0: the loaded module has it at byte offset 0 with 16 bytes \
+         (cuFuncGetParamInfo), the signature the handle was checked against has offset 0 with \
+         4 bytes"
+    );
+    let m = Module::from_ptx_with_signatures(&ctx, lie(vec![agg(0), agg(1)]), FIXTURE.ptx).unwrap();
+    let e = m.kernel::<(Slice<f32>, Slice<f32>)>("vecadd").unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::ParamCountMismatch {
+                expected: 2,
+                driver: 3,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let m = Module::from_ptx_with_signatures(
+        &ctx,
+        lie(vec![agg(0), agg(1), agg(2), agg(3)]),
+        FIXTURE.ptx,
+    )
+    .unwrap();
+    let e = m
+        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>, SliceMut<f32>)>("vecadd")
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::ParamCountMismatch {
+                expected: 4,
+                driver: 3,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_jit_options_and_log() {
+    let (ctx, stream) = open_device(0).unwrap();
+    let opts = LoadOptions::new().opt_level(0).max_registers(32);
+    let m = Module::from_ptx_with_options(&ctx, "fixture.ptx", FIXTURE.ptx, &opts).unwrap();
+    let k = m
+        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")
+        .unwrap();
+    let a = stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap();
+    let mut c = stream.clone_htod(&[f32::NAN; 3]).unwrap();
+    // SAFETY: 3 elements each, one thread per element, bounds-checked.
+    unsafe { k.launch(&stream, for_num_elems(3, 32).unwrap(), (&a, &a, &mut c)) }.unwrap();
+    assert_eq!(stream.clone_dtoh(&c).unwrap(), [2.0, 4.0, 6.0]);
+
+    // A PTX error: the JIT log names it.
+    let bad = FIXTURE.ptx.replacen("ld.param.b64", "ld.param.b64x", 1);
+    let e = Module::from_ptx(&ctx, "bad.ptx", &bad).unwrap_err();
+    match &e {
+        Error::ModuleLoad { jit_log, .. } => assert!(!jit_log.trim().is_empty(), "{e}"),
+        other => panic!("{other}"),
+    }
+    eprintln!("{e}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_cubin() {
+    let path = match std::env::var("HOST_LOADER_TEST_CUBIN") {
+        Ok(p) => std::path::PathBuf::from(p),
+        Err(_) => {
+            let dir = std::env::temp_dir().join(format!("hl-cubin-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let ptx = dir.join("fixture.ptx");
+            std::fs::write(&ptx, FIXTURE.ptx).unwrap();
+            let cubin = dir.join("fixture.cubin");
+            let st = std::process::Command::new("ptxas")
+                .args(["-arch=sm_90", "-o"])
+                .arg(&cubin)
+                .arg(&ptx)
+                .status()
+                .expect("set HOST_LOADER_TEST_CUBIN or put ptxas on PATH");
+            assert!(st.success());
+            cubin
+        }
+    };
+    let image = std::fs::read(&path).unwrap();
+    let (ctx, stream) = open_device(0).unwrap();
+    let map = serde_json::from_str(FIXTURE.map.unwrap()).unwrap();
+    let sigs = Signatures::from_link_map("fixture.cubin", &map, FIXTURE.ptx).unwrap();
+    let m = Module::from_image(&ctx, sigs, &image, &LoadOptions::new()).unwrap();
+    let k = m
+        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")
+        .unwrap();
+    assert!(k.param_info_checked());
+    let a = randoms(9, 5000);
+    let da = stream.clone_htod(&a).unwrap();
+    let mut dc = stream.clone_htod(&vec![f32::NAN; 5000]).unwrap();
+    // SAFETY: 5000 elements each, bounds-checked.
+    unsafe {
+        k.launch(
+            &stream,
+            for_num_elems(5000, 128).unwrap(),
+            (&da, &da, &mut dc),
+        )
+    }
+    .unwrap();
+    let c = stream.clone_dtoh(&dc).unwrap();
+    for i in 0..5000 {
+        assert_eq!(c[i], a[i] + a[i], "i={i}");
+    }
+    // Garbage is refused before the driver sees it; a truncated cubin by the driver.
+    let sigs = Signatures::new("junk.cubin", vec![]);
+    let e =
+        Module::from_image(&ctx, sigs.clone(), b"not a cubin", &LoadOptions::new()).unwrap_err();
+    assert!(matches!(e, Error::InvalidPtx { .. }), "{e}");
+    let e = Module::from_image(&ctx, sigs, &image[..64], &LoadOptions::new()).unwrap_err();
+    assert!(matches!(e, Error::ModuleLoad { .. }), "{e}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_generated_bindings() {
+    let (_ctx, stream, m) = setup();
+    let kernels = generated::HostLoaderFixtureKernels::load(&m).unwrap();
+    let n = 100_003;
+    let a = randoms(11, n);
+    let b = randoms(12, n);
+    let da = stream.clone_htod(&a).unwrap();
+    let db = stream.clone_htod(&b).unwrap();
+    let mut dc = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+    let cfg = for_num_elems(n as u32, 256).unwrap();
+    // SAFETY: vecadd writes c[i] for i < c.len() through its DisjointSlice.
+    unsafe { kernels.vecadd(&stream, cfg, &da, &db, &mut dc) }.unwrap();
+    let c = stream.clone_dtoh(&dc).unwrap();
+    for i in 0..n {
+        assert_eq!(c[i], a[i] + b[i], "i={i}");
+    }
+    // SAFETY: `empty` touches no memory.
+    unsafe { kernels.empty(&stream, cfg) }.unwrap();
+    stream.synchronize().unwrap();
+}

@@ -1,0 +1,446 @@
+//! The verdict matrix with ABI records: rustc-built kernels (`fixtures/kernels`, built by
+//! `cargo xtask build-ptx` into `data/fixture.ptx` + `data/fixture.map.json`) against
+//! matching and seeded-wrong Rust signatures. No GPU.
+//!
+//! Every seeded mismatch is refused with its exact message; every matching signature is
+//! accepted. Structs on the host are the kernel crate's own types (built for the host),
+//! plus host-only look-alikes with one thing changed.
+
+use bytemuck::{Pod, Zeroable};
+use host_loader::{
+    check_signature, check_signature_with_record, AbiField, AbiKind, AbiMismatchDetail, AbiRecord,
+    AbiRecordProblem, Error, KernelSignature, Ptr, PtrMut, Signatures, Slice, SliceMut, Struct,
+};
+use host_loader_fixture_kernels::{Cubic, Params};
+
+const FIXTURE: &str = include_str!("data/fixture.ptx");
+const FIXTURE_MAP: &str = include_str!("data/fixture.map.json");
+const NAME: &str = "tests/data/fixture.ptx";
+
+/// `Params` with `off` first: same size and alignment, fields at other offsets.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
+struct ParamsSwapped {
+    off: u64,
+    n: u32,
+    scale: f32,
+}
+
+/// `Params` with `n` and `scale` swapped: two 4-byte fields, so the same offsets and
+/// sizes. The record cannot see this (see `same_size_swap_is_invisible`).
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
+struct ParamsSameSizeSwap {
+    scale: f32,
+    n: u32,
+    off: u64,
+}
+
+/// `Params` with two 4-byte fields in place of `off`: 16 bytes aligned to 8, 4 fields.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
+struct ParamsSplit {
+    n: u32,
+    scale: f32,
+    off_lo: u32,
+    off_hi: u32,
+    wide: [u64; 0],
+}
+
+/// `Cubic` without `align(16)`: 32 bytes, aligned to 4.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
+struct CubicPacked {
+    c: [f32; 4],
+    bias: f32,
+    pad: [u32; 3],
+}
+
+/// `Cubic` with the array after the bias: 32 bytes aligned to 16, `c` at 4.
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
+struct CubicBiasFirst {
+    bias: f32,
+    c: [f32; 4],
+    pad: [u32; 3],
+}
+
+/// `Cubic` with a 3-element array: the same size (padding grows), field 1 moves.
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
+struct Cubic3 {
+    c: [f32; 3],
+    bias: f32,
+    pad: [u32; 4],
+}
+
+fn parsed() -> Signatures {
+    Signatures::parse(NAME, FIXTURE).expect("fixture.ptx parses")
+}
+
+fn mapped() -> Signatures {
+    let map = serde_json::from_str(FIXTURE_MAP).expect("fixture.map.json is a link map");
+    Signatures::from_link_map(NAME, &map, FIXTURE).expect("signatures from the map")
+}
+
+/// Both ways of reading the module give the same verdict.
+fn check<S: KernelSignature>(kernel: &str) -> Result<(), Error> {
+    let a = parsed().check::<S>(kernel).map(drop);
+    let b = mapped().check::<S>(kernel).map(drop);
+    assert_eq!(
+        a.as_ref()
+            .map_err(ToString::to_string)
+            .err()
+            .map(|s| strip_line(&s)),
+        b.as_ref()
+            .map_err(ToString::to_string)
+            .err()
+            .map(|s| strip_line(&s)),
+        "parsed and mapped verdicts differ for {kernel}"
+    );
+    a
+}
+
+/// The map has no line numbers: `tests/data/fixture.ptx:98: ` → `tests/data/fixture.ptx: `.
+fn strip_line(s: &str) -> String {
+    let prefix = format!("{NAME}:");
+    match s.strip_prefix(&prefix) {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => {
+            let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+            format!("{NAME}{rest}")
+        }
+        _ => s.to_string(),
+    }
+}
+
+fn err<S: KernelSignature>(kernel: &str) -> String {
+    check::<S>(kernel).unwrap_err().to_string()
+}
+
+fn detail(e: Error) -> AbiMismatchDetail {
+    match e {
+        Error::AbiMismatch(m) => m.detail,
+        other => panic!("expected an ABI mismatch, got {other}"),
+    }
+}
+
+#[test]
+fn every_kernel_has_a_record() {
+    let sigs = parsed();
+    let names: Vec<&str> = sigs.entries().iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["cubic", "empty", "scale", "smem_ends", "vecadd", "widen"]
+    );
+    for name in names {
+        assert!(sigs.record(name).unwrap().is_some(), "{name}");
+    }
+    let scale = sigs.record("scale").unwrap().unwrap();
+    assert_eq!(scale.params[0].kind, AbiKind::Pointer);
+    assert_eq!(scale.params[0].elem_size, 4);
+    assert_eq!(scale.params[1].kind, AbiKind::Struct);
+    assert_eq!(
+        scale.params[1].fields,
+        [
+            AbiField { offset: 0, size: 4 },
+            AbiField { offset: 4, size: 4 },
+            AbiField { offset: 8, size: 8 }
+        ]
+    );
+    assert_eq!(sigs.record("empty").unwrap().unwrap().params.len(), 0);
+    assert_eq!(
+        mapped().record("cubic").unwrap(),
+        sigs.record("cubic").unwrap()
+    );
+}
+
+#[test]
+fn dynamic_shared_alignment() {
+    // The map knows it per kernel; the PTX alone only for the module.
+    let m = mapped();
+    assert_eq!(m.dynamic_shared_align("smem_ends").unwrap(), Some(128));
+    assert_eq!(m.dynamic_shared_align("vecadd").unwrap(), None);
+    let p = parsed();
+    assert_eq!(p.dynamic_shared_align("smem_ends").unwrap(), Some(128));
+    assert_eq!(p.dynamic_shared_align("vecadd").unwrap(), Some(128));
+}
+
+#[test]
+fn matching_signatures_accepted() {
+    check::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd").unwrap();
+    check::<(PtrMut<f32>, Struct<Params>)>("scale").unwrap();
+    // The record cannot tell `*const` from `*mut`.
+    check::<(Ptr<f32>, Struct<Params>)>("scale").unwrap();
+    check::<(Struct<Cubic>, Slice<f32>, SliceMut<f32>)>("cubic").unwrap();
+    check::<(Slice<f64>, u32, SliceMut<f32>)>("widen").unwrap();
+    check::<(Slice<f32>, SliceMut<f32>)>("smem_ends").unwrap();
+    check::<()>("empty").unwrap();
+    // Same element size, other type: the record has sizes, not types.
+    check::<(Slice<u32>, Slice<i32>, SliceMut<f32>)>("vecadd").unwrap();
+}
+
+#[test]
+fn wrong_size() {
+    assert_eq!(
+        err::<(Slice<f64>, u64, SliceMut<f32>)>("widen"),
+        "tests/data/fixture.ptx:335: kernel `widen` parameter 1 (`widen_param_1`): the PTX \
+         expects 4 bytes aligned to 4 (.u32), the Rust argument `u64` is 8 bytes aligned to 8 \
+         (integer); use `u32` or `i32`"
+    );
+}
+
+#[test]
+fn wrong_alignment_16_byte_struct() {
+    assert_eq!(
+        err::<(Struct<CubicPacked>, Slice<f32>, SliceMut<f32>)>("cubic"),
+        "tests/data/fixture.ptx:19: kernel `cubic` parameter 0 (`cubic_param_0`): the PTX \
+         expects 32 bytes aligned to 16 (.align 16 .b8 [32]), the Rust argument \
+         `Struct<CubicPacked>` is 32 bytes aligned to 4 (aggregate); use a `Struct<T>` with \
+         size_of::<T>() = 32 and align_of::<T>() = 16"
+    );
+}
+
+#[test]
+fn swapped_struct_fields() {
+    assert_eq!(
+        err::<(PtrMut<f32>, Struct<ParamsSwapped>)>("scale"),
+        "tests/data/fixture.ptx:98: kernel `scale` parameter 1 (`scale_param_1`): field 0 of \
+         the kernel's struct is 4 bytes at byte offset 0, field 0 (`off`) of the Rust argument \
+         `Struct<ParamsSwapped>` is 8 bytes at byte offset 0; the two struct definitions \
+         differ (fields in another order?)"
+    );
+    let e = check::<(PtrMut<f32>, Struct<ParamsSwapped>)>("scale").unwrap_err();
+    match e {
+        Error::AbiMismatch(m) => {
+            assert_eq!((m.kernel.as_str(), m.param_index), ("scale", 1));
+            assert_eq!(
+                m.detail,
+                AbiMismatchDetail::Field {
+                    index: 0,
+                    host_name: "off",
+                    device: AbiField { offset: 0, size: 4 },
+                    host: AbiField { offset: 0, size: 8 },
+                }
+            );
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn array_in_struct_moved_or_resized() {
+    assert_eq!(
+        err::<(Struct<CubicBiasFirst>, Slice<f32>, SliceMut<f32>)>("cubic"),
+        "tests/data/fixture.ptx:19: kernel `cubic` parameter 0 (`cubic_param_0`): field 0 of \
+         the kernel's struct is 16 bytes at byte offset 0, field 0 (`bias`) of the Rust \
+         argument `Struct<CubicBiasFirst>` is 4 bytes at byte offset 0; the two struct \
+         definitions differ (fields in another order?)"
+    );
+    let d = detail(check::<(Struct<Cubic3>, Slice<f32>, SliceMut<f32>)>("cubic").unwrap_err());
+    assert_eq!(
+        d,
+        AbiMismatchDetail::Field {
+            index: 0,
+            host_name: "c",
+            device: AbiField {
+                offset: 0,
+                size: 16
+            },
+            host: AbiField {
+                offset: 0,
+                size: 12
+            },
+        }
+    );
+}
+
+#[test]
+fn struct_with_other_field_count() {
+    assert_eq!(
+        err::<(PtrMut<f32>, Struct<ParamsSplit>)>("scale"),
+        "tests/data/fixture.ptx:98: kernel `scale` parameter 1 (`scale_param_1`): the \
+         kernel's struct has 3 fields, the Rust argument `Struct<ParamsSplit>` has 5; the two \
+         struct definitions differ"
+    );
+}
+
+#[test]
+fn same_size_swap_is_invisible() {
+    // Documented limit: the record holds offsets and sizes, not field types.
+    check::<(PtrMut<f32>, Struct<ParamsSameSizeSwap>)>("scale").unwrap();
+}
+
+#[test]
+fn missing_and_extra_parameter() {
+    assert_eq!(
+        err::<(Slice<f32>, Slice<f32>)>("vecadd"),
+        "tests/data/fixture.ptx:267: kernel `vecadd` takes 3 parameters in the PTX, the Rust \
+         signature `(Slice<f32>, Slice<f32>)` has 2"
+    );
+    assert_eq!(
+        err::<(u32,)>("empty"),
+        "tests/data/fixture.ptx:90: kernel `empty` takes 0 parameters in the PTX, the Rust \
+         signature `(u32,)` has 1"
+    );
+}
+
+#[test]
+fn slice_versus_disjoint_slice() {
+    assert_eq!(
+        err::<(Slice<f32>, Slice<f32>, Slice<f32>)>("vecadd"),
+        "tests/data/fixture.ptx:267: kernel `vecadd` parameter 2 (`vecadd_param_2`): the \
+         kernel takes a writable slice (`DisjointSlice<T>` / `&mut [T]`), the Rust argument \
+         `Slice<f32>` is a read-only slice (`&[T]`); use `SliceMut<T>`"
+    );
+    assert_eq!(
+        err::<(SliceMut<f32>, Slice<f32>, SliceMut<f32>)>("vecadd"),
+        "tests/data/fixture.ptx:267: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
+         kernel takes a read-only slice (`&[T]`), the Rust argument `SliceMut<f32>` is a \
+         writable slice (`DisjointSlice<T>` / `&mut [T]`); use `Slice<T>`"
+    );
+}
+
+#[test]
+fn slice_versus_raw_pointer_and_struct() {
+    // The PTX refuses a slice for a pointer (different size).
+    assert_eq!(
+        err::<(Slice<f32>, Struct<Params>)>("scale"),
+        "tests/data/fixture.ptx:98: kernel `scale` parameter 0 (`scale_param_0`): the PTX \
+         expects 8 bytes aligned to 8 (.u64 .ptr .align 1), the Rust argument `Slice<f32>` is \
+         16 bytes aligned to 8 (aggregate); use `Ptr<T>` or `PtrMut<T>` (the kernel takes a \
+         raw pointer, not a slice)"
+    );
+    // A 16-byte struct where the kernel takes a slice: the PTX cannot tell, the record can.
+    assert_eq!(
+        err::<(Struct<Params>, Slice<f32>, SliceMut<f32>)>("vecadd"),
+        "tests/data/fixture.ptx:267: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
+         kernel takes a read-only slice (`&[T]`), the Rust argument `Struct<Params>` is a \
+         struct by value; use `Slice<T>`"
+    );
+    assert_eq!(
+        detail(check::<(PtrMut<f32>, Slice<f32>)>("scale").unwrap_err()),
+        AbiMismatchDetail::Kind {
+            device: AbiKind::Struct,
+            host: AbiKind::Slice
+        }
+    );
+}
+
+#[test]
+fn element_type_mismatch() {
+    assert_eq!(
+        err::<(Slice<f32>, u32, SliceMut<f32>)>("widen"),
+        "tests/data/fixture.ptx:335: kernel `widen` parameter 0 (`widen_param_0`): the \
+         kernel's element type is 8 bytes, the element type of the Rust argument `Slice<f32>` \
+         is 4 bytes"
+    );
+    assert_eq!(
+        detail(check::<(PtrMut<f64>, Struct<Params>)>("scale").unwrap_err()),
+        AbiMismatchDetail::ElemSize { device: 4, host: 8 }
+    );
+    assert_eq!(
+        detail(check::<(Slice<f32>, Slice<f32>, SliceMut<u16>)>("vecadd").unwrap_err()),
+        AbiMismatchDetail::ElemSize { device: 4, host: 2 }
+    );
+}
+
+#[test]
+fn without_a_record_only_the_ptx_is_checked() {
+    // The same `.entry` without its record: the PTX-only verdict accepts what only the
+    // record refuses.
+    let sigs = parsed();
+    let vecadd = sigs.get("vecadd").unwrap();
+    check_signature::<(Slice<f32>, Slice<f32>, Slice<f64>)>(vecadd).unwrap();
+    let bare = Signatures::new(NAME, sigs.entries().to_vec());
+    assert!(bare.record("vecadd").unwrap().is_none());
+    bare.check::<(Slice<f32>, Slice<f32>, Slice<f64>)>("vecadd")
+        .unwrap();
+    bare.check::<(PtrMut<f32>, Struct<ParamsSwapped>)>("scale")
+        .unwrap();
+    // With the record given back, refused again.
+    let record = sigs.record("vecadd").unwrap().unwrap().clone();
+    let e =
+        check_signature_with_record::<(Slice<f32>, Slice<f32>, Slice<f64>)>(NAME, vecadd, &record)
+            .unwrap_err();
+    assert!(matches!(e, Error::AbiMismatch(_)), "{e}");
+    bare.with_record("vecadd", record)
+        .check::<(Slice<f32>, Slice<f32>, Slice<f64>)>("vecadd")
+        .unwrap_err();
+}
+
+#[test]
+fn stale_or_broken_records_are_errors() {
+    let sigs = parsed();
+    let mut record = sigs.record("vecadd").unwrap().unwrap().clone();
+    record.params.pop();
+    let e = Signatures::new(NAME, sigs.entries().to_vec())
+        .with_record("vecadd", record)
+        .check::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "tests/data/fixture.ptx: the ABI record of kernel `vecadd` (`__kernel_abi_vecadd`) \
+         lists 2 parameters, the PTX `.entry` has 3; the record is stale"
+    );
+    let mut record = sigs.record("widen").unwrap().unwrap().clone();
+    record.params[1].size = 8;
+    let e = Signatures::new(NAME, sigs.entries().to_vec())
+        .with_record("widen", record)
+        .check::<(Slice<f64>, u32, SliceMut<f32>)>("widen")
+        .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            Error::AbiRecord {
+                problem: AbiRecordProblem::ParamLayout {
+                    param: 1,
+                    record_size: 8,
+                    ptx_size: 4,
+                    ..
+                },
+                ..
+            }
+        ),
+        "{e}"
+    );
+
+    // A garbage record in the PTX: reading the module works, checking that kernel fails.
+    let broken = FIXTURE.replace(
+        "__kernel_abi_empty[12] = {73, 66, 65, 75, 1}",
+        "__kernel_abi_empty[12] = {73, 66, 65, 75, 7}",
+    );
+    assert_ne!(broken, FIXTURE);
+    let sigs = Signatures::parse(NAME, &broken).unwrap();
+    sigs.check::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")
+        .unwrap();
+    assert_eq!(
+        sigs.check::<()>("empty").unwrap_err().to_string(),
+        "tests/data/fixture.ptx: the ABI record of kernel `empty` (`__kernel_abi_empty`) is \
+         malformed: the record has version 7; this host-loader reads version 1 (rebuild the \
+         kernels with the device-std that matches this host-loader)"
+    );
+    let truncated = FIXTURE.replace(
+        "__kernel_abi_empty[12] = {73, 66, 65, 75, 1}",
+        "__kernel_abi_empty[6] = {73, 66, 65, 75, 1}",
+    );
+    assert_eq!(
+        Signatures::parse(NAME, &truncated)
+            .unwrap()
+            .check::<()>("empty")
+            .unwrap_err()
+            .to_string(),
+        "tests/data/fixture.ptx: the ABI record of kernel `empty` (`__kernel_abi_empty`) is \
+         malformed: the record is 6 bytes long, not a whole number of 4-byte words"
+    );
+}
+
+#[test]
+fn hand_built_record_round_trip() {
+    // The record bytes exactly as the PTX holds them, parsed directly.
+    let bytes: Vec<u8> = [0x4B41_4249u32, 1, 1, 3, 16, 8, 4, 0]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let r = AbiRecord::parse(&bytes).unwrap();
+    assert_eq!(r.params[0].kind, AbiKind::Slice);
+}
