@@ -1,0 +1,708 @@
+//! The benchmark cases. Each checks the Rust kernel and its CUDA C++
+//! reference against a CPU reference (outputs poisoned first), then times
+//! both, and the vendor library where there is one.
+
+use anyhow::{bail, ensure, Context, Result};
+use cudarc::driver::{CudaContext, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use host_loader::{Module, PtrMut, Slice, SliceMut};
+use rand::Rng;
+use std::sync::Arc;
+
+use crate::timing::{median_ms, Row};
+use crate::Options;
+
+/// What every case needs.
+pub struct Env<'a> {
+    pub ctx: &'a Arc<CudaContext>,
+    pub stream: &'a Arc<CudaStream>,
+    pub rust: &'a Module,
+    pub reference: &'a Arc<CudaModule>,
+    pub vendor: &'a str,
+    pub opts: &'a Options,
+    pub seed: u64,
+}
+
+/// A named benchmark.
+pub struct Case {
+    pub name: &'static str,
+    pub run: fn(&Env) -> Result<Vec<Row>>,
+}
+
+/// Every case, in table order.
+pub const ALL: &[Case] = &[
+    Case {
+        name: "vecadd",
+        run: vecadd,
+    },
+    Case {
+        name: "saxpy",
+        run: saxpy,
+    },
+    Case {
+        name: "reduce_sum",
+        run: reduce_sum,
+    },
+    Case {
+        name: "transpose",
+        run: transpose,
+    },
+    Case {
+        name: "histogram",
+        run: histogram,
+    },
+    Case {
+        name: "softmax",
+        run: softmax,
+    },
+    Case {
+        name: "sgemm",
+        run: sgemm,
+    },
+];
+
+const POISON: f32 = f32::NAN;
+
+fn size(env: &Env, full: usize, quick: usize) -> usize {
+    if env.opts.quick {
+        quick
+    } else {
+        full
+    }
+}
+
+fn rng(env: &Env, salt: u64) -> rand::rngs::StdRng {
+    example_support::rng(env.seed ^ salt)
+}
+
+fn row(name: &str, by: &'static str, ms: f64, bytes: f64, flops: f64) -> Row {
+    Row {
+        name: name.to_string(),
+        by,
+        ms,
+        bytes,
+        flops,
+    }
+}
+
+fn linear(n: usize, per_thread: usize) -> Result<LaunchConfig> {
+    let blocks = u32::try_from(n.div_ceil(per_thread * 256))?;
+    Ok(LaunchConfig {
+        grid_dim: (blocks.max(1), 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
+fn persistent(env: &Env) -> Result<LaunchConfig> {
+    use cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT as SMS;
+    let sms = env.ctx.attribute(SMS)? as u32;
+    Ok(LaunchConfig {
+        grid_dim: (sms * 8, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
+/// Elementwise check with relative tolerance; NaN never passes.
+fn check(what: &str, got: &[f32], want: &[f32], tol: f32) -> Result<()> {
+    ensure!(
+        got.len() == want.len(),
+        "{what}: {} elements, want {}",
+        got.len(),
+        want.len()
+    );
+    let bad = example_support::count_mismatches(what, got, want, tol);
+    ensure!(
+        bad == 0,
+        "{what}: {bad} of {} elements differ from the CPU reference",
+        got.len()
+    );
+    Ok(())
+}
+
+fn poisoned(env: &Env, n: usize) -> Result<CudaSlice<f32>> {
+    Ok(env.stream.clone_htod(&vec![POISON; n])?)
+}
+
+/// Device-to-device copy bandwidth (bytes read + written per second, GB/s).
+pub fn copy_bandwidth(env: &Env) -> Result<f64> {
+    let n = size(env, 1 << 28, 1 << 20);
+    let src = env.stream.clone_htod(&vec![1.0f32; n])?;
+    let mut dst = env.stream.alloc_zeros::<f32>(n)?;
+    let ms = median_ms(
+        env.stream,
+        env.opts.runs,
+        &mut dst,
+        |_| Ok(()),
+        |d| Ok(env.stream.memcpy_dtod(&src, d)?),
+    )?;
+    Ok(2.0 * (n * 4) as f64 / ms / 1e6)
+}
+
+fn vecadd(env: &Env) -> Result<Vec<Row>> {
+    let n = size(env, 1 << 28, (1 << 20) + 3);
+    let mut r = rng(env, 1);
+    let a: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let b: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    let (a_d, b_d) = (env.stream.clone_htod(&a)?, env.stream.clone_htod(&b)?);
+    let mut c = poisoned(env, n)?;
+    let cfg = linear(n, 4)?;
+    let k = env
+        .rust
+        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")?;
+    let f = env.reference.load_function("vecadd_ref")?;
+    let n64 = n as u64;
+    // SAFETY (both launches): each kernel writes c[i] for i < n only and reads a, b there.
+    let rust = |c: &mut CudaSlice<f32>| -> Result<()> {
+        Ok(unsafe { k.launch(env.stream, cfg, (&a_d, &b_d, c)) }?)
+    };
+    let nvcc = |c: &mut CudaSlice<f32>| -> Result<()> {
+        unsafe {
+            env.stream
+                .launch_builder(&f)
+                .arg(&a_d)
+                .arg(&b_d)
+                .arg(c)
+                .arg(&n64)
+                .launch(cfg)
+        }?;
+        Ok(())
+    };
+    rust(&mut c)?;
+    check("vecadd rust", &env.stream.clone_dtoh(&c)?, &want, 0.0)?;
+    let mut c2 = poisoned(env, n)?;
+    nvcc(&mut c2)?;
+    check("vecadd nvcc", &env.stream.clone_dtoh(&c2)?, &want, 0.0)?;
+    let bytes = 3.0 * (n * 4) as f64;
+    Ok(vec![
+        row(
+            "vecadd",
+            "rust",
+            median_ms(env.stream, env.opts.runs, &mut c, |_| Ok(()), |x| rust(x))?,
+            bytes,
+            0.0,
+        ),
+        row(
+            "vecadd",
+            "nvcc",
+            median_ms(env.stream, env.opts.runs, &mut c2, |_| Ok(()), |x| nvcc(x))?,
+            bytes,
+            0.0,
+        ),
+    ])
+}
+
+fn saxpy(env: &Env) -> Result<Vec<Row>> {
+    let n = size(env, 1 << 28, (1 << 20) + 3);
+    let mut r = rng(env, 2);
+    let alpha = r.random_range(-2.0f32..2.0);
+    let x: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let y: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let want: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| alpha.mul_add(*x, *y))
+        .collect();
+    let x_d = env.stream.clone_htod(&x)?;
+    let cfg = linear(n, 4)?;
+    let k = env
+        .rust
+        .kernel::<(f32, Slice<f32>, SliceMut<f32>)>("saxpy")?;
+    let f = env.reference.load_function("saxpy_ref")?;
+    let n64 = n as u64;
+    // SAFETY: each kernel updates y[i] for i < n only.
+    let rust = |y: &mut CudaSlice<f32>| -> Result<()> {
+        Ok(unsafe { k.launch(env.stream, cfg, (alpha, &x_d, y)) }?)
+    };
+    let nvcc = |y: &mut CudaSlice<f32>| -> Result<()> {
+        unsafe {
+            env.stream
+                .launch_builder(&f)
+                .arg(&alpha)
+                .arg(&x_d)
+                .arg(y)
+                .arg(&n64)
+                .launch(cfg)
+        }?;
+        Ok(())
+    };
+    let mut y_rust = env.stream.clone_htod(&y)?;
+    rust(&mut y_rust)?;
+    check("saxpy rust", &env.stream.clone_dtoh(&y_rust)?, &want, 1e-6)?;
+    let mut y_nvcc = env.stream.clone_htod(&y)?;
+    nvcc(&mut y_nvcc)?;
+    check("saxpy nvcc", &env.stream.clone_dtoh(&y_nvcc)?, &want, 1e-6)?;
+    let bytes = 3.0 * (n * 4) as f64;
+    Ok(vec![
+        row(
+            "saxpy",
+            "rust",
+            median_ms(
+                env.stream,
+                env.opts.runs,
+                &mut y_rust,
+                |_| Ok(()),
+                |x| rust(x),
+            )?,
+            bytes,
+            0.0,
+        ),
+        row(
+            "saxpy",
+            "nvcc",
+            median_ms(
+                env.stream,
+                env.opts.runs,
+                &mut y_nvcc,
+                |_| Ok(()),
+                |x| nvcc(x),
+            )?,
+            bytes,
+            0.0,
+        ),
+    ])
+}
+
+fn reduce_sum(env: &Env) -> Result<Vec<Row>> {
+    let n = size(env, 1 << 28, (1 << 20) + 3);
+    let mut r = rng(env, 3);
+    let x: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let want: f64 = x.iter().map(|&v| f64::from(v)).sum();
+    let abs: f64 = x.iter().map(|&v| f64::from(v).abs()).sum();
+    let x_d = env.stream.clone_htod(&x)?;
+    let cfg = persistent(env)?;
+    let k = env.rust.kernel::<(Slice<f32>, PtrMut<f32>)>("reduce_sum")?;
+    let f = env.reference.load_function("reduce_sum_ref")?;
+    let n64 = n as u64;
+    let mut out = env.stream.alloc_zeros::<f32>(1)?;
+    let zero = |out: &mut CudaSlice<f32>| -> Result<()> { Ok(env.stream.memset_zeros(out)?) };
+    // SAFETY: each kernel reads x[..n] and atomically adds into out[0].
+    let rust = |out: &mut CudaSlice<f32>| -> Result<()> {
+        Ok(unsafe { k.launch(env.stream, cfg, (&x_d, out)) }?)
+    };
+    let nvcc = |out: &mut CudaSlice<f32>| -> Result<()> {
+        unsafe {
+            env.stream
+                .launch_builder(&f)
+                .arg(&x_d)
+                .arg(out)
+                .arg(&n64)
+                .launch(cfg)
+        }?;
+        Ok(())
+    };
+    for (who, launch) in [
+        ("rust", &rust as &dyn Fn(&mut CudaSlice<f32>) -> Result<()>),
+        ("nvcc", &nvcc),
+    ] {
+        env.stream.memcpy_htod(&[POISON], &mut out)?;
+        zero(&mut out)?;
+        launch(&mut out)?;
+        let got = f64::from(env.stream.clone_dtoh(&out)?[0]);
+        // f32 accumulation in a different order: allow 1e-5 of the sum of magnitudes.
+        ensure!(
+            (got - want).abs() <= 1e-5 * abs,
+            "reduce_sum {who}: got {got}, want {want}"
+        );
+    }
+    let bytes = (n * 4) as f64;
+    let mut rows = vec![row(
+        "reduce_sum",
+        "rust",
+        median_ms(
+            env.stream,
+            env.opts.runs,
+            &mut out,
+            |x| zero(x),
+            |x| rust(x),
+        )?,
+        bytes,
+        0.0,
+    )];
+    let mut out2 = env.stream.alloc_zeros::<f32>(1)?;
+    rows.push(row(
+        "reduce_sum",
+        "nvcc",
+        median_ms(
+            env.stream,
+            env.opts.runs,
+            &mut out2,
+            |x| zero(x),
+            |x| nvcc(x),
+        )?,
+        bytes,
+        0.0,
+    ));
+    if let Some(ms) = vendor_ms(env, "cub_reduce_sum")? {
+        rows.push(row("reduce_sum", "CUB", ms, bytes, 0.0));
+    }
+    Ok(rows)
+}
+
+fn vendor_ms(env: &Env, name: &str) -> Result<Option<f64>> {
+    if env.opts.quick {
+        return Ok(None);
+    }
+    for line in env.vendor.lines() {
+        if let Some(rest) = line.strip_prefix(name) {
+            return Ok(Some(
+                rest.trim()
+                    .parse()
+                    .with_context(|| format!("vendor line `{line}`"))?,
+            ));
+        }
+    }
+    Ok(None)
+}
+
+fn transpose(env: &Env) -> Result<Vec<Row>> {
+    let n = size(env, 8192, 256);
+    let mut r = rng(env, 4);
+    let input: Vec<f32> = (0..n * n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let mut want = vec![0.0f32; n * n];
+    for y in 0..n {
+        for x in 0..n {
+            want[x * n + y] = input[y * n + x];
+        }
+    }
+    let in_d = env.stream.clone_htod(&input)?;
+    let nb = u32::try_from(n / 32)?;
+    let cfg = LaunchConfig {
+        grid_dim: (nb, nb, 1),
+        block_dim: (32, 8, 1),
+        shared_mem_bytes: 0,
+    };
+    let k = env
+        .rust
+        .kernel::<(Slice<f32>, SliceMut<f32>, u32)>("transpose")?;
+    let f = env.reference.load_function("transpose_ref")?;
+    let n32 = n as u32;
+    // SAFETY: each kernel writes out[j * n + i] for its tile, inside n * n.
+    let rust = |o: &mut CudaSlice<f32>| -> Result<()> {
+        Ok(unsafe { k.launch(env.stream, cfg, (&in_d, o, n32)) }?)
+    };
+    let nvcc = |o: &mut CudaSlice<f32>| -> Result<()> {
+        unsafe {
+            env.stream
+                .launch_builder(&f)
+                .arg(&in_d)
+                .arg(o)
+                .arg(&n32)
+                .launch(cfg)
+        }?;
+        Ok(())
+    };
+    let mut o1 = poisoned(env, n * n)?;
+    rust(&mut o1)?;
+    check("transpose rust", &env.stream.clone_dtoh(&o1)?, &want, 0.0)?;
+    let mut o2 = poisoned(env, n * n)?;
+    nvcc(&mut o2)?;
+    check("transpose nvcc", &env.stream.clone_dtoh(&o2)?, &want, 0.0)?;
+    let bytes = 2.0 * (n * n * 4) as f64;
+    Ok(vec![
+        row(
+            "transpose",
+            "rust",
+            median_ms(env.stream, env.opts.runs, &mut o1, |_| Ok(()), |x| rust(x))?,
+            bytes,
+            0.0,
+        ),
+        row(
+            "transpose",
+            "nvcc",
+            median_ms(env.stream, env.opts.runs, &mut o2, |_| Ok(()), |x| nvcc(x))?,
+            bytes,
+            0.0,
+        ),
+    ])
+}
+
+fn histogram(env: &Env) -> Result<Vec<Row>> {
+    let n = size(env, 1 << 28, (1 << 20) + 5);
+    let mut r = rng(env, 5);
+    // Skewed bytes, so some bins are hot as in real data.
+    let data: Vec<u8> = (0..n)
+        .map(|_| if r.random_bool(0.25) { 7 } else { r.random() })
+        .collect();
+    let mut want = vec![0u32; 256];
+    for &b in &data {
+        want[b as usize] += 1;
+    }
+    let d = env.stream.clone_htod(&data)?;
+    let cfg = persistent(env)?;
+    let k = env.rust.kernel::<(Slice<u8>, PtrMut<u32>)>("histogram")?;
+    let f = env.reference.load_function("histogram_ref")?;
+    let n64 = n as u64;
+    let mut bins = env.stream.alloc_zeros::<u32>(256)?;
+    let zero = |b: &mut CudaSlice<u32>| -> Result<()> { Ok(env.stream.memset_zeros(b)?) };
+    // SAFETY: each kernel reads data[..n] and atomically adds into bins[..256].
+    let rust = |b: &mut CudaSlice<u32>| -> Result<()> {
+        Ok(unsafe { k.launch(env.stream, cfg, (&d, b)) }?)
+    };
+    let nvcc = |b: &mut CudaSlice<u32>| -> Result<()> {
+        unsafe {
+            env.stream
+                .launch_builder(&f)
+                .arg(&d)
+                .arg(b)
+                .arg(&n64)
+                .launch(cfg)
+        }?;
+        Ok(())
+    };
+    for (who, launch) in [
+        ("rust", &rust as &dyn Fn(&mut CudaSlice<u32>) -> Result<()>),
+        ("nvcc", &nvcc),
+    ] {
+        env.stream.memcpy_htod(&[u32::MAX; 256], &mut bins)?;
+        zero(&mut bins)?;
+        launch(&mut bins)?;
+        let got = env.stream.clone_dtoh(&bins)?;
+        if got != want {
+            let i = (0..256).find(|&i| got[i] != want[i]).unwrap_or(0);
+            bail!("histogram {who}: bin {i} = {}, want {}", got[i], want[i]);
+        }
+    }
+    let bytes = n as f64;
+    let mut b2 = env.stream.alloc_zeros::<u32>(256)?;
+    Ok(vec![
+        row(
+            "histogram",
+            "rust",
+            median_ms(
+                env.stream,
+                env.opts.runs,
+                &mut bins,
+                |x| zero(x),
+                |x| rust(x),
+            )?,
+            bytes,
+            0.0,
+        ),
+        row(
+            "histogram",
+            "nvcc",
+            median_ms(env.stream, env.opts.runs, &mut b2, |x| zero(x), |x| nvcc(x))?,
+            bytes,
+            0.0,
+        ),
+    ])
+}
+
+fn softmax(env: &Env) -> Result<Vec<Row>> {
+    let cols = 4096usize;
+    let rows = size(env, 1 << 16, 64);
+    let mut r = rng(env, 6);
+    let input: Vec<f32> = (0..rows * cols)
+        .map(|_| r.random_range(-8.0..8.0))
+        .collect();
+    let in_d = env.stream.clone_htod(&input)?;
+    let cfg = LaunchConfig {
+        grid_dim: (u32::try_from(rows)?, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: (cols * 4) as u32,
+    };
+    let k = env
+        .rust
+        .kernel::<(Slice<f32>, SliceMut<f32>, u32)>("softmax")?;
+    let f = env.reference.load_function("softmax_ref")?;
+    let c32 = cols as u32;
+    // SAFETY: each kernel writes row blockIdx.x of out only.
+    let rust = |o: &mut CudaSlice<f32>| -> Result<()> {
+        Ok(unsafe { k.launch(env.stream, cfg, (&in_d, o, c32)) }?)
+    };
+    let nvcc = |o: &mut CudaSlice<f32>| -> Result<()> {
+        unsafe {
+            env.stream
+                .launch_builder(&f)
+                .arg(&in_d)
+                .arg(o)
+                .arg(&c32)
+                .launch(cfg)
+        }?;
+        Ok(())
+    };
+    // CPU reference in f64 on a sample of rows (every row when quick).
+    let sample: Vec<usize> = if env.opts.quick {
+        (0..rows).collect()
+    } else {
+        (0..512).map(|_| r.random_range(0..rows)).collect()
+    };
+    let reference = |row: usize| -> Vec<f32> {
+        let x = &input[row * cols..(row + 1) * cols];
+        let m = x
+            .iter()
+            .fold(f64::NEG_INFINITY, |m, &v| m.max(f64::from(v)));
+        let s: f64 = x.iter().map(|&v| (f64::from(v) - m).exp()).sum();
+        x.iter()
+            .map(|&v| ((f64::from(v) - m).exp() / s) as f32)
+            .collect()
+    };
+    let mut outs = Vec::new();
+    for (who, launch) in [
+        ("rust", &rust as &dyn Fn(&mut CudaSlice<f32>) -> Result<()>),
+        ("nvcc", &nvcc),
+    ] {
+        let mut o = poisoned(env, rows * cols)?;
+        launch(&mut o)?;
+        let got = env.stream.clone_dtoh(&o)?;
+        ensure!(
+            got.iter().all(|v| v.is_finite()),
+            "softmax {who}: an output element was not written"
+        );
+        for &row in &sample {
+            check(
+                &format!("softmax {who} row {row}"),
+                &got[row * cols..(row + 1) * cols],
+                &reference(row),
+                1e-5,
+            )?;
+        }
+        outs.push(o);
+    }
+    let bytes = 2.0 * (rows * cols * 4) as f64;
+    let (mut o_rust, mut o_nvcc) = (outs.remove(0), outs.remove(0));
+    Ok(vec![
+        row(
+            "softmax",
+            "rust",
+            median_ms(
+                env.stream,
+                env.opts.runs,
+                &mut o_rust,
+                |_| Ok(()),
+                |x| rust(x),
+            )?,
+            bytes,
+            0.0,
+        ),
+        row(
+            "softmax",
+            "nvcc",
+            median_ms(
+                env.stream,
+                env.opts.runs,
+                &mut o_nvcc,
+                |_| Ok(()),
+                |x| nvcc(x),
+            )?,
+            bytes,
+            0.0,
+        ),
+    ])
+}
+
+fn sgemm(env: &Env) -> Result<Vec<Row>> {
+    use cudarc::cublas::{sys::cublasOperation_t::CUBLAS_OP_N, CudaBlas, Gemm, GemmConfig};
+    let n = size(env, 4096, 256);
+    let mut r = rng(env, 7);
+    let a: Vec<f32> = (0..n * n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let b: Vec<f32> = (0..n * n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let (a_d, b_d) = (env.stream.clone_htod(&a)?, env.stream.clone_htod(&b)?);
+    let nb = u32::try_from(n / 128)?;
+    let cfg = LaunchConfig {
+        grid_dim: (nb, nb, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let k = env
+        .rust
+        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>, u32)>("sgemm")?;
+    let f = env.reference.load_function("sgemm_ref")?;
+    let n32 = n as u32;
+    // SAFETY: each kernel writes its 128x128 tile of c, inside n * n.
+    let rust = |c: &mut CudaSlice<f32>| -> Result<()> {
+        Ok(unsafe { k.launch(env.stream, cfg, (&a_d, &b_d, c, n32)) }?)
+    };
+    let nvcc = |c: &mut CudaSlice<f32>| -> Result<()> {
+        unsafe {
+            env.stream
+                .launch_builder(&f)
+                .arg(&a_d)
+                .arg(&b_d)
+                .arg(c)
+                .arg(&n32)
+                .launch(cfg)
+        }?;
+        Ok(())
+    };
+    let blas = CudaBlas::new(env.stream.clone())?;
+    // Row-major C = A B is column-major C^T = B^T A^T: pass B first.
+    let gemm_cfg = GemmConfig {
+        transa: CUBLAS_OP_N,
+        transb: CUBLAS_OP_N,
+        m: n as i32,
+        n: n as i32,
+        k: n as i32,
+        alpha: 1.0f32,
+        lda: n as i32,
+        ldb: n as i32,
+        beta: 0.0f32,
+        ldc: n as i32,
+    };
+    // SAFETY: all three buffers hold n * n elements.
+    let cublas = |c: &mut CudaSlice<f32>| -> Result<()> {
+        Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
+    };
+    // Check a sample of entries against f64 dot products.
+    let sample: Vec<(usize, usize)> = (0..2048)
+        .map(|_| (r.random_range(0..n), r.random_range(0..n)))
+        .collect();
+    let mut outs = Vec::new();
+    for (who, launch) in [
+        ("rust", &rust as &dyn Fn(&mut CudaSlice<f32>) -> Result<()>),
+        ("nvcc", &nvcc),
+        ("cuBLAS", &cublas),
+    ] {
+        let mut c = poisoned(env, n * n)?;
+        launch(&mut c)?;
+        let got = env.stream.clone_dtoh(&c)?;
+        ensure!(
+            got.iter().all(|v| v.is_finite()),
+            "sgemm {who}: an output element was not written"
+        );
+        for &(i, j) in &sample {
+            let want: f64 = (0..n)
+                .map(|p| f64::from(a[i * n + p]) * f64::from(b[p * n + j]))
+                .sum();
+            let g = f64::from(got[i * n + j]);
+            ensure!(
+                (g - want).abs() <= 1e-4 * (n as f64).sqrt(),
+                "sgemm {who}: C[{i}][{j}] = {g}, want {want}"
+            );
+        }
+        outs.push(c);
+    }
+    let flops = 2.0 * (n as f64).powi(3);
+    let (mut c1, mut c2, mut c3) = (outs.remove(0), outs.remove(0), outs.remove(0));
+    Ok(vec![
+        row(
+            "sgemm",
+            "rust",
+            median_ms(env.stream, env.opts.runs, &mut c1, |_| Ok(()), |x| rust(x))?,
+            0.0,
+            flops,
+        ),
+        row(
+            "sgemm",
+            "nvcc",
+            median_ms(env.stream, env.opts.runs, &mut c2, |_| Ok(()), |x| nvcc(x))?,
+            0.0,
+            flops,
+        ),
+        row(
+            "sgemm",
+            "cuBLAS",
+            median_ms(
+                env.stream,
+                env.opts.runs,
+                &mut c3,
+                |_| Ok(()),
+                |x| cublas(x),
+            )?,
+            0.0,
+            flops,
+        ),
+    ])
+}

@@ -1,0 +1,446 @@
+//! Rust kernels of the GPU benchmark suite (`benches/gpu`). Each mirrors the
+//! CUDA C++ kernel of the same name in `benches/gpu/reference.cu`: the same
+//! algorithm, launch shape and memory access pattern, written with
+//! device-std's safe surface where it has one.
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+
+use device_std::atomic::{self, Ordering::Relaxed, Scope};
+use device_std::ldg::{ldg, ldg_unchecked};
+use device_std::vector::{grid_stride, split_aligned, F32x4, U8x16};
+use device_std::{kernel, math, thread, warp, DisjointSlice, DynamicSharedArray, SharedArray};
+
+const FULL: u32 = 0xffff_ffff;
+
+/// `#pragma unroll` for a constant trip count: `unroll!(k in [0, 1, 2] => body)`
+/// expands `body` once per listed value, with `k` a `usize` constant in each copy.
+macro_rules! unroll {
+    ($k:ident in [$($v:literal),*] => $body:block) => {
+        $({
+            const $k: usize = $v;
+            $body
+        })*
+    };
+}
+
+/// Vector `i` of the output's body, read from an input whose 16-byte
+/// alignment differs from the output's: the same four elements one by one.
+#[inline(always)]
+fn unaligned_vec(s: &[f32], head: usize, i: usize) -> F32x4 {
+    let k = head + 4 * i;
+    F32x4([s[k], s[k + 1], s[k + 2], s[k + 3]])
+}
+
+/// `c = a + b`. Any 1D launch: a grid-stride loop over 16-byte vectors, then
+/// the unaligned head and tail element by element. `a`, `b` at least as long
+/// as `c`.
+#[kernel]
+pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
+    let n = c.len();
+    let (a, b) = (&a[..n], &b[..n]);
+    let (mut head, mut body, mut tail) = c.split_aligned_mut::<F32x4>();
+    let (ah, a4, _) = split_aligned::<F32x4>(a);
+    let (bh, b4, _) = split_aligned::<F32x4>(b);
+    let h = head.len();
+    if ah.len() == h && bh.len() == h {
+        for i in grid_stride(body.len()) {
+            let k = i.get();
+            if let (Some(out), Some(x), Some(y)) = (body.get_mut(&i), a4.get(k), b4.get(k)) {
+                *out = x.zip_with(*y, |x, y| x + y);
+            }
+        }
+    } else {
+        for i in grid_stride(body.len()) {
+            let k = i.get();
+            if let Some(out) = body.get_mut(&i) {
+                *out = unaligned_vec(a, h, k).zip_with(unaligned_vec(b, h, k), |x, y| x + y);
+            }
+        }
+    }
+    for i in grid_stride(h) {
+        let k = i.get();
+        if let Some(out) = head.get_mut(&i) {
+            *out = a[k] + b[k];
+        }
+    }
+    let t0 = n - tail.len();
+    for i in grid_stride(tail.len()) {
+        let k = t0 + i.get();
+        if let Some(out) = tail.get_mut(&i) {
+            *out = a[k] + b[k];
+        }
+    }
+}
+
+/// `y = alpha * x + y`, shaped like [`vecadd`]. `x` at least as long as `y`.
+#[kernel]
+pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    let n = y.len();
+    let x = &x[..n];
+    let (mut head, mut body, mut tail) = y.split_aligned_mut::<F32x4>();
+    let (xh, x4, _) = split_aligned::<F32x4>(x);
+    let h = head.len();
+    if xh.len() == h {
+        for i in grid_stride(body.len()) {
+            let k = i.get();
+            if let (Some(out), Some(v)) = (body.get_mut(&i), x4.get(k)) {
+                *out = v.zip_with(*out, |x, y| alpha * x + y);
+            }
+        }
+    } else {
+        for i in grid_stride(body.len()) {
+            let k = i.get();
+            if let Some(out) = body.get_mut(&i) {
+                *out = unaligned_vec(x, h, k).zip_with(*out, |x, y| alpha * x + y);
+            }
+        }
+    }
+    for i in grid_stride(h) {
+        let k = i.get();
+        if let Some(out) = head.get_mut(&i) {
+            *out = alpha * x[k] + *out;
+        }
+    }
+    let t0 = n - tail.len();
+    for i in grid_stride(tail.len()) {
+        let k = t0 + i.get();
+        if let Some(out) = tail.get_mut(&i) {
+            *out = alpha * x[k] + *out;
+        }
+    }
+}
+
+/// Sum of the 32 lanes' `v`, in every lane (butterfly shuffles).
+#[inline(always)]
+fn warp_sum(mut v: f32) -> f32 {
+    let mut offset = 16;
+    while offset > 0 {
+        v += warp::shfl_down_sync(FULL, v, offset);
+        offset /= 2;
+    }
+    v
+}
+
+/// `*out += sum(x)` (the host zeroes `*out`). 1D launch of up to 1024
+/// threads per block: grid-stride 16-byte loads, warp shuffles, one shared
+/// slot per warp, one atomic add per block.
+#[kernel]
+pub fn reduce_sum(x: &[f32], out: *mut f32) {
+    let slots = SharedArray::<f32, 32>::new();
+    let (head, body, tail) = split_aligned::<F32x4>(x);
+    let mut acc = 0.0f32;
+    for i in grid_stride(body.len()) {
+        let v = body[i.get()].0;
+        acc += (v[0] + v[1]) + (v[2] + v[3]);
+    }
+    for i in grid_stride(head.len()) {
+        acc += head[i.get()];
+    }
+    for i in grid_stride(tail.len()) {
+        acc += tail[i.get()];
+    }
+    acc = warp_sum(acc);
+    let (lane, warp_in_block) = (thread::lane_id() as usize, thread::warp_id() as usize);
+    if lane == 0 {
+        slots.write(warp_in_block, acc);
+    }
+    thread::sync_threads();
+    if warp_in_block == 0 {
+        let warps = (thread::block_size() as usize).div_ceil(32);
+        acc = warp_sum(if lane < warps { slots.read(lane) } else { 0.0 });
+        if lane == 0 {
+            // SAFETY: the host passes a valid f32 that only atomics touch.
+            unsafe { atomic::fetch_add(out, acc, Relaxed, Scope::Gpu) };
+        }
+    }
+}
+
+/// Transpose tile edge and rows per pass (block `(32, 8)`).
+const TILE: usize = 32;
+const ROWS: usize = 8;
+
+/// `out = inᵀ` for an `n × n` matrix: block `(32, 8)`, grid `(n/32, n/32)`
+/// (a partial edge tile is guarded), a 32×33 shared tile. Each thread issues
+/// its four global loads before its shared stores (and its four shared loads
+/// before its global stores), so the loads are in flight together.
+#[kernel]
+pub fn transpose(input: &[f32], mut output: DisjointSlice<f32>, n: u32) {
+    let tile = SharedArray::<f32, { TILE * (TILE + 1) }>::new();
+    let n = n as usize;
+    let (tx, ty) = (
+        thread::threadIdx_x() as usize,
+        thread::threadIdx_y() as usize,
+    );
+    let (bx, by) = (
+        thread::blockIdx_x() as usize * TILE,
+        thread::blockIdx_y() as usize * TILE,
+    );
+    let mut v = [0.0f32; TILE / ROWS];
+    // Interior tiles (all but a partial edge) skip the per-element checks.
+    let whole = bx + TILE <= n && by + TILE <= n && input.len() >= n * n && output.len() >= n * n;
+    if whole {
+        unroll!(Q in [0, 1, 2, 3] => {
+            // SAFETY: row and column < n (whole tile), so the index < n * n <= len.
+            v[Q] = unsafe { ldg_unchecked(input, (by + ty + Q * ROWS) * n + bx + tx) };
+        });
+    } else {
+        unroll!(Q in [0, 1, 2, 3] => {
+            let (r, c) = (by + ty + Q * ROWS, bx + tx);
+            if r < n && c < n {
+                v[Q] = ldg(input, r * n + c);
+            }
+        });
+    }
+    unroll!(Q in [0, 1, 2, 3] => {
+        tile.write((ty + Q * ROWS) * (TILE + 1) + tx, v[Q]);
+    });
+    thread::sync_threads();
+    unroll!(Q in [0, 1, 2, 3] => {
+        v[Q] = tile.read(tx * (TILE + 1) + ty + Q * ROWS);
+    });
+    unroll!(Q in [0, 1, 2, 3] => {
+        let (r, c) = (bx + ty + Q * ROWS, by + tx);
+        let at = r * n + c;
+        if whole || (r < n && c < n && at < output.len()) {
+            // SAFETY: in bounds (whole tile, or checked); (block, thread, Q)
+            // maps one-to-one onto the mirrored tile, so no other thread
+            // writes `at`.
+            unsafe { *output.get_unchecked_mut(at) = v[Q] };
+        }
+    });
+}
+
+/// 256-bin histogram of `data` into `bins` (added to; the host zeroes it).
+/// 1D launch: per-block shared bins with CTA-scope atomics over grid-stride
+/// 16-byte loads, then one GPU-scope atomic add per non-zero bin.
+#[kernel]
+pub fn histogram(data: &[u8], bins: *mut u32) {
+    let local = SharedArray::<u32, 256>::new();
+    let tid = thread::thread_in_block() as usize;
+    let threads = thread::block_size() as usize;
+    let mut b = tid;
+    while b < 256 {
+        local.write(b, 0);
+        b += threads;
+    }
+    thread::sync_threads();
+    let count = |byte: u8| {
+        // SAFETY: `byte` indexes one of the 256 bins; only atomics touch them.
+        unsafe { atomic::shared::fetch_add(local.ptr(byte as usize), 1u32, Relaxed, Scope::Cta) };
+    };
+    let (head, body, tail) = split_aligned::<U8x16>(data);
+    for i in grid_stride(body.len()) {
+        let v = body[i.get()].0;
+        let mut w = 0;
+        while w < 4 {
+            let word = u32::from_le_bytes([v[4 * w], v[4 * w + 1], v[4 * w + 2], v[4 * w + 3]]);
+            count(word as u8);
+            count((word >> 8) as u8);
+            count((word >> 16) as u8);
+            count((word >> 24) as u8);
+            w += 1;
+        }
+    }
+    for i in grid_stride(head.len()) {
+        count(head[i.get()]);
+    }
+    for i in grid_stride(tail.len()) {
+        count(tail[i.get()]);
+    }
+    thread::sync_threads();
+    let mut b = tid;
+    while b < 256 {
+        let v = local.read(b);
+        if v != 0 {
+            // SAFETY: the host passes 256 u32 bins that only atomics touch.
+            unsafe { atomic::fetch_add(bins.add(b), v, Relaxed, Scope::Gpu) };
+        }
+        b += threads;
+    }
+}
+
+/// Merges two online-softmax states `(max, sum of exp(x - max))`.
+#[inline(always)]
+fn merge((m, s): (f32, f32), (m2, s2): (f32, f32)) -> (f32, f32) {
+    let mx = if m > m2 { m } else { m2 };
+    if mx == f32::NEG_INFINITY {
+        return (mx, 0.0);
+    }
+    (mx, s * math::expf(m - mx) + s2 * math::expf(m2 - mx))
+}
+
+#[inline(always)]
+fn warp_merge(mut state: (f32, f32)) -> (f32, f32) {
+    let mut offset = 16;
+    while offset > 0 {
+        let other = (
+            warp::shfl_xor_sync(FULL, state.0, offset),
+            warp::shfl_xor_sync(FULL, state.1, offset),
+        );
+        state = merge(state, other);
+        offset /= 2;
+    }
+    state
+}
+
+/// Row softmax: block `b` of 256 threads handles row `b` of `cols` floats
+/// (`cols` a multiple of 4, dynamic shared memory `cols * 4` bytes). The row
+/// is read once into dynamic shared memory while each thread keeps an online
+/// (max, sum) pair; pairs merge through shuffles and per-warp slots; the
+/// output is written once from shared memory.
+#[kernel]
+pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
+    let red_m = SharedArray::<f32, 32>::new();
+    let red_s = SharedArray::<f32, 32>::new();
+    let row = DynamicSharedArray::<F32x4>::get();
+    let c4 = cols as usize / 4;
+    let r = thread::blockIdx_x() as usize;
+    let (_, src, _) = split_aligned::<F32x4>(input);
+    let (_, mut dst, _) = output.split_aligned_mut::<F32x4>();
+    let (tid, threads) = (
+        thread::threadIdx_x() as usize,
+        thread::blockDim_x() as usize,
+    );
+    let mut state = (f32::NEG_INFINITY, 0.0f32);
+    let mut i = tid;
+    while i < c4 {
+        let v = ldg(src, r * c4 + i);
+        row.write(i, v);
+        let vm = v.0[0].max(v.0[1]).max(v.0[2].max(v.0[3]));
+        let vs = math::expf(v.0[0] - vm)
+            + math::expf(v.0[1] - vm)
+            + math::expf(v.0[2] - vm)
+            + math::expf(v.0[3] - vm);
+        state = merge(state, (vm, vs));
+        i += threads;
+    }
+    state = warp_merge(state);
+    let (lane, w) = (thread::lane_id() as usize, thread::warp_id() as usize);
+    if lane == 0 {
+        red_m.write(w, state.0);
+        red_s.write(w, state.1);
+    }
+    thread::sync_threads();
+    let warps = threads.div_ceil(32);
+    let (m, s) = warp_merge(if lane < warps {
+        (red_m.read(lane), red_s.read(lane))
+    } else {
+        (f32::NEG_INFINITY, 0.0)
+    });
+    let inv = 1.0 / s;
+    let mut i = tid;
+    while i < c4 {
+        let at = r * c4 + i;
+        let v = row.read(i).map(|x| math::expf(x - m) * inv);
+        if at < dst.len() {
+            // SAFETY: in bounds; row `r` belongs to block `r` alone and
+            // element `i` of it to thread `i % threads` alone.
+            unsafe { *dst.get_unchecked_mut(at) = v };
+        }
+        i += threads;
+    }
+}
+
+/// SGEMM tile sizes: a 128×128 block tile, K step 8, 256 threads each
+/// computing an 8×8 register tile.
+const BM: usize = 128;
+const BK: usize = 8;
+
+/// `C = A·B`, row-major `n × n` (`n` a multiple of 128): block 256 threads,
+/// grid `(n/128, n/128)`. A is stored transposed in shared memory so that
+/// both operands are read as 16-byte vectors. Other shapes trap.
+#[kernel]
+pub fn sgemm(a: &[f32], b: &[f32], c: DisjointSlice<f32>, n: u32) {
+    let a_tile = SharedArray::<f32, { BK * BM }>::new();
+    let b_tile = SharedArray::<f32, { BK * BM }>::new();
+    let n = n as usize;
+    assert!(thread::blockDim_x() == 256 && n % BM == 0 && a.len() >= n * n && b.len() >= n * n);
+    let t = thread::threadIdx_x() as usize;
+    let (tx, ty) = (t % 16, t / 16);
+    let (row0, col0) = (
+        thread::blockIdx_y() as usize * BM,
+        thread::blockIdx_x() as usize * BM,
+    );
+    assert!(row0 + BM <= n && col0 + BM <= n);
+    let (_, a4, _) = split_aligned::<F32x4>(a);
+    let (_, b4, _) = split_aligned::<F32x4>(b);
+    assert!(a4.len() * 4 == a.len() && b4.len() * 4 == b.len());
+    // Loaders: A tile 128×8, one float4 per thread (row ar, cols ac..ac+4);
+    // B tile 8×128, one float4 per thread (row br, cols bc..bc+4).
+    let (ar, ac) = (t / 2, (t % 2) * 4);
+    let (br, bc) = (t / 32, (t % 32) * 4);
+    // Each k step moves the A loader 8 columns right and the B loader 8 rows down.
+    let mut a_at = ((row0 + ar) * n + ac) / 4;
+    let mut b_at = (br * n + col0 + bc) / 4;
+    let (a_step, b_step) = (BK / 4, BK * n / 4);
+    // Shared addresses, bounds-checked once here (t < 256).
+    let a_store = a_tile.ptr(ac * BM + ar);
+    let b_store = b_tile.ptr(br * BM + bc).cast::<F32x4>();
+    let a_load = a_tile.ptr(ty * 4).cast::<F32x4>();
+    let b_load = b_tile.ptr(tx * 4).cast::<F32x4>();
+    let mut acc = [[0.0f32; 8]; 8];
+    let mut k0 = 0;
+    while k0 < n {
+        // SAFETY: a_at < a4.len() and b_at < b4.len(): the asserts above bound
+        // every row and column this block touches by n, and k0 < n.
+        let (av, bv) = unsafe { (a4.get_unchecked(a_at).0, *b4.get_unchecked(b_at)) };
+        // SAFETY: the stores stay inside the tiles (offsets below BK * BM for
+        // t < 256), 16-byte aligned for the vector; each thread writes its
+        // own elements.
+        unsafe {
+            unroll!(Q in [0, 1, 2, 3] => {
+                a_store.add(Q * BM).write(av[Q]);
+            });
+            b_store.write(bv);
+        }
+        thread::sync_threads();
+        unroll!(K in [0, 1, 2, 3, 4, 5, 6, 7] => {
+            // SAFETY: in-bounds (K * BM + 64 + 124 < BK * BM), 16-byte aligned
+            // reads of the tiles written before the barrier.
+            let (ra0, ra1, rb0, rb1) = unsafe {
+                (
+                    a_load.add(K * BM / 4).read().0,
+                    a_load.add((K * BM + 64) / 4).read().0,
+                    b_load.add(K * BM / 4).read().0,
+                    b_load.add((K * BM + 64) / 4).read().0,
+                )
+            };
+            let ra = [ra0[0], ra0[1], ra0[2], ra0[3], ra1[0], ra1[1], ra1[2], ra1[3]];
+            let rb = [rb0[0], rb0[1], rb0[2], rb0[3], rb1[0], rb1[1], rb1[2], rb1[3]];
+            let mut i = 0;
+            while i < 8 {
+                let mut j = 0;
+                while j < 8 {
+                    acc[i][j] = math::fma(ra[i], rb[j], acc[i][j]);
+                    j += 1;
+                }
+                i += 1;
+            }
+        });
+        thread::sync_threads();
+        a_at += a_step;
+        b_at += b_step;
+        k0 += BK;
+    }
+    let (_, mut c4, _) = c.split_aligned_mut::<F32x4>();
+    let mut i = 0;
+    while i < 8 {
+        let r = row0
+            + if i < 4 {
+                ty * 4 + i
+            } else {
+                ty * 4 + 64 + (i - 4)
+            };
+        let at = (r * n + col0 + tx * 4) / 4;
+        let v = acc[i];
+        if at + 16 < c4.len() {
+            // SAFETY: in bounds (checked); each (block, thread, i) owns these
+            // two vectors of C.
+            unsafe {
+                *c4.get_unchecked_mut(at) = F32x4([v[0], v[1], v[2], v[3]]);
+                *c4.get_unchecked_mut(at + 16) = F32x4([v[4], v[5], v[6], v[7]]);
+            }
+        }
+        i += 1;
+    }
+}

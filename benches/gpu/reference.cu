@@ -1,0 +1,182 @@
+// CUDA C++ references for the Rust benchmark kernels: the same algorithm,
+// launch shape and memory access pattern as benches/gpu/kernels/src/lib.rs.
+// Built on the GPU machine with `nvcc -O3 -arch=sm_90 -ptx` and launched by
+// the same Rust host program, so both sides share one timing path.
+#include <cstdint>
+
+#define REF extern "C" __global__
+
+// c[i] = a[i] + b[i]; 16-byte loads, grid-stride over float4s, scalar tail.
+REF void vecadd_ref(const float* __restrict__ a, const float* __restrict__ b,
+                    float* __restrict__ c, unsigned long long n) {
+    unsigned long long n4 = n / 4;
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    const float4* a4 = reinterpret_cast<const float4*>(a);
+    const float4* b4 = reinterpret_cast<const float4*>(b);
+    float4* c4 = reinterpret_cast<float4*>(c);
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n4; i += stride) {
+        float4 x = a4[i], y = b4[i];
+        c4[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+    }
+    for (unsigned long long i = n4 * 4 + blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n; i += stride)
+        c[i] = a[i] + b[i];
+}
+
+// y[i] = alpha * x[i] + y[i]; same shape as vecadd.
+REF void saxpy_ref(float alpha, const float* __restrict__ x, float* __restrict__ y, unsigned long long n) {
+    unsigned long long n4 = n / 4;
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    const float4* x4 = reinterpret_cast<const float4*>(x);
+    float4* y4 = reinterpret_cast<float4*>(y);
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n4; i += stride) {
+        float4 u = x4[i], v = y4[i];
+        y4[i] = make_float4(fmaf(alpha, u.x, v.x), fmaf(alpha, u.y, v.y), fmaf(alpha, u.z, v.z), fmaf(alpha, u.w, v.w));
+    }
+    for (unsigned long long i = n4 * 4 + blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n; i += stride)
+        y[i] = fmaf(alpha, x[i], y[i]);
+}
+
+// Sum of x into *out (zeroed by the host): grid-stride float4 loads, warp
+// shuffles, one shared slot per warp, one atomicAdd per block.
+REF void reduce_sum_ref(const float* __restrict__ x, float* __restrict__ out, unsigned long long n) {
+    __shared__ float warp_sums[32];
+    unsigned long long n4 = n / 4;
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    unsigned long long tid = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    const float4* x4 = reinterpret_cast<const float4*>(x);
+    float acc = 0.0f;
+    for (unsigned long long i = tid; i < n4; i += stride) {
+        float4 v = x4[i];
+        acc += (v.x + v.y) + (v.z + v.w);
+    }
+    for (unsigned long long i = n4 * 4 + tid; i < n; i += stride) acc += x[i];
+    for (int off = 16; off > 0; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off);
+    unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) warp_sums[warp] = acc;
+    __syncthreads();
+    if (warp == 0) {
+        acc = lane < (blockDim.x >> 5) ? warp_sums[lane] : 0.0f;
+        for (int off = 16; off > 0; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off);
+        if (lane == 0) atomicAdd(out, acc);
+    }
+}
+
+// out = in^T for an n x n matrix (n a multiple of 32): 32x32 tile padded to
+// 33 columns, 32x8 threads, each thread moves 4 elements.
+REF void transpose_ref(const float* __restrict__ in, float* __restrict__ out, unsigned n) {
+    __shared__ float tile[32][33];
+    unsigned x = blockIdx.x * 32 + threadIdx.x;
+    unsigned y = blockIdx.y * 32 + threadIdx.y;
+    for (unsigned j = 0; j < 32; j += 8) tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * n + x];
+    __syncthreads();
+    x = blockIdx.y * 32 + threadIdx.x;
+    y = blockIdx.x * 32 + threadIdx.y;
+    for (unsigned j = 0; j < 32; j += 8) out[(size_t)(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+// 256-bin histogram of bytes: per-block shared bins with shared atomics,
+// 16-byte loads, then one global atomicAdd per non-zero bin.
+REF void histogram_ref(const unsigned char* __restrict__ data, unsigned* __restrict__ bins, unsigned long long n) {
+    __shared__ unsigned local[256];
+    for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) local[i] = 0;
+    __syncthreads();
+    unsigned long long n16 = n / 16;
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    const uint4* d16 = reinterpret_cast<const uint4*>(data);
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n16; i += stride) {
+        uint4 v = d16[i];
+        unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+#pragma unroll
+            for (int b = 0; b < 4; ++b) atomicAdd(&local[(w[k] >> (8 * b)) & 0xff], 1u);
+    }
+    for (unsigned long long i = n16 * 16 + blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n; i += stride)
+        atomicAdd(&local[data[i]], 1u);
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < 256; i += blockDim.x)
+        if (local[i]) atomicAdd(&bins[i], local[i]);
+}
+
+// Row softmax, one block of 256 threads per row of `cols` floats: the row is
+// read once into dynamic shared memory while an online (max, sum) pair is
+// kept per thread; the pairs are merged with warp shuffles and shared slots;
+// the output is written once from shared memory.
+__device__ __forceinline__ void merge(float& m, float& s, float m2, float s2) {
+    float mx = fmaxf(m, m2);
+    if (mx == -INFINITY) { m = mx; s = 0.0f; return; }  // two empty states
+    s = s * __expf(m - mx) + s2 * __expf(m2 - mx);
+    m = mx;
+}
+REF void softmax_ref(const float* __restrict__ in, float* __restrict__ out, unsigned cols) {
+    extern __shared__ float4 row4[];
+    __shared__ float red_m[32], red_s[32];
+    const float4* src = reinterpret_cast<const float4*>(in + (size_t)blockIdx.x * cols);
+    float4* dst = reinterpret_cast<float4*>(out + (size_t)blockIdx.x * cols);
+    unsigned c4 = cols / 4;
+    float m = -INFINITY, s = 0.0f;
+    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) {
+        float4 v = src[i];
+        row4[i] = v;
+        float vm = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));
+        float vs = __expf(v.x - vm) + __expf(v.y - vm) + __expf(v.z - vm) + __expf(v.w - vm);
+        merge(m, s, vm, vs);
+    }
+    for (int off = 16; off > 0; off >>= 1)
+        merge(m, s, __shfl_xor_sync(0xffffffffu, m, off), __shfl_xor_sync(0xffffffffu, s, off));
+    unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    if (lane == 0) { red_m[warp] = m; red_s[warp] = s; }
+    __syncthreads();
+    m = lane < warps ? red_m[lane] : -INFINITY;
+    s = lane < warps ? red_s[lane] : 0.0f;
+    for (int off = 16; off > 0; off >>= 1)
+        merge(m, s, __shfl_xor_sync(0xffffffffu, m, off), __shfl_xor_sync(0xffffffffu, s, off));
+    float inv = 1.0f / s;
+    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) {
+        float4 v = row4[i];
+        dst[i] = make_float4(__expf(v.x - m) * inv, __expf(v.y - m) * inv, __expf(v.z - m) * inv, __expf(v.w - m) * inv);
+    }
+}
+
+// C = A * B, row-major n x n (n a multiple of 128): 128x128 block tile,
+// BK = 8, 256 threads each computing an 8x8 register tile; A is stored
+// transposed in shared memory so both operands are read as float4.
+REF void __launch_bounds__(256) sgemm_ref(const float* __restrict__ A, const float* __restrict__ B,
+                                          float* __restrict__ C, unsigned n) {
+    __shared__ __align__(16) float As[8][128];
+    __shared__ __align__(16) float Bs[8][128];
+    unsigned tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const float* a = A + (size_t)blockIdx.y * 128 * n;
+    const float* b = B + blockIdx.x * 128;
+    float acc[8][8] = {};
+    // Loader mapping: A tile 128x8 -> each thread loads one float4 (row ar, cols ac..ac+3);
+    // B tile 8x128 -> each thread loads one float4 (row br, cols bc..bc+3).
+    unsigned ar = threadIdx.x / 2, ac = (threadIdx.x % 2) * 4;
+    unsigned br = threadIdx.x / 32, bc = (threadIdx.x % 32) * 4;
+    for (unsigned k0 = 0; k0 < n; k0 += 8) {
+        float4 av = *reinterpret_cast<const float4*>(a + (size_t)ar * n + k0 + ac);
+        As[ac + 0][ar] = av.x; As[ac + 1][ar] = av.y; As[ac + 2][ar] = av.z; As[ac + 3][ar] = av.w;
+        *reinterpret_cast<float4*>(&Bs[br][bc]) = *reinterpret_cast<const float4*>(b + (size_t)(k0 + br) * n + bc);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            float ra[8], rb[8];
+            *reinterpret_cast<float4*>(&ra[0]) = *reinterpret_cast<const float4*>(&As[k][ty * 4]);
+            *reinterpret_cast<float4*>(&ra[4]) = *reinterpret_cast<const float4*>(&As[k][ty * 4 + 64]);
+            *reinterpret_cast<float4*>(&rb[0]) = *reinterpret_cast<const float4*>(&Bs[k][tx * 4]);
+            *reinterpret_cast<float4*>(&rb[4]) = *reinterpret_cast<const float4*>(&Bs[k][tx * 4 + 64]);
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+#pragma unroll
+                for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+        }
+        __syncthreads();
+    }
+    float* c = C + (size_t)blockIdx.y * 128 * n + blockIdx.x * 128;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        unsigned row = (i < 4 ? ty * 4 + i : ty * 4 + 64 + (i - 4));
+        *reinterpret_cast<float4*>(c + (size_t)row * n + tx * 4) = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+        *reinterpret_cast<float4*>(c + (size_t)row * n + tx * 4 + 64) = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+    }
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds gpu-bench and the Rust benchmark kernels here and stages them in
+# .gpu/bench/ (git-ignored) for scripts/gpu-bench.sh on a GPU machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo xtask build-ptx -p bench-kernels
+cargo build --release --quiet -p gpu-bench
+rm -rf .gpu/bench && mkdir -p .gpu/bench
+cp target/release/gpu-bench target/ptx/bench-kernels.ptx .gpu/bench/
+echo "staged .gpu/bench: $(du -sh .gpu/bench | cut -f1)"
