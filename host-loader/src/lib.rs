@@ -123,6 +123,7 @@ pub mod abi_record;
 pub mod build;
 mod device;
 mod error;
+mod image;
 mod kernel;
 mod launch;
 pub mod layout;

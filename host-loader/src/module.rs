@@ -271,7 +271,8 @@ impl Module {
     /// cross-checks them with `cuFuncGetParamInfo` where the driver has it.
     ///
     /// Errors: [`Error::InvalidPtx`] when `image` starts with neither the ELF (cubin) nor
-    /// the fatbin magic; [`Error::ModuleLoad`] when the driver rejects it (e.g. `CUDA_ERROR_NO_BINARY_FOR_GPU` for another
+    /// the fatbin magic, or when a header, section or entry it names lies outside it
+    /// (the driver takes no length and would read past the buffer); [`Error::ModuleLoad`] when the driver rejects it (e.g. `CUDA_ERROR_NO_BINARY_FOR_GPU` for another
     /// architecture); [`Error::Driver`].
     pub fn from_image(
         ctx: &Arc<CudaContext>,
@@ -291,6 +292,13 @@ impl Module {
                 ),
             });
         }
+        crate::image::check_image(image).map_err(|why| Error::InvalidPtx {
+            module: signatures.module().to_string(),
+            reason: format!(
+                "{why}; the driver takes no length and would read past the image, so it is \
+                 refused here (a truncated or corrupt cubin/fatbin: rebuild it)"
+            ),
+        })?;
         // The driver takes no length and reads the ELF/fatbin headers in place: give it
         // an 8-byte-aligned copy with zero padding after the image, so a reader that
         // runs past a malformed header stays inside the buffer.
