@@ -140,37 +140,50 @@ REF void softmax_ref(const float* __restrict__ in, float* __restrict__ out, unsi
 
 // C = A * B, row-major n x n (n a multiple of 128): 128x128 block tile,
 // BK = 8, 256 threads each computing an 8x8 register tile; A is stored
-// transposed in shared memory so both operands are read as float4.
+// transposed in shared memory so both operands are read as float4. Two
+// shared buffers: the next tile's global loads are issued before the current
+// tile's math and stored to the other buffer after it, one barrier per step.
 REF void __launch_bounds__(256) sgemm_ref(const float* __restrict__ A, const float* __restrict__ B,
                                           float* __restrict__ C, unsigned n) {
-    __shared__ __align__(16) float As[8][128];
-    __shared__ __align__(16) float Bs[8][128];
+    __shared__ __align__(16) float As[2][8][128];
+    __shared__ __align__(16) float Bs[2][8][128];
     unsigned tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     const float* a = A + (size_t)blockIdx.y * 128 * n;
     const float* b = B + blockIdx.x * 128;
     float acc[8][8] = {};
-    // Loader mapping: A tile 128x8 -> each thread loads one float4 (row ar, cols ac..ac+3);
-    // B tile 8x128 -> each thread loads one float4 (row br, cols bc..bc+3).
     unsigned ar = threadIdx.x / 2, ac = (threadIdx.x % 2) * 4;
     unsigned br = threadIdx.x / 32, bc = (threadIdx.x % 32) * 4;
+    float4 av = *reinterpret_cast<const float4*>(a + (size_t)ar * n + ac);
+    float4 bv = *reinterpret_cast<const float4*>(b + (size_t)br * n + bc);
+    As[0][ac + 0][ar] = av.x; As[0][ac + 1][ar] = av.y; As[0][ac + 2][ar] = av.z; As[0][ac + 3][ar] = av.w;
+    *reinterpret_cast<float4*>(&Bs[0][br][bc]) = bv;
+    __syncthreads();
+    unsigned cur = 0;
     for (unsigned k0 = 0; k0 < n; k0 += 8) {
-        float4 av = *reinterpret_cast<const float4*>(a + (size_t)ar * n + k0 + ac);
-        As[ac + 0][ar] = av.x; As[ac + 1][ar] = av.y; As[ac + 2][ar] = av.z; As[ac + 3][ar] = av.w;
-        *reinterpret_cast<float4*>(&Bs[br][bc]) = *reinterpret_cast<const float4*>(b + (size_t)(k0 + br) * n + bc);
-        __syncthreads();
+        bool more = k0 + 8 < n;
+        if (more) {
+            av = *reinterpret_cast<const float4*>(a + (size_t)ar * n + k0 + 8 + ac);
+            bv = *reinterpret_cast<const float4*>(b + (size_t)(k0 + 8 + br) * n + bc);
+        }
 #pragma unroll
         for (int k = 0; k < 8; ++k) {
             float ra[8], rb[8];
-            *reinterpret_cast<float4*>(&ra[0]) = *reinterpret_cast<const float4*>(&As[k][ty * 4]);
-            *reinterpret_cast<float4*>(&ra[4]) = *reinterpret_cast<const float4*>(&As[k][ty * 4 + 64]);
-            *reinterpret_cast<float4*>(&rb[0]) = *reinterpret_cast<const float4*>(&Bs[k][tx * 4]);
-            *reinterpret_cast<float4*>(&rb[4]) = *reinterpret_cast<const float4*>(&Bs[k][tx * 4 + 64]);
+            *reinterpret_cast<float4*>(&ra[0]) = *reinterpret_cast<const float4*>(&As[cur][k][ty * 4]);
+            *reinterpret_cast<float4*>(&ra[4]) = *reinterpret_cast<const float4*>(&As[cur][k][ty * 4 + 64]);
+            *reinterpret_cast<float4*>(&rb[0]) = *reinterpret_cast<const float4*>(&Bs[cur][k][tx * 4]);
+            *reinterpret_cast<float4*>(&rb[4]) = *reinterpret_cast<const float4*>(&Bs[cur][k][tx * 4 + 64]);
 #pragma unroll
             for (int i = 0; i < 8; ++i)
 #pragma unroll
                 for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
         }
+        if (more) {
+            unsigned nxt = cur ^ 1;
+            As[nxt][ac + 0][ar] = av.x; As[nxt][ac + 1][ar] = av.y; As[nxt][ac + 2][ar] = av.z; As[nxt][ac + 3][ar] = av.w;
+            *reinterpret_cast<float4*>(&Bs[nxt][br][bc]) = bv;
+        }
         __syncthreads();
+        cur ^= 1;
     }
     float* c = C + (size_t)blockIdx.y * 128 * n + blockIdx.x * 128;
 #pragma unroll

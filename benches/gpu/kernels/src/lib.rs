@@ -348,19 +348,18 @@ const BK: usize = 8;
 
 /// `C = A·B`, row-major `n × n` (`n` a multiple of 128): block 256 threads,
 /// grid `(n/128, n/128)`. A is stored transposed in shared memory so that
-/// both operands are read as 16-byte vectors. Other shapes trap.
+/// both operands are read as 16-byte vectors. Two shared buffers: the next
+/// tile's global loads are issued before the current tile's math and stored
+/// to the other buffer after it, one barrier per step. Other shapes trap.
 #[kernel]
 pub fn sgemm(a: &[f32], b: &[f32], c: DisjointSlice<f32>, n: u32) {
-    let a_tile = SharedArray::<f32, { BK * BM }>::new();
-    let b_tile = SharedArray::<f32, { BK * BM }>::new();
+    let a_tile = SharedArray::<f32, { 2 * BK * BM }>::new();
+    let b_tile = SharedArray::<f32, { 2 * BK * BM }>::new();
     let n = n as usize;
     assert!(thread::blockDim_x() == 256 && n % BM == 0 && a.len() >= n * n && b.len() >= n * n);
     let t = thread::threadIdx_x() as usize;
     let (tx, ty) = (t % 16, t / 16);
-    let (row0, col0) = (
-        thread::blockIdx_y() as usize * BM,
-        thread::blockIdx_x() as usize * BM,
-    );
+    let (row0, col0) = (thread::blockIdx_y() as usize * BM, thread::blockIdx_x() as usize * BM);
     assert!(row0 + BM <= n && col0 + BM <= n);
     let (_, a4, _) = split_aligned::<F32x4>(a);
     let (_, b4, _) = split_aligned::<F32x4>(b);
@@ -370,67 +369,88 @@ pub fn sgemm(a: &[f32], b: &[f32], c: DisjointSlice<f32>, n: u32) {
     let (ar, ac) = (t / 2, (t % 2) * 4);
     let (br, bc) = (t / 32, (t % 32) * 4);
     // Each k step moves the A loader 8 columns right and the B loader 8 rows down.
-    let mut a_at = ((row0 + ar) * n + ac) / 4;
-    let mut b_at = (br * n + col0 + bc) / 4;
     let (a_step, b_step) = (BK / 4, BK * n / 4);
-    // Shared addresses, bounds-checked once here (t < 256).
+    // SAFETY: in bounds of a4/b4 (the asserts above bound every row and column
+    // this block touches by n); each later step stays in bounds while
+    // k0 + BK < n, and the pointers are only read then.
+    let mut a_ptr = unsafe { a4.as_ptr().add(((row0 + ar) * n + ac) / 4) };
+    let mut b_ptr = unsafe { b4.as_ptr().add((br * n + col0 + bc) / 4) };
+    // Shared addresses, bounds-checked once here (t < 256); buffer `q` is
+    // `q * BK * BM` elements further on.
     let a_store = a_tile.ptr(ac * BM + ar);
     let b_store = b_tile.ptr(br * BM + bc).cast::<F32x4>();
     let a_load = a_tile.ptr(ty * 4).cast::<F32x4>();
     let b_load = b_tile.ptr(tx * 4).cast::<F32x4>();
+    // SAFETY (every tile access below): offsets stay inside the two buffers
+    // for t < 256 (asserted), vector accesses are 16-byte aligned, each
+    // thread stores its own elements, and loads read what the previous
+    // barrier published.
+    let store = |buf: usize, av: [f32; 4], bv: F32x4| unsafe {
+        unroll!(Q in [0, 1, 2, 3] => {
+            a_store.add(buf * BK * BM + Q * BM).write(av[Q]);
+        });
+        b_store.add(buf * BK * BM / 4).write(bv);
+    };
+    // SAFETY: in bounds (see the pointers' definitions).
+    let (mut av, mut bv) = unsafe { ((*a_ptr).0, *b_ptr) };
+    store(0, av, bv);
+    thread::sync_threads();
     let mut acc = [[0.0f32; 8]; 8];
     let mut k0 = 0;
-    while k0 < n {
-        // SAFETY: a_at < a4.len() and b_at < b4.len(): the asserts above bound
-        // every row and column this block touches by n, and k0 < n.
-        let (av, bv) = unsafe { (a4.get_unchecked(a_at).0, *b4.get_unchecked(b_at)) };
-        // SAFETY: the stores stay inside the tiles (offsets below BK * BM for
-        // t < 256), 16-byte aligned for the vector; each thread writes its
-        // own elements.
-        unsafe {
-            unroll!(Q in [0, 1, 2, 3] => {
-                a_store.add(Q * BM).write(av[Q]);
-            });
-            b_store.write(bv);
-        }
-        thread::sync_threads();
-        unroll!(K in [0, 1, 2, 3, 4, 5, 6, 7] => {
-            // SAFETY: in-bounds (K * BM + 64 + 124 < BK * BM), 16-byte aligned
-            // reads of the tiles written before the barrier.
-            let (ra0, ra1, rb0, rb1) = unsafe {
-                (
-                    a_load.add(K * BM / 4).read().0,
-                    a_load.add((K * BM + 64) / 4).read().0,
-                    b_load.add(K * BM / 4).read().0,
-                    b_load.add((K * BM + 64) / 4).read().0,
-                )
-            };
-            let ra = [ra0[0], ra0[1], ra0[2], ra0[3], ra1[0], ra1[1], ra1[2], ra1[3]];
-            let rb = [rb0[0], rb0[1], rb0[2], rb0[3], rb1[0], rb1[1], rb1[2], rb1[3]];
-            let mut i = 0;
-            while i < 8 {
-                let mut j = 0;
-                while j < 8 {
-                    acc[i][j] = math::fma(ra[i], rb[j], acc[i][j]);
-                    j += 1;
+    // One k step on shared buffer `$cur`: prefetch the next tile into
+    // registers, multiply the current one, store the prefetched tile into the
+    // other buffer, barrier. Written out for each buffer so that every shared
+    // offset is a constant.
+    macro_rules! k_step {
+        ($cur:literal) => {{
+            let more = k0 + BK < n;
+            if more {
+                // SAFETY: in bounds for k0 + BK < n (see the pointers' definitions).
+                unsafe {
+                    a_ptr = a_ptr.add(a_step);
+                    b_ptr = b_ptr.add(b_step);
+                    (av, bv) = ((*a_ptr).0, *b_ptr);
                 }
-                i += 1;
             }
-        });
-        thread::sync_threads();
-        a_at += a_step;
-        b_at += b_step;
-        k0 += BK;
+            unroll!(K in [0, 1, 2, 3, 4, 5, 6, 7] => {
+                const BASE: usize = $cur * BK * BM / 4;
+                // SAFETY: see above.
+                let (ra0, ra1, rb0, rb1) = unsafe {
+                    (
+                        a_load.add(BASE + K * BM / 4).read().0,
+                        a_load.add(BASE + (K * BM + 64) / 4).read().0,
+                        b_load.add(BASE + K * BM / 4).read().0,
+                        b_load.add(BASE + (K * BM + 64) / 4).read().0,
+                    )
+                };
+                let ra = [ra0[0], ra0[1], ra0[2], ra0[3], ra1[0], ra1[1], ra1[2], ra1[3]];
+                let rb = [rb0[0], rb0[1], rb0[2], rb0[3], rb1[0], rb1[1], rb1[2], rb1[3]];
+                let mut i = 0;
+                while i < 8 {
+                    let mut j = 0;
+                    while j < 8 {
+                        acc[i][j] = math::fma(ra[i], rb[j], acc[i][j]);
+                        j += 1;
+                    }
+                    i += 1;
+                }
+            });
+            if more {
+                store(1 - $cur, av, bv);
+            }
+            thread::sync_threads();
+            k0 += BK;
+        }};
+    }
+    // n / BK is even (n is a multiple of 128): buffers 0 and 1 alternate.
+    while k0 < n {
+        k_step!(0);
+        k_step!(1);
     }
     let (_, mut c4, _) = c.split_aligned_mut::<F32x4>();
     let mut i = 0;
     while i < 8 {
-        let r = row0
-            + if i < 4 {
-                ty * 4 + i
-            } else {
-                ty * 4 + 64 + (i - 4)
-            };
+        let r = row0 + if i < 4 { ty * 4 + i } else { ty * 4 + 64 + (i - 4) };
         let at = (r * n + col0 + tx * 4) / 4;
         let v = acc[i];
         if at + 16 < c4.len() {
