@@ -178,10 +178,11 @@ pub fn transpose(input: &[f32], mut output: DisjointSlice<f32>, n: u32) {
     let mut v = [0.0f32; TILE / ROWS];
     // Interior tiles (all but a partial edge) skip the per-element checks.
     let whole = bx + TILE <= n && by + TILE <= n && input.len() >= n * n && output.len() >= n * n;
+    let (in_at, out_at, row_step) = ((by + ty) * n + bx + tx, (bx + ty) * n + by + tx, ROWS * n);
     if whole {
         unroll!(Q in [0, 1, 2, 3] => {
             // SAFETY: row and column < n (whole tile), so the index < n * n <= len.
-            v[Q] = unsafe { ldg_unchecked(input, (by + ty + Q * ROWS) * n + bx + tx) };
+            v[Q] = unsafe { ldg_unchecked(input, in_at + Q * row_step) };
         });
     } else {
         unroll!(Q in [0, 1, 2, 3] => {
@@ -191,16 +192,24 @@ pub fn transpose(input: &[f32], mut output: DisjointSlice<f32>, n: u32) {
             }
         });
     }
+    // Shared addresses, bounds-checked once (the block is 32 × 8 threads):
+    // this thread's row of the tile for the stores, its column for the loads.
+    let store_at = tile.ptr(ty * (TILE + 1) + tx);
+    let load_at = tile.ptr(tx * (TILE + 1) + ty);
+    assert!(tx < TILE && ty < ROWS);
+    // SAFETY (both loops): offsets stay inside the 32 × 33 tile for tx < 32
+    // and ty < 8 (asserted); each thread stores its own elements, and loads
+    // read what the barrier published.
     unroll!(Q in [0, 1, 2, 3] => {
-        tile.write((ty + Q * ROWS) * (TILE + 1) + tx, v[Q]);
+        unsafe { store_at.add(Q * ROWS * (TILE + 1)).write(v[Q]) };
     });
     thread::sync_threads();
     unroll!(Q in [0, 1, 2, 3] => {
-        v[Q] = tile.read(tx * (TILE + 1) + ty + Q * ROWS);
+        v[Q] = unsafe { load_at.add(Q * ROWS).read() };
     });
     unroll!(Q in [0, 1, 2, 3] => {
         let (r, c) = (bx + ty + Q * ROWS, by + tx);
-        let at = r * n + c;
+        let at = out_at + Q * row_step;
         if whole || (r < n && c < n && at < output.len()) {
             // SAFETY: in bounds (whole tile, or checked); (block, thread, Q)
             // maps one-to-one onto the mirrored tile, so no other thread
