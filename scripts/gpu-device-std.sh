@@ -25,6 +25,10 @@ if [ "${1:-}" = "--stage" ]; then
     cp "target/release/$ex-host" .gpu/device-std/
     cp "target/ptx/$ex-kernels.ptx" "target/ptx/$ex-kernels.map.json" .gpu/device-std/ptx/
   done
+  # The intrinsics kernels again with core's panic path, for the panic demo.
+  cargo xtask build-ptx --panic abort -p intrinsics-kernels --out-dir target/ptx-abort
+  mkdir -p .gpu/device-std/ptx-abort
+  cp target/ptx-abort/intrinsics-kernels.ptx .gpu/device-std/ptx-abort/
   echo "staged: $(du -sh .gpu/device-std | cut -f1) in .gpu/device-std/"
   exit 0
 fi
@@ -32,7 +36,7 @@ fi
 bin=${1:?usage: gpu-device-std.sh STAGED_DIR LOG_DIR (or --stage)}
 logs=${2:?usage: gpu-device-std.sh STAGED_DIR LOG_DIR}
 mkdir -p "$logs"
-: >"$logs/run.log"; : >"$logs/sanitizer.log"
+: >"$logs/run.log"; : >"$logs/sanitizer.log"; : >"$logs/panic.log"
 summary=()
 fail=0
 
@@ -64,6 +68,18 @@ for ex in "${EXAMPLES[@]}"; do
     run "$ex seed 7" run.log "$bin/$ex-host" --seed 7 --ptx "$ptx"
   fi
 done
+
+# expect NAME LOG PATTERN: the log holds a line matching PATTERN.
+expect() {
+  if grep -qE "$3" "$logs/$2"; then summary+=("ok          $1"); else summary+=("FAIL        $1 (no '$3' in $2)"); fail=1; fi
+}
+# device_println!: each of the 3 blocks of `hello` prints one line.
+for b in 0 1 2; do
+  expect "device_println! block $b" run.log "^hello from block $b of 3, tag 42$"
+done
+# A panic in a --panic abort build prints its message and location, then traps.
+run "panic demo (--panic abort build)" panic.log "$bin/intrinsics-host" --panic-demo --ptx "$bin/ptx-abort/intrinsics-kernels.ptx"
+expect "panic message printed" panic.log "panicked at .*lib.rs:[0-9]+:[0-9]+: tag 13 is refused"
 
 for ex in "${EXAMPLES[@]}"; do
   run "$ex memcheck n=2^20" sanitizer.log compute-sanitizer --tool memcheck --error-exitcode 99 \

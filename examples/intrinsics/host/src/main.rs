@@ -448,8 +448,23 @@ fn block_ids(module: &Module, stream: &Arc<CudaStream>) -> Result<Outcome> {
     ))
 }
 
+/// Options: the examples' common ones, plus the panic demonstration.
+#[derive(clap::Parser)]
+struct Args {
+    #[command(flatten)]
+    common: Options,
+    /// Only launch `hello` with tag 13, which panics: shows the device panic message
+    /// (a `--panic abort` build prints it) and the launch error the host gets.
+    #[arg(long)]
+    panic_demo: bool,
+}
+
 fn main() -> Result<()> {
-    let opts = Options::parse();
+    let args = Args::parse();
+    let opts = args.common;
+    if args.panic_demo {
+        return panic_demo(&opts);
+    }
     let seed = opts.seed();
     let mut rng = rng(seed);
     let (ctx, stream) = open_device(0)?;
@@ -514,9 +529,45 @@ fn main() -> Result<()> {
         );
         failed += usize::from(o.bad != 0);
     }
+    // device_println!: three blocks each print one line (scripts/gpu-device-std.sh
+    // checks that all three appear).
+    let hello = module.kernel::<(u32,)>("hello")?;
+    let cfg = cudarc::driver::LaunchConfig {
+        grid_dim: (3, 1, 1),
+        block_dim: (64, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: `hello` only prints.
+    unsafe { hello.launch(&stream, cfg, (42u32,)) }?;
+    stream.synchronize()?;
     println!("{} passed, {} failed", outcomes.len() - failed, failed);
     if failed != 0 {
         std::process::exit(1);
     }
     Ok(())
+}
+
+/// Launches `hello(13)`, whose assertion fails, and reports the launch error; the
+/// context is unusable afterwards, so this runs alone.
+fn panic_demo(opts: &Options) -> Result<()> {
+    let (ctx, stream) = open_device(0)?;
+    let module = Module::from_ptx_file(&ctx, opts.ptx_path("intrinsics-kernels"))?;
+    let hello = module.kernel::<(u32,)>("hello")?;
+    let cfg = cudarc::driver::LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: `hello` only prints, or traps.
+    let launched = unsafe { hello.launch(&stream, cfg, (13u32,)) };
+    let outcome = launched
+        .map_err(anyhow::Error::from)
+        .and_then(|()| Ok(stream.synchronize()?));
+    match outcome {
+        Err(e) => {
+            println!("PASS panic demo: the launch failed as it must: {e}");
+            Ok(())
+        }
+        Ok(()) => anyhow::bail!("hello(13) should have trapped"),
+    }
 }

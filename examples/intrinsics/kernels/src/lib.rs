@@ -416,3 +416,23 @@ pub fn block_ids(mut out: DisjointSlice<u32, BlockIndex1D>) {
         }
     }
 }
+
+/// `device_println!` through `vprintf`: each block's leader prints one line,
+/// `hello from block B of G, tag T`. The host checks nothing here; the GPU
+/// script looks for the lines in the program's output.
+///
+/// Tag 13 fails an assertion: in a `--panic abort` build the panic handler
+/// prints `panicked at FILE:LINE:COL: tag 13 is refused` through `vprintf`
+/// and traps; in the default build it only traps.
+#[kernel]
+pub fn hello(tag: u32) {
+    assert!(tag != 13, "tag 13 is refused");
+    if thread::thread_in_block() == 0 {
+        device_std::device_println!(
+            "hello from block %u of %u, tag %u",
+            thread::blockIdx_x(),
+            thread::gridDim_x(),
+            tag
+        );
+    }
+}
