@@ -26,7 +26,9 @@ pub(crate) struct Scanned<'src> {
 pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scanned<'src> {
     let open = c.here();
     c.pos += 1;
-    let mut locals: HashSet<&'src str> = params.iter().copied().collect();
+    let mut locals: HashSet<&'src str> = std::mem::take(&mut c.locals);
+    locals.clear();
+    locals.extend(params.iter().copied());
     let mut candidates: Vec<Name<'src>> = Vec::new();
     let mut locs = Vec::new();
     let mut shared = Vec::new();
@@ -46,7 +48,6 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
             );
             break;
         };
-        let text = c.text(t);
         match t.kind {
             TokKind::Punct(b'{') => {
                 c.pos += 1;
@@ -74,6 +75,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 vec_depth = 0;
             }
             TokKind::Ident if stmt_start => {
+                let text = c.text(t);
                 c.pos += 1;
                 if c.peek().is_some_and(|n| n.is(b':')) {
                     locals.insert(text); // a label
@@ -106,6 +108,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 }
             }
             TokKind::Directive if stmt_start => {
+                let text = c.text(t);
                 if depth == 1 && text == ".param" && body_param.is_none() {
                     body_param = Some(c.span(t));
                 }
@@ -121,13 +124,13 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
             }
             TokKind::Ident => {
                 c.pos += 1;
-                if !text.starts_with('%') {
+                if c.src.as_bytes().get(t.start as usize) != Some(&b'%') {
                     candidates.push(c.name(t));
                 }
             }
             TokKind::Directive => {
                 c.pos += 1;
-                f64_op |= text == ".f64";
+                f64_op |= c.src.as_bytes().get(t.start as usize..t.end as usize) == Some(b".f64");
             }
             _ => c.pos += 1,
         }
@@ -137,6 +140,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
         .into_iter()
         .filter(|n| !locals.contains(n.text))
         .collect();
+    c.locals = locals;
     shared.shrink_to_fit();
     locs.shrink_to_fit();
     Scanned {

@@ -86,6 +86,59 @@ pub fn lex(file: FileId, src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
     (toks, errors)
 }
 
+/// Byte classes for the lexer's dispatch.
+const C_OTHER: u8 = 0;
+const C_SPACE: u8 = 1;
+const C_NL: u8 = 2;
+const C_IDENT: u8 = 3;
+const C_DOT: u8 = 4;
+const C_DIGIT: u8 = 5;
+const C_QUOTE: u8 = 6;
+const C_SLASH: u8 = 7;
+const C_PUNCT: u8 = 8;
+
+/// `CLASS[b]`: what a token starting with byte `b` is.
+static CLASS: [u8; 256] = {
+    let mut t = [C_OTHER; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c == b'\n' {
+            C_NL
+        } else if c == b' ' || (c >= b'\t' && c <= b'\r') {
+            C_SPACE
+        } else if c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c == b'%' {
+            C_IDENT
+        } else if c == b'.' {
+            C_DOT
+        } else if c.is_ascii_digit() {
+            C_DIGIT
+        } else if c == b'"' {
+            C_QUOTE
+        } else if c == b'/' {
+            C_SLASH
+        } else if c.is_ascii_punctuation() {
+            C_PUNCT
+        } else {
+            C_OTHER
+        };
+        b += 1;
+    }
+    t
+};
+
+/// `IDENT_START[b]`: `b` starts an identifier (letters, `_`, `$`, `%`).
+static IDENT_START: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c == b'%';
+        b += 1;
+    }
+    t
+};
+
 /// [`lex`] into `toks` (cleared first), so that one buffer serves many
 /// modules without reallocating.
 pub fn lex_into(file: FileId, src: &str, toks: &mut Vec<Token>) -> Vec<Diagnostic> {
@@ -95,91 +148,121 @@ pub fn lex_into(file: FileId, src: &str, toks: &mut Vec<Token>) -> Vec<Diagnosti
     let mut errors = Vec::new();
     let mut i = 0usize;
     let mut nl = true;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b == b' ' || (b'\t'..=b'\r').contains(&b) {
-            nl |= b == b'\n';
+    while let Some(&b) = bytes.get(i) {
+        let class = CLASS[b as usize];
+        if class == C_SPACE || class == C_NL {
+            // Runs of blanks in a tight loop, out of the token dispatch.
+            nl |= class == C_NL;
             i += 1;
-            continue;
-        }
-        if b == b'/' && bytes.get(i + 1) == Some(&b'/') {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if b == b'/' && bytes.get(i + 1) == Some(&b'*') {
-            let start = i;
-            i += 2;
-            loop {
-                if i + 1 >= bytes.len() {
-                    errors.push(
-                        Diagnostic::error(
-                            Span::new(file, start, start + 2),
-                            "unterminated block comment",
-                        )
-                        .with_label("comment starts here")
-                        .with_help("close the comment with `*/`"),
-                    );
-                    i = bytes.len();
-                    break;
-                }
-                if bytes[i] == b'\n' {
-                    nl = true;
-                }
-                if bytes[i] == b'*' && bytes[i + 1] == b'/' {
-                    i += 2;
-                    break;
+            while let Some(&c) = bytes.get(i) {
+                match CLASS[c as usize] {
+                    C_SPACE => {}
+                    C_NL => nl = true,
+                    _ => break,
                 }
                 i += 1;
             }
             continue;
         }
         let start = i;
-        let kind = if b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b == b'%' {
+        // Identifiers are the commonest token: tested first with a plain
+        // branch rather than through the dispatch's jump table.
+        let kind = if IDENT_START[b as usize] {
             i = ident_end(bytes, i + 1);
             TokKind::Ident
-        } else if b == b'.' && bytes.get(i + 1).is_some_and(|&c| is_ident_char(c)) {
-            i = ident_end(bytes, i + 1);
-            TokKind::Directive
-        } else if b.is_ascii_digit() {
-            i = lex_number(bytes, i);
-            TokKind::Number
-        } else if b == b'"' {
-            i += 1;
-            loop {
-                match bytes.get(i) {
-                    None | Some(b'\n') => {
-                        i = i.min(bytes.len());
-                        errors.push(
-                            Diagnostic::error(
-                                Span::new(file, start, i),
-                                "unterminated string literal",
-                            )
-                            .with_help("close the string with `\"` on the same line"),
-                        );
-                        break;
-                    }
-                    Some(b'\\') => i += 2,
-                    Some(b'"') => {
+        } else {
+            match class {
+                C_DOT => {
+                    if bytes.get(i + 1).is_some_and(|&c| is_ident_char(c)) {
+                        i = ident_end(bytes, i + 1);
+                        TokKind::Directive
+                    } else {
                         i += 1;
-                        break;
+                        TokKind::Punct(b)
                     }
-                    Some(_) => i += 1,
+                }
+                C_DIGIT => {
+                    i = lex_number(bytes, i);
+                    TokKind::Number
+                }
+                C_PUNCT => {
+                    i += 1;
+                    TokKind::Punct(b)
+                }
+                C_SLASH => match bytes.get(i + 1) {
+                    Some(b'/') => {
+                        i = match bytes[i..].iter().position(|&c| c == b'\n') {
+                            Some(p) => i + p,
+                            None => bytes.len(),
+                        };
+                        continue;
+                    }
+                    Some(b'*') => {
+                        i += 2;
+                        loop {
+                            if i + 1 >= bytes.len() {
+                                errors.push(
+                                    Diagnostic::error(
+                                        Span::new(file, start, start + 2),
+                                        "unterminated block comment",
+                                    )
+                                    .with_label("comment starts here")
+                                    .with_help("close the comment with `*/`"),
+                                );
+                                i = bytes.len();
+                                break;
+                            }
+                            if bytes[i] == b'\n' {
+                                nl = true;
+                            }
+                            if bytes[i] == b'*' && bytes[i + 1] == b'/' {
+                                i += 2;
+                                break;
+                            }
+                            i += 1;
+                        }
+                        continue;
+                    }
+                    _ => {
+                        i += 1;
+                        TokKind::Punct(b)
+                    }
+                },
+                C_QUOTE => {
+                    i += 1;
+                    loop {
+                        match bytes.get(i) {
+                            None | Some(b'\n') => {
+                                i = i.min(bytes.len());
+                                errors.push(
+                                    Diagnostic::error(
+                                        Span::new(file, start, i),
+                                        "unterminated string literal",
+                                    )
+                                    .with_help("close the string with `\"` on the same line"),
+                                );
+                                break;
+                            }
+                            Some(b'\\') => i += 2,
+                            Some(b'"') => {
+                                i += 1;
+                                break;
+                            }
+                            Some(_) => i += 1,
+                        }
+                    }
+                    i = i.min(bytes.len());
+                    TokKind::Str
+                }
+                _ => {
+                    // One whole character (keeps slicing on char boundaries).
+                    i += 1;
+                    while i < bytes.len() && !src.is_char_boundary(i) {
+                        i += 1;
+                    }
+                    TokKind::Unknown
                 }
             }
-            i = i.min(bytes.len());
-            TokKind::Str
-        } else if b.is_ascii_punctuation() {
-            i += 1;
-            TokKind::Punct(b)
-        } else {
-            // One whole character (keeps slicing on char boundaries).
-            i += 1;
-            while i < bytes.len() && !src.is_char_boundary(i) {
-                i += 1;
-            }
-            TokKind::Unknown
         };
         toks.push(Token {
             kind,
@@ -188,6 +271,33 @@ pub fn lex_into(file: FileId, src: &str, toks: &mut Vec<Token>) -> Vec<Diagnosti
             nl_before: nl,
         });
         nl = false;
+        if matches!(kind, TokKind::Ident | TokKind::Directive | TokKind::Number) {
+            // Glued suffixes (`mad.lo.s32`, `%r1,`, `x;`): lexed here with
+            // plain branches, which predict far better than the dispatch.
+            loop {
+                let start = i;
+                let kind = match bytes.get(i) {
+                    Some(b'.') if bytes.get(i + 1).is_some_and(|&c| is_ident_char(c)) => {
+                        i = ident_end(bytes, i + 1);
+                        TokKind::Directive
+                    }
+                    Some(&p @ (b',' | b';' | b']' | b')' | b':')) => {
+                        i += 1;
+                        TokKind::Punct(p)
+                    }
+                    _ => break,
+                };
+                toks.push(Token {
+                    kind,
+                    start: start as u32,
+                    end: i as u32,
+                    nl_before: false,
+                });
+                if matches!(kind, TokKind::Punct(_)) {
+                    break;
+                }
+            }
+        }
     }
     errors
 }

@@ -48,6 +48,7 @@ pub fn parse_reusing<'src>(file: FileId, src: &'src str, toks: &mut Vec<Token>) 
         pos: 0,
         file,
         errors,
+        locals: Default::default(),
     };
     let mut m = Module {
         file,
@@ -89,6 +90,8 @@ pub(crate) struct Cursor<'t, 'src> {
     pub(crate) pos: usize,
     pub(crate) file: FileId,
     pub(crate) errors: Vec<Diagnostic>,
+    /// Scratch set of function-local names, reused by every body scan.
+    pub(crate) locals: rustc_hash::FxHashSet<&'src str>,
 }
 
 impl<'src> Cursor<'_, 'src> {
