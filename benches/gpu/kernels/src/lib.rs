@@ -368,7 +368,10 @@ pub fn sgemm(a: &[f32], b: &[f32], c: DisjointSlice<f32>, n: u32) {
     assert!(thread::blockDim_x() == 256 && n % BM == 0 && a.len() >= n * n && b.len() >= n * n);
     let t = thread::threadIdx_x() as usize;
     let (tx, ty) = (t % 16, t / 16);
-    let (row0, col0) = (thread::blockIdx_y() as usize * BM, thread::blockIdx_x() as usize * BM);
+    let (row0, col0) = (
+        thread::blockIdx_y() as usize * BM,
+        thread::blockIdx_x() as usize * BM,
+    );
     assert!(row0 + BM <= n && col0 + BM <= n);
     let (_, a4, _) = split_aligned::<F32x4>(a);
     let (_, b4, _) = split_aligned::<F32x4>(b);
@@ -459,7 +462,12 @@ pub fn sgemm(a: &[f32], b: &[f32], c: DisjointSlice<f32>, n: u32) {
     let (_, mut c4, _) = c.split_aligned_mut::<F32x4>();
     let mut i = 0;
     while i < 8 {
-        let r = row0 + if i < 4 { ty * 4 + i } else { ty * 4 + 64 + (i - 4) };
+        let r = row0
+            + if i < 4 {
+                ty * 4 + i
+            } else {
+                ty * 4 + 64 + (i - 4)
+            };
         let at = (r * n + col0 + tx * 4) / 4;
         let v = acc[i];
         if at + 16 < c4.len() {
