@@ -1,8 +1,12 @@
 //! `intrinsics`: one kernel per device-std intrinsic family, each writing
-//! what it observed so the host can compare it with a CPU model. The host
-//! program (`intrinsics-host`) documents the expected values.
+//! what it observed so the host can compare it with a CPU model. The model
+//! (the expected values) is the host-only `reference` module, shared by the host
+//! program (`intrinsics-host`) and the emulator tests.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod reference;
 
 use device_std::atomic;
 use device_std::warp::{self, ReduxOp, FULL_MASK};
@@ -92,7 +96,7 @@ pub fn index_2d_runtime_fill(mut out: DisjointSlice<u32, Runtime2DIndex>, stride
 }
 
 /// Shuffles, votes, match, redux and masks; 48 words per thread at
-/// `48 * index_1d` (layout in the host program). 1D launch, full warps.
+/// `48 * index_1d` (layout in `reference::warp_ops`). 1D launch, full warps.
 ///
 /// # Safety
 /// `out` holds `48 *` (threads) `u64`s; `input` holds one value per thread.
