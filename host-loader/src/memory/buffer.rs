@@ -1,14 +1,13 @@
 //! [`DeviceBuffer`]: device memory for `len` elements of a `Pod` type, on cudarc's
 //! [`CudaSlice`], freed in stream order.
 
-use std::ops::{Deref, DerefMut, RangeBounds};
+use std::ops::RangeBounds;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use bytemuck::Pod;
 use cudarc::driver::{
-    result, sys, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
-    DeviceSlice, DriverError, SyncOnDrop,
+    result, sys, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DriverError,
 };
 
 use super::copy::{self, bind};
@@ -290,18 +289,7 @@ impl<T: Pod> From<CudaSlice<T>> for DeviceBuffer<T> {
     }
 }
 
-impl<T> Deref for DeviceBuffer<T> {
-    type Target = CudaSlice<T>;
-    fn deref(&self) -> &CudaSlice<T> {
-        &self.slice
-    }
-}
-
-impl<T> DerefMut for DeviceBuffer<T> {
-    fn deref_mut(&mut self) -> &mut CudaSlice<T> {
-        &mut self.slice
-    }
-}
+super::forward_to_cuda_slice!(DeviceBuffer);
 
 impl<T> AsRef<CudaSlice<T>> for DeviceBuffer<T> {
     fn as_ref(&self) -> &CudaSlice<T> {
@@ -312,29 +300,5 @@ impl<T> AsRef<CudaSlice<T>> for DeviceBuffer<T> {
 impl<T> AsMut<CudaSlice<T>> for DeviceBuffer<T> {
     fn as_mut(&mut self) -> &mut CudaSlice<T> {
         &mut self.slice
-    }
-}
-
-impl<T> DeviceSlice<T> for DeviceBuffer<T> {
-    fn len(&self) -> usize {
-        self.slice.len()
-    }
-    fn stream(&self) -> &Arc<CudaStream> {
-        self.slice.stream()
-    }
-}
-
-impl<T> DevicePtr<T> for DeviceBuffer<T> {
-    fn device_ptr<'a>(&'a self, stream: &'a CudaStream) -> (sys::CUdeviceptr, SyncOnDrop<'a>) {
-        self.slice.device_ptr(stream)
-    }
-}
-
-impl<T> DevicePtrMut<T> for DeviceBuffer<T> {
-    fn device_ptr_mut<'a>(
-        &'a mut self,
-        stream: &'a CudaStream,
-    ) -> (sys::CUdeviceptr, SyncOnDrop<'a>) {
-        self.slice.device_ptr_mut(stream)
     }
 }

@@ -3,14 +3,12 @@
 //! memory first.
 
 use std::mem::ManuallyDrop;
-use std::ops::{Deref, DerefMut};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use bytemuck::Pod;
 use cudarc::driver::{
-    result, sys, CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice,
-    DriverError, SyncOnDrop,
+    result, sys, CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DriverError,
 };
 
 use super::copy::bind;
@@ -395,42 +393,7 @@ impl<T> ManagedBuffer<T> {
     }
 }
 
-impl<T> Deref for ManagedBuffer<T> {
-    type Target = CudaSlice<T>;
-    fn deref(&self) -> &CudaSlice<T> {
-        &self.slice
-    }
-}
-
-impl<T> DerefMut for ManagedBuffer<T> {
-    fn deref_mut(&mut self) -> &mut CudaSlice<T> {
-        &mut self.slice
-    }
-}
-
-impl<T> DeviceSlice<T> for ManagedBuffer<T> {
-    fn len(&self) -> usize {
-        self.slice.len()
-    }
-    fn stream(&self) -> &Arc<CudaStream> {
-        self.slice.stream()
-    }
-}
-
-impl<T> DevicePtr<T> for ManagedBuffer<T> {
-    fn device_ptr<'a>(&'a self, stream: &'a CudaStream) -> (sys::CUdeviceptr, SyncOnDrop<'a>) {
-        self.slice.device_ptr(stream)
-    }
-}
-
-impl<T> DevicePtrMut<T> for ManagedBuffer<T> {
-    fn device_ptr_mut<'a>(
-        &'a mut self,
-        stream: &'a CudaStream,
-    ) -> (sys::CUdeviceptr, SyncOnDrop<'a>) {
-        self.slice.device_ptr_mut(stream)
-    }
-}
+super::forward_to_cuda_slice!(ManagedBuffer);
 
 impl<T> Drop for ManagedBuffer<T> {
     /// Waits for the recorded uses, synchronizes the allocation stream, then `cuMemFree`.

@@ -95,6 +95,60 @@
 //! | [`ManagedBuffer::as_slice`] / [`as_mut_slice`](ManagedBuffer::as_mut_slice) | the GPU work that uses it is done |
 //! | a launch with a [`HostPtr`] argument | the kernel is done |
 
+/// `Deref`/`DerefMut` to the wrapped `CudaSlice` (field `slice`) and cudarc's
+/// `DeviceSlice`, `DevicePtr`, `DevicePtrMut`, so a buffer is a launch and copy
+/// argument wherever a `CudaSlice` is.
+macro_rules! forward_to_cuda_slice {
+    ($buffer:ident) => {
+        impl<T> std::ops::Deref for $buffer<T> {
+            type Target = cudarc::driver::CudaSlice<T>;
+            fn deref(&self) -> &cudarc::driver::CudaSlice<T> {
+                &self.slice
+            }
+        }
+
+        impl<T> std::ops::DerefMut for $buffer<T> {
+            fn deref_mut(&mut self) -> &mut cudarc::driver::CudaSlice<T> {
+                &mut self.slice
+            }
+        }
+
+        impl<T> cudarc::driver::DeviceSlice<T> for $buffer<T> {
+            fn len(&self) -> usize {
+                self.slice.len()
+            }
+            fn stream(&self) -> &std::sync::Arc<cudarc::driver::CudaStream> {
+                self.slice.stream()
+            }
+        }
+
+        impl<T> cudarc::driver::DevicePtr<T> for $buffer<T> {
+            fn device_ptr<'a>(
+                &'a self,
+                stream: &'a cudarc::driver::CudaStream,
+            ) -> (
+                cudarc::driver::sys::CUdeviceptr,
+                cudarc::driver::SyncOnDrop<'a>,
+            ) {
+                self.slice.device_ptr(stream)
+            }
+        }
+
+        impl<T> cudarc::driver::DevicePtrMut<T> for $buffer<T> {
+            fn device_ptr_mut<'a>(
+                &'a mut self,
+                stream: &'a cudarc::driver::CudaStream,
+            ) -> (
+                cudarc::driver::sys::CUdeviceptr,
+                cudarc::driver::SyncOnDrop<'a>,
+            ) {
+                self.slice.device_ptr_mut(stream)
+            }
+        }
+    };
+}
+use forward_to_cuda_slice;
+
 mod buffer;
 mod caps;
 mod copy;
