@@ -31,6 +31,31 @@ fn unaligned_vec(s: &[f32], head: usize, i: usize) -> F32x4 {
     F32x4([s[k], s[k + 1], s[k + 2], s[k + 3]])
 }
 
+/// The scalar parts of an output split by `split_aligned_mut`: `f(k, out)` for
+/// every element of the unaligned head and tail, `k` its index in the whole
+/// slice of `n` elements, over a grid-stride loop.
+#[inline(always)]
+fn for_each_scalar(
+    head: &mut DisjointSlice<f32>,
+    tail: &mut DisjointSlice<f32>,
+    n: usize,
+    f: impl Fn(usize, &mut f32),
+) {
+    for i in grid_stride(head.len()) {
+        let k = i.get();
+        if let Some(out) = head.get_mut(&i) {
+            f(k, out);
+        }
+    }
+    let t0 = n - tail.len();
+    for i in grid_stride(tail.len()) {
+        let k = t0 + i.get();
+        if let Some(out) = tail.get_mut(&i) {
+            f(k, out);
+        }
+    }
+}
+
 /// `c = a + b`. Any 1D launch: a grid-stride loop over 16-byte vectors, then
 /// the unaligned head and tail element by element. `a`, `b` at least as long
 /// as `c`.
@@ -57,19 +82,7 @@ pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
             }
         }
     }
-    for i in grid_stride(h) {
-        let k = i.get();
-        if let Some(out) = head.get_mut(&i) {
-            *out = a[k] + b[k];
-        }
-    }
-    let t0 = n - tail.len();
-    for i in grid_stride(tail.len()) {
-        let k = t0 + i.get();
-        if let Some(out) = tail.get_mut(&i) {
-            *out = a[k] + b[k];
-        }
-    }
+    for_each_scalar(&mut head, &mut tail, n, |k, out| *out = a[k] + b[k]);
 }
 
 /// `y = alpha * x + y`, shaped like [`vecadd`]. `x` at least as long as `y`.
@@ -95,19 +108,7 @@ pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
             }
         }
     }
-    for i in grid_stride(h) {
-        let k = i.get();
-        if let Some(out) = head.get_mut(&i) {
-            *out = alpha * x[k] + *out;
-        }
-    }
-    let t0 = n - tail.len();
-    for i in grid_stride(tail.len()) {
-        let k = t0 + i.get();
-        if let Some(out) = tail.get_mut(&i) {
-            *out = alpha * x[k] + *out;
-        }
-    }
+    for_each_scalar(&mut head, &mut tail, n, |k, out| *out = alpha * x[k] + *out);
 }
 
 /// Sum of the 32 lanes' `v`, in every lane (butterfly shuffles).
