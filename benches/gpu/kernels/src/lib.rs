@@ -163,60 +163,90 @@ const ROWS: usize = 8;
 /// `out = inᵀ` for an `n × n` matrix: block `(32, 8)`, grid `(n/32, n/32)`
 /// (a partial edge tile is guarded), a 32×33 shared tile. Each thread issues
 /// its four global loads before its shared stores (and its four shared loads
-/// before its global stores), so the loads are in flight together.
+/// before its global stores), so the loads are in flight together. Whole
+/// tiles take a straight-line path: one test per thread, then no
+/// per-element checks; edge tiles check every element.
 #[kernel]
 pub fn transpose(input: &[f32], mut output: DisjointSlice<f32>, n: u32) {
     let tile = SharedArray::<f32, { TILE * (TILE + 1) }>::new();
-    let n = n as usize;
-    let (tx, ty) = (
-        thread::threadIdx_x() as usize,
-        thread::threadIdx_y() as usize,
-    );
-    let (bx, by) = (
-        thread::blockIdx_x() as usize * TILE,
-        thread::blockIdx_y() as usize * TILE,
-    );
+    let (tx, ty) = (thread::threadIdx_x(), thread::threadIdx_y());
+    let (cx, cy) = (thread::blockIdx_x(), thread::blockIdx_y());
     let mut v = [0.0f32; TILE / ROWS];
-    // Interior tiles (all but a partial edge) skip the per-element checks.
-    let whole = bx + TILE <= n && by + TILE <= n && input.len() >= n * n && output.len() >= n * n;
-    let (in_at, out_at, row_step) = ((by + ty) * n + bx + tx, (bx + ty) * n + by + tx, ROWS * n);
-    if whole {
+    // A whole tile: this thread inside the 32 × 8 tile, both tile indices
+    // below n / 32 (so the u32 sums below cannot overflow), and both slices
+    // hold n * n elements. `exchange` traps on any other block shape.
+    let whole_tiles = n / TILE as u32;
+    let nn = n as usize * n as usize;
+    let in_tile = tx < TILE as u32 && ty < ROWS as u32;
+    let (tx, ty) = (tx as usize, ty as usize);
+    if in_tile && cx < whole_tiles && cy < whole_tiles && input.len() >= nn && output.len() >= nn {
+        let t32 = TILE as u32;
+        let in_at = (cy * t32 + ty as u32) as usize * n as usize + (cx * t32) as usize + tx;
+        let out_at = (cx * t32 + ty as u32) as usize * n as usize + (cy * t32) as usize + tx;
+        let row_step = ROWS * n as usize;
         unroll!(Q in [0, 1, 2, 3] => {
             // SAFETY: row and column < n (whole tile), so the index < n * n <= len.
             v[Q] = unsafe { ldg_unchecked(input, in_at + Q * row_step) };
         });
+        exchange(&tile, tx, ty, &mut v);
+        unroll!(Q in [0, 1, 2, 3] => {
+            // SAFETY: < n * n <= len as above; (block, thread, Q) maps
+            // one-to-one onto the mirrored tile (the block is 32 × 8 × 1,
+            // asserted in `exchange`), so no other thread writes it.
+            unsafe { *output.get_unchecked_mut(out_at + Q * row_step) = v[Q] };
+        });
     } else {
+        let (n, bx, by) = (n as usize, cx as usize * TILE, cy as usize * TILE);
         unroll!(Q in [0, 1, 2, 3] => {
             let (r, c) = (by + ty + Q * ROWS, bx + tx);
             if r < n && c < n {
                 v[Q] = ldg(input, r * n + c);
             }
         });
+        exchange(&tile, tx, ty, &mut v);
+        unroll!(Q in [0, 1, 2, 3] => {
+            let (r, c) = (bx + ty + Q * ROWS, by + tx);
+            if r < n && c < n && r * n + c < output.len() {
+                // SAFETY: in bounds (checked); one writer per element as above.
+                unsafe { *output.get_unchecked_mut(r * n + c) = v[Q] };
+            }
+        });
     }
-    // Shared addresses, bounds-checked once (the block is 32 × 8 threads):
-    // this thread's row of the tile for the stores, its column for the loads.
+}
+
+/// The transpose's block shape `(32, 8, 1)`: every thread has `tx < 32`,
+/// `ty < 8`, and no two threads share `(tx, ty)`. Launch-uniform (`%ntid`).
+#[inline(always)]
+fn block_is_tile_shaped() -> bool {
+    thread::blockDim_x() == TILE as u32
+        && thread::blockDim_y() == ROWS as u32
+        && thread::blockDim_z() == 1
+}
+
+/// The transpose tile's shared-memory step: this thread's four values go to
+/// its row of the 32 × 33 tile, and after the barrier its column comes back.
+/// Traps unless the block is `(32, 8, 1)`.
+#[inline(always)]
+fn exchange(
+    tile: &SharedArray<f32, { TILE * (TILE + 1) }>,
+    tx: usize,
+    ty: usize,
+    v: &mut [f32; TILE / ROWS],
+) {
+    // Shared addresses, bounds-checked once: this thread's row of the tile
+    // for the stores, its column for the loads.
+    assert!(block_is_tile_shaped());
     let store_at = tile.ptr(ty * (TILE + 1) + tx);
     let load_at = tile.ptr(tx * (TILE + 1) + ty);
-    assert!(tx < TILE && ty < ROWS);
-    // SAFETY (both loops): offsets stay inside the 32 × 33 tile for tx < 32
-    // and ty < 8 (asserted); each thread stores its own elements, and loads
-    // read what the barrier published.
+    // SAFETY (both loops): offsets stay inside the tile for tx < 32 and
+    // ty < 8 (the block shape, asserted); each thread stores its own
+    // elements, and loads read what the barrier published.
     unroll!(Q in [0, 1, 2, 3] => {
         unsafe { store_at.add(Q * ROWS * (TILE + 1)).write(v[Q]) };
     });
     thread::sync_threads();
     unroll!(Q in [0, 1, 2, 3] => {
         v[Q] = unsafe { load_at.add(Q * ROWS).read() };
-    });
-    unroll!(Q in [0, 1, 2, 3] => {
-        let (r, c) = (bx + ty + Q * ROWS, by + tx);
-        let at = out_at + Q * row_step;
-        if whole || (r < n && c < n && at < output.len()) {
-            // SAFETY: in bounds (whole tile, or checked); (block, thread, Q)
-            // maps one-to-one onto the mirrored tile, so no other thread
-            // writes `at`.
-            unsafe { *output.get_unchecked_mut(at) = v[Q] };
-        }
     });
 }
 
@@ -297,25 +327,28 @@ fn warp_merge(mut state: (f32, f32)) -> (f32, f32) {
 /// (`cols` a multiple of 4, dynamic shared memory `cols * 4` bytes). The row
 /// is read once into dynamic shared memory while each thread keeps an online
 /// (max, sum) pair; pairs merge through shuffles and per-warp slots; the
-/// output is written once from shared memory.
+/// output is written once from shared memory. The row's slices are checked
+/// once, so the loops (u32 counters) carry no bounds checks.
 #[kernel]
 pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
     let red_m = SharedArray::<f32, 32>::new();
     let red_s = SharedArray::<f32, 32>::new();
     let row = DynamicSharedArray::<F32x4>::get();
-    let c4 = cols as usize / 4;
+    let c4 = cols / 4;
     let r = thread::blockIdx_x() as usize;
     let (_, src, _) = split_aligned::<F32x4>(input);
     let (_, mut dst, _) = output.split_aligned_mut::<F32x4>();
-    let (tid, threads) = (
-        thread::threadIdx_x() as usize,
-        thread::blockDim_x() as usize,
-    );
+    let base = r * c4 as usize;
+    let src = &src[base..base + c4 as usize];
+    // A 1D block (one thread per x index) and room for the row.
+    assert!(thread::blockDim_y() == 1 && thread::blockDim_z() == 1);
+    assert!(row.len() >= c4 as usize && dst.len() >= base + c4 as usize);
+    let (tid, threads) = (thread::threadIdx_x(), thread::blockDim_x());
     let mut state = (f32::NEG_INFINITY, 0.0f32);
     let mut i = tid;
     while i < c4 {
-        let v = ldg(src, r * c4 + i);
-        row.write(i, v);
+        let v = ldg(src, i as usize);
+        row.write(i as usize, v);
         let vm = v.0[0].max(v.0[1]).max(v.0[2].max(v.0[3]));
         let vs = math::expf(v.0[0] - vm)
             + math::expf(v.0[1] - vm)
@@ -331,7 +364,7 @@ pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
         red_s.write(w, state.1);
     }
     thread::sync_threads();
-    let warps = threads.div_ceil(32);
+    let warps = (threads as usize).div_ceil(32);
     let (m, s) = warp_merge(if lane < warps {
         (red_m.read(lane), red_s.read(lane))
     } else {
@@ -340,13 +373,10 @@ pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
     let inv = 1.0 / s;
     let mut i = tid;
     while i < c4 {
-        let at = r * c4 + i;
-        let v = row.read(i).map(|x| math::expf(x - m) * inv);
-        if at < dst.len() {
-            // SAFETY: in bounds; row `r` belongs to block `r` alone and
-            // element `i` of it to thread `i % threads` alone.
-            unsafe { *dst.get_unchecked_mut(at) = v };
-        }
+        let v = row.read(i as usize).map(|x| math::expf(x - m) * inv);
+        // SAFETY: base + i < base + c4 <= dst.len() (asserted); row r is
+        // block r's alone, element i thread i % threads' alone.
+        unsafe { *dst.get_unchecked_mut(base + i as usize) = v };
         i += threads;
     }
 }
