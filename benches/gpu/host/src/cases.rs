@@ -8,7 +8,7 @@ use host_loader::{Module, PtrMut, Slice, SliceMut};
 use rand::Rng;
 use std::sync::Arc;
 
-use crate::timing::{median_ms, Row};
+use crate::timing::{interleaved_medians, median_ms, Launch, Row};
 use crate::Options;
 
 /// What every case needs.
@@ -82,6 +82,25 @@ fn row(name: &str, by: &'static str, ms: f64, bytes: f64, flops: f64) -> Row {
         bytes,
         flops,
     }
+}
+
+/// One row per variant `(by, launch)` of kernel `name`, the variants timed
+/// interleaved on one shared `state` (`timing::interleaved_medians`).
+fn timed<S>(
+    env: &Env,
+    name: &str,
+    (bytes, flops): (f64, f64),
+    state: &mut S,
+    before: impl FnMut(&mut S) -> Result<()>,
+    variants: &[(&'static str, Launch<'_, S>)],
+) -> Result<Vec<Row>> {
+    let launches: Vec<Launch<'_, S>> = variants.iter().map(|v| v.1).collect();
+    let ms = interleaved_medians(env.stream, env.opts.runs, state, before, &launches)?;
+    Ok(variants
+        .iter()
+        .zip(ms)
+        .map(|(v, ms)| row(name, v.0, ms, bytes, flops))
+        .collect())
 }
 
 fn linear(n: usize, per_thread: usize) -> Result<LaunchConfig> {
@@ -175,22 +194,14 @@ fn vecadd(env: &Env) -> Result<Vec<Row>> {
     nvcc(&mut c2)?;
     check("vecadd nvcc", &env.stream.clone_dtoh(&c2)?, &want, 0.0)?;
     let bytes = 3.0 * (n * 4) as f64;
-    Ok(vec![
-        row(
-            "vecadd",
-            "rust",
-            median_ms(env.stream, env.opts.runs, &mut c, |_| Ok(()), |x| rust(x))?,
-            bytes,
-            0.0,
-        ),
-        row(
-            "vecadd",
-            "nvcc",
-            median_ms(env.stream, env.opts.runs, &mut c2, |_| Ok(()), |x| nvcc(x))?,
-            bytes,
-            0.0,
-        ),
-    ])
+    timed(
+        env,
+        "vecadd",
+        (bytes, 0.0),
+        &mut c,
+        |_| Ok(()),
+        &[("rust", &rust), ("nvcc", &nvcc)],
+    )
 }
 
 fn saxpy(env: &Env) -> Result<Vec<Row>> {
@@ -234,34 +245,14 @@ fn saxpy(env: &Env) -> Result<Vec<Row>> {
     nvcc(&mut y_nvcc)?;
     check("saxpy nvcc", &env.stream.clone_dtoh(&y_nvcc)?, &want, 1e-6)?;
     let bytes = 3.0 * (n * 4) as f64;
-    Ok(vec![
-        row(
-            "saxpy",
-            "rust",
-            median_ms(
-                env.stream,
-                env.opts.runs,
-                &mut y_rust,
-                |_| Ok(()),
-                |x| rust(x),
-            )?,
-            bytes,
-            0.0,
-        ),
-        row(
-            "saxpy",
-            "nvcc",
-            median_ms(
-                env.stream,
-                env.opts.runs,
-                &mut y_nvcc,
-                |_| Ok(()),
-                |x| nvcc(x),
-            )?,
-            bytes,
-            0.0,
-        ),
-    ])
+    timed(
+        env,
+        "saxpy",
+        (bytes, 0.0),
+        &mut y_rust,
+        |_| Ok(()),
+        &[("rust", &rust), ("nvcc", &nvcc)],
+    )
 }
 
 fn reduce_sum(env: &Env) -> Result<Vec<Row>> {
@@ -307,33 +298,14 @@ fn reduce_sum(env: &Env) -> Result<Vec<Row>> {
         );
     }
     let bytes = (n * 4) as f64;
-    let mut rows = vec![row(
+    let mut rows = timed(
+        env,
         "reduce_sum",
-        "rust",
-        median_ms(
-            env.stream,
-            env.opts.runs,
-            &mut out,
-            |x| zero(x),
-            |x| rust(x),
-        )?,
-        bytes,
-        0.0,
-    )];
-    let mut out2 = env.stream.alloc_zeros::<f32>(1)?;
-    rows.push(row(
-        "reduce_sum",
-        "nvcc",
-        median_ms(
-            env.stream,
-            env.opts.runs,
-            &mut out2,
-            |x| zero(x),
-            |x| nvcc(x),
-        )?,
-        bytes,
-        0.0,
-    ));
+        (bytes, 0.0),
+        &mut out,
+        |x| zero(x),
+        &[("rust", &rust), ("nvcc", &nvcc)],
+    )?;
     if let Some(ms) = vendor_ms(env, "cub_reduce_sum")? {
         rows.push(row("reduce_sum", "CUB", ms, bytes, 0.0));
     }
@@ -400,22 +372,14 @@ fn transpose(env: &Env) -> Result<Vec<Row>> {
     nvcc(&mut o2)?;
     check("transpose nvcc", &env.stream.clone_dtoh(&o2)?, &want, 0.0)?;
     let bytes = 2.0 * (n * n * 4) as f64;
-    Ok(vec![
-        row(
-            "transpose",
-            "rust",
-            median_ms(env.stream, env.opts.runs, &mut o1, |_| Ok(()), |x| rust(x))?,
-            bytes,
-            0.0,
-        ),
-        row(
-            "transpose",
-            "nvcc",
-            median_ms(env.stream, env.opts.runs, &mut o2, |_| Ok(()), |x| nvcc(x))?,
-            bytes,
-            0.0,
-        ),
-    ])
+    timed(
+        env,
+        "transpose",
+        (bytes, 0.0),
+        &mut o1,
+        |_| Ok(()),
+        &[("rust", &rust), ("nvcc", &nvcc)],
+    )
 }
 
 fn histogram(env: &Env) -> Result<Vec<Row>> {
@@ -465,29 +429,14 @@ fn histogram(env: &Env) -> Result<Vec<Row>> {
         }
     }
     let bytes = n as f64;
-    let mut b2 = env.stream.alloc_zeros::<u32>(256)?;
-    Ok(vec![
-        row(
-            "histogram",
-            "rust",
-            median_ms(
-                env.stream,
-                env.opts.runs,
-                &mut bins,
-                |x| zero(x),
-                |x| rust(x),
-            )?,
-            bytes,
-            0.0,
-        ),
-        row(
-            "histogram",
-            "nvcc",
-            median_ms(env.stream, env.opts.runs, &mut b2, |x| zero(x), |x| nvcc(x))?,
-            bytes,
-            0.0,
-        ),
-    ])
+    timed(
+        env,
+        "histogram",
+        (bytes, 0.0),
+        &mut bins,
+        |x| zero(x),
+        &[("rust", &rust), ("nvcc", &nvcc)],
+    )
 }
 
 fn softmax(env: &Env) -> Result<Vec<Row>> {
@@ -539,7 +488,6 @@ fn softmax(env: &Env) -> Result<Vec<Row>> {
             .map(|&v| ((f64::from(v) - m).exp() / s) as f32)
             .collect()
     };
-    let mut outs = Vec::new();
     for (who, launch) in [
         ("rust", &rust as &dyn Fn(&mut CudaSlice<f32>) -> Result<()>),
         ("nvcc", &nvcc),
@@ -559,38 +507,17 @@ fn softmax(env: &Env) -> Result<Vec<Row>> {
                 1e-5,
             )?;
         }
-        outs.push(o);
     }
     let bytes = 2.0 * (rows * cols * 4) as f64;
-    let (mut o_rust, mut o_nvcc) = (outs.remove(0), outs.remove(0));
-    Ok(vec![
-        row(
-            "softmax",
-            "rust",
-            median_ms(
-                env.stream,
-                env.opts.runs,
-                &mut o_rust,
-                |_| Ok(()),
-                |x| rust(x),
-            )?,
-            bytes,
-            0.0,
-        ),
-        row(
-            "softmax",
-            "nvcc",
-            median_ms(
-                env.stream,
-                env.opts.runs,
-                &mut o_nvcc,
-                |_| Ok(()),
-                |x| nvcc(x),
-            )?,
-            bytes,
-            0.0,
-        ),
-    ])
+    let mut out = env.stream.alloc_zeros::<f32>(rows * cols)?;
+    timed(
+        env,
+        "softmax",
+        (bytes, 0.0),
+        &mut out,
+        |_| Ok(()),
+        &[("rust", &rust), ("nvcc", &nvcc)],
+    )
 }
 
 fn sgemm(env: &Env) -> Result<Vec<Row>> {
@@ -649,7 +576,6 @@ fn sgemm(env: &Env) -> Result<Vec<Row>> {
     let sample: Vec<(usize, usize)> = (0..2048)
         .map(|_| (r.random_range(0..n), r.random_range(0..n)))
         .collect();
-    let mut outs = Vec::new();
     for (who, launch) in [
         ("rust", &rust as &dyn Fn(&mut CudaSlice<f32>) -> Result<()>),
         ("nvcc", &nvcc),
@@ -672,37 +598,15 @@ fn sgemm(env: &Env) -> Result<Vec<Row>> {
                 "sgemm {who}: C[{i}][{j}] = {g}, want {want}"
             );
         }
-        outs.push(c);
     }
     let flops = 2.0 * (n as f64).powi(3);
-    let (mut c1, mut c2, mut c3) = (outs.remove(0), outs.remove(0), outs.remove(0));
-    Ok(vec![
-        row(
-            "sgemm",
-            "rust",
-            median_ms(env.stream, env.opts.runs, &mut c1, |_| Ok(()), |x| rust(x))?,
-            0.0,
-            flops,
-        ),
-        row(
-            "sgemm",
-            "nvcc",
-            median_ms(env.stream, env.opts.runs, &mut c2, |_| Ok(()), |x| nvcc(x))?,
-            0.0,
-            flops,
-        ),
-        row(
-            "sgemm",
-            "cuBLAS",
-            median_ms(
-                env.stream,
-                env.opts.runs,
-                &mut c3,
-                |_| Ok(()),
-                |x| cublas(x),
-            )?,
-            0.0,
-            flops,
-        ),
-    ])
+    let mut c = env.stream.alloc_zeros::<f32>(n * n)?;
+    timed(
+        env,
+        "sgemm",
+        (0.0, flops),
+        &mut c,
+        |_| Ok(()),
+        &[("rust", &rust), ("nvcc", &nvcc), ("cuBLAS", &cublas)],
+    )
 }

@@ -28,7 +28,7 @@ pub struct Options {
     #[arg(long)]
     pub vendor: Option<PathBuf>,
     /// Timed launches per variant (the median is reported).
-    #[arg(long, default_value_t = 25)]
+    #[arg(long, default_value_t = 51)]
     pub runs: usize,
     /// Small sizes and 1 timed run: for compute-sanitizer.
     #[arg(long)]

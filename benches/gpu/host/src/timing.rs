@@ -29,6 +29,46 @@ pub fn median_ms<S>(
     Ok(times[times.len() / 2])
 }
 
+/// A variant to time: its launch, on the shared state.
+pub type Launch<'a, S> = &'a dyn Fn(&mut S) -> Result<()>;
+
+/// Median milliseconds of each launch over `runs` rounds, interleaved: each
+/// round times every variant once, starting at a different one each round,
+/// so clock and thermal drift fall on all of them alike (3 untimed rounds
+/// first). All variants write the same `state` (the same output buffer), so
+/// none is favoured by where its buffer lies in DRAM. `before(state)` runs
+/// outside the timed region of each launch.
+pub fn interleaved_medians<S>(
+    stream: &CudaStream,
+    runs: usize,
+    state: &mut S,
+    mut before: impl FnMut(&mut S) -> Result<()>,
+    launches: &[Launch<'_, S>],
+) -> Result<Vec<f64>> {
+    let count = launches.len();
+    let mut times = vec![Vec::with_capacity(runs); count];
+    for round in 0..3 + runs.max(1) {
+        for k in 0..count {
+            let v = (round + k) % count;
+            before(state)?;
+            let start = stream.record_event(Some(CU_EVENT_DEFAULT))?;
+            launches[v](state)?;
+            let end = stream.record_event(Some(CU_EVENT_DEFAULT))?;
+            let ms = f64::from(start.elapsed_ms(&end)?);
+            if round >= 3 {
+                times[v].push(ms);
+            }
+        }
+    }
+    Ok(times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_by(f64::total_cmp);
+            t[t.len() / 2]
+        })
+        .collect())
+}
+
 /// One line of the final table.
 pub struct Row {
     /// `kernel` or `kernel (variant)`.
