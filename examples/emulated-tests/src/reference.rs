@@ -72,6 +72,24 @@ pub fn softmax_f64(input: &[f32], cols: usize) -> Vec<f64> {
         .collect()
 }
 
+/// The largest `|got - want| / want` over the elements (`want > 0`, as
+/// softmax outputs are; a denominator below 1e-30 counts as 1e-30); a NaN in
+/// `got` counts as infinitely wrong.
+pub fn worst_relative_error(got: &[f32], want: &[f64]) -> f64 {
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "worst_relative_error: lengths differ"
+    );
+    got.iter()
+        .zip(want)
+        .map(|(&g, &w)| (g as f64 - w).abs() / w.max(1e-30))
+        .fold(
+            0.0f64,
+            |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) },
+        )
+}
+
 /// Per warp of 32: the f32 sum in f64 (`warp_reduce-host`), the u32
 /// maximum and the i64 sum; missing tail inputs count as 0.
 pub fn warp_reduce(xs: &[f32], keys: &[u32], big: &[i64]) -> (Vec<f32>, Vec<u32>, Vec<i64>) {

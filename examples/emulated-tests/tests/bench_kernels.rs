@@ -66,13 +66,6 @@ fn softmax_matches_the_f64_reference_on_rows_of_different_scales() {
     })
     .unwrap();
     let want = reference::softmax_f64(&input, cols);
-    let worst = y
-        .iter()
-        .zip(&want)
-        .map(|(&g, &w)| (g as f64 - w).abs() / w.max(1e-30))
-        .fold(
-            0.0f64,
-            |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) },
-        );
+    let worst = reference::worst_relative_error(&y, &want);
     assert!(worst < 2e-5, "worst relative error {worst:e}");
 }

@@ -92,14 +92,7 @@ fn softmax_matches_the_f64_reference_and_rows_sum_to_one() {
     let input = random_f32(&mut r, 6 * cols, -10.0, 10.0);
     let got = emulate::softmax(&input, cols).unwrap();
     let want = reference::softmax_f64(&input, cols);
-    let worst = got
-        .iter()
-        .zip(&want)
-        .map(|(&g, &w)| (g as f64 - w).abs() / w.max(1e-30))
-        .fold(
-            0.0f64,
-            |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) },
-        );
+    let worst = reference::worst_relative_error(&got, &want);
     assert!(worst < 2e-5, "worst relative error {worst:e}");
     for row in got.chunks(cols) {
         let s: f64 = row.iter().map(|&x| x as f64).sum();

@@ -267,13 +267,10 @@ fn main() -> Result<()> {
             .map(|(&g, &e)| ulps(g, e))
             .max()
             .unwrap_or(0);
-        let rel = |a: &[f32]| {
-            a.iter()
-                .zip(&want)
-                .map(|(&g, &w)| (g as f64 - w).abs() / w.max(1e-30))
-                .fold(0.0f64, f64::max)
-        };
-        let (rg, re) = (rel(&gpu), rel(&emu));
+        let (rg, re) = (
+            reference::worst_relative_error(&gpu, &want),
+            reference::worst_relative_error(&emu, &want),
+        );
         let identical = bit_diffs(&gpu, &emu);
         verdicts.push(Verdict {
             name: "softmax",
