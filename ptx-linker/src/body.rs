@@ -3,7 +3,8 @@
 //! The scan finds (1) identifiers that may name module-scope symbols (call
 //! targets, `mov`/`cvta` address-of, `[sym+off]`, `.calltargets`), leaving out
 //! opcodes and every name declared in the function (`.reg`, `.local`,
-//! `.shared`, `.param`, labels, parameters); (2) `.loc` directives, whose file
+//! `.shared`, `.param`, labels, parameters, and the names a parameterized
+//! declaration `x<4>` generates); (2) `.loc` directives, whose file
 //! indices are renumbered on merge; (3) function-scope `.shared` allocations
 //! for the shared-memory budget.
 
@@ -13,7 +14,7 @@ use crate::ast::Linkage;
 use crate::ast::{Body, LocFix, Name, Space};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::lex::{int_value, TokKind};
-use crate::parse::{parse_var, Cursor};
+use crate::parse::{parse_var, Cursor, Declared};
 
 /// What [`scan`] found.
 pub(crate) struct Scanned<'src> {
@@ -30,6 +31,8 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
     locals.clear();
     locals.extend(params.iter().copied());
     let mut candidates: Vec<Name<'src>> = Vec::new();
+    // Function-scope `x<N>` declarations: (prefix, N).
+    let mut generated: Vec<(&'src str, u32)> = Vec::new();
     let mut locs = Vec::new();
     let mut shared = Vec::new();
     let mut unsynced_warp_op = None;
@@ -115,8 +118,11 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 statement_directive(
                     c,
                     text,
-                    &mut locals,
-                    &mut candidates,
+                    Decls {
+                        locals: &mut locals,
+                        generated: &mut generated,
+                        candidates: &mut candidates,
+                    },
                     &mut locs,
                     &mut shared,
                 );
@@ -139,6 +145,11 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
     let refs: Vec<Name<'src>> = candidates
         .into_iter()
         .filter(|n| !locals.contains(n.text))
+        .filter(|n| {
+            !generated
+                .iter()
+                .any(|&(p, count)| is_generated(n.text, p, count))
+        })
         .collect();
     c.locals = locals;
     shared.shrink_to_fit();
@@ -161,16 +172,49 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
     }
 }
 
+/// True when `name` is one of the names `prefix<count>` generates: the
+/// prefix, then decimal digits below `count`. Leading zeros count (`x02` is
+/// `x2`), as ptxas reads them (PTX ISA 9.0, section 5.4.6).
+pub(crate) fn is_generated(name: &str, prefix: &str, count: u32) -> bool {
+    name.strip_prefix(prefix).is_some_and(|digits| {
+        !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && digits.parse::<u64>().is_ok_and(|i| i < u64::from(count))
+    })
+}
+
+/// `<N>` at the cursor (after a declared name): `N`, consuming it.
+fn generated_count(c: &mut Cursor<'_, '_>) -> Option<u32> {
+    let (lt, n, gt) = (c.peek()?, c.peek_at(1)?, c.peek_at(2)?);
+    if !lt.is(b'<') || n.kind != TokKind::Number || !gt.is(b'>') {
+        return None;
+    }
+    let n = u32::try_from(int_value(c.text(n))?).ok()?;
+    c.pos += 3;
+    Some(n)
+}
+
+/// Where a body's declarations and references are recorded.
+struct Decls<'a, 'src> {
+    locals: &'a mut HashSet<&'src str>,
+    generated: &'a mut Vec<(&'src str, u32)>,
+    candidates: &'a mut Vec<Name<'src>>,
+}
+
 /// A statement that starts with a directive: declarations, `.loc`,
 /// `.pragma`, `.callprototype`, `.calltargets`.
 fn statement_directive<'src>(
     c: &mut Cursor<'_, 'src>,
     d: &'src str,
-    locals: &mut HashSet<&'src str>,
-    candidates: &mut Vec<Name<'src>>,
+    decls: Decls<'_, 'src>,
     locs: &mut Vec<LocFix>,
     shared: &mut Vec<(u64, u32)>,
 ) {
+    let Decls {
+        locals,
+        generated,
+        candidates,
+    } = decls;
     c.pos += 1;
     match d {
         ".loc" => {
@@ -218,9 +262,27 @@ fn statement_directive<'src>(
             locs.push(fix);
         }
         ".shared" => {
-            for (v, refs) in parse_var(c, Space::Shared, Linkage::Local) {
-                locals.insert(v.name.text);
-                shared.push((v.size_bytes(), v.align_bytes()));
+            for Declared {
+                var: v,
+                refs,
+                count,
+            } in parse_var(c, Space::Shared, Linkage::Local)
+            {
+                let (size, align) = (v.size_bytes(), v.align_bytes());
+                match count {
+                    None => {
+                        locals.insert(v.name.text);
+                        shared.push((size, align));
+                    }
+                    // `count` variables, each aligned: one block of the same extent.
+                    Some(n) => {
+                        generated.push((v.name.text, n));
+                        if n > 0 {
+                            let stride = size.next_multiple_of(u64::from(align.max(1)));
+                            shared.push((stride * u64::from(n - 1) + size, align));
+                        }
+                    }
+                }
                 candidates.extend(refs);
             }
         }
@@ -245,6 +307,9 @@ fn statement_directive<'src>(
                     } else if !text.starts_with('%') {
                         // `%`-names are never candidates: no need to shadow them.
                         locals.insert(text);
+                        if let Some(n) = generated_count(c) {
+                            generated.push((text, n));
+                        }
                     }
                 }
             }

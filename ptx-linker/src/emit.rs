@@ -5,7 +5,9 @@
 //! external); module-scope variables, each after the variables its
 //! initializer names; function definitions in input order; `.alias`es;
 //! debug sections. Items are copied verbatim from their input, with renamed
-//! symbols and `.loc` file indices rewritten. Same inputs give the same bytes.
+//! symbols and `.loc` file indices rewritten; each live variable of a
+//! parameterized declaration `a<4>` gets a declaration of its own
+//! (`.global .u32 a2;`). Same inputs give the same bytes.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::fmt::Write;
@@ -90,8 +92,7 @@ pub fn emit(e: EmitInput<'_, '_>) -> Emitted {
     let kind_of = |r: ItemRef| &e.modules[r.module].items[r.item].kind;
     let sym_of = |r: ItemRef| {
         let item = &e.modules[r.module].items[r.item];
-        item.symbol_name()
-            .and_then(|n| e.table.lookup(r.module, n.text))
+        item.symbol().and_then(|n| e.table.lookup(r.module, n))
     };
 
     // Prototypes first: external functions, then every defined function.
@@ -224,12 +225,19 @@ pub fn emit(e: EmitInput<'_, '_>) -> Emitted {
 }
 
 /// One variable declarator with the declaration's shared prefix:
-/// `.global .u32 a, b = 1;` gives `.global .u32 b = 1;` for `b`.
+/// `.global .u32 a, b = 1;` gives `.global .u32 b = 1;` for `b`, and
+/// `.global .u32 a<4>;` gives `.global .u32 a2;` for `a2`.
 fn write_var(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, v: &Variable<'_>) {
     let item = &e.modules[r.module].items[r.item];
     write_patched(out, e, r, item.span.start, v.prefix_end);
     out.push(' ');
-    write_patched(out, e, r, v.declarator.start, v.declarator.end);
+    match &v.generated {
+        Some(g) => {
+            let id = e.table.lookup(r.module, &g.name);
+            out.push_str(id.map_or(&*g.name, |id| e.res.out_name(id)));
+        }
+        None => write_patched(out, e, r, v.declarator.start, v.declarator.end),
+    }
     out.push(';');
 }
 
@@ -389,7 +397,10 @@ fn write_patched(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, start: u32
     let m = &e.modules[r.module];
     let item = &m.items[r.item];
     let mut patches: Vec<(u32, u32, Rep<'_>)> = Vec::new();
-    let own = item.symbol_name();
+    // A generated name is written by `write_var`, not patched in.
+    let own = item
+        .symbol_name()
+        .filter(|_| !matches!(&item.kind, ItemKind::Variable(v) if v.generated.is_some()));
     for n in own.iter().chain(&item.refs) {
         if n.span.start < start || n.span.end > end {
             continue;

@@ -32,7 +32,8 @@ pub fn initializer_bytes(
                 v.name.span,
                 format!(
                     "`{}` has type `.{}`, which has no byte layout",
-                    v.name.text, v.ty
+                    v.symbol(),
+                    v.ty
                 ),
             ))
         }

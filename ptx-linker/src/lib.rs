@@ -40,7 +40,14 @@
 //! a kernel reaches through its calls. ptxas rejects `.extern` inside a
 //! function body, and so does the linker.
 //!
-//! References: PTX ISA 9.0, sections 5.1 "State Spaces", 11 "Directives",
+//! **Parameterized names.** A module-scope `.global .u32 a<4>;` declares
+//! `a0` .. `a3` (PTX ISA 9.0, section 5.4.6), each an ordinary symbol: it
+//! resolves against `.extern .global .u32 a2;` elsewhere, is renamed and kept
+//! or dropped by `gc` on its own, and is emitted as its own declaration
+//! (`.global .u32 a2;`). At most [`parse::MAX_GENERATED_NAMES`] per module.
+//!
+//! References: PTX ISA 9.0, sections 5.1 "State Spaces", 5.4.6
+//! "Parameterized Variable Names", 11 "Directives",
 //! 11.6 "Linking Directives", 11.7 "Debugging Directives".
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
@@ -200,7 +207,9 @@ pub fn entry_signatures(path: &str, text: &str) -> Result<Vec<EntrySignature>, L
 /// "Initializers").
 ///
 /// Returns `Ok(None)` when the module defines no module-scope variable `name`
-/// (an `.extern` declaration is not a definition).
+/// (an `.extern` declaration is not a definition). `name` may be one that a
+/// parameterized declaration generates (`a2` of `.global .u32 a<4>;`, PTX
+/// ISA 9.0, section 5.4.6): all zeros, as it has no initializer.
 ///
 /// Errors (naming `path`, line and column): the module does not parse; the
 /// initializer holds a symbol's address (`generic(sym)`), which is known only
@@ -218,7 +227,7 @@ pub fn global_initializer(
         return Err(LinkError::new(sources, module.errors));
     }
     let var = module.items.iter().find_map(|item| match &item.kind {
-        ItemKind::Variable(v) if v.name.text == name && item.is_definition() => Some(v),
+        ItemKind::Variable(v) if v.symbol() == name && item.is_definition() => Some(v),
         _ => None,
     });
     match var {

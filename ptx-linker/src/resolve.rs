@@ -7,11 +7,14 @@
 //! declaration must match the chosen definition's kind and prototype. A
 //! file-local symbol whose name another module also uses is renamed to
 //! `NAME__ptxlinkN` (N = its input's 1-based index, bumped until unique).
+//! Each variable of a parameterized declaration `a<4>` is resolved and
+//! renamed on its own (`a2` may become `a2__ptxlink2` while `a0` stays),
+//! and diagnostics about it name the declaration (`` (from `a<4>`)``).
 
 use rustc_hash::FxHashSet as HashSet;
 
 use crate::ast::{
-    type_size, FnKind, Function, ItemKind, Linkage, Module, ParamDecl, Space, Variable,
+    type_size, FnKind, Function, Item, ItemKind, Linkage, Module, ParamDecl, Space, Variable,
 };
 use crate::diagnostic::Diagnostic;
 use crate::input::LinkOptions;
@@ -73,10 +76,11 @@ pub fn resolve(
             let first = item(strong[0]).symbol_name().map(|n| n.span);
             let here = item(*dup).symbol_name().map(|n| n.span);
             if let (Some(first), Some(here)) = (first, here) {
+                let (from_here, from_first) = (from(item(*dup)), from(item(strong[0])));
                 diags.push(
-                    Diagnostic::error(here, format!("duplicate symbol `{}`", sym.name))
+                    Diagnostic::error(here, format!("duplicate symbol `{}`{from_here}", sym.name))
                         .with_label("defined again here")
-                        .with_secondary(first, format!("`{}` first defined here", sym.name))
+                        .with_secondary(first, format!("`{}` first defined here{from_first}", sym.name))
                         .with_help(format!(
                             "keep one definition of `{}`, mark the others `.weak`, or drop `.visible` to make them file-local",
                             sym.name
@@ -174,6 +178,17 @@ fn rename_locals(table: &SymbolTable<'_>) -> Vec<String> {
     out
 }
 
+/// `` (from `a<4>`)`` for a variable of a parameterized declaration, else
+/// nothing.
+fn from(item: &Item<'_>) -> String {
+    match &item.kind {
+        ItemKind::Variable(v) => v
+            .parameterized()
+            .map_or_else(String::new, |p| format!(" (from `{p}`)")),
+        _ => String::new(),
+    }
+}
+
 fn what(kind: &ItemKind<'_>) -> &'static str {
     match kind {
         ItemKind::Function(f) if f.kind == FnKind::Entry => "a kernel (`.entry`)",
@@ -198,12 +213,13 @@ fn check_kind(
                 Diagnostic::error(
                     on.span,
                     format!(
-                        "`{name}` is {} here but {} elsewhere",
+                        "`{name}`{} is {} here but {} elsewhere",
+                        from(o),
                         what(&o.kind),
                         what(&d.kind)
                     ),
                 )
-                .with_secondary(dn.span, format!("`{name}` defined here"))
+                .with_secondary(dn.span, format!("`{name}` defined here{}", from(d)))
                 .with_help(format!("rename one of the two `{name}`s")),
             );
         }
@@ -260,10 +276,13 @@ fn check_decl_pair(
         diags.push(
             Diagnostic::error(
                 bn.span,
-                format!("conflicting declarations of `{name}`: {p}"),
+                format!("conflicting declarations of `{name}`{}: {p}", from(b)),
             )
             .with_label("declared here")
-            .with_secondary(an.span, format!("`{name}` declared differently here"))
+            .with_secondary(
+                an.span,
+                format!("`{name}` declared differently here{}", from(a)),
+            )
             .with_help(format!("declare `{name}` the same way in every input")),
         );
     }
@@ -303,10 +322,13 @@ fn check_decls(
             diags.push(
                 Diagnostic::error(
                     n.span,
-                    format!("declaration of `{name}` does not match its definition: {p}"),
+                    format!(
+                        "declaration of `{name}`{} does not match its definition: {p}",
+                        from(decl)
+                    ),
                 )
                 .with_label("declared here")
-                .with_secondary(dname.span, format!("`{name}` defined here"))
+                .with_secondary(dname.span, format!("`{name}` defined here{}", from(d)))
                 .with_help(format!(
                     "make the declaration of `{name}` repeat the definition's prototype"
                 )),

@@ -4,6 +4,10 @@
 //! `.entry`) share one namespace across modules. A definition without a
 //! linkage directive is file-local: it gets a symbol of its own, visible only
 //! from its module (PTX ISA 9.0, section 11.6 "Linking Directives").
+//!
+//! Each variable of a parameterized declaration `a<4>` (`a0` .. `a3`) is a
+//! symbol like any other; a reference that spells one with leading zeros
+//! (`a02`), which ptxas reads as `a2`, means that symbol in its module.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -35,7 +39,7 @@ pub enum Scope {
 /// One symbol: every item that defines or declares it.
 #[derive(Debug, Clone)]
 pub struct Symbol<'src> {
-    /// The name in the inputs.
+    /// The name in the inputs (generated, as `a2`, for a variable of `a<4>`).
     pub name: &'src str,
     /// Global or file-local.
     pub scope: Scope,
@@ -80,24 +84,24 @@ fn is_local(kind: &ItemKind<'_>, linkage: Linkage) -> bool {
 }
 
 /// Names a module defines globally, and names it declares without defining.
-fn exports_and_needs<'src>(m: &Module<'src>) -> (HashSet<&'src str>, Vec<&'src str>) {
+fn exports_and_needs<'m>(m: &'m Module<'_>) -> (HashSet<&'m str>, Vec<&'m str>) {
     let mut defined_here = HashSet::default();
     let mut exports = HashSet::default();
     for item in &m.items {
-        if let (Some(n), Some(l)) = (item.symbol_name(), item.linkage()) {
+        if let (Some(n), Some(l)) = (item.symbol(), item.linkage()) {
             if item.is_definition() {
-                defined_here.insert(n.text);
+                defined_here.insert(n);
                 if !is_local(&item.kind, l) {
-                    exports.insert(n.text);
+                    exports.insert(n);
                 }
             }
         }
     }
     let mut needs = Vec::new();
     for item in &m.items {
-        if let Some(n) = item.symbol_name() {
-            if !item.is_definition() && !defined_here.contains(n.text) && !needs.contains(&n.text) {
-                needs.push(n.text);
+        if let Some(n) = item.symbol() {
+            if !item.is_definition() && !defined_here.contains(n) && !needs.contains(&n) {
+                needs.push(n);
             }
         }
     }
@@ -144,40 +148,43 @@ pub fn select_inputs(modules: &[Module<'_>], kinds: &[InputKind]) -> Vec<bool> {
     included
 }
 
-/// Builds the symbol table over the included modules.
-pub fn build<'src>(modules: &[Module<'src>], included: Vec<bool>) -> SymbolTable<'src> {
-    let mut symbols: Vec<Symbol<'src>> = Vec::new();
-    let mut global: HashMap<&'src str, SymbolId> = HashMap::default();
+/// Builds the symbol table over the included modules. Names borrow the
+/// modules (generated names live in their items).
+pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<'m> {
+    let mut symbols: Vec<Symbol<'m>> = Vec::new();
+    let mut global: HashMap<&'m str, SymbolId> = HashMap::default();
     let mut scopes = vec![HashMap::default(); modules.len()];
     for (mi, m) in modules.iter().enumerate() {
         if !included[mi] {
             continue;
         }
         // File-local definitions first, so their declarations find them.
-        let mut local: HashMap<&'src str, SymbolId> = HashMap::default();
+        let mut local: HashMap<&'m str, SymbolId> = HashMap::default();
+        let mut has_generated = false;
         for item in &m.items {
-            if let (Some(n), Some(l)) = (item.symbol_name(), item.linkage()) {
-                if item.is_definition() && is_local(&item.kind, l) && !local.contains_key(n.text) {
+            has_generated |= matches!(&item.kind, ItemKind::Variable(v) if v.generated.is_some());
+            if let (Some(n), Some(l)) = (item.symbol(), item.linkage()) {
+                if item.is_definition() && is_local(&item.kind, l) && !local.contains_key(n) {
                     let id = SymbolId(symbols.len() as u32);
                     symbols.push(Symbol {
-                        name: n.text,
+                        name: n,
                         scope: Scope::Local(mi),
                         defs: Vec::new(),
                         decls: Vec::new(),
                     });
-                    local.insert(n.text, id);
+                    local.insert(n, id);
                 }
             }
         }
         for (ii, item) in m.items.iter().enumerate() {
-            let Some(n) = item.symbol_name() else {
+            let Some(n) = item.symbol() else {
                 continue;
             };
-            let id = match local.get(n.text) {
+            let id = match local.get(n) {
                 Some(&id) => id,
-                None => *global.entry(n.text).or_insert_with(|| {
+                None => *global.entry(n).or_insert_with(|| {
                     symbols.push(Symbol {
-                        name: n.text,
+                        name: n,
                         scope: Scope::Global,
                         defs: Vec::new(),
                         decls: Vec::new(),
@@ -195,12 +202,46 @@ pub fn build<'src>(modules: &[Module<'src>], included: Vec<bool>) -> SymbolTable
             } else {
                 s.decls.push(r);
             }
-            scopes[mi].insert(n.text, id);
+            scopes[mi].insert(n, id);
+        }
+        if has_generated {
+            alias_zero_padded(m, &mut scopes[mi]);
         }
     }
     SymbolTable {
         symbols,
         scopes,
         included,
+    }
+}
+
+/// Maps each reference that spells a generated name with leading zeros
+/// (`a02` for `a2` of `a<4>`; ptxas reads it so) to that name's symbol, so
+/// that it resolves and is emitted as the name (PTX ISA 9.0, section 5.4.6).
+fn alias_zero_padded<'m>(m: &'m Module<'_>, scope: &mut HashMap<&'m str, SymbolId>) {
+    let generated: HashSet<&str> = m
+        .items
+        .iter()
+        .filter_map(|item| match &item.kind {
+            ItemKind::Variable(v) => v.generated.as_ref().map(|g| &*g.name),
+            _ => None,
+        })
+        .collect();
+    for n in m.items.iter().flat_map(|item| &item.refs) {
+        if scope.contains_key(n.text) {
+            continue;
+        }
+        let prefix = n.text.trim_end_matches(|c: char| c.is_ascii_digit());
+        let digits = &n.text[prefix.len()..];
+        if digits.len() < 2 || !digits.starts_with('0') {
+            continue;
+        }
+        let Ok(index) = digits.parse::<u64>() else {
+            continue;
+        };
+        let name = format!("{prefix}{index}");
+        if let (true, Some(&id)) = (generated.contains(name.as_str()), scope.get(name.as_str())) {
+            scope.insert(n.text, id);
+        }
     }
 }

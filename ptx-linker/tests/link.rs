@@ -344,3 +344,109 @@ fn debug_sections_from_two_inputs_are_dropped_with_a_warning() {
         common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "two_debug").unwrap();
     }
 }
+
+/// a.ptx defines `.visible a<4>` and a file-local `t<2>`; b.ptx declares
+/// `a2` and defines its own file-local `t1`.
+const PARAM_A: &str = ".version 7.8\n.target sm_90\n.address_size 64\n\
+    .visible .global .align 4 .u32 a<4>;\n.global .u32 t<2>;\n\
+    .visible .entry ka()\n{\n\t.reg .b32 %r<2>;\n\tld.global.u32 %r1, [t1];\n\tst.global.u32 [a0], %r1;\n\tret;\n}\n";
+const PARAM_B: &str = ".version 7.8\n.target sm_90\n.address_size 64\n\
+    .extern .global .align 4 .u32 a2;\n.global .u32 t1;\n\
+    .visible .entry kb()\n{\n\t.reg .b32 %r<2>;\n\tld.global.u32 %r1, [a2];\n\tst.global.u32 [t1], %r1;\n\tret;\n}\n";
+
+#[test]
+fn parameterized_variables_link_across_modules_and_pass_ptxas() {
+    let inputs = [
+        LinkInput::object("a.ptx", PARAM_A),
+        LinkInput::object("b.ptx", PARAM_B),
+    ];
+    let out = link(&inputs, &LinkOptions::default()).unwrap();
+    // b.ptx's `.extern a2` binds to a.ptx's `a<4>`: defined once, declared nowhere.
+    assert!(!out.ptx.contains(".extern"), "{}", out.ptx);
+    for i in 0..4 {
+        let decl = format!(".visible .global .align 4 .u32 a{i};\n");
+        assert_eq!(out.ptx.matches(&decl).count(), 1, "{decl}in\n{}", out.ptx);
+    }
+    assert!(!out.ptx.contains("a<4>"));
+    // b.ptx's file-local `t1` collides with a.ptx's and is renamed, in its body too.
+    assert!(out
+        .ptx
+        .contains(".global .u32 t1;\n.global .u32 t1__ptxlink2;\n"));
+    assert!(out
+        .ptx
+        .contains("ld.global.u32 %r1, [a2];\n\tst.global.u32 [t1__ptxlink2], %r1;"));
+    assert!(out
+        .ptx
+        .contains("ld.global.u32 %r1, [t1];\n\tst.global.u32 [a0], %r1;"));
+    let sym = |n: &str| out.map.symbols.iter().find(|s| s.name == n).unwrap();
+    let a2 = sym("a2");
+    assert_eq!(
+        (
+            a2.kind.as_str(),
+            a2.linkage.as_str(),
+            a2.defined_in.as_str()
+        ),
+        ("global", "visible", "a.ptx")
+    );
+    assert_eq!(sym("t1__ptxlink2").renamed_from.as_deref(), Some("t1"));
+    assert_eq!(sym("t1__ptxlink2").defined_in, "b.ptx");
+    // The host reads `a2` like any variable: four zero bytes.
+    assert_eq!(
+        ptx_linker::global_initializer("out.ptx", &out.ptx, "a2").unwrap(),
+        Some(vec![0; 4])
+    );
+    if let Some(ptxas) = common::ptxas() {
+        common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "param_names").unwrap();
+    }
+
+    // With gc, `.visible` variables stay (host-visible roots); of the
+    // file-local `t<2>`, only the used `t1`.
+    let gc = LinkOptions {
+        gc: true,
+        ..LinkOptions::default()
+    };
+    let out = link(&inputs, &gc).unwrap();
+    let names: Vec<&str> = out.map.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["a0", "a1", "a2", "a3", "t1", "t1__ptxlink2", "ka", "kb"]
+    );
+    if let Some(ptxas) = common::ptxas() {
+        common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "param_names_gc").unwrap();
+    }
+}
+
+#[test]
+fn parameterized_variables_resolve_in_either_input_order() {
+    let out = link(
+        &[
+            LinkInput::object("b.ptx", PARAM_B),
+            LinkInput::object("a.ptx", PARAM_A),
+        ],
+        &LinkOptions::default(),
+    )
+    .unwrap();
+    assert!(!out.ptx.contains(".extern"), "{}", out.ptx);
+    let a2 = out.map.symbols.iter().find(|s| s.name == "a2").unwrap();
+    assert_eq!(a2.defined_in, "a.ptx");
+    // Now b.ptx's `t1` comes first and keeps its name; a.ptx's is renamed.
+    let t = out
+        .map
+        .symbols
+        .iter()
+        .find(|s| s.name == "t1__ptxlink2")
+        .unwrap();
+    assert_eq!(t.defined_in, "a.ptx");
+    // Alone, b.ptx leaves `a2` unresolved, named with file and line.
+    let err = link(
+        &[LinkInput::object("b.ptx", PARAM_B)],
+        &LinkOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        err.message
+            .starts_with("b.ptx:9:22: error: unresolved symbol `a2`"),
+        "{}",
+        err.message
+    );
+}

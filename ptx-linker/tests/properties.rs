@@ -1,6 +1,7 @@
 //! Properties of linking, over generated modules: associativity (up to
 //! symbol order and local renames), self-links reporting every strong
-//! definition, and consistent renames of colliding file-local symbols.
+//! definition, consistent renames of colliding file-local symbols, and
+//! parameterized names (`a<4>`) linking exactly like the names spelled out.
 
 use std::collections::BTreeSet;
 
@@ -188,6 +189,65 @@ proptest! {
                 let load = format!("[{name}]");
                 prop_assert!(body.contains(&load), "{} lacks {}", body, load);
             }
+        }
+    }
+}
+
+/// A module declaring `decl` whose kernel loads `a{i}` for each `i` in `used`.
+fn param_module(decl: &str, used: &[u32]) -> String {
+    let mut s = format!(
+        ".version 7.8\n.target sm_90\n.address_size 64\n\n{decl}\n\
+         .visible .entry k()\n{{\n\t.reg .b32 %r<2>;\n"
+    );
+    for i in used {
+        s.push_str(&format!("\tld.global.u32 %r1, [a{i}];\n"));
+    }
+    s.push_str("\tret;\n}\n");
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn parameterized_names_link_like_the_names_spelled_out(
+        n in 1u32..6,
+        linkage in 0usize..3,
+        used in proptest::collection::vec(0u32..6, 0..4),
+        other in proptest::collection::vec(0u32..6, 0..3),
+        gc in any::<bool>(),
+    ) {
+        let linkage = ["", ".visible ", ".weak "][linkage];
+        let used: Vec<u32> = used.into_iter().filter(|&i| i < n).collect();
+        let names: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+        let param = param_module(&format!("{linkage}.global .align 4 .u32 a<{n}>;"), &used);
+        let spelled = param_module(
+            &format!("{linkage}.global .align 4 .u32 {};", names.join(", ")),
+            &used,
+        );
+        // A second module with file-local `a{i}`s of its own: they collide.
+        let mut b = String::from(".version 7.8\n.target sm_90\n.address_size 64\n\n");
+        for i in &other {
+            b.push_str(&format!(".global .u32 a{i};\n"));
+        }
+        b.push_str(".visible .entry kb()\n{\n\t.reg .b32 %r<2>;\n");
+        for i in &other {
+            b.push_str(&format!("\tst.global.u32 [a{i}], %r1;\n"));
+        }
+        b.push_str("\tret;\n}\n");
+        let opts = LinkOptions { gc, ..LinkOptions::default() };
+        let run = |a: &str| {
+            let inputs = [LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", &b)];
+            link(&inputs, &opts).map(|o| (o.ptx, serde_json::to_string(&o.map).unwrap()))
+        };
+        let (p, s) = (run(&param), run(&spelled));
+        match (p, s) {
+            (Ok(p), Ok(s)) => prop_assert_eq!(p, s),
+            (Err(p), Err(s)) => prop_assert_eq!(
+                p.message.lines().next().map(|l| l.to_string()),
+                s.message.lines().next().map(|l| l.to_string())
+            ),
+            (p, s) => prop_assert!(false, "one linked, one failed: {:?} / {:?}", p.err(), s.err()),
         }
     }
 }
