@@ -8,7 +8,34 @@
 //! All of them are LLVM NVVM intrinsics, which LLVM keeps `convergent`.
 //!
 //! Shuffles move 32-bit values in one `shfl.sync` and 64-bit values in two.
-//! They cover the full warp width (32 lanes).
+//! `shfl_sync`, `shfl_up_sync`, `shfl_down_sync` and `shfl_xor_sync` cover
+//! the full warp (32 lanes); their `*_width` forms take CUDA's optional
+//! `width` (see [Segments](#segments-width)).
+//!
+//! # Segments (`width`)
+//!
+//! `width` (a power of two, 1 to 32) splits the warp into `32 / width`
+//! segments of consecutive lanes; lane `l` is at position `l % width` of
+//! segment `l / width`. Each shuffle computes a source lane `j`; when `j` is
+//! out of range the lane gets its own `value` back. With `b` the third
+//! argument, only its low five bits count (`b[4:0]`), so `b` and `b % 32`
+//! act the same:
+//!
+//! | function | `j` | own value when |
+//! |---|---|---|
+//! | [`shfl_sync_width`] | `(l & !(width - 1)) + b % width` | never |
+//! | [`shfl_up_sync_width`] | `l - b % 32` | `l % width < b % 32` |
+//! | [`shfl_down_sync_width`] | `l + b % 32` | `l % width + b % 32 >= width` |
+//! | [`shfl_xor_sync_width`] | `l ^ (b % 32)` | `j / width > l / width` (a later segment) |
+//!
+//! So `xor` may read an *earlier* segment. Sources: CUDA C++ Programming
+//! Guide, "Warp Shuffle Functions" (the rules per function); PTX ISA 9.0,
+//! `shfl.sync` (the semantics: `bval = b[4:0]`, the segment mask in `c[12:8]`,
+//! the clamp lane in `c[4:0]`; the `b[4:0]` rule differs from the Guide's
+//! wording for `b >= 32`). A width form lowers to the same
+//! `llvm.nvvm.shfl.sync.*` intrinsic with `c = ((32 - width) << 8) | clamp`,
+//! `clamp` 31 for idx/down/bfly and 0 for up (as CUDA's own headers compute
+//! it); `width == 32` is exactly the plain function.
 //!
 //! Under the emulator (feature `emulator`) each call is a meeting of the
 //! lanes of `mask` (see `device_std::emulator`), which also reports a lane
@@ -16,7 +43,7 @@
 //! reads a lane outside `mask`.
 
 #[cfg(emulated)]
-use crate::emulator::warp::{collective as emulated, WarpOp};
+use crate::emulator::warp::{collective as emulated, shuffle, WarpOp};
 use crate::host::on_device;
 #[cfg(target_arch = "nvptx64")]
 use crate::intrinsics as llvm;
@@ -26,10 +53,21 @@ pub const FULL_MASK: u32 = 0xffff_ffff;
 
 /// `c` operand of `shfl.sync` for a 32-lane segment: clamp at lane 31 (idx,
 /// down, bfly) or at lane 0 (up).
-#[cfg(target_arch = "nvptx64")]
 const CLAMP_HIGH: u32 = 0x1f;
-#[cfg(target_arch = "nvptx64")]
 const CLAMP_LOW: u32 = 0;
+
+/// The `c` operand of `shfl.sync` for segments of `width` lanes: segment
+/// mask `32 - width` in bits 12:8, `clamp` in bits 4:0 (PTX ISA 9.0
+/// `shfl.sync`). Panics unless `width` is a power of two in 1..=32.
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+const fn segment_c(width: u32, clamp: u32) -> u32 {
+    assert!(
+        width.is_power_of_two() && width <= 32,
+        "shuffle width must be a power of two in 1..=32"
+    );
+    ((32 - width) << 8) | clamp
+}
 
 /// A value a shuffle can move: 32-bit values in one `shfl.sync`, 64-bit
 /// values as two. Sealed.
@@ -73,7 +111,7 @@ macro_rules! shuffle64 {
 shuffle64!(u64, i64, f64);
 
 /// `__shfl_sync(mask, value, src_lane)`: `value` from lane `src_lane % 32`
-/// (`shfl.sync.idx`).
+/// (`shfl.sync.idx`, PTX ISA 9.0). Segments: [`shfl_sync_width`].
 #[inline(always)]
 #[cfg_attr(emulated, track_caller)]
 pub fn shfl_sync<T: Shuffle>(mask: u32, value: T, src_lane: u32) -> T {
@@ -82,12 +120,16 @@ pub fn shfl_sync<T: Shuffle>(mask: u32, value: T, src_lane: u32) -> T {
         value.map_words(|w| unsafe { llvm::shfl_idx_i32(mask, w, src_lane, CLAMP_HIGH) })
     }, emulated: {
         let site = core::panic::Location::caller();
-        value.map_words(|w| emulated(WarpOp::ShflIdx, mask, w as u64, src_lane, site) as u32)
+        value.map_words(|w| {
+            shuffle(WarpOp::ShflIdx, mask, w as u64, src_lane, CLAMP_HIGH, site) as u32
+        })
     })
 }
 
-/// `__shfl_up_sync(mask, value, delta)`: `value` from lane `lane_id - delta`;
-/// lanes below `delta` keep their own value (`shfl.sync.up`).
+/// `__shfl_up_sync(mask, value, delta)`: `value` from lane
+/// `lane_id - delta % 32`; lanes below `delta % 32` keep their own value
+/// (`shfl.sync.up`, PTX ISA 9.0, which reads `delta[4:0]`). Segments:
+/// [`shfl_up_sync_width`].
 #[inline(always)]
 #[cfg_attr(emulated, track_caller)]
 pub fn shfl_up_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
@@ -96,12 +138,14 @@ pub fn shfl_up_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
         value.map_words(|w| unsafe { llvm::shfl_up_i32(mask, w, delta, CLAMP_LOW) })
     }, emulated: {
         let site = core::panic::Location::caller();
-        value.map_words(|w| emulated(WarpOp::ShflUp, mask, w as u64, delta, site) as u32)
+        value.map_words(|w| shuffle(WarpOp::ShflUp, mask, w as u64, delta, CLAMP_LOW, site) as u32)
     })
 }
 
 /// `__shfl_down_sync(mask, value, delta)`: `value` from lane
-/// `lane_id + delta`; lanes past 31 keep their own value (`shfl.sync.down`).
+/// `lane_id + delta % 32`; lanes whose source would be past 31 keep their own
+/// value (`shfl.sync.down`, PTX ISA 9.0, which reads `delta[4:0]`). Segments:
+/// [`shfl_down_sync_width`].
 #[inline(always)]
 #[cfg_attr(emulated, track_caller)]
 pub fn shfl_down_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
@@ -110,12 +154,15 @@ pub fn shfl_down_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
         value.map_words(|w| unsafe { llvm::shfl_down_i32(mask, w, delta, CLAMP_HIGH) })
     }, emulated: {
         let site = core::panic::Location::caller();
-        value.map_words(|w| emulated(WarpOp::ShflDown, mask, w as u64, delta, site) as u32)
+        value.map_words(|w| {
+            shuffle(WarpOp::ShflDown, mask, w as u64, delta, CLAMP_HIGH, site) as u32
+        })
     })
 }
 
 /// `__shfl_xor_sync(mask, value, lane_mask)`: `value` from lane
-/// `lane_id ^ lane_mask` (`shfl.sync.bfly`, the butterfly of reductions).
+/// `lane_id ^ (lane_mask % 32)` (`shfl.sync.bfly`, PTX ISA 9.0, the butterfly
+/// of reductions). Segments: [`shfl_xor_sync_width`].
 #[inline(always)]
 #[cfg_attr(emulated, track_caller)]
 pub fn shfl_xor_sync<T: Shuffle>(mask: u32, value: T, lane_mask: u32) -> T {
@@ -124,7 +171,115 @@ pub fn shfl_xor_sync<T: Shuffle>(mask: u32, value: T, lane_mask: u32) -> T {
         value.map_words(|w| unsafe { llvm::shfl_bfly_i32(mask, w, lane_mask, CLAMP_HIGH) })
     }, emulated: {
         let site = core::panic::Location::caller();
-        value.map_words(|w| emulated(WarpOp::ShflXor, mask, w as u64, lane_mask, site) as u32)
+        value.map_words(|w| {
+            shuffle(WarpOp::ShflXor, mask, w as u64, lane_mask, CLAMP_HIGH, site) as u32
+        })
+    })
+}
+
+/// `__shfl_sync(mask, value, src_lane, width)`: `value` from lane
+/// `(lane_id & !(width - 1)) + src_lane % width`, the lane at position
+/// `src_lane % width` of the caller's segment (`shfl.sync.idx` with
+/// `c = ((32 - width) << 8) | 31`; CUDA C++ Programming Guide, "Warp Shuffle
+/// Functions"; PTX ISA 9.0 `shfl.sync`).
+/// Rules: [Segments](crate::warp#segments-width).
+///
+/// `value` is any [`Shuffle`] type (a 64-bit one moves as two words, each
+/// with the same `c`); `src_lane` and `width` are in lanes; `width == 32` is
+/// [`shfl_sync`].
+///
+/// # Panics
+/// Unless `width` is a power of two in 1..=32: on the GPU the kernel traps
+/// (CUDA leaves such a width undefined); under the emulator the launch fails
+/// with `EmulatorError::Panic` at the caller's line. A constant `width`
+/// folds the check away.
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub fn shfl_sync_width<T: Shuffle>(mask: u32, value: T, src_lane: u32, width: u32) -> T {
+    let c = segment_c(width, CLAMP_HIGH);
+    on_device!("warp::shfl_sync_width", {
+        // SAFETY: as for `shfl_sync`.
+        value.map_words(|w| unsafe { llvm::shfl_idx_i32(mask, w, src_lane, c) })
+    }, emulated: {
+        let site = core::panic::Location::caller();
+        value.map_words(|w| shuffle(WarpOp::ShflIdx, mask, w as u64, src_lane, c, site) as u32)
+    })
+}
+
+/// `__shfl_up_sync(mask, value, delta, width)`: `value` from lane
+/// `lane_id - delta % 32`; a lane keeps its own value when
+/// `lane_id % width < delta % 32` (the source would be in an earlier segment)
+/// (`shfl.sync.up` with `c = (32 - width) << 8`; CUDA C++ Programming Guide,
+/// "Warp Shuffle Functions"; PTX ISA 9.0 `shfl.sync`, which uses only
+/// `delta`'s low five bits). Rules: [Segments](crate::warp#segments-width).
+///
+/// `value` is any [`Shuffle`] type; `delta` and `width` are in lanes;
+/// `width == 32` is [`shfl_up_sync`].
+///
+/// # Panics
+/// Unless `width` is a power of two in 1..=32, as [`shfl_sync_width`].
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub fn shfl_up_sync_width<T: Shuffle>(mask: u32, value: T, delta: u32, width: u32) -> T {
+    let c = segment_c(width, CLAMP_LOW);
+    on_device!("warp::shfl_up_sync_width", {
+        // SAFETY: as for `shfl_sync`.
+        value.map_words(|w| unsafe { llvm::shfl_up_i32(mask, w, delta, c) })
+    }, emulated: {
+        let site = core::panic::Location::caller();
+        value.map_words(|w| shuffle(WarpOp::ShflUp, mask, w as u64, delta, c, site) as u32)
+    })
+}
+
+/// `__shfl_down_sync(mask, value, delta, width)`: `value` from lane
+/// `lane_id + delta % 32`; a lane keeps its own value when
+/// `lane_id % width + delta % 32 >= width` (the source would be in a later
+/// segment) (`shfl.sync.down` with `c = ((32 - width) << 8) | 31`; CUDA C++
+/// Programming Guide, "Warp Shuffle Functions"; PTX ISA 9.0 `shfl.sync`).
+/// Rules: [Segments](crate::warp#segments-width).
+///
+/// `value` is any [`Shuffle`] type; `delta` and `width` are in lanes;
+/// `width == 32` is [`shfl_down_sync`].
+///
+/// # Panics
+/// Unless `width` is a power of two in 1..=32, as [`shfl_sync_width`].
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub fn shfl_down_sync_width<T: Shuffle>(mask: u32, value: T, delta: u32, width: u32) -> T {
+    let c = segment_c(width, CLAMP_HIGH);
+    on_device!("warp::shfl_down_sync_width", {
+        // SAFETY: as for `shfl_sync`.
+        value.map_words(|w| unsafe { llvm::shfl_down_i32(mask, w, delta, c) })
+    }, emulated: {
+        let site = core::panic::Location::caller();
+        value.map_words(|w| shuffle(WarpOp::ShflDown, mask, w as u64, delta, c, site) as u32)
+    })
+}
+
+/// `__shfl_xor_sync(mask, value, lane_mask, width)`: `value` from lane
+/// `j = lane_id ^ (lane_mask % 32)`, except that a lane keeps its own value
+/// when `j` lies in a *later* segment (`j / width > lane_id / width`); a
+/// source in an earlier segment is read (`shfl.sync.bfly` with
+/// `c = ((32 - width) << 8) | 31`, whose only bound is `j <= ` the last lane
+/// of the caller's segment; CUDA C++ Programming Guide, "Warp Shuffle
+/// Functions"; PTX ISA 9.0 `shfl.sync`). With `lane_mask < width` every
+/// lane stays in its segment. Rules: [Segments](crate::warp#segments-width).
+///
+/// `value` is any [`Shuffle`] type; `lane_mask` is a lane-index bit mask,
+/// `width` is in lanes; `width == 32` is [`shfl_xor_sync`].
+///
+/// # Panics
+/// Unless `width` is a power of two in 1..=32, as [`shfl_sync_width`].
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub fn shfl_xor_sync_width<T: Shuffle>(mask: u32, value: T, lane_mask: u32, width: u32) -> T {
+    let c = segment_c(width, CLAMP_HIGH);
+    on_device!("warp::shfl_xor_sync_width", {
+        // SAFETY: as for `shfl_sync`.
+        value.map_words(|w| unsafe { llvm::shfl_bfly_i32(mask, w, lane_mask, c) })
+    }, emulated: {
+        let site = core::panic::Location::caller();
+        value.map_words(|w| shuffle(WarpOp::ShflXor, mask, w as u64, lane_mask, c, site) as u32)
     })
 }
 

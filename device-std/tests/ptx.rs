@@ -539,6 +539,12 @@ fn warp_and_atomic_families_lower_to_their_ptx_instructions() {
         "shfl.sync.up.b32",
         "shfl.sync.down.b32",
         "shfl.sync.bfly.b32",
+        // `*_width` shuffles (`b, c, mask`; c = (32 - width) << 8 | clamp):
+        // up width 1, down width 16, bfly width 8, idx width 4.
+        "3, 7936, -1;",
+        "5, 4127, -1;",
+        "9, 6175, -1;",
+        "70, 7199, -1;",
         "vote.sync.all.pred",
         "vote.sync.any.pred",
         "vote.sync.ballot.b32",

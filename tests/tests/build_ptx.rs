@@ -58,6 +58,7 @@ const MODULES: &[(&str, &[&str])] = &[
             "index_2d_fill",
             "index_2d_runtime_fill",
             "warp_ops",
+            "warp_shuffle_widths",
             "atomics",
             "barriers",
             "dyn_shared",

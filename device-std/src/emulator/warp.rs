@@ -38,13 +38,13 @@ pub(crate) enum ReduxKind {
 /// A collective operation; every lane of one meeting must use the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum WarpOp {
-    /// `shfl.sync.idx`: the value of lane `param % 32`.
+    /// `shfl.sync.idx` (source lane: [`source_lane`]).
     ShflIdx,
-    /// `shfl.sync.up`: the value of lane `lane - param`, if any.
+    /// `shfl.sync.up`.
     ShflUp,
-    /// `shfl.sync.down`: the value of lane `lane + param`, if below 32.
+    /// `shfl.sync.down`.
     ShflDown,
-    /// `shfl.sync.bfly`: the value of lane `lane ^ param`, if below 32.
+    /// `shfl.sync.bfly`.
     ShflXor,
     /// `vote.sync.all`.
     All,
@@ -89,6 +89,9 @@ struct Pending {
     arrived: u32,
     values: [u64; 32],
     params: [u32; 32],
+    /// Shuffles: each lane's `c` operand (segment mask in bits 12:8, clamp
+    /// lane in bits 4:0).
+    cs: [u32; 32],
 }
 
 /// A warp's meetings in progress and the results lanes have yet to collect.
@@ -164,7 +167,45 @@ fn lanes(mask: u32) -> String {
 /// The calling lane's part in collective `op` over `mask`: its `value` (the
 /// bits, zero-extended) and `param` (shuffle source, delta or lane mask).
 /// Returns its result once every live lane of `mask` has arrived.
+/// Shuffles go through [`shuffle`].
 pub(crate) fn collective(op: WarpOp, mask: u32, value: u64, param: u32, site: Site) -> u64 {
+    meet(op, mask, value, param, 0, site)
+}
+
+/// The calling lane's part in shuffle `op` over `mask`: `shfl.sync` with
+/// operands `a = value` (a 32-bit word), `b` and `c`. Returns the word it
+/// receives (see [`source_lane`]).
+pub(crate) fn shuffle(op: WarpOp, mask: u32, value: u64, b: u32, c: u32, site: Site) -> u64 {
+    meet(op, mask, value, b, c, site)
+}
+
+/// `shfl.sync`'s source lane for `lane` (PTX ISA 9.0 `shfl.sync`, semantics):
+/// `Some(j)` when the value moves from lane `j`, `None` when the lane keeps
+/// its own. Only `b[4:0]`, `c[4:0]` (clamp) and `c[12:8]` (segment mask)
+/// count.
+pub(crate) fn source_lane(op: WarpOp, lane: u32, b: u32, c: u32) -> Option<u32> {
+    let (bval, cval, seg) = (b & 31, c & 31, (c >> 8) & 31);
+    let max_lane = (lane & seg) | (cval & !seg);
+    let min_lane = lane & seg;
+    match op {
+        WarpOp::ShflUp => lane.checked_sub(bval).filter(|&j| j >= max_lane),
+        WarpOp::ShflDown => Some(lane + bval).filter(|&j| j <= max_lane),
+        WarpOp::ShflXor => Some(lane ^ bval).filter(|&j| j <= max_lane),
+        WarpOp::ShflIdx => Some(min_lane | (bval & !seg)).filter(|&j| j <= max_lane),
+        _ => unreachable!("{} is not a shuffle", op.name()),
+    }
+}
+
+/// `op`'s name, with the segment width its `c` operand encodes when below 32.
+fn shuffle_name(op: WarpOp, c: u32) -> String {
+    match 32 - ((c >> 8) & 31) {
+        32 => op.name().to_string(),
+        w => format!("{}_width (width {w})", op.name()),
+    }
+}
+
+/// [`collective`] and [`shuffle`]: `c` is 0 for every other operation.
+fn meet(op: WarpOp, mask: u32, value: u64, param: u32, c: u32, site: Site) -> u64 {
     context::with(|ctx| {
         let block = ctx.block();
         let (w, lane) = ((ctx.linear / 32) as usize, ctx.linear % 32);
@@ -211,6 +252,7 @@ pub(crate) fn collective(op: WarpOp, mask: u32, value: u64, param: u32, site: Si
                         arrived: 0,
                         values: [0; 32],
                         params: [0; 32],
+                        cs: [0; 32],
                     });
                     ws.pending.len() - 1
                 }
@@ -219,6 +261,7 @@ pub(crate) fn collective(op: WarpOp, mask: u32, value: u64, param: u32, site: Si
             let p = &mut ws.pending[i];
             p.values[lane as usize] = value;
             p.params[lane as usize] = param;
+            p.cs[lane as usize] = c;
             p.arrived |= bit;
             let needed = mask & live;
             (p.arrived & needed == needed).then(|| ws.pending.swap_remove(i))
@@ -262,14 +305,8 @@ fn finish(
     match p.op {
         WarpOp::ShflIdx | WarpOp::ShflUp | WarpOp::ShflDown | WarpOp::ShflXor => {
             for l in members.clone() {
-                let b = p.params[l as usize] as u64;
-                let src = match p.op {
-                    WarpOp::ShflIdx => Some(b & 31),
-                    WarpOp::ShflUp => (l as u64).checked_sub(b),
-                    WarpOp::ShflDown => Some(l as u64 + b).filter(|&j| j <= 31),
-                    _ => Some(l as u64 ^ b).filter(|&j| j <= 31),
-                };
-                results[l as usize] = match src {
+                let c = p.cs[l as usize];
+                results[l as usize] = match source_lane(p.op, l, p.params[l as usize], c) {
                     None => p.values[l as usize],
                     Some(j) if part & (1 << j) != 0 => p.values[j as usize],
                     Some(j) => {
@@ -277,7 +314,7 @@ fn finish(
                             at: at(l),
                             message: format!(
                                 "{} at {} with mask {:#010x}: lane {l} reads lane {j}, which is not in the mask or has exited (an undefined value on the GPU)",
-                                p.op.name(),
+                                shuffle_name(p.op, c),
                                 p.site,
                                 p.mask
                             ),
@@ -433,4 +470,54 @@ pub(crate) fn thread_exited(block: &Block<'_>, t: u32) -> Result<(), EmulatorErr
         finish(block, w, p, None)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{source_lane, WarpOp};
+
+    /// `source_lane` (the PTX semantics) against the CUDA Programming
+    /// Guide's rules, for every lane, width and `b` below 96, with `c` as
+    /// `warp::shfl*_sync_width` computes it.
+    #[test]
+    fn source_lane_follows_the_cuda_rules_for_every_width() {
+        for width in [1u32, 2, 4, 8, 16, 32] {
+            let seg = (32 - width) << 8;
+            for lane in 0..32 {
+                for b in 0..96 {
+                    let d = b % 32;
+                    let own = |keep: bool, j: u32| if keep { None } else { Some(j) };
+                    let cases = [
+                        (
+                            WarpOp::ShflIdx,
+                            seg | 31,
+                            Some((lane & !(width - 1)) + b % width),
+                        ),
+                        (
+                            WarpOp::ShflUp,
+                            seg,
+                            own(lane % width < d, lane.wrapping_sub(d)),
+                        ),
+                        (
+                            WarpOp::ShflDown,
+                            seg | 31,
+                            own(lane % width + d >= width, lane + d),
+                        ),
+                        (
+                            WarpOp::ShflXor,
+                            seg | 31,
+                            own((lane ^ d) / width > lane / width, lane ^ d),
+                        ),
+                    ];
+                    for (op, c, want) in cases {
+                        assert_eq!(
+                            source_lane(op, lane, b, c),
+                            want,
+                            "{op:?} lane {lane} b {b} width {width}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! The `intrinsics` example's kernels under the emulator: coordinates,
-//! index spaces, warp operations, atomics, barriers, dynamic shared memory
-//! and message passing, each against the CPU model `intrinsics-host` uses
-//! on the GPU (`intrinsics_kernels::reference`, shared by both).
+//! index spaces, warp operations (shuffles with segment widths too),
+//! atomics, barriers, dynamic shared memory and message passing, each
+//! against the CPU model `intrinsics-host` uses on the GPU
+//! (`intrinsics_kernels::reference`, shared by both).
 
 use device_std::emulator::{self, GlobalMut, LaunchConfig};
 use example_support::rng;
@@ -91,6 +92,34 @@ fn warp_shuffles_votes_match_redux_and_activemask() {
     let want = reference::warp_ops(&input, threads as usize);
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(g, w, "thread {} word {}", i / WARP_WORDS, i % WARP_WORDS);
+    }
+}
+
+#[test]
+fn warp_shuffles_with_segment_widths() {
+    let mut r = rng(26);
+    // Six blocks: every runtime width `1 << (block % 6)`.
+    let (blocks, threads) = (6u32, 64u32);
+    let total = (blocks * threads) as usize;
+    let input: Vec<u64> = (0..total).map(|_| r.random()).collect();
+    let mut got = vec![POISON64; total * WIDTH_WORDS];
+    let out = GlobalMut::new(&mut got);
+    let input_ref = &input;
+    let stats = emulator::launch(cfg((blocks, 1, 1), (threads, 1, 1)), || {
+        // SAFETY: `out` holds 60 words per thread; `input` one per thread.
+        unsafe { warp_shuffle_widths(input_ref, out.as_mut_ptr()) }
+    })
+    .unwrap();
+    // Per width 4 shuffles of u32 and 4 of i64 (two each): 72, plus 5 with
+    // b >= 32 and 4 with the runtime width on every lane, 3 more on half
+    // the lanes.
+    assert_eq!(
+        stats.warp_collectives,
+        total as u64 * (WIDTHS as u64 * 12 + 9) + total as u64 / 2 * 3
+    );
+    let want = reference::warp_shuffle_widths(&input, threads as usize);
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "thread {} word {}", i / WIDTH_WORDS, i % WIDTH_WORDS);
     }
 }
 

@@ -123,6 +123,55 @@ fn warp_ops(module: &Module, stream: &Arc<CudaStream>, rng: &mut StdRng) -> Resu
     Ok(compare("warp shuffles/votes/match/redux", &got, &want))
 }
 
+/// `warp_shuffle_widths` on random 64-bit inputs; four outcomes: the
+/// shuffles at every constant width, those with `b >= 32`, those under a
+/// partial mask, and those with a runtime width (word groups of
+/// `reference::warp_shuffle_widths`).
+fn warp_shuffle_widths(
+    module: &Module,
+    stream: &Arc<CudaStream>,
+    rng: &mut StdRng,
+) -> Result<Vec<Outcome>> {
+    let k = module.kernel::<(Slice<u64>, PtrMut<u64>)>("warp_shuffle_widths")?;
+    let (blocks, threads) = (8u32, 128u32);
+    let total = (blocks * threads) as usize;
+    let input: Vec<u64> = (0..total).map(|_| rng.random()).collect();
+    let input_dev = stream.clone_htod(&input)?;
+    let mut out = stream.clone_htod(&vec![POISON64; total * WIDTH_WORDS])?;
+    let c = cfg((blocks, 1, 1), (threads, 1, 1), 0);
+    // SAFETY: `out` holds 60 words per thread; `input` one value per thread.
+    unsafe { k.launch(stream, c, (&input_dev, &mut out)) }?;
+    let got = stream.clone_dtoh(&out)?;
+    let want = reference::warp_shuffle_widths(&input, threads as usize);
+    let words = |v: &[u64], range: std::ops::Range<usize>| -> Vec<u64> {
+        v.chunks_exact(WIDTH_WORDS)
+            .flat_map(|t| t[range.clone()].to_vec())
+            .collect()
+    };
+    let groups = [
+        (
+            "warp shuffles with width 1..32 (idx/up/down/xor, u32 + i64)",
+            0..WIDTH_HIGH_B_AT,
+        ),
+        (
+            "warp shuffles with delta/lane mask >= 32 (PTX uses b % 32)",
+            WIDTH_HIGH_B_AT..WIDTH_PARTIAL_AT,
+        ),
+        (
+            "warp shuffles with width under a partial mask",
+            WIDTH_PARTIAL_AT..WIDTH_RUNTIME_AT,
+        ),
+        (
+            "warp shuffles with a runtime width (1 << blockIdx % 6)",
+            WIDTH_RUNTIME_AT..WIDTH_WORDS,
+        ),
+    ];
+    Ok(groups
+        .into_iter()
+        .map(|(name, range)| compare(name, &words(&got, range.clone()), &words(&want, range)))
+        .collect())
+}
+
 fn atomics(module: &Module, stream: &Arc<CudaStream>, rng: &mut StdRng) -> Result<Outcome> {
     let k = module.kernel::<(Slice<u32>, PtrMut<u64>)>("atomics")?;
     let (blocks, threads) = (64u32, 256u32);
@@ -271,7 +320,7 @@ fn main() -> Result<()> {
     let mut rng = rng(seed);
     let (ctx, stream) = open_device(0)?;
     let module = Module::from_ptx_file(&ctx, opts.ptx_path("intrinsics-kernels"))?;
-    let outcomes = vec![
+    let mut outcomes = vec![
         thread_ids(
             &module,
             &stream,
@@ -322,6 +371,7 @@ fn main() -> Result<()> {
         message_passing(&module, &stream)?,
         block_ids(&module, &stream)?,
     ];
+    outcomes.extend(warp_shuffle_widths(&module, &stream, &mut rng)?);
     let mut failed = 0;
     for o in &outcomes {
         let word = if o.bad == 0 { "PASS" } else { "FAIL" };

@@ -19,6 +19,17 @@ use device_std::{
 pub const ID_WORDS: usize = 16;
 /// Words `warp_ops` writes per thread.
 pub const WARP_WORDS: usize = 48;
+/// Words `warp_shuffle_widths` writes per thread.
+pub const WIDTH_WORDS: usize = 60;
+/// Segment widths `warp_shuffle_widths` runs, `1 << i` for `i < 6`.
+pub const WIDTHS: usize = 6;
+/// First word of `warp_shuffle_widths`' shuffles with `b >= 32`.
+pub const WIDTH_HIGH_B_AT: usize = 8 * WIDTHS;
+/// First word of `warp_shuffle_widths`' partial-mask shuffles.
+pub const WIDTH_PARTIAL_AT: usize = WIDTH_HIGH_B_AT + 5;
+/// First word of `warp_shuffle_widths`' shuffles with a width known only
+/// at run time.
+pub const WIDTH_RUNTIME_AT: usize = WIDTH_PARTIAL_AT + 3;
 /// Counter slots of `atomics` (each 8 bytes, reinterpreted per test).
 pub const ATOMIC_SLOTS: usize = 40;
 /// Row stride of the `index_2d_fill` output.
@@ -154,6 +165,68 @@ pub unsafe fn warp_ops(input: &[u32], out: *mut u64) {
     while w < WARP_WORDS {
         // SAFETY: `k` is unique per thread; the caller sized `out`.
         unsafe { out.add(k * WARP_WORDS + w).write(o[w]) };
+        w += 1;
+    }
+}
+
+/// The `width` shuffles; 60 words per thread at `60 * index_1d`, of
+/// `x = input[index_1d]` (layout in `reference::warp_shuffle_widths`):
+/// for each width `1 << i` (`i < 6`), at `8 * i`, `shfl_sync_width` from lane
+/// `5 * lane + 3`, `shfl_up_sync_width` by 3, `shfl_down_sync_width` by 5 and
+/// `shfl_xor_sync_width` with 9, of `x as u32` and then of `x as i64`; at 48,
+/// five shuffles whose `b` is 32 or more (only `b % 32` counts); at 53,
+/// three under mask `0xFFFF` (lanes 16.. leave 0); at 56, the four of
+/// `x as u32` again with width `1 << (blockIdx.x % 6)`, computed at run
+/// time. 1D launch, full warps.
+///
+/// # Safety
+/// `out` holds `60 *` (threads) `u64`s; `input` holds one value per thread.
+#[kernel]
+pub unsafe fn warp_shuffle_widths(input: &[u64], out: *mut u64) {
+    let k = thread::index_1d().get();
+    let x = input[k];
+    let lane = thread::lane_id();
+    let mut o = [0u64; WIDTH_WORDS];
+    let src = lane * 5 + 3;
+    let mut i = 0;
+    while i < WIDTHS {
+        let w = 1 << i;
+        let (v, at) = (x as u32, 8 * i);
+        o[at] = warp::shfl_sync_width(FULL_MASK, v, src, w) as u64;
+        o[at + 1] = warp::shfl_up_sync_width(FULL_MASK, v, 3, w) as u64;
+        o[at + 2] = warp::shfl_down_sync_width(FULL_MASK, v, 5, w) as u64;
+        o[at + 3] = warp::shfl_xor_sync_width(FULL_MASK, v, 9, w) as u64;
+        let v = x as i64;
+        o[at + 4] = warp::shfl_sync_width(FULL_MASK, v, src, w) as u64;
+        o[at + 5] = warp::shfl_up_sync_width(FULL_MASK, v, 3, w) as u64;
+        o[at + 6] = warp::shfl_down_sync_width(FULL_MASK, v, 5, w) as u64;
+        o[at + 7] = warp::shfl_xor_sync_width(FULL_MASK, v, 9, w) as u64;
+        i += 1;
+    }
+    let (v, at) = (x as u32, WIDTH_HIGH_B_AT);
+    o[at] = warp::shfl_up_sync_width(FULL_MASK, v, 35, 8) as u64;
+    o[at + 1] = warp::shfl_down_sync_width(FULL_MASK, v, 37, 16) as u64;
+    o[at + 2] = warp::shfl_xor_sync_width(FULL_MASK, v, 41, 16) as u64;
+    o[at + 3] = warp::shfl_sync_width(FULL_MASK, v, 70, 4) as u64;
+    o[at + 4] = warp::shfl_down_sync(FULL_MASK, v, 33) as u64;
+    // Lanes 0..16 only: segments inside the mask.
+    if lane < 16 {
+        o[WIDTH_PARTIAL_AT] = warp::shfl_xor_sync_width(0xFFFF, v, 4, 8) as u64;
+        o[WIDTH_PARTIAL_AT + 1] = warp::shfl_down_sync_width(0xFFFF, v, 6, 16) as u64;
+        o[WIDTH_PARTIAL_AT + 2] = warp::shfl_up_sync_width(0xFFFF, v, 1, 4) as u64;
+    }
+    let (w, at) = (
+        1 << (thread::blockIdx_x() % WIDTHS as u32),
+        WIDTH_RUNTIME_AT,
+    );
+    o[at] = warp::shfl_sync_width(FULL_MASK, v, src, w) as u64;
+    o[at + 1] = warp::shfl_up_sync_width(FULL_MASK, v, 3, w) as u64;
+    o[at + 2] = warp::shfl_down_sync_width(FULL_MASK, v, 5, w) as u64;
+    o[at + 3] = warp::shfl_xor_sync_width(FULL_MASK, v, 9, w) as u64;
+    let mut w = 0;
+    while w < WIDTH_WORDS {
+        // SAFETY: `k` is unique per thread; the caller sized `out`.
+        unsafe { out.add(k * WIDTH_WORDS + w).write(o[w]) };
         w += 1;
     }
 }

@@ -10,7 +10,7 @@ extern crate alloc;
 
 use crate::{
     ATOMIC_SLOTS, BARRIER_WORDS, DYN_HEADER, DYN_OFFSET_B, DYN_OFFSET_C, ID_WORDS, MESSAGE_LEN,
-    WARP_WORDS,
+    WARP_WORDS, WIDTHS, WIDTH_HIGH_B_AT, WIDTH_PARTIAL_AT, WIDTH_RUNTIME_AT, WIDTH_WORDS,
 };
 use alloc::{vec, vec::Vec};
 
@@ -172,6 +172,95 @@ pub fn warp_ops(input: &[u32], threads: usize) -> Vec<u64> {
             warp_vote_words(vs, l, o);
             warp_redux_words(vs, o);
             warp_mask_words(vs, l, (w * WARP) % threads / WARP, o);
+        }
+    }
+    want
+}
+
+/// A shuffle's mode (`shfl.sync.idx/up/down/bfly`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShuffleMode {
+    /// `__shfl_sync`.
+    Idx,
+    /// `__shfl_up_sync`.
+    Up,
+    /// `__shfl_down_sync`.
+    Down,
+    /// `__shfl_xor_sync`.
+    Xor,
+}
+
+/// The lane whose value `lane` receives from a `mode` shuffle with third
+/// argument `b` over segments of `width` lanes (a power of two ≤ 32): the
+/// CUDA C++ Programming Guide's rules ("Warp Shuffle Functions"), with only
+/// `b % 32` counting for up/down/xor as in PTX `shfl.sync` (`b[4:0]`). The
+/// lane itself when the source is out of range: up from an earlier segment,
+/// down or xor from a later one.
+pub fn shuffle_source(mode: ShuffleMode, lane: usize, b: u32, width: usize) -> usize {
+    let d = (b % 32) as usize;
+    match mode {
+        ShuffleMode::Idx => (lane & !(width - 1)) + b as usize % width,
+        ShuffleMode::Up if lane % width < d => lane,
+        ShuffleMode::Up => lane - d,
+        ShuffleMode::Down if lane % width + d >= width => lane,
+        ShuffleMode::Down => lane + d,
+        ShuffleMode::Xor if (lane ^ d) / width > lane / width => lane,
+        ShuffleMode::Xor => lane ^ d,
+    }
+}
+
+/// The `WIDTH_WORDS` words `warp_shuffle_widths` writes per thread for
+/// `input` (one value per thread, whole warps): per width `1 << i` at
+/// `8 * i`, `[idx(5 lane + 3), up(3), down(5), xor(9)]` of the low 32 bits,
+/// then of all 64; at `WIDTH_HIGH_B_AT`, `[up(35, width 8), down(37, width
+/// 16), xor(41, width 16), idx(70, width 4), down(33)]` of the low 32 bits;
+/// at `WIDTH_PARTIAL_AT`, lanes below 16 only, `[xor(4, width 8), down(6,
+/// width 16), up(1, width 4)]` (the rest 0); at `WIDTH_RUNTIME_AT`, the
+/// four 32-bit ones again with width `1 << (block % 6)`, for blocks of
+/// `threads` threads.
+pub fn warp_shuffle_widths(input: &[u64], threads: usize) -> Vec<u64> {
+    use ShuffleMode::*;
+    let mut want = vec![0u64; input.len() * WIDTH_WORDS];
+    for (w, xs) in input.chunks_exact(WARP).enumerate() {
+        for l in 0..WARP {
+            let o = &mut want[(w * WARP + l) * WIDTH_WORDS..][..WIDTH_WORDS];
+            let lo = |mode, b, width| xs[shuffle_source(mode, l, b, width)] as u32 as u64;
+            let all = |mode, b, width| xs[shuffle_source(mode, l, b, width)];
+            for i in 0..WIDTHS {
+                let width = 1 << i;
+                let src = l as u32 * 5 + 3;
+                o[8 * i..8 * i + 8].copy_from_slice(&[
+                    lo(Idx, src, width),
+                    lo(Up, 3, width),
+                    lo(Down, 5, width),
+                    lo(Xor, 9, width),
+                    all(Idx, src, width),
+                    all(Up, 3, width),
+                    all(Down, 5, width),
+                    all(Xor, 9, width),
+                ]);
+            }
+            o[WIDTH_HIGH_B_AT..WIDTH_PARTIAL_AT].copy_from_slice(&[
+                lo(Up, 35, 8),
+                lo(Down, 37, 16),
+                lo(Xor, 41, 16),
+                lo(Idx, 70, 4),
+                lo(Down, 33, 32),
+            ]);
+            let (width, src) = (1 << (w * WARP / threads % WIDTHS), l as u32 * 5 + 3);
+            o[WIDTH_RUNTIME_AT..].copy_from_slice(&[
+                lo(Idx, src, width),
+                lo(Up, 3, width),
+                lo(Down, 5, width),
+                lo(Xor, 9, width),
+            ]);
+            if l < 16 {
+                o[WIDTH_PARTIAL_AT..WIDTH_RUNTIME_AT].copy_from_slice(&[
+                    lo(Xor, 4, 8),
+                    lo(Down, 6, 16),
+                    lo(Up, 1, 4),
+                ]);
+            }
         }
     }
     want
