@@ -1,6 +1,7 @@
 //! `#[derive(KernelStruct)]`: a `#[repr(C)]`, non-generic struct whose
-//! fields are all `device_std::PlainData` gets `KernelStruct`, `PlainData`
-//! and `KernelParam`, with its layout read from `core::mem::offset_of!`.
+//! fields are all `device_std::PlainData` gets `KernelStruct`, `PlainData`,
+//! `HasValueClass` (opaque) and `KernelParam`, with its layout read from
+//! `core::mem::offset_of!` and each field's class from its `HasValueClass`.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -78,6 +79,7 @@ pub fn expand(item: TokenStream) -> Result<TokenStream> {
                 name: #text,
                 offset: ::core::mem::offset_of!(#name, #member) as u32,
                 size: ::core::mem::size_of::<#ty>() as u32,
+                class: <#ty as ::device_std::HasValueClass>::VALUE_CLASS,
             }
         }
     });
@@ -90,6 +92,9 @@ pub fn expand(item: TokenStream) -> Result<TokenStream> {
                 #(#checks)*
             }
         };
+
+        // SAFETY: opaque: a nested struct is compared by size only.
+        unsafe impl ::device_std::HasValueClass for #name {}
 
         // SAFETY: `#[repr(C)]` (checked by the derive), not generic, and every
         // field is `PlainData` (checked above), so every bit pattern of the

@@ -36,13 +36,7 @@ pub struct DisjointSlice<'a, T, Space: IndexSpace = Index1D> {
 // 16-byte aggregate aligned to 8. `T: PlainData`, so whatever bytes the host
 // left in the buffer are valid `T`s.
 unsafe impl<T: PlainData, Space: IndexSpace> KernelParam for DisjointSlice<'_, T, Space> {
-    const ABI: ParamAbi = ParamAbi {
-        kind: DISJOINT_SLICE,
-        size: 16,
-        align: 8,
-        elem_size: core::mem::size_of::<T>() as u32,
-        fields: &[],
-    };
+    const ABI: ParamAbi = ParamAbi::indirect::<T>(DISJOINT_SLICE, 16);
 }
 
 impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {

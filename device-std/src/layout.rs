@@ -1,11 +1,32 @@
-//! Plain data and struct layouts: what may cross the kernel boundary by value,
-//! and the layout record the host checks a struct against.
+//! Plain data, value classes and struct layouts: what may cross the kernel
+//! boundary by value, what its bytes mean, and the layout record the host
+//! checks a struct against.
 //!
 //! The same struct definition serves both sides: a `#[repr(C)]` struct with
 //! `#[derive(device_std::KernelStruct)]` (and, on the host, `bytemuck::Pod`)
 //! is passed by value to a kernel, and its [`StructLayout`] is written into
 //! the kernel's ABI record (see [`abi`](crate::abi)) and also readable on the
 //! host, where `host_loader` compares the two.
+//!
+//! # Value classes
+//!
+//! [`ValueClass`] says how a value's bytes are read, one level deep:
+//!
+//! | type | class | word |
+//! |---|---|---|
+//! | a `#[derive(KernelStruct)]` struct, `c_void`, any type that does not say | [`Opaque`](ValueClass::Opaque) | 0 |
+//! | `u8` … `u128`, `usize`, `bool` | [`Unsigned`](ValueClass::Unsigned) | 1 |
+//! | `i8` … `i128`, `isize` | [`Signed`](ValueClass::Signed) | 2 |
+//! | `f32`, `f64` | [`Float`](ValueClass::Float) | 3 |
+//! | `*const T`, `*mut T` | [`Pointer`](ValueClass::Pointer) | 4 |
+//! | `[T; N]`, the `vector` types | the class of `T` (the lane type) | |
+//!
+//! Arrays take their element's class, so `[f32; 4]` is a float; a nested
+//! struct is opaque (its own fields are not looked at). `usize` and `u64` are
+//! one class, as are `isize` and `i64`: same size, same PTX `.u64`. Signed and
+//! unsigned are different classes: an `i32` read as a `u32` changes every
+//! negative value. The class sits on [`HasValueClass`], which every
+//! [`PlainData`] type implements.
 
 /// A type every bit pattern of which is a valid value, with a layout fixed by
 /// the C rules: integers, floats, arrays of plain data, and structs that
@@ -24,7 +45,7 @@
     label = "not an integer, a float, an array of plain data, or a `#[derive(KernelStruct)]` struct",
     note = "fields of a `KernelStruct` must be plain data, so that every byte pattern the host sends is a valid value"
 )]
-pub unsafe trait PlainData: Copy + 'static {}
+pub unsafe trait PlainData: HasValueClass + Copy + 'static {}
 
 macro_rules! plain {
     ($($t:ty),*) => {$(
@@ -38,8 +59,128 @@ plain!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64)
 // and each element accepts every bit pattern.
 unsafe impl<T: PlainData, const N: usize> PlainData for [T; N] {}
 
+/// How a value's bytes are read: the class the ABI record carries for each
+/// scalar, pointee, slice element and struct field (see the
+/// [module docs](self) for which type has which class).
+///
+/// Two known classes that differ are a mismatch; [`Opaque`](Self::Opaque) on
+/// either side is not compared (only sizes are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum ValueClass {
+    /// Word 0: nothing to compare but the size (a nested struct, a type
+    /// whose [`HasValueClass`] impl does not say).
+    Opaque = 0,
+    /// Word 1: an unsigned integer (`u8` … `u128`, `usize`, `bool`).
+    Unsigned = 1,
+    /// Word 2: a signed integer (`i8` … `i128`, `isize`).
+    Signed = 2,
+    /// Word 3: an IEEE 754 binary float (`f32`, `f64`).
+    Float = 3,
+    /// Word 4: a raw pointer (`*const T`, `*mut T`), 8 bytes.
+    Pointer = 4,
+}
+
+impl ValueClass {
+    /// The class's word in the ABI record (0 to 4).
+    pub const fn word(self) -> u32 {
+        self as u32
+    }
+
+    /// The class for a record word; `None` for a word above 4.
+    pub const fn from_word(word: u32) -> Option<Self> {
+        Some(match word {
+            0 => ValueClass::Opaque,
+            1 => ValueClass::Unsigned,
+            2 => ValueClass::Signed,
+            3 => ValueClass::Float,
+            4 => ValueClass::Pointer,
+            _ => return None,
+        })
+    }
+
+    /// Its name in messages: "opaque", "unsigned integer", "signed integer",
+    /// "float" or "raw pointer".
+    pub const fn name(self) -> &'static str {
+        match self {
+            ValueClass::Opaque => "opaque",
+            ValueClass::Unsigned => "unsigned integer",
+            ValueClass::Signed => "signed integer",
+            ValueClass::Float => "float",
+            ValueClass::Pointer => "raw pointer",
+        }
+    }
+
+    /// Whether a value of class `self` read as class `other` is a
+    /// misinterpretation: both are known (not [`Opaque`](Self::Opaque)) and
+    /// they differ.
+    pub const fn conflicts_with(self, other: ValueClass) -> bool {
+        let (a, b) = (self.word(), other.word());
+        a != 0 && b != 0 && a != b
+    }
+}
+
+impl core::fmt::Display for ValueClass {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A type whose [`ValueClass`] the ABI record carries: every [`PlainData`]
+/// type, raw pointers, `bool` and `c_void`.
+///
+/// Raw pointer parameters need it for their pointee, on the device
+/// (`*const T`) and on the host (`host_loader::Ptr<T>`). A type of your own
+/// that is not a `KernelStruct` gets it, opaque, with
+/// `unsafe impl device_std::HasValueClass for MyType {}`.
+///
+/// # Safety
+/// [`VALUE_CLASS`](Self::VALUE_CLASS) is how the type's bytes are read: an
+/// integer class only for integers (of that signedness), `Float` only for
+/// IEEE floats, `Pointer` only for addresses. `Opaque`, the default, is
+/// always correct.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no value class for the kernel ABI record",
+    label = "no `HasValueClass` impl",
+    note = "derive `KernelStruct` for it, or say it is opaque: `unsafe impl device_std::HasValueClass for {Self} {{}}`"
+)]
+pub unsafe trait HasValueClass {
+    /// How the bytes are read; [`ValueClass::Opaque`] unless the type says.
+    const VALUE_CLASS: ValueClass = ValueClass::Opaque;
+}
+
+macro_rules! classed {
+    ($class:ident: $($t:ty),*) => {$(
+        // SAFETY: the primitive's own interpretation.
+        unsafe impl HasValueClass for $t {
+            const VALUE_CLASS: ValueClass = ValueClass::$class;
+        }
+    )*};
+}
+classed!(Unsigned: u8, u16, u32, u64, u128, usize, bool);
+classed!(Signed: i8, i16, i32, i64, i128, isize);
+classed!(Float: f32, f64);
+
+// SAFETY: an array's bytes are its elements' bytes.
+unsafe impl<T: HasValueClass, const N: usize> HasValueClass for [T; N] {
+    const VALUE_CLASS: ValueClass = T::VALUE_CLASS;
+}
+
+// SAFETY: a raw pointer holds an address.
+unsafe impl<T: ?Sized> HasValueClass for *const T {
+    const VALUE_CLASS: ValueClass = ValueClass::Pointer;
+}
+
+// SAFETY: as for `*const T`.
+unsafe impl<T: ?Sized> HasValueClass for *mut T {
+    const VALUE_CLASS: ValueClass = ValueClass::Pointer;
+}
+
+// SAFETY: opaque.
+unsafe impl HasValueClass for core::ffi::c_void {}
+
 /// One top-level field of a [`KernelStruct`]: bytes, as `offset_of!` and
-/// `size_of` give them.
+/// `size_of` give them, and the field type's [`ValueClass`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FieldLayout {
     /// The field's name (`"0"`, `"1"`, … for a tuple struct).
@@ -48,6 +189,9 @@ pub struct FieldLayout {
     pub offset: u32,
     /// Size of the field, in bytes.
     pub size: u32,
+    /// The field type's [`HasValueClass::VALUE_CLASS`] (an array's is its
+    /// element's; a nested struct's is opaque).
+    pub class: ValueClass,
 }
 
 /// The layout of a [`KernelStruct`]: size and alignment in bytes, and its
@@ -84,6 +228,9 @@ pub struct StructLayout {
 /// assert_eq!((layout.size, layout.align), (16, 8));
 /// let offsets: Vec<u32> = layout.fields.iter().map(|f| f.offset).collect();
 /// assert_eq!(offsets, [0, 4, 8]);
+/// use device_std::ValueClass::{Float, Unsigned};
+/// let classes: Vec<_> = layout.fields.iter().map(|f| f.class).collect();
+/// assert_eq!(classes, [Unsigned, Float, Unsigned]);
 /// ```
 ///
 /// A struct without `#[repr(C)]` is refused:
@@ -92,6 +239,9 @@ pub struct StructLayout {
 /// #[derive(Clone, Copy, device_std::KernelStruct)]
 /// pub struct Params { pub n: u32 }
 /// ```
+///
+/// The derive also implements [`HasValueClass`] for the struct, as
+/// [`ValueClass::Opaque`]: a struct nested in another is compared by size.
 ///
 /// # Safety
 /// [`LAYOUT`](Self::LAYOUT) is the type's real layout and the type is

@@ -13,7 +13,7 @@
 //! | [`print`] | [`device_println!`] through `vprintf` | CUDA device `printf` |
 //! | [`math`] | `exp`, `exp2` (the hardware's approximate `ex2`), which `core` lacks without `std` | `ex2.approx.ftz.f32` |
 //! | [`abi`] | [`KernelParam`], the parameter ABI and the ABI record `#[kernel]` emits | rustc's `extern "ptx-kernel"` callconv |
-//! | [`layout`] | [`PlainData`], [`KernelStruct`] and its derive, [`StructLayout`] | `#[repr(C)]` |
+//! | [`layout`] | [`PlainData`], [`ValueClass`], [`KernelStruct`] and its derive, [`StructLayout`] | `#[repr(C)]` |
 //! | `emulator` (feature `emulator`, host only) | runs kernels on the CPU with CUDA semantics and checks the GPU does not make | CUDA's execution model |
 //!
 //! # Writing a kernel
@@ -49,7 +49,9 @@
 //! A parameter type outside that list is a compile error that names it
 //! ([`KernelParam`]). Next to each kernel `K` the macro writes the ABI record
 //! `__kernel_abi_K` into the module ([`abi`] documents its words), which the
-//! host loader reads to check struct field offsets.
+//! host loader reads to check parameter kinds, element sizes and value
+//! classes ([`ValueClass`]: `f32` vs `u32` vs `i32`), and struct field
+//! offsets, sizes and classes.
 //!
 //! Build kernels with `cargo xtask build-ptx`, which compiles, links and
 //! validates the PTX.
@@ -115,7 +117,7 @@ pub use dynamic_shared::DynamicSharedArray;
 pub use index::{
     BlockIndex1D, Index1D, Index2D, IndexSpace, Runtime2DIndex, ThreadIndex, WarpIndex1D,
 };
-pub use layout::{FieldLayout, KernelStruct, PlainData, StructLayout};
+pub use layout::{FieldLayout, HasValueClass, KernelStruct, PlainData, StructLayout, ValueClass};
 pub use shared::{SharedArray, SharedPtr};
 
 /// Turns a function into a PTX kernel.
@@ -143,6 +145,6 @@ pub use shared::{SharedArray, SharedPtr};
 /// ```
 pub use device_std_macros::kernel;
 
-/// Derives [`KernelStruct`] (and [`PlainData`], [`KernelParam`]) for a
+/// Derives [`KernelStruct`] (and [`PlainData`], [`HasValueClass`], [`KernelParam`]) for a
 /// `#[repr(C)]` struct of plain data; see the trait.
 pub use device_std_macros::KernelStruct;

@@ -52,6 +52,12 @@ macro_rules! vector {
         // SAFETY: plain data of the element type, no padding (16 bytes).
         unsafe impl crate::layout::PlainData for $name {}
 
+        // SAFETY: its bytes are lanes of `$elem`, classed like `[$elem; $lanes]`.
+        unsafe impl crate::layout::HasValueClass for $name {
+            const VALUE_CLASS: crate::layout::ValueClass =
+                <$elem as crate::layout::HasValueClass>::VALUE_CLASS;
+        }
+
         impl $name {
             /// Lane-wise `f(self[k], other[k])`.
             #[inline(always)]

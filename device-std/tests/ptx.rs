@@ -449,17 +449,45 @@ fn abi_records_are_in_the_linked_module_with_the_documented_words() {
     let words = record_words(&ptx, "__kernel_abi_every_kind");
     #[rustfmt::skip]
     let want = [
-        0x4B41_4249, 1, 5,
-        5, 24, 8, 0, 3, 0, 4, 8, 8, 16, 6, // Params: struct, 3 fields
-        3, 16, 8, 4, 0,                    // &[f32]
-        4, 16, 8, 4, 0,                    // DisjointSlice<f32>
-        1, 4, 4, 4, 0,                     // u32
-        2, 8, 8, 2, 0,                     // *const u16
+        0x4B41_4249, 2, 5,
+        // Params: struct, opaque, 3 fields (offset, size, class)
+        5, 24, 8, 0, 0, 3, 0, 4, 1, 8, 8, 3, 16, 6, 1,
+        3, 16, 8, 4, 3, 0,                 // &[f32]: float
+        4, 16, 8, 4, 3, 0,                 // DisjointSlice<f32>: float
+        1, 4, 4, 4, 1, 0,                  // u32: unsigned
+        2, 8, 8, 2, 1, 0,                  // *const u16: unsigned
     ];
     assert_eq!(words, want);
     // The host computes the same words from the same definitions.
     assert_eq!(
         device_std_fixture_kernels::__KERNEL_ABI_every_kind.as_slice(),
+        &want
+    );
+
+    // Classes: 0 opaque, 1 unsigned, 2 signed, 3 float, 4 raw pointer.
+    let words = record_words(&ptx, "__kernel_abi_value_classes");
+    #[rustfmt::skip]
+    let want = [
+        0x4B41_4249, 2, 11,
+        // Classes: 56 bytes aligned to 8, 7 fields
+        5, 56, 8, 0, 0, 7,
+        0, 4, 3,   4, 4, 1,   8, 4, 2,     // f32, u32, i32
+        12, 4, 2,  16, 8, 1,  24, 8, 2,    // [i16; 2], u64, isize
+        32, 24, 0,                         // Params, nested: opaque
+        3, 16, 8, 4, 3, 0,                 // &[f32]
+        3, 16, 8, 4, 1, 0,                 // &[u32]
+        3, 16, 8, 4, 2, 0,                 // &[i32]
+        3, 16, 8, 8, 1, 0,                 // &[u64]
+        1, 4, 4, 4, 2, 0,                  // i32
+        1, 8, 8, 8, 1, 0,                  // usize
+        2, 8, 8, 4, 1, 0,                  // *const u32
+        2, 8, 8, 8, 2, 0,                  // *mut i64
+        2, 8, 8, 8, 4, 0,                  // *const *const f32
+        4, 16, 8, 4, 2, 0,                 // DisjointSlice<i32>
+    ];
+    assert_eq!(words, want);
+    assert_eq!(
+        device_std_fixture_kernels::__KERNEL_ABI_value_classes.as_slice(),
         &want
     );
 
@@ -485,7 +513,7 @@ fn abi_records_are_in_the_linked_module_with_the_documented_words() {
         let text = module(krate);
         for k in kernels {
             let words = record_words(&text, &format!("__kernel_abi_{k}"));
-            assert_eq!(words[..2], [0x4B41_4249, 1], "{krate}::{k}");
+            assert_eq!(words[..2], [0x4B41_4249, 2], "{krate}::{k}");
         }
     }
 }
@@ -516,6 +544,27 @@ fn host_signatures_of_the_examples_match_their_ptx_and_records() {
             SliceMut<i64>,
         )>("warp_reduce")
         .unwrap();
+    // Same element sizes, other value classes: refused by the record.
+    let e = check("warp_reduce-kernels")
+        .check::<(
+            Slice<f32>,
+            Slice<i32>,
+            Slice<i64>,
+            SliceMut<f32>,
+            SliceMut<u32>,
+            SliceMut<u64>,
+        )>("warp_reduce")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "parameter 1 (`warp_reduce_param_1`): the kernel takes a read-only slice of \
+             4-byte unsigned integer elements, the Rust argument `Slice<i32>` is a read-only \
+             slice of 4-byte signed integer elements; element classes differ: unsigned \
+             integer vs signed integer"
+        ),
+        "{e}"
+    );
     let s = check("intrinsics-kernels");
     s.check::<(PtrMut<u32>,)>("thread_ids").unwrap();
     s.check::<(SliceMut<u32>,)>("index_2d_fill").unwrap();

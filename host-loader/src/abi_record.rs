@@ -1,7 +1,7 @@
 //! The ABI record a `#[kernel]` emits next to each kernel, and how to read it.
 //!
 //! PTX shows only the byte size and alignment of each kernel parameter: a `&[f32]`, a
-//! `DisjointSlice<f64>` and a 16-byte struct aligned to 8 all arrive as
+//! `DisjointSlice<u32>` and a 16-byte struct aligned to 8 all arrive as
 //! `.param .align 8 .b8 NAME[16]`. The device macro therefore emits, for every kernel `K`,
 //!
 //! ```text
@@ -13,26 +13,35 @@
 //! | word | value |
 //! |---|---|
 //! | 0 | [`ABI_MAGIC`] (`0x4B41_4249`) |
-//! | 1 | [`ABI_VERSION`] (1) |
+//! | 1 | [`ABI_VERSION`] (2) |
 //! | 2 | `P`, the number of parameters |
-//! | then, per parameter | `kind` ([`AbiKind`]), `size`, `align`, `elem_size`, `F`, then `F` pairs `(offset, size)` |
+//! | then, per parameter | `kind` ([`AbiKind`]), `size`, `align`, `elem_size`, `elem_class`, `F`, then `F` triples `(offset, size, class)` |
 //!
 //! Sizes, alignments and offsets are in bytes. `elem_size` is `size_of::<T>()` for a
-//! pointer or slice of `T`, the size itself for a scalar and 0 for a struct. The `F` pairs
-//! are a struct's fields in declaration order; other kinds have `F = 0`. Words after the
-//! last parameter must be zero (LLVM drops trailing zero bytes from initializers, and
-//! [`ptx_linker::global_initializer`] pads them back).
+//! pointer or slice of `T`, the size itself for a scalar and 0 for a struct. `elem_class`
+//! and each field's `class` are [`ValueClass`] words: 0 opaque (a nested struct, a type
+//! that does not say), 1 unsigned integer, 2 signed integer, 3 float, 4 raw pointer; an
+//! array has its element's class; a struct parameter's `elem_class` is 0. The `F`
+//! triples are a struct's fields in declaration order; other kinds have `F = 0`. Words
+//! after the last parameter must be zero (LLVM drops trailing zero bytes from
+//! initializers, and [`ptx_linker::global_initializer`] pads them back).
+//!
+//! This host-loader reads version 2 only. Version 1 (no classes: `elem_class` absent and
+//! field pairs `(offset, size)`) is refused with [`AbiRecordError::UnsupportedVersion`]:
+//! rebuild such kernels.
 //!
 //! [`AbiRecord::parse`] never panics: a short, padded-out or garbage record is an
 //! [`AbiRecordError`] that says which word is wrong.
 
 use std::fmt;
 
+pub use device_std::ValueClass;
+
 /// Word 0 of every record: the bytes `IBAK` read as a little-endian `u32`.
 pub const ABI_MAGIC: u32 = 0x4B41_4249;
 
-/// The record version this crate reads (word 1).
-pub const ABI_VERSION: u32 = 1;
+/// The record version this crate reads (word 1); it reads no other.
+pub const ABI_VERSION: u32 = 2;
 
 /// The PTX symbol that holds kernel `kernel`'s record: `__kernel_abi_<kernel>`.
 pub fn record_symbol(kernel: &str) -> String {
@@ -107,13 +116,16 @@ impl fmt::Display for AbiKind {
     }
 }
 
-/// One field of a struct parameter: byte offset and byte size.
+/// One field of a struct parameter: byte offset, byte size and value class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AbiField {
     /// Offset from the start of the struct, in bytes.
     pub offset: u32,
     /// Size in bytes.
     pub size: u32,
+    /// How its bytes are read (an array's class is its element's; a nested struct is
+    /// [`ValueClass::Opaque`]).
+    pub class: ValueClass,
 }
 
 /// One parameter of an [`AbiRecord`].
@@ -128,6 +140,9 @@ pub struct AbiParam {
     /// `size_of::<T>()` of a pointer's or slice's element type; the size of a scalar; 0
     /// for a struct.
     pub elem_size: u32,
+    /// Class of the scalar, or of a pointer's or slice's element type;
+    /// [`ValueClass::Opaque`] for a struct.
+    pub elem_class: ValueClass,
     /// A struct's fields in declaration order; empty for other kinds.
     pub fields: Vec<AbiField>,
 }
@@ -166,10 +181,15 @@ pub enum AbiRecordError {
         /// The word found.
         found: u32,
     },
-    /// Word 1 is not [`ABI_VERSION`].
+    /// Word 1 is not [`ABI_VERSION`], the only version this crate reads.
     #[error(
-        "the record has version {found}; this host-loader reads version {ABI_VERSION} \
-         (rebuild the kernels with the device-std that matches this host-loader)"
+        "the record has version {found}; this host-loader reads version {ABI_VERSION} only{}; \
+         rebuild the kernels with the device-std that matches this host-loader",
+        if *found < ABI_VERSION {
+            " (older records carry no value classes)"
+        } else {
+            ""
+        }
     )]
     UnsupportedVersion {
         /// The version found.
@@ -183,6 +203,25 @@ pub enum AbiRecordError {
     UnknownKind {
         /// 0-based parameter index.
         param: usize,
+        /// The word index.
+        word: usize,
+        /// The value found.
+        found: u32,
+    },
+    /// A class word holds no known [`ValueClass`].
+    #[error(
+        "parameter {param}{} (word {word}) has value class {found}; known classes are \
+         0 (opaque), 1 (unsigned integer), 2 (signed integer), 3 (float) and 4 (raw pointer)",
+        match field {
+            Some(f) => format!(" field {f}"),
+            None => String::new(),
+        }
+    )]
+    UnknownClass {
+        /// 0-based parameter index.
+        param: usize,
+        /// 0-based field index for a field's class; `None` for `elem_class`.
+        field: Option<usize>,
         /// The word index.
         word: usize,
         /// The value found.
@@ -268,8 +307,8 @@ impl AbiRecord {
         }
         let (_, count) = w.next(|| "the parameter count".into())?;
         let count = count as usize;
-        // Every parameter takes at least 5 words: never reserve more than the record holds.
-        let mut params = Vec::with_capacity(count.min(w.remaining() / 5));
+        // Every parameter takes at least 6 words: never reserve more than the record holds.
+        let mut params = Vec::with_capacity(count.min(w.remaining() / 6));
         for param in 0..count {
             params.push(parse_param(&mut w, param)?);
         }
@@ -296,6 +335,8 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
     let (_, size) = w.next(|| format!("the size of parameter {param}"))?;
     let (align_at, align) = w.next(|| format!("the alignment of parameter {param}"))?;
     let (_, elem_size) = w.next(|| format!("the element size of parameter {param}"))?;
+    let (class_at, elem_class) = w.next(|| format!("the element class of parameter {param}"))?;
+    let elem_class = class(elem_class, param, None, class_at)?;
     let (count_at, field_count) = w.next(|| format!("the field count of parameter {param}"))?;
     let bad = |word, reason: String| AbiRecordError::Inconsistent {
         param,
@@ -308,6 +349,20 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
             format!("alignment {align} is not a power of two"),
         ));
     }
+    let class_ok = match kind {
+        AbiKind::Scalar => matches!(
+            elem_class,
+            ValueClass::Unsigned | ValueClass::Signed | ValueClass::Float
+        ),
+        AbiKind::Struct => elem_class == ValueClass::Opaque,
+        AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice => true,
+    };
+    if !class_ok {
+        return Err(bad(
+            class_at,
+            format!("{kind} has element class {elem_class}"),
+        ));
+    }
     if kind != AbiKind::Struct && field_count != 0 {
         return Err(bad(
             count_at,
@@ -315,11 +370,14 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
         ));
     }
     let field_count = field_count as usize;
-    let mut fields = Vec::with_capacity(field_count.min(w.remaining() / 2));
+    let mut fields = Vec::with_capacity(field_count.min(w.remaining() / 3));
     for field in 0..field_count {
         let (off_at, offset) =
             w.next(|| format!("the offset of parameter {param} field {field}"))?;
         let (_, fsize) = w.next(|| format!("the size of parameter {param} field {field}"))?;
+        let (fclass_at, fclass) =
+            w.next(|| format!("the class of parameter {param} field {field}"))?;
+        let fclass = class(fclass, param, Some(field), fclass_at)?;
         if offset.checked_add(fsize).is_none_or(|end| end > size) {
             return Err(bad(
                 off_at,
@@ -332,6 +390,7 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
         fields.push(AbiField {
             offset,
             size: fsize,
+            class: fclass,
         });
     }
     Ok(AbiParam {
@@ -339,13 +398,30 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
         size,
         align,
         elem_size,
+        elem_class,
         fields,
+    })
+}
+
+/// The [`ValueClass`] of class word `found` (word `word`).
+fn class(
+    found: u32,
+    param: usize,
+    field: Option<usize>,
+    word: usize,
+) -> Result<ValueClass, AbiRecordError> {
+    ValueClass::from_word(found).ok_or(AbiRecordError::UnknownClass {
+        param,
+        field,
+        word,
+        found,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ValueClass::{Float, Opaque, Signed, Unsigned};
 
     /// Little-endian bytes of `words`.
     fn bytes(words: &[u32]) -> Vec<u8> {
@@ -355,19 +431,19 @@ mod tests {
     /// `vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>)`.
     fn vecadd_words() -> Vec<u32> {
         vec![
-            ABI_MAGIC, 1, 3, //
-            3, 16, 8, 4, 0, //
-            3, 16, 8, 4, 0, //
-            4, 16, 8, 4, 0,
+            ABI_MAGIC, 2, 3, //
+            3, 16, 8, 4, 3, 0, //
+            3, 16, 8, 4, 3, 0, //
+            4, 16, 8, 4, 3, 0,
         ]
     }
 
-    /// `affine(p: Affine { scale: f32, shift: f32, count: u64 }, n: u32)`.
+    /// `affine(p: Affine { scale: f32, shift: i32, count: u64 }, n: u32)`.
     fn affine_words() -> Vec<u32> {
         vec![
-            ABI_MAGIC, 1, 2, //
-            5, 16, 8, 0, 3, 0, 4, 4, 4, 8, 8, //
-            1, 4, 4, 4, 0,
+            ABI_MAGIC, 2, 2, //
+            5, 16, 8, 0, 0, 3, 0, 4, 3, 4, 4, 2, 8, 8, 1, //
+            1, 4, 4, 4, 1, 0,
         ]
     }
 
@@ -376,6 +452,7 @@ mod tests {
         let r = AbiRecord::parse(&bytes(&vecadd_words())).unwrap();
         assert_eq!(r.params.len(), 3);
         assert_eq!(r.params[0].kind, AbiKind::Slice);
+        assert_eq!(r.params[0].elem_class, Float);
         assert_eq!(r.params[2].kind, AbiKind::DisjointSlice);
         assert_eq!(
             r.params[2],
@@ -384,6 +461,7 @@ mod tests {
                 size: 16,
                 align: 8,
                 elem_size: 4,
+                elem_class: Float,
                 fields: vec![]
             }
         );
@@ -395,21 +473,35 @@ mod tests {
         let p = &r.params[0];
         assert_eq!(p.kind, AbiKind::Struct);
         assert_eq!((p.size, p.align, p.elem_size), (16, 8, 0));
+        assert_eq!(p.elem_class, Opaque);
         assert_eq!(
             p.fields,
             [
-                AbiField { offset: 0, size: 4 },
-                AbiField { offset: 4, size: 4 },
-                AbiField { offset: 8, size: 8 }
+                AbiField {
+                    offset: 0,
+                    size: 4,
+                    class: Float
+                },
+                AbiField {
+                    offset: 4,
+                    size: 4,
+                    class: Signed
+                },
+                AbiField {
+                    offset: 8,
+                    size: 8,
+                    class: Unsigned
+                }
             ]
         );
         assert_eq!(r.params[1].kind, AbiKind::Scalar);
         assert_eq!(r.params[1].elem_size, 4);
+        assert_eq!(r.params[1].elem_class, Unsigned);
     }
 
     #[test]
     fn zero_parameters_and_zero_padding() {
-        let r = AbiRecord::parse(&bytes(&[ABI_MAGIC, 1, 0])).unwrap();
+        let r = AbiRecord::parse(&bytes(&[ABI_MAGIC, 2, 0])).unwrap();
         assert!(r.params.is_empty());
         let mut w = vecadd_words();
         w.extend([0, 0, 0]);
@@ -417,12 +509,16 @@ mod tests {
     }
 
     #[test]
-    fn kind_words_round_trip() {
+    fn kind_and_class_words_round_trip() {
         for k in 1..=5 {
             assert_eq!(AbiKind::from_word(k).unwrap().word(), k);
         }
         assert_eq!(AbiKind::from_word(0), None);
         assert_eq!(AbiKind::from_word(6), None);
+        for c in 0..=4 {
+            assert_eq!(ValueClass::from_word(c).unwrap().word(), c);
+        }
+        assert_eq!(ValueClass::from_word(5), None);
         assert_eq!(record_symbol("vecadd"), "__kernel_abi_vecadd");
     }
 
@@ -433,7 +529,7 @@ mod tests {
             "the record is truncated: it has 0 words, but the magic would be word 0"
         );
         assert_eq!(
-            AbiRecord::parse(&[0x49, 0x42, 0x41, 0x4B, 1, 0]).unwrap_err(),
+            AbiRecord::parse(&[0x49, 0x42, 0x41, 0x4B, 2, 0]).unwrap_err(),
             AbiRecordError::NotWords { len: 6 }
         );
         assert_eq!(
@@ -445,7 +541,7 @@ mod tests {
     #[test]
     fn bad_magic_and_version() {
         assert_eq!(
-            AbiRecord::parse(&bytes(&[0x1234, 1, 0]))
+            AbiRecord::parse(&bytes(&[0x1234, 2, 0]))
                 .unwrap_err()
                 .to_string(),
             "word 0 is 0x00001234, not the ABI record magic 0x4b414249"
@@ -455,9 +551,25 @@ mod tests {
             AbiRecord::parse(&ABI_MAGIC.to_be_bytes()).unwrap_err(),
             AbiRecordError::BadMagic { found: 0x4942_414B }
         ));
+        // Version 1 (no classes) and a future version are both refused.
         assert_eq!(
-            AbiRecord::parse(&bytes(&[ABI_MAGIC, 2, 0])).unwrap_err(),
-            AbiRecordError::UnsupportedVersion { found: 2 }
+            AbiRecord::parse(&bytes(&[ABI_MAGIC, 1, 1, 3, 16, 8, 4, 0])).unwrap_err(),
+            AbiRecordError::UnsupportedVersion { found: 1 }
+        );
+        assert_eq!(
+            AbiRecord::parse(&bytes(&[ABI_MAGIC, 1, 0]))
+                .unwrap_err()
+                .to_string(),
+            "the record has version 1; this host-loader reads version 2 only (older records \
+             carry no value classes); rebuild the kernels with the device-std that matches \
+             this host-loader"
+        );
+        assert_eq!(
+            AbiRecord::parse(&bytes(&[ABI_MAGIC, 3, 0]))
+                .unwrap_err()
+                .to_string(),
+            "the record has version 3; this host-loader reads version 2 only; rebuild the \
+             kernels with the device-std that matches this host-loader"
         );
         assert_eq!(
             AbiRecord::parse(&bytes(&[ABI_MAGIC]))
@@ -466,7 +578,7 @@ mod tests {
             "the record is truncated: it has 1 words, but the version would be word 1"
         );
         assert_eq!(
-            AbiRecord::parse(&bytes(&[ABI_MAGIC, 1]))
+            AbiRecord::parse(&bytes(&[ABI_MAGIC, 2]))
                 .unwrap_err()
                 .to_string(),
             "the record is truncated: it has 2 words, but the parameter count would be word 2"
@@ -477,27 +589,28 @@ mod tests {
     fn truncated_at_every_word() {
         // Cutting the record anywhere before its end names the word that is missing.
         let full = affine_words();
-        let what = [
-            "the magic",
-            "the version",
-            "the parameter count",
-            "the kind of parameter 0",
-            "the size of parameter 0",
-            "the alignment of parameter 0",
-            "the element size of parameter 0",
-            "the field count of parameter 0",
-            "the offset of parameter 0 field 0",
-            "the size of parameter 0 field 0",
-            "the offset of parameter 0 field 1",
-            "the size of parameter 0 field 1",
-            "the offset of parameter 0 field 2",
-            "the size of parameter 0 field 2",
-            "the kind of parameter 1",
-            "the size of parameter 1",
-            "the alignment of parameter 1",
-            "the element size of parameter 1",
-            "the field count of parameter 1",
-        ];
+        let mut what: Vec<String> = ["the magic", "the version", "the parameter count"]
+            .map(String::from)
+            .to_vec();
+        let head = |what: &mut Vec<String>, p: usize| {
+            for w in [
+                "the kind",
+                "the size",
+                "the alignment",
+                "the element size",
+                "the element class",
+                "the field count",
+            ] {
+                what.push(format!("{w} of parameter {p}"));
+            }
+        };
+        head(&mut what, 0);
+        for f in 0..3 {
+            for w in ["offset", "size", "class"] {
+                what.push(format!("the {w} of parameter 0 field {f}"));
+            }
+        }
+        head(&mut what, 1);
         assert_eq!(what.len(), full.len());
         for cut in 0..full.len() {
             let err = AbiRecord::parse(&bytes(&full[..cut])).unwrap_err();
@@ -506,7 +619,7 @@ mod tests {
                 AbiRecordError::Truncated {
                     words: cut,
                     word: cut,
-                    what: what[cut].into()
+                    what: what[cut].clone()
                 },
                 "cut at {cut}"
             );
@@ -515,30 +628,44 @@ mod tests {
 
     #[test]
     fn huge_counts_do_not_allocate_or_panic() {
-        let err = AbiRecord::parse(&bytes(&[ABI_MAGIC, 1, u32::MAX, 1, 4, 4, 4, 0])).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "the record is truncated: it has 8 words, but the kind of parameter 1 would be word 8"
-        );
         let err =
-            AbiRecord::parse(&bytes(&[ABI_MAGIC, 1, 1, 5, 16, 8, 0, u32::MAX, 0, 4])).unwrap_err();
+            AbiRecord::parse(&bytes(&[ABI_MAGIC, 2, u32::MAX, 1, 4, 4, 4, 1, 0])).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "the record is truncated: it has 10 words, but the offset of parameter 0 field 1 \
-             would be word 10"
+            "the record is truncated: it has 9 words, but the kind of parameter 1 would be word 9"
+        );
+        let err = AbiRecord::parse(&bytes(&[
+            ABI_MAGIC,
+            2,
+            1,
+            5,
+            16,
+            8,
+            0,
+            0,
+            u32::MAX,
+            0,
+            4,
+            3,
+        ]))
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the record is truncated: it has 12 words, but the offset of parameter 0 field 1 \
+             would be word 12"
         );
     }
 
     #[test]
     fn unknown_kind() {
         let mut w = vecadd_words();
-        w[8] = 9;
+        w[9] = 9;
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
-            "parameter 1 (word 8) has kind 9; known kinds are 1 (scalar), 2 (pointer), \
+            "parameter 1 (word 9) has kind 9; known kinds are 1 (scalar), 2 (pointer), \
              3 (slice), 4 (disjoint slice) and 5 (struct)"
         );
-        w[8] = 0;
+        w[9] = 0;
         assert!(matches!(
             AbiRecord::parse(&bytes(&w)).unwrap_err(),
             AbiRecordError::UnknownKind {
@@ -547,6 +674,32 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn unknown_class() {
+        let mut w = vecadd_words();
+        w[7] = 7;
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
+            "parameter 0 (word 7) has value class 7; known classes are 0 (opaque), \
+             1 (unsigned integer), 2 (signed integer), 3 (float) and 4 (raw pointer)"
+        );
+        let mut w = affine_words();
+        w[17] = 5;
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err(),
+            AbiRecordError::UnknownClass {
+                param: 0,
+                field: Some(2),
+                word: 17,
+                found: 5
+            }
+        );
+        assert!(AbiRecord::parse(&bytes(&w))
+            .unwrap_err()
+            .to_string()
+            .starts_with("parameter 0 field 2 (word 17) has value class 5;"));
     }
 
     #[test]
@@ -570,26 +723,48 @@ mod tests {
         ));
         // A slice with fields.
         let mut w = vecadd_words();
-        w[17] = 1;
+        w[20] = 1;
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
-            "parameter 2 (word 17): a writable slice (`DisjointSlice<T>` / `&mut [T]`) has 1 \
+            "parameter 2 (word 20): a writable slice (`DisjointSlice<T>` / `&mut [T]`) has 1 \
              fields; only a struct has fields"
         );
-        // A field past the end of its struct, and one whose end overflows u32.
+        // A struct with an element class, a scalar without one.
         let mut w = affine_words();
-        w[12] = 12;
+        w[7] = 3;
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
-            "parameter 0 (word 12): field 2 at offset 12 with size 8 ends past the struct's \
+            "parameter 0 (word 7): a struct by value has element class float"
+        );
+        let mut w = affine_words();
+        w[22] = 0;
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
+            "parameter 1 (word 22): a scalar has element class opaque"
+        );
+        w[22] = 4;
+        assert!(matches!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err(),
+            AbiRecordError::Inconsistent {
+                param: 1,
+                word: 22,
+                ..
+            }
+        ));
+        // A field past the end of its struct, and one whose end overflows u32.
+        let mut w = affine_words();
+        w[15] = 12;
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
+            "parameter 0 (word 15): field 2 at offset 12 with size 8 ends past the struct's \
              16 bytes"
         );
-        w[12] = u32::MAX;
+        w[15] = u32::MAX;
         assert!(matches!(
             AbiRecord::parse(&bytes(&w)).unwrap_err(),
             AbiRecordError::Inconsistent {
                 param: 0,
-                word: 12,
+                word: 15,
                 ..
             }
         ));
@@ -601,7 +776,7 @@ mod tests {
         w.extend([0, 7]);
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
-            "word 19 is 0x7, but the record's 3 parameters end at word 18; only zero padding \
+            "word 22 is 0x7, but the record's 3 parameters end at word 21; only zero padding \
              may follow"
         );
         // A count that is too small leaves a parameter's words behind.
@@ -611,8 +786,8 @@ mod tests {
             AbiRecord::parse(&bytes(&w)).unwrap_err(),
             AbiRecordError::TrailingData {
                 params: 2,
-                end: 13,
-                word: 13,
+                end: 15,
+                word: 15,
                 found: 4
             }
         ));

@@ -4,8 +4,9 @@ use std::fmt;
 
 use cudarc::driver::DriverError;
 
-use crate::abi_record::{AbiField, AbiKind, AbiRecordError};
+use crate::abi_record::{AbiField, AbiKind, AbiRecordError, ABI_VERSION};
 use crate::layout::ParamLayout;
+use device_std::ValueClass;
 
 /// Everything that can go wrong while opening a device, loading a module, checking a
 /// kernel signature or launching.
@@ -21,14 +22,14 @@ pub enum Error {
     LayoutMismatch(Box<LayoutMismatch>),
 
     /// The kernel's ABI record (emitted by `#[kernel]`) disagrees with the Rust argument
-    /// types: a different kind of parameter, element size or struct field layout (details
-    /// boxed, as for [`Error::LayoutMismatch`]).
+    /// types: a different kind of parameter, element size or value class, or struct field
+    /// layout or class (details boxed, as for [`Error::LayoutMismatch`]).
     #[error("{0}")]
     AbiMismatch(Box<AbiMismatch>),
 
-    /// The kernel's ABI record (`__kernel_abi_<kernel>`) cannot be read, or contradicts
-    /// the PTX it sits in: the module was not built by a matching device-std, or was
-    /// edited.
+    /// The kernel's ABI record (`__kernel_abi_<kernel>`) cannot be read, has a version
+    /// this crate does not read, or contradicts the PTX it sits in: the module was not
+    /// built by a matching device-std, or was edited.
     #[error("{module}: the ABI record of kernel `{kernel}` (`__kernel_abi_{kernel}`) {problem}")]
     AbiRecord {
         /// Module display name.
@@ -216,7 +217,21 @@ pub struct LayoutMismatch {
 pub enum AbiRecordProblem {
     /// Its bytes do not parse.
     #[error("is malformed: {0}")]
-    Malformed(#[from] AbiRecordError),
+    Malformed(AbiRecordError),
+    /// Its version (word 1) is not [`ABI_VERSION`], the only one this crate reads.
+    #[error(
+        "has version {found}; this host-loader reads ABI record version {ABI_VERSION} only{}; \
+         rebuild the kernels with the device-std that matches this host-loader",
+        if *found < ABI_VERSION {
+            " (older records carry no value classes)"
+        } else {
+            ""
+        }
+    )]
+    UnsupportedVersion {
+        /// The version found.
+        found: u32,
+    },
     /// Its initializer cannot be read from the PTX (a `ptx-linker` diagnostic).
     #[error("cannot be read: {0}")]
     Unreadable(String),
@@ -245,6 +260,19 @@ pub enum AbiRecordProblem {
         /// Alignment in the PTX.
         ptx_align: u32,
     },
+}
+
+impl From<AbiRecordError> for AbiRecordProblem {
+    /// [`AbiRecordProblem::UnsupportedVersion`] for a version error, else
+    /// [`AbiRecordProblem::Malformed`].
+    fn from(e: AbiRecordError) -> Self {
+        match e {
+            AbiRecordError::UnsupportedVersion { found } => {
+                AbiRecordProblem::UnsupportedVersion { found }
+            }
+            other => AbiRecordProblem::Malformed(other),
+        }
+    }
 }
 
 /// The details of [`Error::AbiMismatch`]: one parameter whose Rust type the kernel's ABI
@@ -303,6 +331,30 @@ pub enum AbiMismatchDetail {
         /// The Rust field.
         host: AbiField,
     },
+    /// A scalar, or a pointer's or slice's element type, has the same size but another
+    /// value class (e.g. `u32` for `f32`, `u32` for `i32`).
+    ElemClass {
+        /// What the parameter is (both sides agree).
+        kind: AbiKind,
+        /// Size in bytes of the scalar or element type (both sides agree).
+        size: u32,
+        /// The device class.
+        device: ValueClass,
+        /// The Rust class.
+        host: ValueClass,
+    },
+    /// A struct field has the same offset and size but another value class (two
+    /// equal-size fields of different types swapped, or `f32` for `i32`).
+    FieldClass {
+        /// 0-based field index, in declaration order.
+        index: usize,
+        /// The Rust field's name.
+        host_name: &'static str,
+        /// The device field.
+        device: AbiField,
+        /// The Rust field.
+        host: AbiField,
+    },
 }
 
 impl fmt::Display for AbiMismatch {
@@ -344,11 +396,64 @@ impl fmt::Display for AbiMismatch {
                  offset {}; the two struct definitions differ (fields in another order?)",
                 device.size, device.offset, host.size, host.offset
             ),
+            AbiMismatchDetail::ElemClass {
+                kind,
+                size,
+                device,
+                host,
+            } => {
+                let (what, pre, post) = match kind {
+                    AbiKind::Scalar => ("classes", article(*size), ""),
+                    AbiKind::Pointer => ("pointee classes", "a raw pointer to ", " data"),
+                    AbiKind::Slice => ("element classes", "a read-only slice of ", " elements"),
+                    AbiKind::DisjointSlice => {
+                        ("element classes", "a writable slice of ", " elements")
+                    }
+                    AbiKind::Struct => ("classes", "a struct of ", " data"),
+                };
+                write!(
+                    f,
+                    "the kernel takes {pre}{size}-byte {device}{post}, the Rust argument `{ty}` \
+                     is {pre}{size}-byte {host}{post}; {what} differ: {device} vs {host}"
+                )
+            }
+            AbiMismatchDetail::FieldClass {
+                index,
+                host_name,
+                device,
+                host,
+            } => write!(
+                f,
+                "field {index} of the kernel's struct is {}{}-byte {} at byte offset {}, field \
+                 {index} (`{host_name}`) of the Rust argument `{ty}` is {}{}-byte {} at byte \
+                 offset {}; field classes differ: {} vs {} (the two struct definitions differ: \
+                 fields of equal size in another order?)",
+                article(device.size),
+                device.size,
+                device.class,
+                device.offset,
+                article(host.size),
+                host.size,
+                host.class,
+                host.offset,
+                device.class,
+                host.class
+            ),
         }
     }
 }
 
 impl std::error::Error for AbiMismatch {}
+
+/// "a " or "an " before the number `n` spelled in digits ("an 8-byte", "a 16-byte").
+fn article(n: u32) -> &'static str {
+    let digits = n.to_string();
+    if digits.starts_with('8') || digits == "11" || digits == "18" {
+        "an "
+    } else {
+        "a "
+    }
+}
 
 fn location(module: &Option<String>, line: u32) -> String {
     match (module, line) {

@@ -223,9 +223,9 @@ impl<S: KernelSignature> Kernel<S> {
     /// # Safety
     ///
     /// What the handle checked: the argument layouts (count, sizes, alignments and, with
-    /// an ABI record, slice kinds, element sizes and struct fields), and that the launch
-    /// configuration fits the device. What it cannot check is the kernel body, which the
-    /// host never sees, so the caller guarantees:
+    /// an ABI record, slice kinds, element sizes and value classes, and struct fields with
+    /// their classes), and that the launch configuration fits the device. What it cannot
+    /// check is the kernel body, which the host never sees, so the caller guarantees:
     /// 1. **Bounds.** The kernel accesses only memory inside its buffer arguments:
     ///    within `len` elements for a `Slice`/`SliceMut`, and within the buffer for a
     ///    `Ptr`/`PtrMut`, which carries no length. With the grid `cfg` describes, no
@@ -240,7 +240,9 @@ impl<S: KernelSignature> Kernel<S> {
     ///    (hand-written PTX), the PTX showed only byte sizes: the device-side element type
     ///    of each slice or pointer has the host `T`'s layout, each `Slice`/`SliceMut` is
     ///    what the kernel takes, and each `Struct<T>` has the same field order and offsets
-    ///    on both sides.
+    ///    on both sides. With a record, what is opaque on either side (a nested struct, a
+    ///    type whose `HasValueClass` says nothing) was compared by size only: its
+    ///    contents agree on both sides.
     /// 5. **Kernel preconditions.** Anything else the kernel assumes holds: the grid
     ///    covers the elements it expects, `cfg.shared_mem_bytes` is what it uses as
     ///    dynamic shared memory, scalar arguments are in its accepted range.

@@ -5,7 +5,7 @@
 //! | layer | what it is | CUDA API |
 //! |---|---|---|
 //! | [`layout`] | [`ParamLayout`]: size, alignment, class of one parameter; the accept rule | none (pure data) |
-//! | [`abi_record`] | [`AbiRecord`]: the per-kernel record `#[kernel]` emits (kinds, element sizes, struct fields) | none |
+//! | [`abi_record`] | [`AbiRecord`]: the per-kernel record `#[kernel]` emits (kinds, element sizes and value classes, struct fields) | none |
 //! | [`KernelParam`], [`KernelSignature`] | Rust parameter types and signature tuples; the lowering of launch arguments | none |
 //! | [`check_signature`], [`Signatures`] | the verdict: Rust signature vs PTX `.entry` and ABI record, no GPU needed | none |
 //! | [`Module`] | load PTX (file, embedded, with a link map), a cubin or a fatbin, with JIT options | `cuModuleLoadDataEx` |
@@ -61,11 +61,15 @@
 //! Kernels built with `device_std`'s `#[kernel]` also carry an ABI record
 //! ([`abi_record`]), and with it [`Module::kernel`] refuses what the PTX cannot tell
 //! apart: a [`Slice<T>`] for a `DisjointSlice<T>` (or the reverse), a slice or pointer
-//! whose element size differs (`Slice<f64>` for `&[f32]`), and a [`Struct<T>`] whose
-//! fields sit at other offsets than the device struct's (two fields swapped). **PTX
-//! without records** (hand-written, or built without `#[kernel]`) falls back to the
-//! PTX-only check, and [`Kernel::launch`]'s safety contract then covers element types
-//! and field order.
+//! whose element size differs (`Slice<f64>` for `&[f32]`) or whose element has another
+//! value class of the same size (`Slice<u32>` or `Slice<i32>` for `&[f32]`, `u32` for
+//! `i32`: [`ValueClass`]), and a [`Struct<T>`] whose fields sit at other offsets than the
+//! device struct's or, at the same offsets and sizes, have other classes (two fields
+//! swapped, `f32` for `i32`). Classes are compared only when both sides know theirs: a
+//! nested struct, or a type whose [`HasValueClass`] says nothing, is opaque and compared
+//! by size; an array has its element's class. **PTX without records** (hand-written, or
+//! built without `#[kernel]`) falls back to the PTX-only check, and [`Kernel::launch`]'s
+//! safety contract then covers element types and field order.
 //!
 //! Launch argument types follow from the signature: the compiler rejects
 //! `(&a, &b, &c)` for `(Slice<f32>, Slice<f32>, SliceMut<f32>)` because the last one
@@ -149,9 +153,11 @@ pub use signature::{
     check_signature, check_signature_with_record, verify_layouts, KernelSignature, Signatures,
 };
 
-/// The device-side struct trait and layout types, re-exported from `device_std`: derive
-/// `device_std::KernelStruct` on a `#[repr(C)]` struct to pass it as a [`Struct<T>`].
-pub use device_std::{FieldLayout, KernelStruct, StructLayout};
+/// The device-side struct trait, layout and value-class types, re-exported from
+/// `device_std`: derive `device_std::KernelStruct` on a `#[repr(C)]` struct to pass it as
+/// a [`Struct<T>`]; [`HasValueClass`] gives the element class of a [`Slice<T>`] or
+/// [`Ptr<T>`].
+pub use device_std::{FieldLayout, HasValueClass, KernelStruct, StructLayout, ValueClass};
 
 /// Embeds a kernel crate's linked PTX in the binary, as an [`EmbeddedPtx`] for
 /// [`Module::from_embedded`].

@@ -380,7 +380,8 @@ impl Module {
     ///    alignment and class;
     /// 2. when the kernel has an ABI record (kernels built with `#[kernel]`): each
     ///    parameter's kind (scalar, raw pointer, `&[T]`, `DisjointSlice<T>`/`&mut [T]`,
-    ///    struct), element size, and a struct's field offsets and sizes. Hand-written PTX
+    ///    struct), element size and value class, and a struct's field offsets, sizes and
+    ///    classes (see [`ValueClass`](crate::ValueClass)). Hand-written PTX
     ///    has no record; then only step 1 applies;
     /// 3. on the GPU, where the driver has `cuFuncGetParamInfo` (CUDA 12.4+): each
     ///    parameter's byte offset and size as the loaded code has them (see

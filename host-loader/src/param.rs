@@ -6,7 +6,7 @@ use std::mem::{align_of, size_of};
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, SyncOnDrop};
 
-use device_std::{FieldLayout, KernelStruct};
+use device_std::{FieldLayout, HasValueClass, KernelStruct, ValueClass};
 
 use crate::abi_record::AbiKind;
 use crate::layout::{short_type_name, ParamLayout};
@@ -20,25 +20,32 @@ pub struct HostAbi {
     /// `size_of::<T>()` of the element type for a pointer or slice of `T`; the size for a
     /// scalar; 0 for a struct.
     pub elem_size: u32,
-    /// A struct's fields in declaration order (from `T::LAYOUT`); empty otherwise.
+    /// The scalar's class, or the element type's ([`HasValueClass::VALUE_CLASS`]);
+    /// [`ValueClass::Opaque`] for a struct.
+    pub elem_class: ValueClass,
+    /// A struct's fields in declaration order (from `T::LAYOUT`, with their classes);
+    /// empty otherwise.
     pub fields: &'static [FieldLayout],
 }
 
 impl HostAbi {
-    /// A scalar of `size` bytes.
-    pub const fn scalar(size: u32) -> Self {
+    /// A scalar of `size` bytes and class `class`.
+    pub const fn scalar(size: u32, class: ValueClass) -> Self {
         HostAbi {
             kind: AbiKind::Scalar,
             elem_size: size,
+            elem_class: class,
             fields: &[],
         }
     }
 
-    /// A pointer or slice (`kind`) of elements of `elem_size` bytes.
-    pub const fn elements(kind: AbiKind, elem_size: u32) -> Self {
+    /// A pointer or slice (`kind`) of elements of type `T`: `size_of::<T>()` bytes, class
+    /// `T::VALUE_CLASS`.
+    pub const fn elements<T: HasValueClass>(kind: AbiKind) -> Self {
         HostAbi {
             kind,
-            elem_size,
+            elem_size: size_of::<T>() as u32,
+            elem_class: T::VALUE_CLASS,
             fields: &[],
         }
     }
@@ -61,6 +68,10 @@ impl HostAbi {
 /// | [`PtrMut<T>`] | `*mut T` | `.u64 .ptr .align 1` | `&mut CudaSlice<T>` |
 /// | [`Struct<S>`] | `S` by value (`#[derive(KernelStruct)]`) | `.align A .b8 [S]` | `S` by value |
 ///
+/// The element type `T` of a slice or pointer implements [`HasValueClass`] (primitives,
+/// arrays of them, `#[derive(KernelStruct)]` structs; a struct of your own with
+/// `unsafe impl HasValueClass for T {}`), which gives the class the ABI record compares.
+///
 /// # Safety
 ///
 /// An implementor promises that:
@@ -75,8 +86,8 @@ pub unsafe trait KernelParam {
     /// typed kernel handle is made.
     const LAYOUT: ParamLayout;
 
-    /// What the device parameter is (kind, element size, struct fields). Compared with the
-    /// kernel's ABI record, when the module has one, once, when the handle is made.
+    /// What the device parameter is (kind, element size and class, struct fields). Compared
+    /// with the kernel's ABI record, when the module has one, once, when the handle is made.
     const ABI: HostAbi;
 
     /// What the host passes for this parameter at launch.
@@ -108,7 +119,8 @@ macro_rules! scalar_params {
         // `size_of::<Self>()`, which is the PTX scalar's, and holds no device address.
         unsafe impl KernelParam for $t {
             const LAYOUT: ParamLayout = ParamLayout::$ctor(size_of::<$t>() as u32);
-            const ABI: HostAbi = HostAbi::scalar(size_of::<$t>() as u32);
+            const ABI: HostAbi =
+                HostAbi::scalar(size_of::<$t>() as u32, <$t as HasValueClass>::VALUE_CLASS);
             type Arg<'a> = $t;
             type Raw = $t;
             type Guard<'a> = ();
@@ -189,9 +201,9 @@ marker!(
 // SAFETY: `RawSlice` is `#[repr(C)] {u64, u64}`: 16 bytes aligned to 8, the byte form of
 // `&[T]` on nvptx64. The address comes from `device_ptr`, whose guard records the read on
 // `stream` when dropped after the launch; `len` is `CudaSlice::len`, in elements.
-unsafe impl<T> KernelParam for Slice<T> {
+unsafe impl<T: HasValueClass> KernelParam for Slice<T> {
     const LAYOUT: ParamLayout = SLICE_LAYOUT;
-    const ABI: HostAbi = HostAbi::elements(AbiKind::Slice, size_of::<T>() as u32);
+    const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::Slice);
     type Arg<'a>
         = &'a CudaSlice<T>
     where
@@ -211,9 +223,9 @@ unsafe impl<T> KernelParam for Slice<T> {
 
 // SAFETY: as for `Slice<T>`; `device_ptr_mut` makes `stream` wait for earlier reads and
 // writes and its guard records the write after the launch.
-unsafe impl<T> KernelParam for SliceMut<T> {
+unsafe impl<T: HasValueClass> KernelParam for SliceMut<T> {
     const LAYOUT: ParamLayout = SLICE_LAYOUT;
-    const ABI: HostAbi = HostAbi::elements(AbiKind::DisjointSlice, size_of::<T>() as u32);
+    const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::DisjointSlice);
     type Arg<'a>
         = &'a mut CudaSlice<T>
     where
@@ -233,9 +245,9 @@ unsafe impl<T> KernelParam for SliceMut<T> {
 
 // SAFETY: a device address is a `u64` (8 bytes aligned to 8), the PTX `.u64 .ptr` form.
 // The guard from `device_ptr` records the read after the launch.
-unsafe impl<T> KernelParam for Ptr<T> {
+unsafe impl<T: HasValueClass> KernelParam for Ptr<T> {
     const LAYOUT: ParamLayout = ParamLayout::pointer();
-    const ABI: HostAbi = HostAbi::elements(AbiKind::Pointer, size_of::<T>() as u32);
+    const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::Pointer);
     type Arg<'a>
         = &'a CudaSlice<T>
     where
@@ -253,9 +265,9 @@ unsafe impl<T> KernelParam for Ptr<T> {
 
 // SAFETY: as for `Ptr<T>`, through `device_ptr_mut` (waits for reads and writes, records
 // the write).
-unsafe impl<T> KernelParam for PtrMut<T> {
+unsafe impl<T: HasValueClass> KernelParam for PtrMut<T> {
     const LAYOUT: ParamLayout = ParamLayout::pointer();
-    const ABI: HostAbi = HostAbi::elements(AbiKind::Pointer, size_of::<T>() as u32);
+    const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::Pointer);
     type Arg<'a>
         = &'a mut CudaSlice<T>
     where
@@ -284,10 +296,12 @@ marker!(
     /// `A = align_of::<T>()` (rustc supports `A` up to 16). Launch argument: `T` by value.
     ///
     /// The PTX shows only `S` and `A`. When the kernel was built with `#[kernel]`, its ABI
-    /// record also lists the device struct's field offsets and sizes, and
+    /// record also lists the device struct's field offsets, sizes and value classes, and
     /// [`Module::kernel`](crate::Module::kernel) compares them with `T::LAYOUT`, so two
-    /// fields in a different order are refused. Without a record (hand-written PTX) only
-    /// `S` and `A` are checked.
+    /// fields in a different order are refused, equal-size ones too when their classes
+    /// differ (`f32` and `u32` swapped, `i32` for `u32`); a nested struct field is opaque
+    /// and compared by size. Without a record (hand-written PTX) only `S` and `A` are
+    /// checked.
     Struct
 );
 
@@ -300,6 +314,7 @@ unsafe impl<T: KernelStruct + bytemuck::Pod> KernelParam for Struct<T> {
     const ABI: HostAbi = HostAbi {
         kind: AbiKind::Struct,
         elem_size: 0,
+        elem_class: ValueClass::Opaque,
         fields: T::LAYOUT.fields,
     };
     type Arg<'a>

@@ -3,7 +3,13 @@
 //! Runs after the PTX check ([`crate::signature`]) has accepted every parameter's size,
 //! alignment and class, and only for kernels whose module holds a record (`#[kernel]`
 //! emits one; hand-written PTX has none). It sees what the PTX cannot: a slice from a
-//! writable slice, the element size behind a pointer or slice, and a struct's fields.
+//! writable slice, the element size and value class behind a pointer or slice, the sign
+//! of an integer scalar, and a struct's fields (offset, size, class).
+//!
+//! Classes ([`ValueClass`](crate::ValueClass)) are compared only when both sides know
+//! theirs: an [`Opaque`](crate::ValueClass::Opaque) element or field (a nested struct, a type that does not
+//! say) is compared by size alone, so `[f32; 4]` on one side and a 16-byte struct of four
+//! `f32` on the other agree.
 
 use ptx_linker::EntrySignature;
 
@@ -16,7 +22,7 @@ use crate::param::HostAbi;
 ///
 /// Errors: [`Error::AbiRecord`] when the record contradicts the PTX `.entry` (parameter
 /// count, or a parameter's size or alignment); else [`Error::AbiMismatch`] for the first
-/// parameter whose kind, element size or struct fields differ.
+/// parameter whose kind, element size, element class or struct fields differ.
 pub(crate) fn verify_record(
     entry: &EntrySignature,
     module: &str,
@@ -70,7 +76,9 @@ pub(crate) fn verify_record(
     Ok(())
 }
 
-/// What differs between one record entry and one Rust parameter, if anything.
+/// What differs between one record entry and one Rust parameter, if anything: the kind,
+/// then the element size, then the element class; for a struct the field count, then
+/// field by field the offset and size, then the class.
 pub(crate) fn param_detail(rec: &AbiParam, host: &HostAbi) -> Option<AbiMismatchDetail> {
     if rec.kind != host.kind {
         return Some(AbiMismatchDetail::Kind {
@@ -78,14 +86,27 @@ pub(crate) fn param_detail(rec: &AbiParam, host: &HostAbi) -> Option<AbiMismatch
             host: host.kind,
         });
     }
-    match rec.kind {
-        // The PTX check compared size and integer/float class already.
-        AbiKind::Scalar => None,
-        AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice => {
-            (rec.elem_size != host.elem_size).then_some(AbiMismatchDetail::ElemSize {
-                device: rec.elem_size,
-                host: host.elem_size,
+    let class = |size| {
+        rec.elem_class
+            .conflicts_with(host.elem_class)
+            .then_some(AbiMismatchDetail::ElemClass {
+                kind: rec.kind,
+                size,
+                device: rec.elem_class,
+                host: host.elem_class,
             })
+    };
+    match rec.kind {
+        // The PTX check compared size and integer/float class already; the sign is here.
+        AbiKind::Scalar => class(rec.size),
+        AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice => {
+            if rec.elem_size != host.elem_size {
+                return Some(AbiMismatchDetail::ElemSize {
+                    device: rec.elem_size,
+                    host: host.elem_size,
+                });
+            }
+            class(rec.elem_size)
         }
         AbiKind::Struct => {
             if rec.fields.len() != host.fields.len() {
@@ -102,14 +123,348 @@ pub(crate) fn param_detail(rec: &AbiParam, host: &HostAbi) -> Option<AbiMismatch
                     let h_field = AbiField {
                         offset: h.offset,
                         size: h.size,
+                        class: h.class,
                     };
-                    (*dev != h_field).then_some(AbiMismatchDetail::Field {
-                        index,
-                        host_name: h.name,
-                        device: *dev,
-                        host: h_field,
-                    })
+                    if (dev.offset, dev.size) != (h.offset, h.size) {
+                        Some(AbiMismatchDetail::Field {
+                            index,
+                            host_name: h.name,
+                            device: *dev,
+                            host: h_field,
+                        })
+                    } else if dev.class.conflicts_with(h.class) {
+                        Some(AbiMismatchDetail::FieldClass {
+                            index,
+                            host_name: h.name,
+                            device: *dev,
+                            host: h_field,
+                        })
+                    } else {
+                        None
+                    }
                 })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::param::KernelParam;
+    use crate::ValueClass;
+    use crate::{Ptr, PtrMut, Slice, SliceMut, Struct};
+    use device_std::FieldLayout;
+    use ptx_linker::{Param, ParamKind};
+
+    fn words(w: &[u32]) -> AbiRecord {
+        let bytes: Vec<u8> = w.iter().flat_map(|w| w.to_le_bytes()).collect();
+        AbiRecord::parse(&bytes).unwrap()
+    }
+
+    /// `.entry k(...)` with one `.param` per record parameter, named `k_param_N`.
+    fn entry(record: &AbiRecord) -> EntrySignature {
+        EntrySignature {
+            name: "k".into(),
+            line: 7,
+            params: record
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Param {
+                    name: format!("k_param_{i}"),
+                    kind: match p.kind {
+                        AbiKind::Scalar => ParamKind::Scalar {
+                            ty: format!("u{}", p.size * 8),
+                        },
+                        AbiKind::Pointer => ParamKind::Pointer {
+                            space: None,
+                            pointee_align: 1,
+                        },
+                        _ => ParamKind::Aggregate { elem: "b8".into() },
+                    },
+                    size: p.size,
+                    align: p.align,
+                })
+                .collect(),
+        }
+    }
+
+    /// The record check alone (the PTX check is `signature`'s), as its message.
+    fn check(record: &AbiRecord, host: &[HostAbi], names: &[&str]) -> Result<(), String> {
+        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        verify_record(&entry(record), "m.ptx", record, host, &|| names.clone())
+            .map_err(|e| e.to_string())
+    }
+
+    /// `k(xs: &[f32], out: DisjointSlice<f32>, p: *mut f32)`.
+    fn floats() -> AbiRecord {
+        words(&[
+            0x4B41_4249,
+            2,
+            3, //
+            3,
+            16,
+            8,
+            4,
+            3,
+            0, //
+            4,
+            16,
+            8,
+            4,
+            3,
+            0, //
+            2,
+            8,
+            8,
+            4,
+            3,
+            0,
+        ])
+    }
+
+    /// `k(xs: &[i32], n: i32, out: *mut i64)`.
+    fn signed() -> AbiRecord {
+        words(&[
+            0x4B41_4249,
+            2,
+            3, //
+            3,
+            16,
+            8,
+            4,
+            2,
+            0, //
+            1,
+            4,
+            4,
+            4,
+            2,
+            0, //
+            2,
+            8,
+            8,
+            8,
+            2,
+            0,
+        ])
+    }
+
+    #[repr(C)]
+    #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable, device_std::KernelStruct)]
+    struct FloatFirst {
+        a: f32,
+        b: u32,
+    }
+
+    #[repr(C)]
+    #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable, device_std::KernelStruct)]
+    struct UintFirst {
+        a: u32,
+        b: f32,
+    }
+
+    #[repr(C)]
+    #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable, device_std::KernelStruct)]
+    struct Nested {
+        inner: FloatFirst,
+        lanes: [f32; 2],
+    }
+
+    #[repr(C)]
+    #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable, device_std::KernelStruct)]
+    struct NestedOther {
+        inner: UintFirst,
+        lanes: [f32; 2],
+    }
+
+    #[repr(C)]
+    #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable, device_std::KernelStruct)]
+    struct NestedInts {
+        inner: FloatFirst,
+        lanes: [i32; 2],
+    }
+
+    /// `k(p: FloatFirst)`, written from the device definition.
+    fn float_first() -> AbiRecord {
+        words(&[0x4B41_4249, 2, 1, 5, 8, 4, 0, 0, 2, 0, 4, 3, 4, 4, 1])
+    }
+
+    #[test]
+    fn u32_slice_for_f32_slice_is_refused() {
+        let r = floats();
+        let host = [Slice::<u32>::ABI, SliceMut::<f32>::ABI, PtrMut::<f32>::ABI];
+        assert_eq!(
+            check(&r, &host, &["Slice<u32>", "SliceMut<f32>", "PtrMut<f32>"]).unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 0 (`k_param_0`): the kernel takes a read-only slice \
+             of 4-byte float elements, the Rust argument `Slice<u32>` is a read-only slice of \
+             4-byte unsigned integer elements; element classes differ: float vs unsigned \
+             integer"
+        );
+        let host = [Slice::<f32>::ABI, SliceMut::<i32>::ABI, PtrMut::<f32>::ABI];
+        assert_eq!(
+            check(&r, &host, &["Slice<f32>", "SliceMut<i32>", "PtrMut<f32>"]).unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 1 (`k_param_1`): the kernel takes a writable slice \
+             of 4-byte float elements, the Rust argument `SliceMut<i32>` is a writable slice \
+             of 4-byte signed integer elements; element classes differ: float vs signed integer"
+        );
+        let host = [Slice::<f32>::ABI, SliceMut::<f32>::ABI, Ptr::<u32>::ABI];
+        assert_eq!(
+            check(&r, &host, &["Slice<f32>", "SliceMut<f32>", "Ptr<u32>"]).unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 2 (`k_param_2`): the kernel takes a raw pointer to \
+             4-byte float data, the Rust argument `Ptr<u32>` is a raw pointer to 4-byte \
+             unsigned integer data; pointee classes differ: float vs unsigned integer"
+        );
+        // The right types, and arrays classed by their element.
+        let host = [Slice::<f32>::ABI, SliceMut::<f32>::ABI, PtrMut::<f32>::ABI];
+        check(&r, &host, &[]).unwrap();
+        let host = [
+            Slice::<[f32; 1]>::ABI,
+            SliceMut::<f32>::ABI,
+            Ptr::<f32>::ABI,
+        ];
+        check(&r, &host, &[]).unwrap();
+    }
+
+    #[test]
+    fn signed_for_unsigned_is_refused() {
+        let r = signed();
+        let ok = [Slice::<i32>::ABI, i32::ABI, PtrMut::<i64>::ABI];
+        check(&r, &ok, &[]).unwrap();
+        // `isize` is `i64`.
+        check(
+            &r,
+            &[Slice::<i32>::ABI, i32::ABI, PtrMut::<isize>::ABI],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            check(
+                &r,
+                &[Slice::<u32>::ABI, i32::ABI, PtrMut::<i64>::ABI],
+                &["Slice<u32>"]
+            )
+            .unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 0 (`k_param_0`): the kernel takes a read-only slice \
+             of 4-byte signed integer elements, the Rust argument `Slice<u32>` is a read-only \
+             slice of 4-byte unsigned integer elements; element classes differ: signed integer \
+             vs unsigned integer"
+        );
+        assert_eq!(
+            check(
+                &r,
+                &[Slice::<i32>::ABI, u32::ABI, PtrMut::<i64>::ABI],
+                &["", "u32"]
+            )
+            .unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 1 (`k_param_1`): the kernel takes a 4-byte signed \
+             integer, the Rust argument `u32` is a 4-byte unsigned integer; classes differ: \
+             signed integer vs unsigned integer"
+        );
+        let e = verify_record(
+            &entry(&r),
+            "m.ptx",
+            &r,
+            &[Slice::<i32>::ABI, i32::ABI, PtrMut::<usize>::ABI],
+            &|| vec![String::new(); 3],
+        )
+        .unwrap_err();
+        match e {
+            Error::AbiMismatch(m) => {
+                assert_eq!(m.param_index, 2);
+                assert_eq!(
+                    m.detail,
+                    AbiMismatchDetail::ElemClass {
+                        kind: AbiKind::Pointer,
+                        size: 8,
+                        device: ValueClass::Signed,
+                        host: ValueClass::Unsigned
+                    }
+                );
+            }
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn usize_is_u64_and_bool_is_unsigned() {
+        let r = words(&[0x4B41_4249, 2, 2, 1, 8, 8, 8, 1, 0, 1, 1, 1, 1, 1, 0]);
+        check(&r, &[usize::ABI, bool::ABI], &[]).unwrap();
+        check(&r, &[u64::ABI, u8::ABI], &[]).unwrap();
+        assert!(check(&r, &[i64::ABI, u8::ABI], &["i64"]).is_err());
+        assert!(check(&r, &[u64::ABI, i8::ABI], &["", "i8"]).is_err());
+    }
+
+    #[test]
+    fn swapped_equal_size_fields_are_refused() {
+        let r = float_first();
+        check(&r, &[Struct::<FloatFirst>::ABI], &[]).unwrap();
+        assert_eq!(
+            check(&r, &[Struct::<UintFirst>::ABI], &["Struct<UintFirst>"]).unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 0 (`k_param_0`): field 0 of the kernel's struct is \
+             a 4-byte float at byte offset 0, field 0 (`a`) of the Rust argument \
+             `Struct<UintFirst>` is a 4-byte unsigned integer at byte offset 0; field classes \
+             differ: float vs unsigned integer (the two struct definitions differ: fields of \
+             equal size in another order?)"
+        );
+        // The host's own record of the same struct says the same.
+        let fields: Vec<(u32, u32, ValueClass)> = <FloatFirst as device_std::KernelStruct>::LAYOUT
+            .fields
+            .iter()
+            .map(|f: &FieldLayout| (f.offset, f.size, f.class))
+            .collect();
+        assert_eq!(
+            fields,
+            [(0, 4, ValueClass::Float), (4, 4, ValueClass::Unsigned)]
+        );
+    }
+
+    #[test]
+    fn nested_structs_are_opaque_and_arrays_take_their_element_class() {
+        // `k(p: Nested)`: `inner` opaque at 0 (8 bytes), `lanes` float at 8 (8 bytes).
+        let r = words(&[0x4B41_4249, 2, 1, 5, 16, 4, 0, 0, 2, 0, 8, 0, 8, 8, 3]);
+        check(&r, &[Struct::<Nested>::ABI], &[]).unwrap();
+        // Inside a nested struct only the size is compared.
+        check(&r, &[Struct::<NestedOther>::ABI], &[]).unwrap();
+        assert_eq!(
+            detail(check_detail(&r, &[Struct::<NestedInts>::ABI])),
+            AbiMismatchDetail::FieldClass {
+                index: 1,
+                host_name: "lanes",
+                device: AbiField {
+                    offset: 8,
+                    size: 8,
+                    class: ValueClass::Float
+                },
+                host: AbiField {
+                    offset: 8,
+                    size: 8,
+                    class: ValueClass::Signed
+                },
+            }
+        );
+        assert!(
+            check(&r, &[Struct::<NestedInts>::ABI], &["Struct<NestedInts>"])
+                .unwrap_err()
+                .contains(
+                    "field 1 of the kernel's struct is an 8-byte float at byte offset 8, field 1 \
+                 (`lanes`) of the Rust argument `Struct<NestedInts>` is an 8-byte signed \
+                 integer at byte offset 8; field classes differ: float vs signed integer"
+                )
+        );
+    }
+
+    fn check_detail(record: &AbiRecord, host: &[HostAbi]) -> Error {
+        verify_record(&entry(record), "m.ptx", record, host, &|| {
+            vec![String::new(); host.len()]
+        })
+        .unwrap_err()
+    }
+
+    fn detail(e: Error) -> AbiMismatchDetail {
+        match e {
+            Error::AbiMismatch(m) => m.detail,
+            other => panic!("expected an ABI mismatch, got {other}"),
         }
     }
 }

@@ -36,8 +36,8 @@ pub unsafe trait KernelSignature: private::Sealed {
     /// The layout of each parameter, in order.
     const LAYOUTS: &'static [ParamLayout];
 
-    /// What each parameter is on the device side (kind, element size, struct fields), in
-    /// order; compared with the kernel's ABI record when there is one.
+    /// What each parameter is on the device side (kind, element size and class, struct
+    /// fields), in order; compared with the kernel's ABI record when there is one.
     const ABIS: &'static [HostAbi];
 
     /// The launch argument tuple.
@@ -154,8 +154,8 @@ pub fn check_signature<S: KernelSignature>(entry: &EntrySignature) -> Result<(),
 ///
 /// Errors: those of [`check_signature`], then [`Error::AbiRecord`] when the record
 /// contradicts the `.entry`, then [`Error::AbiMismatch`] for the first parameter whose
-/// kind (scalar, pointer, slice, writable slice, struct), element size or struct fields
-/// differ.
+/// kind (scalar, pointer, slice, writable slice, struct), element size, element value
+/// class or struct fields (offset, size, class) differ.
 pub fn check_signature_with_record<S: KernelSignature>(
     module: &str,
     entry: &EntrySignature,
@@ -387,9 +387,9 @@ impl Signatures {
     ///
     /// First against the PTX `.entry` (count, then each parameter's size, alignment and
     /// class), then, when the module has the kernel's ABI record, against the record
-    /// (each parameter's kind, element size and struct fields). Without a record, slices
-    /// and writable slices, element types and struct field orders are not checked: the
-    /// PTX cannot tell them apart.
+    /// (each parameter's kind, element size and value class, and struct fields with their
+    /// classes). Without a record, slices and writable slices, element types and struct
+    /// field orders are not checked: the PTX cannot tell them apart.
     ///
     /// Errors: [`Error::NoSuchKernel`], [`Error::ArgCount`], [`Error::LayoutMismatch`],
     /// [`Error::AbiRecord`], [`Error::AbiMismatch`] (naming this module and, when known,

@@ -39,8 +39,10 @@ fn generated_signatures_match_the_ptx() {
     let sigs =
         host_loader::Signatures::parse("fixture.ptx", include_str!("data/fixture.ptx")).unwrap();
     use host_loader::{Slice, SliceMut, Struct};
-    use host_loader_fixture_kernels::{Cubic, Params};
+    use host_loader_fixture_kernels::{Cubic, Params, Quant};
     sigs.check::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")
+        .unwrap();
+    sigs.check::<(Struct<Quant>, Slice<i32>, i32, SliceMut<f32>)>("dequantize")
         .unwrap();
     sigs.check::<(host_loader::PtrMut<f32>, Struct<Params>)>("scale")
         .unwrap();
@@ -57,6 +59,7 @@ fn generated_signatures_match_the_ptx() {
         "    cubic: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Cubic>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,",
         "    widen: ::host_loader::Kernel<(::host_loader::Slice<f64>, u32, ::host_loader::SliceMut<f32>)>,",
         "    empty: ::host_loader::Kernel<()>,",
+        "    dequantize: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Quant>, ::host_loader::Slice<i32>, i32, ::host_loader::SliceMut<f32>)>,",
     ] {
         assert!(text.contains(line), "missing: {line}");
     }

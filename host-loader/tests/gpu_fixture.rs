@@ -37,6 +37,15 @@ struct ParamsSwapped {
     scale: f32,
 }
 
+/// `Params` with the two 4-byte fields swapped: refused through the record's classes.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
+struct ParamsSameSizeSwap {
+    scale: f32,
+    n: u32,
+    off: u64,
+}
+
 /// `Cubic` without `align(16)`: refused through the PTX.
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
@@ -116,6 +125,16 @@ fn gpu_matrix_mismatches_refused() {
             m.kernel::<(Slice<f32>, u32, SliceMut<f32>)>("widen")
                 .unwrap_err(),
         ),
+        (
+            "u32 elements for f32",
+            m.kernel::<(Slice<u32>, Slice<f32>, SliceMut<f32>)>("vecadd")
+                .unwrap_err(),
+        ),
+        (
+            "equal-size fields swapped",
+            m.kernel::<(PtrMut<f32>, Struct<ParamsSameSizeSwap>)>("scale")
+                .unwrap_err(),
+        ),
     ];
     for (what, e) in &refused {
         eprintln!("{what}: {e}");
@@ -131,7 +150,7 @@ fn gpu_matrix_mismatches_refused() {
         .collect();
     assert_eq!(
         kinds,
-        ["layout", "layout", "abi", "count", "count", "layout", "abi", "abi"]
+        ["layout", "layout", "abi", "count", "count", "layout", "abi", "abi", "abi", "abi"]
     );
 }
 

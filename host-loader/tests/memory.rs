@@ -23,6 +23,9 @@ struct AffineConfig {
     offset: f32,
 }
 
+// SAFETY: opaque, the default: the ABI record compares its size only.
+unsafe impl host_loader::HasValueClass for AffineConfig {}
+
 /// The `.entry` headers of `target/ptx/memory_tour-kernels.ptx` as rustc (nightly,
 /// sm_90) emitted them, with the bodies cut to `ret;`.
 const TOUR_PTX: &str = r#"
@@ -227,6 +230,11 @@ fn host_ptr_is_a_pointer_parameter() {
     let abi = <HostPtr<AffineConfig> as KernelParam>::ABI;
     assert_eq!(abi.kind, host_loader::AbiKind::Pointer);
     assert_eq!(abi.elem_size, 8);
+    assert_eq!(abi.elem_class, host_loader::ValueClass::Opaque);
+    assert_eq!(
+        <HostPtr<f32> as KernelParam>::ABI.elem_class,
+        host_loader::ValueClass::Float
+    );
 }
 
 #[test]

@@ -29,6 +29,9 @@ struct AffineConfig {
     offset: f32,
 }
 
+// SAFETY: opaque, the default: the ABI record compares its size only.
+unsafe impl host_loader::HasValueClass for AffineConfig {}
+
 /// A `Pod` element that is not a primitive (cudarc's own API needs `DeviceRepr`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]

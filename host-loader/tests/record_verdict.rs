@@ -4,14 +4,17 @@
 //!
 //! Every seeded mismatch is refused with its exact message; every matching signature is
 //! accepted. Structs on the host are the kernel crate's own types (built for the host),
-//! plus host-only look-alikes with one thing changed.
+//! plus host-only look-alikes with one thing changed: field order, field types of the same
+//! size (value classes), sizes, alignment.
 
 use bytemuck::{Pod, Zeroable};
 use host_loader::{
     check_signature, check_signature_with_record, AbiField, AbiKind, AbiMismatchDetail, AbiRecord,
-    AbiRecordProblem, Error, KernelSignature, Ptr, PtrMut, Signatures, Slice, SliceMut, Struct,
+    AbiRecordError, AbiRecordProblem, Error, KernelSignature, Ptr, PtrMut, Signatures, Slice,
+    SliceMut, Struct, ValueClass,
 };
-use host_loader_fixture_kernels::{Cubic, Params};
+use host_loader_fixture_kernels::{Cubic, Params, Quant};
+use ValueClass::{Float, Signed, Unsigned};
 
 const FIXTURE: &str = include_str!("data/fixture.ptx");
 const FIXTURE_MAP: &str = include_str!("data/fixture.map.json");
@@ -27,13 +30,29 @@ struct ParamsSwapped {
 }
 
 /// `Params` with `n` and `scale` swapped: two 4-byte fields, so the same offsets and
-/// sizes. The record cannot see this (see `same_size_swap_is_invisible`).
+/// sizes; only the fields' value classes tell them apart.
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
 struct ParamsSameSizeSwap {
     scale: f32,
     n: u32,
     off: u64,
+}
+
+/// `Quant` with an unsigned zero point: same size, other class.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
+struct QuantUnsigned {
+    scale: f32,
+    zero: u32,
+}
+
+/// `Quant` with an `f32` zero point.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable, device_std::KernelStruct)]
+struct QuantFloat {
+    scale: f32,
+    zero: f32,
 }
 
 /// `Params` with two 4-byte fields in place of `off`: 16 bytes aligned to 8, 4 fields.
@@ -101,7 +120,7 @@ fn check<S: KernelSignature>(kernel: &str) -> Result<(), Error> {
     a
 }
 
-/// The map has no line numbers: `tests/data/fixture.ptx:98: ` → `tests/data/fixture.ptx: `.
+/// The map has no line numbers: `tests/data/fixture.ptx:165: ` → `tests/data/fixture.ptx: `.
 fn strip_line(s: &str) -> String {
     let prefix = format!("{NAME}:");
     match s.strip_prefix(&prefix) {
@@ -130,7 +149,15 @@ fn every_kernel_has_a_record() {
     let names: Vec<&str> = sigs.entries().iter().map(|e| e.name.as_str()).collect();
     assert_eq!(
         names,
-        ["cubic", "empty", "scale", "smem_ends", "vecadd", "widen"]
+        [
+            "cubic",
+            "dequantize",
+            "empty",
+            "scale",
+            "smem_ends",
+            "vecadd",
+            "widen"
+        ]
     );
     for name in names {
         assert!(sigs.record(name).unwrap().is_some(), "{name}");
@@ -138,13 +165,37 @@ fn every_kernel_has_a_record() {
     let scale = sigs.record("scale").unwrap().unwrap();
     assert_eq!(scale.params[0].kind, AbiKind::Pointer);
     assert_eq!(scale.params[0].elem_size, 4);
+    assert_eq!(scale.params[0].elem_class, Float);
     assert_eq!(scale.params[1].kind, AbiKind::Struct);
+    assert_eq!(scale.params[1].elem_class, ValueClass::Opaque);
+    let field = |offset, size, class| AbiField {
+        offset,
+        size,
+        class,
+    };
     assert_eq!(
         scale.params[1].fields,
         [
-            AbiField { offset: 0, size: 4 },
-            AbiField { offset: 4, size: 4 },
-            AbiField { offset: 8, size: 8 }
+            field(0, 4, Unsigned),
+            field(4, 4, Float),
+            field(8, 8, Unsigned)
+        ]
+    );
+    let dq = sigs.record("dequantize").unwrap().unwrap();
+    let classes: Vec<ValueClass> = dq.params.iter().map(|p| p.elem_class).collect();
+    assert_eq!(classes, [ValueClass::Opaque, Signed, Signed, Float]);
+    assert_eq!(
+        dq.params[0].fields,
+        [field(0, 4, Float), field(4, 4, Signed)]
+    );
+    // Arrays have their element's class.
+    let cubic = sigs.record("cubic").unwrap().unwrap();
+    assert_eq!(
+        cubic.params[0].fields,
+        [
+            field(0, 16, Float),
+            field(16, 4, Float),
+            field(20, 12, Unsigned)
         ]
     );
     assert_eq!(sigs.record("empty").unwrap().unwrap().params.len(), 0);
@@ -175,15 +226,16 @@ fn matching_signatures_accepted() {
     check::<(Slice<f64>, u32, SliceMut<f32>)>("widen").unwrap();
     check::<(Slice<f32>, SliceMut<f32>)>("smem_ends").unwrap();
     check::<()>("empty").unwrap();
-    // Same element size, other type: the record has sizes, not types.
-    check::<(Slice<u32>, Slice<i32>, SliceMut<f32>)>("vecadd").unwrap();
+    check::<(Struct<Quant>, Slice<i32>, i32, SliceMut<f32>)>("dequantize").unwrap();
+    // `[f32; 1]` is an `f32`: same size, same class.
+    check::<(Slice<[f32; 1]>, Slice<f32>, SliceMut<f32>)>("vecadd").unwrap();
 }
 
 #[test]
 fn wrong_size() {
     assert_eq!(
         err::<(Slice<f64>, u64, SliceMut<f32>)>("widen"),
-        "tests/data/fixture.ptx:335: kernel `widen` parameter 1 (`widen_param_1`): the PTX \
+        "tests/data/fixture.ptx:402: kernel `widen` parameter 1 (`widen_param_1`): the PTX \
          expects 4 bytes aligned to 4 (.u32), the Rust argument `u64` is 8 bytes aligned to 8 \
          (integer); use `u32` or `i32`"
     );
@@ -193,7 +245,7 @@ fn wrong_size() {
 fn wrong_alignment_16_byte_struct() {
     assert_eq!(
         err::<(Struct<CubicPacked>, Slice<f32>, SliceMut<f32>)>("cubic"),
-        "tests/data/fixture.ptx:19: kernel `cubic` parameter 0 (`cubic_param_0`): the PTX \
+        "tests/data/fixture.ptx:20: kernel `cubic` parameter 0 (`cubic_param_0`): the PTX \
          expects 32 bytes aligned to 16 (.align 16 .b8 [32]), the Rust argument \
          `Struct<CubicPacked>` is 32 bytes aligned to 4 (aggregate); use a `Struct<T>` with \
          size_of::<T>() = 32 and align_of::<T>() = 16"
@@ -204,7 +256,7 @@ fn wrong_alignment_16_byte_struct() {
 fn swapped_struct_fields() {
     assert_eq!(
         err::<(PtrMut<f32>, Struct<ParamsSwapped>)>("scale"),
-        "tests/data/fixture.ptx:98: kernel `scale` parameter 1 (`scale_param_1`): field 0 of \
+        "tests/data/fixture.ptx:165: kernel `scale` parameter 1 (`scale_param_1`): field 0 of \
          the kernel's struct is 4 bytes at byte offset 0, field 0 (`off`) of the Rust argument \
          `Struct<ParamsSwapped>` is 8 bytes at byte offset 0; the two struct definitions \
          differ (fields in another order?)"
@@ -218,8 +270,16 @@ fn swapped_struct_fields() {
                 AbiMismatchDetail::Field {
                     index: 0,
                     host_name: "off",
-                    device: AbiField { offset: 0, size: 4 },
-                    host: AbiField { offset: 0, size: 8 },
+                    device: AbiField {
+                        offset: 0,
+                        size: 4,
+                        class: Unsigned
+                    },
+                    host: AbiField {
+                        offset: 0,
+                        size: 8,
+                        class: Unsigned
+                    },
                 }
             );
         }
@@ -231,7 +291,7 @@ fn swapped_struct_fields() {
 fn array_in_struct_moved_or_resized() {
     assert_eq!(
         err::<(Struct<CubicBiasFirst>, Slice<f32>, SliceMut<f32>)>("cubic"),
-        "tests/data/fixture.ptx:19: kernel `cubic` parameter 0 (`cubic_param_0`): field 0 of \
+        "tests/data/fixture.ptx:20: kernel `cubic` parameter 0 (`cubic_param_0`): field 0 of \
          the kernel's struct is 16 bytes at byte offset 0, field 0 (`bias`) of the Rust \
          argument `Struct<CubicBiasFirst>` is 4 bytes at byte offset 0; the two struct \
          definitions differ (fields in another order?)"
@@ -244,11 +304,13 @@ fn array_in_struct_moved_or_resized() {
             host_name: "c",
             device: AbiField {
                 offset: 0,
-                size: 16
+                size: 16,
+                class: Float
             },
             host: AbiField {
                 offset: 0,
-                size: 12
+                size: 12,
+                class: Float
             },
         }
     );
@@ -258,28 +320,132 @@ fn array_in_struct_moved_or_resized() {
 fn struct_with_other_field_count() {
     assert_eq!(
         err::<(PtrMut<f32>, Struct<ParamsSplit>)>("scale"),
-        "tests/data/fixture.ptx:98: kernel `scale` parameter 1 (`scale_param_1`): the \
+        "tests/data/fixture.ptx:165: kernel `scale` parameter 1 (`scale_param_1`): the \
          kernel's struct has 3 fields, the Rust argument `Struct<ParamsSplit>` has 5; the two \
          struct definitions differ"
     );
 }
 
 #[test]
-fn same_size_swap_is_invisible() {
-    // Documented limit: the record holds offsets and sizes, not field types.
-    check::<(PtrMut<f32>, Struct<ParamsSameSizeSwap>)>("scale").unwrap();
+fn same_size_swap_is_refused_by_class() {
+    assert_eq!(
+        err::<(PtrMut<f32>, Struct<ParamsSameSizeSwap>)>("scale"),
+        "tests/data/fixture.ptx:165: kernel `scale` parameter 1 (`scale_param_1`): field 0 of \
+         the kernel's struct is a 4-byte unsigned integer at byte offset 0, field 0 (`scale`) \
+         of the Rust argument `Struct<ParamsSameSizeSwap>` is a 4-byte float at byte offset 0; \
+         field classes differ: unsigned integer vs float (the two struct definitions differ: \
+         fields of equal size in another order?)"
+    );
+    let d = detail(check::<(PtrMut<f32>, Struct<ParamsSameSizeSwap>)>("scale").unwrap_err());
+    assert_eq!(
+        d,
+        AbiMismatchDetail::FieldClass {
+            index: 0,
+            host_name: "scale",
+            device: AbiField {
+                offset: 0,
+                size: 4,
+                class: Unsigned
+            },
+            host: AbiField {
+                offset: 0,
+                size: 4,
+                class: Float
+            },
+        }
+    );
+    // Signed for unsigned, float for signed: field 1 of `Quant` is an `i32`.
+    assert_eq!(
+        err::<(Struct<QuantUnsigned>, Slice<i32>, i32, SliceMut<f32>)>("dequantize"),
+        "tests/data/fixture.ptx:91: kernel `dequantize` parameter 0 (`dequantize_param_0`): \
+         field 1 of the kernel's struct is a 4-byte signed integer at byte offset 4, field 1 \
+         (`zero`) of the Rust argument `Struct<QuantUnsigned>` is a 4-byte unsigned integer at \
+         byte offset 4; field classes differ: signed integer vs unsigned integer (the two \
+         struct definitions differ: fields of equal size in another order?)"
+    );
+    assert!(matches!(
+        detail(
+            check::<(Struct<QuantFloat>, Slice<i32>, i32, SliceMut<f32>)>("dequantize")
+                .unwrap_err()
+        ),
+        AbiMismatchDetail::FieldClass {
+            index: 1,
+            device: AbiField { class: Signed, .. },
+            host: AbiField { class: Float, .. },
+            ..
+        }
+    ));
+}
+
+#[test]
+fn element_class_mismatch() {
+    // (a) `u32` elements for `f32` ones: the same 4 bytes, read as another type.
+    assert_eq!(
+        err::<(Slice<u32>, Slice<f32>, SliceMut<f32>)>("vecadd"),
+        "tests/data/fixture.ptx:334: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
+         kernel takes a read-only slice of 4-byte float elements, the Rust argument \
+         `Slice<u32>` is a read-only slice of 4-byte unsigned integer elements; element \
+         classes differ: float vs unsigned integer"
+    );
+    assert_eq!(
+        detail(check::<(Slice<f32>, Slice<f32>, SliceMut<i32>)>("vecadd").unwrap_err()),
+        AbiMismatchDetail::ElemClass {
+            kind: AbiKind::DisjointSlice,
+            size: 4,
+            device: Float,
+            host: Signed
+        }
+    );
+    // The same for a raw pointer.
+    assert_eq!(
+        err::<(PtrMut<u32>, Struct<Params>)>("scale"),
+        "tests/data/fixture.ptx:165: kernel `scale` parameter 0 (`scale_param_0`): the kernel \
+         takes a raw pointer to 4-byte float data, the Rust argument `PtrMut<u32>` is a raw \
+         pointer to 4-byte unsigned integer data; pointee classes differ: float vs unsigned \
+         integer"
+    );
+    // (c) `u32` for `i32`: elements and a scalar.
+    assert_eq!(
+        err::<(Struct<Quant>, Slice<u32>, i32, SliceMut<f32>)>("dequantize"),
+        "tests/data/fixture.ptx:91: kernel `dequantize` parameter 1 (`dequantize_param_1`): \
+         the kernel takes a read-only slice of 4-byte signed integer elements, the Rust \
+         argument `Slice<u32>` is a read-only slice of 4-byte unsigned integer elements; \
+         element classes differ: signed integer vs unsigned integer"
+    );
+    assert_eq!(
+        err::<(Struct<Quant>, Slice<i32>, u32, SliceMut<f32>)>("dequantize"),
+        "tests/data/fixture.ptx:91: kernel `dequantize` parameter 2 (`dequantize_param_2`): \
+         the kernel takes a 4-byte signed integer, the Rust argument `u32` is a 4-byte \
+         unsigned integer; classes differ: signed integer vs unsigned integer"
+    );
+    assert_eq!(
+        err::<(Slice<f64>, i32, SliceMut<f32>)>("widen"),
+        "tests/data/fixture.ptx:402: kernel `widen` parameter 1 (`widen_param_1`): the kernel \
+         takes a 4-byte unsigned integer, the Rust argument `i32` is a 4-byte signed integer; \
+         classes differ: unsigned integer vs signed integer"
+    );
+    // An 8-byte float element for an 8-byte float: `[f32; 2]` is float data too.
+    check::<(Slice<[f32; 2]>, u32, SliceMut<f32>)>("widen").unwrap();
+    assert!(matches!(
+        detail(check::<(Slice<u64>, u32, SliceMut<f32>)>("widen").unwrap_err()),
+        AbiMismatchDetail::ElemClass {
+            device: Float,
+            host: Unsigned,
+            ..
+        }
+    ));
 }
 
 #[test]
 fn missing_and_extra_parameter() {
     assert_eq!(
         err::<(Slice<f32>, Slice<f32>)>("vecadd"),
-        "tests/data/fixture.ptx:267: kernel `vecadd` takes 3 parameters in the PTX, the Rust \
+        "tests/data/fixture.ptx:334: kernel `vecadd` takes 3 parameters in the PTX, the Rust \
          signature `(Slice<f32>, Slice<f32>)` has 2"
     );
     assert_eq!(
         err::<(u32,)>("empty"),
-        "tests/data/fixture.ptx:90: kernel `empty` takes 0 parameters in the PTX, the Rust \
+        "tests/data/fixture.ptx:157: kernel `empty` takes 0 parameters in the PTX, the Rust \
          signature `(u32,)` has 1"
     );
 }
@@ -288,13 +454,13 @@ fn missing_and_extra_parameter() {
 fn slice_versus_disjoint_slice() {
     assert_eq!(
         err::<(Slice<f32>, Slice<f32>, Slice<f32>)>("vecadd"),
-        "tests/data/fixture.ptx:267: kernel `vecadd` parameter 2 (`vecadd_param_2`): the \
+        "tests/data/fixture.ptx:334: kernel `vecadd` parameter 2 (`vecadd_param_2`): the \
          kernel takes a writable slice (`DisjointSlice<T>` / `&mut [T]`), the Rust argument \
          `Slice<f32>` is a read-only slice (`&[T]`); use `SliceMut<T>`"
     );
     assert_eq!(
         err::<(SliceMut<f32>, Slice<f32>, SliceMut<f32>)>("vecadd"),
-        "tests/data/fixture.ptx:267: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
+        "tests/data/fixture.ptx:334: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
          kernel takes a read-only slice (`&[T]`), the Rust argument `SliceMut<f32>` is a \
          writable slice (`DisjointSlice<T>` / `&mut [T]`); use `Slice<T>`"
     );
@@ -305,7 +471,7 @@ fn slice_versus_raw_pointer_and_struct() {
     // The PTX refuses a slice for a pointer (different size).
     assert_eq!(
         err::<(Slice<f32>, Struct<Params>)>("scale"),
-        "tests/data/fixture.ptx:98: kernel `scale` parameter 0 (`scale_param_0`): the PTX \
+        "tests/data/fixture.ptx:165: kernel `scale` parameter 0 (`scale_param_0`): the PTX \
          expects 8 bytes aligned to 8 (.u64 .ptr .align 1), the Rust argument `Slice<f32>` is \
          16 bytes aligned to 8 (aggregate); use `Ptr<T>` or `PtrMut<T>` (the kernel takes a \
          raw pointer, not a slice)"
@@ -313,7 +479,7 @@ fn slice_versus_raw_pointer_and_struct() {
     // A 16-byte struct where the kernel takes a slice: the PTX cannot tell, the record can.
     assert_eq!(
         err::<(Struct<Params>, Slice<f32>, SliceMut<f32>)>("vecadd"),
-        "tests/data/fixture.ptx:267: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
+        "tests/data/fixture.ptx:334: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
          kernel takes a read-only slice (`&[T]`), the Rust argument `Struct<Params>` is a \
          struct by value; use `Slice<T>`"
     );
@@ -330,7 +496,7 @@ fn slice_versus_raw_pointer_and_struct() {
 fn element_type_mismatch() {
     assert_eq!(
         err::<(Slice<f32>, u32, SliceMut<f32>)>("widen"),
-        "tests/data/fixture.ptx:335: kernel `widen` parameter 0 (`widen_param_0`): the \
+        "tests/data/fixture.ptx:402: kernel `widen` parameter 0 (`widen_param_0`): the \
          kernel's element type is 8 bytes, the element type of the Rust argument `Slice<f32>` \
          is 4 bytes"
     );
@@ -405,24 +571,42 @@ fn stale_or_broken_records_are_errors() {
     );
 
     // A garbage record in the PTX: reading the module works, checking that kernel fails.
-    let broken = FIXTURE.replace(
-        "__kernel_abi_empty[12] = {73, 66, 65, 75, 1}",
-        "__kernel_abi_empty[12] = {73, 66, 65, 75, 7}",
-    );
-    assert_ne!(broken, FIXTURE);
+    let empty_v2 = "__kernel_abi_empty[12] = {73, 66, 65, 75, 2}";
+    assert!(FIXTURE.contains(empty_v2));
+    let broken = FIXTURE.replace(empty_v2, "__kernel_abi_empty[12] = {73, 66, 65, 75, 7}");
     let sigs = Signatures::parse(NAME, &broken).unwrap();
     sigs.check::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")
         .unwrap();
     assert_eq!(
         sigs.check::<()>("empty").unwrap_err().to_string(),
-        "tests/data/fixture.ptx: the ABI record of kernel `empty` (`__kernel_abi_empty`) is \
-         malformed: the record has version 7; this host-loader reads version 1 (rebuild the \
-         kernels with the device-std that matches this host-loader)"
+        "tests/data/fixture.ptx: the ABI record of kernel `empty` (`__kernel_abi_empty`) has \
+         version 7; this host-loader reads ABI record version 2 only; rebuild the kernels with \
+         the device-std that matches this host-loader"
     );
-    let truncated = FIXTURE.replace(
-        "__kernel_abi_empty[12] = {73, 66, 65, 75, 1}",
-        "__kernel_abi_empty[6] = {73, 66, 65, 75, 1}",
+    // A version 1 record (before value classes), as the previous device-std wrote it.
+    let v1 = FIXTURE.replace(empty_v2, "__kernel_abi_empty[12] = {73, 66, 65, 75, 1}");
+    let e = Signatures::parse(NAME, &v1)
+        .unwrap()
+        .check::<()>("empty")
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "tests/data/fixture.ptx: the ABI record of kernel `empty` (`__kernel_abi_empty`) has \
+         version 1; this host-loader reads ABI record version 2 only (older records carry no \
+         value classes); rebuild the kernels with the device-std that matches this host-loader"
     );
+    assert!(
+        matches!(
+            &e,
+            Error::AbiRecord {
+                kernel,
+                problem: AbiRecordProblem::UnsupportedVersion { found: 1 },
+                ..
+            } if kernel == "empty"
+        ),
+        "{e:?}"
+    );
+    let truncated = FIXTURE.replace(empty_v2, "__kernel_abi_empty[6] = {73, 66, 65, 75, 2}");
     assert_eq!(
         Signatures::parse(NAME, &truncated)
             .unwrap()
@@ -432,15 +616,20 @@ fn stale_or_broken_records_are_errors() {
         "tests/data/fixture.ptx: the ABI record of kernel `empty` (`__kernel_abi_empty`) is \
          malformed: the record is 6 bytes long, not a whole number of 4-byte words"
     );
+    assert_eq!(
+        AbiRecordProblem::from(AbiRecordError::NotWords { len: 6 }),
+        AbiRecordProblem::Malformed(AbiRecordError::NotWords { len: 6 })
+    );
 }
 
 #[test]
 fn hand_built_record_round_trip() {
     // The record bytes exactly as the PTX holds them, parsed directly.
-    let bytes: Vec<u8> = [0x4B41_4249u32, 1, 1, 3, 16, 8, 4, 0]
+    let bytes: Vec<u8> = [0x4B41_4249u32, 2, 1, 3, 16, 8, 4, 3, 0]
         .iter()
         .flat_map(|w| w.to_le_bytes())
         .collect();
     let r = AbiRecord::parse(&bytes).unwrap();
     assert_eq!(r.params[0].kind, AbiKind::Slice);
+    assert_eq!(r.params[0].elem_class, Float);
 }

@@ -25,4 +25,8 @@ pub struct NotDerived {
 #[kernel]
 pub fn takes_plain_struct(s: NotDerived) {}
 
+// A pointee needs a value class for the ABI record.
+#[kernel]
+pub unsafe fn takes_ptr_to_unclassed(p: *const NotDerived) {}
+
 fn main() {}

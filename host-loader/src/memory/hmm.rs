@@ -9,7 +9,7 @@ use bytemuck::Pod;
 use cudarc::driver::{sys, CudaContext, CudaStream, SyncOnDrop};
 
 use super::error::{driver, MemoryError};
-use crate::{AbiKind, HostAbi, KernelParam, ParamLayout};
+use crate::{AbiKind, HasValueClass, HostAbi, KernelParam, ParamLayout};
 
 /// Whether `ctx`'s device can read and write pageable host memory (plain `malloc`,
 /// stack, `Box`) through its host address: `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`.
@@ -84,7 +84,10 @@ impl<'a, T: Pod> HostRef<'a, T> {
 /// A kernel parameter that is a pointer to pageable host memory: the kernel takes
 /// `*const T` (or `&T`) and the host passes a [`HostRef<T>`].
 ///
-/// PTX: `.param .u64 .ptr` (8 bytes aligned to 8), like [`Ptr<T>`](crate::Ptr).
+/// PTX: `.param .u64 .ptr` (8 bytes aligned to 8), like [`Ptr<T>`](crate::Ptr). `T`'s
+/// [`HasValueClass`] is the pointee class compared with the kernel's ABI record; a host
+/// struct of your own says `unsafe impl host_loader::HasValueClass for T {}` (opaque:
+/// only its size is compared) or derives `KernelStruct`.
 ///
 /// **A launch with a `HostPtr` argument returns only after the kernel has finished**
 /// (`cuStreamSynchronize` when the argument's guard drops): the host value is borrowed
@@ -106,9 +109,9 @@ impl<T> fmt::Debug for HostPtr<T> {
 // addresses. The guard synchronizes the launch stream when it drops (right after the
 // launch is enqueued), so the kernel has finished reading before the `&'a T` borrow ends;
 // `T: Pod` has no interior mutability, so the value cannot change during the read.
-unsafe impl<T: Pod> KernelParam for HostPtr<T> {
+unsafe impl<T: Pod + HasValueClass> KernelParam for HostPtr<T> {
     const LAYOUT: ParamLayout = ParamLayout::pointer();
-    const ABI: HostAbi = HostAbi::elements(AbiKind::Pointer, std::mem::size_of::<T>() as u32);
+    const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::Pointer);
     type Arg<'a>
         = HostRef<'a, T>
     where

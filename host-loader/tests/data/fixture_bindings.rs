@@ -3,7 +3,9 @@
 /// Typed launchers for the kernels of `host-loader-fixture-kernels`: one checked handle per kernel,
 /// made by [`HostLoaderFixtureKernels::load`].
 #[derive(Debug, Clone)]
+#[allow(clippy::type_complexity)]
 pub struct HostLoaderFixtureKernels {
+    dequantize: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Quant>, ::host_loader::Slice<i32>, i32, ::host_loader::SliceMut<f32>)>,
     vecadd: ::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
     scale: ::host_loader::Kernel<(::host_loader::PtrMut<f32>, ::host_loader::Struct<::host_loader_fixture_kernels::Params>)>,
     cubic: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Cubic>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
@@ -18,6 +20,7 @@ impl HostLoaderFixtureKernels {
     /// Errors: the first kernel whose PTX or ABI record disagrees with these bindings.
     pub fn load(module: &::host_loader::Module) -> ::core::result::Result<Self, ::host_loader::Error> {
         ::core::result::Result::Ok(HostLoaderFixtureKernels {
+            dequantize: module.kernel("dequantize")?,
             vecadd: module.kernel("vecadd")?,
             scale: module.kernel("scale")?,
             cubic: module.kernel("cubic")?,
@@ -25,6 +28,28 @@ impl HostLoaderFixtureKernels {
             smem_ends: module.kernel("smem_ends")?,
             empty: module.kernel("empty")?,
         })
+    }
+
+    /// `out[i] = (xs[i] - q.zero) as f32 * q.scale + bias as f32` for `i < out.len()`.
+    ///
+    /// Launches `dequantize` on `stream` (`host_loader::Kernel::launch`).
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::Kernel::launch`: the kernel stays within its
+    /// buffers, writes only through mutable ones, and its preconditions hold.
+    #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
+    pub unsafe fn dequantize<'a>(
+        &self,
+        stream: &'a ::cudarc::driver::CudaStream,
+        cfg: ::host_loader::LaunchConfig,
+        q: ::host_loader_fixture_kernels::Quant,
+        xs: &'a ::cudarc::driver::CudaSlice<i32>,
+        bias: i32,
+        out: &'a mut ::cudarc::driver::CudaSlice<f32>,
+    ) -> ::core::result::Result<(), ::host_loader::Error> {
+        // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
+        unsafe { self.dequantize.launch(stream, cfg, (q, xs, bias, out)) }
     }
 
     /// `c[i] = a[i] + b[i]` for every `i < c.len()`.

@@ -15,6 +15,9 @@ pub struct AffineConfig {
     pub offset: f32,
 }
 
+// SAFETY: opaque, the default: the ABI record compares its size only.
+unsafe impl host_loader::HasValueClass for AffineConfig {}
+
 /// `spin_fill(ns: u64, value: f32, out: DisjointSlice<f32>)`.
 pub type SpinFill = Kernel<(u64, f32, SliceMut<f32>)>;
 /// `iterate(x: &[u32], y: DisjointSlice<u32>, iters: u32, a: u32, b: u32)`.

@@ -45,7 +45,8 @@ fn float4s(v: &[f32]) -> Vec<Float4> {
 
 /// The device buffers hold `[f32; 4]`: cudarc copies only its own `DeviceRepr` types,
 /// which a struct from another crate cannot become (orphan rule). The kernel's ABI record
-/// checks the element size, 16 bytes, which is all the kernel relies on.
+/// checks the element size, 16 bytes, which is all the kernel relies on (`Float4` is a
+/// struct, so its value class is opaque and `[f32; 4]`'s float class is not compared).
 fn arrays(v: &[Float4]) -> Vec<[f32; 4]> {
     v.iter().map(|p| [p.x, p.y, p.z, p.w]).collect()
 }

@@ -2,8 +2,8 @@
 //! value in a struct whose fields are 16-byte aligned.
 //!
 //! The structs build for the device and the host alike: the host program passes these
-//! same types, and `host_loader` checks their field offsets against the kernel's ABI
-//! record.
+//! same types, and `host_loader` checks their field offsets, sizes and value classes
+//! against the kernel's ABI record.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 

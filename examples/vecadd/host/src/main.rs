@@ -35,6 +35,11 @@ fn main() -> Result<()> {
         Ok(_) => bail!("a u64 in place of DisjointSlice<f32> was accepted"),
         Err(err) => println!("refused as expected: {err}"),
     }
+    // Same 4-byte elements, another type: the ABI record's value classes refuse it.
+    match module.kernel::<(Slice<u32>, Slice<f32>, SliceMut<f32>)>("vecadd") {
+        Ok(_) => bail!("a Slice<u32> in place of &[f32] was accepted"),
+        Err(err) => println!("refused as expected: {err}"),
+    }
     if !passed {
         std::process::exit(1);
     }
