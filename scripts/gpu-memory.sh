@@ -8,12 +8,12 @@
 # against free device memory first.
 #
 # On the build machine (Rust, no GPU), from the repository root:
-#   bash scripts/gpu-memory.sh stage        # -> .gpu/memory/{memory_tour,memory_gpu,memory_tour-kernels.ptx}
+#   bash scripts/gpu-memory.sh --stage      # -> .gpu/memory/{memory_tour,memory_gpu,memory_tour-kernels.ptx}
 # On the GPU machine (CUDA 13, no Rust), from the repository root:
 #   bash scripts/gpu-memory.sh .gpu/memory LOG_DIR
 set -uo pipefail
 
-if [ "${1:-}" = stage ]; then
+if [ "${1:-}" = --stage ] || [ "${1:-}" = stage ]; then
   set -e
   cd "$(dirname "$0")/.."
   cargo xtask build-ptx -p memory_tour-kernels
@@ -31,7 +31,7 @@ for line in sys.stdin:
   exit 0
 fi
 
-stage=${1:?usage: gpu-memory.sh STAGED_DIR LOG_DIR   (or: gpu-memory.sh stage)}
+stage=${1:?usage: gpu-memory.sh STAGED_DIR LOG_DIR   (or: gpu-memory.sh --stage)}
 logs=${2:?usage: gpu-memory.sh STAGED_DIR LOG_DIR}
 mkdir -p "$logs"
 ptx="$stage/memory_tour-kernels.ptx"

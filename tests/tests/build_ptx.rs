@@ -175,3 +175,40 @@ fn unknown_package_is_a_clear_error() {
     );
     assert!(stderr.contains("vecadd-kernels"), "{stderr}");
 }
+
+#[test]
+fn a_debug_build_links_and_assembles() {
+    // The dev profile keeps overflow checks and debug assertions; its PTX
+    // must still link (no DWARF sections) and pass ptxas.
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = xtask(&[
+        "build-ptx",
+        "--debug",
+        "-p",
+        "vecadd-kernels",
+        "--out-dir",
+        out_dir.path().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "build-ptx --debug failed:\n{stderr}");
+    assert!(stderr.contains("(debug,"), "{stderr}");
+    let ptx = out_dir.path().join("vecadd-kernels.ptx");
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    assert!(text.contains(".entry vecadd("), "{text}");
+    assemble(&ptx, "sm_90");
+}
+
+#[test]
+fn an_architecture_rustc_cannot_target_is_refused_before_building() {
+    let out = xtask(&["build-ptx", "--arch", "sm_61", "--no-verify"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("sm_61") && stderr.contains("sm_70 or newer"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("Compiling"),
+        "built before refusing:\n{stderr}"
+    );
+}

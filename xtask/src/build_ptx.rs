@@ -60,6 +60,12 @@ pub fn run(args: &Args) -> Result<()> {
     let root = workspace_root()?;
     let arch: targets::Arch = args.arch.parse()?;
     arch.info()?;
+    if arch.sm < MIN_DEVICE_SM {
+        bail!(
+            "rustc's nvptx64 backend cannot build for {arch} (\"target cpu `{arch}` is known but \
+             unsupported\"): device crates need sm_{MIN_DEVICE_SM} or newer\n  fix: pass --arch sm_{MIN_DEVICE_SM} or newer"
+        );
+    }
     toolchain::check_nightly()?;
     let ptxas = if args.no_verify {
         None
@@ -90,7 +96,9 @@ pub fn run(args: &Args) -> Result<()> {
                 .map(|(p, _)| p.name.as_str())
                 .collect();
             bail!(
-                "`{wanted}` is not a kernel crate of this workspace (kernel crates: {})",
+                "`{wanted}` is not a kernel crate of this workspace (kernel crates: {})\n  fix: \
+                 list its directory in `[workspace] members` of the root Cargo.toml and give its \
+                 Cargo.toml `[package.metadata.gpu] kernels = true`",
                 names.join(", ")
             );
         }
@@ -164,6 +172,10 @@ pub fn run(args: &Args) -> Result<()> {
     );
     Ok(())
 }
+
+/// The oldest architecture rustc's nvptx64 backend builds for (this
+/// nightly reports older ones as "known but unsupported").
+const MIN_DEVICE_SM: u32 = 70;
 
 fn panic_name(mode: PanicMode) -> String {
     use clap::ValueEnum;
@@ -243,8 +255,11 @@ fn verify(ptxas: &Path, module: &Path, arch: targets::Arch, root: &Path) -> Resu
         .output()
         .with_context(|| format!("running {}", ptxas.display()))?;
     if !out.status.success() {
+        // Leave no module behind that ptxas refused.
+        let _ = std::fs::remove_file(module);
+        let _ = std::fs::remove_file(module.with_extension("map.json"));
         bail!(
-            "ptxas rejected {}:\n{}",
+            "ptxas rejected {} (removed it and its link map):\n{}",
             module.display(),
             String::from_utf8_lossy(&out.stderr).trim_end()
         );

@@ -88,14 +88,19 @@ pub fn build(request: &BuildRequest<'_>) -> Result<BTreeMap<PackageId, CratePtx>
         PanicMode::ImmediateAbort => "-Cpanic=immediate-abort",
         PanicMode::Abort => "-Cpanic=abort",
     };
-    let rustflags = [
-        "--emit=asm,link",
-        &format!("-Ctarget-cpu={}", request.arch),
-        "-Zmir-enable-passes=-JumpThreading",
-        "-Zunstable-options",
-        panic_flag,
-    ]
-    .join("\x1f");
+    let mut rustflags = vec![
+        "--emit=asm,link".to_string(),
+        format!("-Ctarget-cpu={}", request.arch),
+        "-Zmir-enable-passes=-JumpThreading".to_string(),
+        "-Zunstable-options".to_string(),
+        panic_flag.to_string(),
+    ];
+    if !request.release {
+        // DWARF sections in PTX (`$L__sec_end0` labels) are refused by the
+        // linker and by ptxas; a debug build keeps its checks, not its DWARF.
+        rustflags.push("-Cdebuginfo=0".to_string());
+    }
+    let rustflags = rustflags.join("\x1f");
 
     let mut cmd = clean_command("cargo");
     cmd.arg(format!("+{NIGHTLY}"))
@@ -111,6 +116,13 @@ pub fn build(request: &BuildRequest<'_>) -> Result<BTreeMap<PackageId, CratePtx>
         .stdout(Stdio::piped());
     if request.release {
         cmd.arg("--release");
+    } else {
+        // At opt-level 0, compiler_builtins' nvptx64 build fails in LLVM
+        // ("unsupported library call operation").
+        cmd.args([
+            "--config",
+            "profile.dev.package.compiler_builtins.opt-level=1",
+        ]);
     }
     for package in &request.packages {
         cmd.args(["-p", &package.name]);
