@@ -11,7 +11,7 @@
 //! |---|---|---|---|
 //! | `u8`…`u64`, `i8`…`i64`, `usize`, `isize` | [`SCALAR`] | `.u8`/`.u16`/`.u32`/`.u64` | its size |
 //! | `f32`, `f64` | [`SCALAR`] | `.f32`, `.f64` | 4, 8 |
-//! | `*const T`, `*mut T` (`T: HasValueClass`) | [`POINTER`] | `.u64 .ptr .align 1` | 8 |
+//! | `*const T`, `*mut T` (`T: HasValueClass`, sized) | [`POINTER`] | `.u64 .ptr .align 1` | 8 |
 //! | `&[T]` (`T: PlainData`) | [`SLICE`] | `.align 8 .b8 NAME[16]` = `(ptr: u64, len: u64)` | 16 |
 //! | `DisjointSlice<T, _>`, `&mut [T]` (`T: PlainData`) | [`DISJOINT_SLICE`] | `.align 8 .b8 NAME[16]` = `(ptr: u64, len: u64)` | 16 |
 //! | `S: KernelStruct` by value | [`STRUCT`] | `.align A .b8 NAME[S]` | `size_of::<S>()` |
@@ -20,7 +20,10 @@
 //! most 16 bytes (rustc cannot pass more); a larger one fails to compile.
 //! `bool`, `char`, references to non-slices, tuples, and anything else without
 //! a layout the host can build are refused at compile time: they do not
-//! implement [`KernelParam`].
+//! implement [`KernelParam`] (a `bool` flag is a `u8` or `u32`; `*const bool`
+//! is fine). A pointer to a pointer to an unsized type (`*const *const [f32]`)
+//! is refused too: the pointee is a fat pointer (see
+//! [`layout`](crate::layout#value-classes)).
 //!
 //! # The ABI record
 //!
@@ -45,17 +48,44 @@
 //! `size` and `align` are the bytes the parameter occupies as passed (4 or 8
 //! for 32/64-bit scalars, 8 for pointers, 16 and 8 for slices, the struct's
 //! own for structs). `elem_size` is `size_of::<T>()` for pointers and slices
-//! of `T`, the size itself for scalars, and 0 for structs. `elem_class` is the
-//! [`ValueClass`] word of the scalar itself, or of the pointee or element `T`
-//! (its [`HasValueClass`] constant); 0 (opaque) for structs. `F` is the number
-//! of a struct's top-level fields ([`KernelStruct::LAYOUT`](crate::KernelStruct::LAYOUT))
-//! and 0 otherwise; each field gives its byte offset, byte size and class
-//! word.
+//! of `T` (8 when `T` is itself a raw pointer), the size itself for scalars,
+//! and 0 for structs; a pointer to an untyped `T`
+//! ([`HasValueClass::UNTYPED`]: `c_void`) has `elem_size` 0 and class 0, and
+//! the host skips its element size and class (CUDA's `void*` takes a pointer
+//! to anything). `elem_class` is the [`ValueClass`] word of the scalar itself,
+//! or of the pointee or element `T` (its [`HasValueClass`] constant); 0
+//! (opaque) for structs. `F` is the number of a struct's top-level fields
+//! ([`KernelStruct::LAYOUT`](crate::KernelStruct::LAYOUT)) and 0 otherwise;
+//! each field gives its byte offset, byte size and class word.
 //!
-//! Class words: 0 opaque (nested structs, types that do not say), 1 unsigned
-//! integer, 2 signed integer, 3 float, 4 raw pointer; an array has its
-//! element's class (see [`layout`](crate::layout#value-classes)). Version 1
-//! records had no `elem_class` and field pairs `(offset, size)`.
+//! Class words (see [`layout`](crate::layout#value-classes)):
+//!
+//! | word | class | types |
+//! |---|---|---|
+//! | 0 | opaque | nested structs, `c_void`, types that do not say |
+//! | 1 | unsigned integer | `u8` … `u128`, `usize` |
+//! | 2 | signed integer | `i8` … `i128`, `isize` |
+//! | 3 | float | `f32`, `f64` |
+//! | 4 | raw pointer | `*const T`, `*mut T` (8 bytes; the host may pass a `u64` for it) |
+//! | 5 | bool | `bool` (never a scalar parameter; a pointee) |
+//!
+//! An array has its element's class. Version 1 records had no `elem_class`
+//! and field pairs `(offset, size)`.
+//!
+//! # How long a record can be
+//!
+//! A record has at most [`MAX_RECORD_WORDS`] words ([`MAX_RECORD_BYTES`]
+//! bytes), and `#[kernel]` refuses to compile a kernel whose record would be
+//! longer. The bound comes from the parameter space: a kernel's parameters
+//! take at most [`MAX_PARAM_BYTES`] bytes (32 764 from CUDA 12.1 on sm_70 and
+//! newer, 4 KiB before), every parameter takes at least one byte and every
+//! struct field of nonzero size at least one byte of its struct. A parameter
+//! costs 6 words and a field 3, so one byte of parameter space costs at most
+//! 9 words (a one-byte struct with one one-byte field), and a record at most
+//! `3 + 9 * MAX_PARAM_BYTES` words. (Only zero-sized structs and fields,
+//! such as `[u64; 0]`, cost words without bytes; the compile-time check
+//! catches a kernel with tens of thousands of those.) The host refuses a record
+//! declared longer than that before it reads (or zero-pads) its bytes.
 //!
 //! The same words are available on both targets as the hidden constant
 //! `__KERNEL_ABI_K` next to the kernel, which is how this crate's tests read
@@ -67,6 +97,16 @@ use crate::layout::{FieldLayout, HasValueClass, PlainData, StructLayout, ValueCl
 pub const MAGIC: u32 = 0x4B41_4249;
 /// Word 1: the record format this crate writes.
 pub const VERSION: u32 = 2;
+/// The most bytes of parameters one kernel can take: 32 764 (CUDA 12.1 and
+/// newer on sm_70 and newer; 4 096 before). The bound for
+/// [`MAX_RECORD_WORDS`].
+pub const MAX_PARAM_BYTES: u32 = 32_764;
+/// The most words an ABI record can have: 3 header words, plus at most 9 per
+/// byte of [`MAX_PARAM_BYTES`] (6 for a one-byte parameter, 3 more for a
+/// one-byte field of a one-byte struct). See the [module docs](self#how-long-a-record-can-be).
+pub const MAX_RECORD_WORDS: u32 = 3 + 9 * MAX_PARAM_BYTES;
+/// [`MAX_RECORD_WORDS`] in bytes: 1 179 516.
+pub const MAX_RECORD_BYTES: u32 = 4 * MAX_RECORD_WORDS;
 /// `kind` of a scalar (integer or float) parameter.
 pub const SCALAR: u32 = 1;
 /// `kind` of a raw pointer parameter.
@@ -87,7 +127,8 @@ pub struct ParamAbi {
     pub size: u32,
     /// Alignment as passed, in bytes.
     pub align: u32,
-    /// Element size in bytes (pointers, slices), the size (scalars), or 0 (structs).
+    /// Element size in bytes (pointers, slices), the size (scalars), or 0
+    /// (structs, and pointers to an untyped pointee: `c_void`).
     pub elem_size: u32,
     /// Class of the scalar, pointee or element; [`ValueClass::Opaque`] for structs.
     pub elem_class: ValueClass,
@@ -108,14 +149,23 @@ impl ParamAbi {
     }
 
     /// A pointer or slice (`kind`) of `size` bytes as passed, aligned to 8,
-    /// whose elements are `T`.
+    /// whose elements are `T`; element size 0 and class opaque when `T` is
+    /// untyped ([`HasValueClass::UNTYPED`]).
     pub(crate) const fn indirect<T: HasValueClass>(kind: u32, size: u32) -> Self {
         ParamAbi {
             kind,
             size,
             align: 8,
-            elem_size: core::mem::size_of::<T>() as u32,
-            elem_class: T::VALUE_CLASS,
+            elem_size: if T::UNTYPED {
+                0
+            } else {
+                core::mem::size_of::<T>() as u32
+            },
+            elem_class: if T::UNTYPED {
+                ValueClass::Opaque
+            } else {
+                T::VALUE_CLASS
+            },
             fields: &[],
         }
     }
@@ -201,9 +251,16 @@ pub const fn record_words(params: &[ParamAbi]) -> usize {
 }
 
 /// The ABI record of a kernel with `params`; `W` must be
-/// [`record_words`]`(params)` (a mismatch fails to compile).
+/// [`record_words`]`(params)` (a mismatch fails to compile), and at most
+/// [`MAX_RECORD_WORDS`] (a longer record fails to compile).
 pub const fn record<const W: usize>(params: &[ParamAbi]) -> [u32; W] {
     assert!(W == record_words(params), "ABI record length mismatch");
+    assert!(
+        W <= MAX_RECORD_WORDS as usize,
+        "the kernel's ABI record would be longer than device_std::abi::MAX_RECORD_WORDS: \
+         its parameters take more than the 32 764 bytes a kernel can take, or its structs \
+         have tens of thousands of zero-sized fields"
+    );
     let mut out = [0u32; W];
     out[0] = MAGIC;
     out[1] = VERSION;

@@ -12,21 +12,40 @@
 //!
 //! [`ValueClass`] says how a value's bytes are read, one level deep:
 //!
-//! | type | class | word |
-//! |---|---|---|
-//! | a `#[derive(KernelStruct)]` struct, `c_void`, any type that does not say | [`Opaque`](ValueClass::Opaque) | 0 |
-//! | `u8` … `u128`, `usize`, `bool` | [`Unsigned`](ValueClass::Unsigned) | 1 |
-//! | `i8` … `i128`, `isize` | [`Signed`](ValueClass::Signed) | 2 |
-//! | `f32`, `f64` | [`Float`](ValueClass::Float) | 3 |
-//! | `*const T`, `*mut T` | [`Pointer`](ValueClass::Pointer) | 4 |
-//! | `[T; N]`, the `vector` types | the class of `T` (the lane type) | |
+//! | type | class | word | a host element the kernel's class accepts |
+//! |---|---|---|---|
+//! | a `#[derive(KernelStruct)]` struct, `c_void`, any type that does not say | [`Opaque`](ValueClass::Opaque) | 0 | any class (only sizes are compared) |
+//! | `u8` … `u128`, `usize` | [`Unsigned`](ValueClass::Unsigned) | 1 | unsigned, opaque |
+//! | `i8` … `i128`, `isize` | [`Signed`](ValueClass::Signed) | 2 | signed, opaque |
+//! | `f32`, `f64` | [`Float`](ValueClass::Float) | 3 | float, opaque |
+//! | `*const T`, `*mut T` (`T: Sized`) | [`Pointer`](ValueClass::Pointer) | 4 | raw pointer, opaque, and an 8-byte unsigned integer (`u64`, `usize`): a device address on the host is a `CUdeviceptr`, a `u64` |
+//! | `bool` | [`Bool`](ValueClass::Bool) | 5 | bool, opaque |
+//! | `[T; N]`, the `vector` types | the class of `T` (the lane type) | | as for `T` |
 //!
 //! Arrays take their element's class, so `[f32; 4]` is a float; a nested
 //! struct is opaque (its own fields are not looked at). `usize` and `u64` are
 //! one class, as are `isize` and `i64`: same size, same PTX `.u64`. Signed and
 //! unsigned are different classes: an `i32` read as a `u32` changes every
-//! negative value. The class sits on [`HasValueClass`], which every
-//! [`PlainData`] type implements.
+//! negative value. `bool` is a class of its own, apart from `u8`: a `bool`
+//! must be 0 or 1, so a kernel's `*mut bool` given the host's bytes of a
+//! `u8` buffer would read 2..=255 as a `bool` (undefined behaviour), and a
+//! kernel's `*mut u8` may write any byte into a host `bool` buffer. The class
+//! sits on [`HasValueClass`], which every [`PlainData`] type implements.
+//!
+//! The last column is `host_loader`'s rule, which is not symmetric: a
+//! kernel's raw-pointer pointee (a pointer table, `*const *const f32`)
+//! accepts the host's `u64` device addresses, but a kernel's `u64` does not
+//! accept a host raw pointer (a host `*const T` holds a host address, which
+//! means nothing on the device). A pointer to [`c_void`](core::ffi::c_void)
+//! is untyped ([`HasValueClass::UNTYPED`]): the record writes element size 0
+//! for it, and the host accepts a pointer to any type there, as CUDA's
+//! `void*` does.
+//!
+//! A raw pointer to an unsized type (`*const [T]`, `*const str`,
+//! `*const dyn Trait`) has no value class: it is a 16-byte fat pointer whose
+//! layout Rust does not fix and the host cannot build, so using one as a
+//! pointee or element (`*const *const [f32]`) fails to compile. Pass a
+//! pointer to the first element and the length instead.
 
 /// A type every bit pattern of which is a valid value, with a layout fixed by
 /// the C rules: integers, floats, arrays of plain data, and structs that
@@ -71,23 +90,26 @@ pub enum ValueClass {
     /// Word 0: nothing to compare but the size (a nested struct, a type
     /// whose [`HasValueClass`] impl does not say).
     Opaque = 0,
-    /// Word 1: an unsigned integer (`u8` … `u128`, `usize`, `bool`).
+    /// Word 1: an unsigned integer (`u8` … `u128`, `usize`).
     Unsigned = 1,
     /// Word 2: a signed integer (`i8` … `i128`, `isize`).
     Signed = 2,
     /// Word 3: an IEEE 754 binary float (`f32`, `f64`).
     Float = 3,
-    /// Word 4: a raw pointer (`*const T`, `*mut T`), 8 bytes.
+    /// Word 4: a raw pointer (`*const T`, `*mut T`, `T: Sized`), 8 bytes.
     Pointer = 4,
+    /// Word 5: a `bool`, one byte that must be 0 or 1. Not [`Unsigned`](Self::Unsigned):
+    /// a `u8` may hold 2..=255.
+    Bool = 5,
 }
 
 impl ValueClass {
-    /// The class's word in the ABI record (0 to 4).
+    /// The class's word in the ABI record (0 to 5).
     pub const fn word(self) -> u32 {
         self as u32
     }
 
-    /// The class for a record word; `None` for a word above 4.
+    /// The class for a record word; `None` for a word above 5.
     pub const fn from_word(word: u32) -> Option<Self> {
         Some(match word {
             0 => ValueClass::Opaque,
@@ -95,12 +117,13 @@ impl ValueClass {
             2 => ValueClass::Signed,
             3 => ValueClass::Float,
             4 => ValueClass::Pointer,
+            5 => ValueClass::Bool,
             _ => return None,
         })
     }
 
     /// Its name in messages: "opaque", "unsigned integer", "signed integer",
-    /// "float" or "raw pointer".
+    /// "float", "raw pointer" or "bool".
     pub const fn name(self) -> &'static str {
         match self {
             ValueClass::Opaque => "opaque",
@@ -108,12 +131,15 @@ impl ValueClass {
             ValueClass::Signed => "signed integer",
             ValueClass::Float => "float",
             ValueClass::Pointer => "raw pointer",
+            ValueClass::Bool => "bool",
         }
     }
 
     /// Whether a value of class `self` read as class `other` is a
     /// misinterpretation: both are known (not [`Opaque`](Self::Opaque)) and
-    /// they differ.
+    /// they differ. Symmetric; `host_loader` relaxes it in one direction
+    /// only (a kernel's raw pointer accepts the host's 8-byte unsigned
+    /// integer: see the [module docs](self#value-classes)).
     pub const fn conflicts_with(self, other: ValueClass) -> bool {
         let (a, b) = (self.word(), other.word());
         a != 0 && b != 0 && a != b
@@ -127,7 +153,7 @@ impl core::fmt::Display for ValueClass {
 }
 
 /// A type whose [`ValueClass`] the ABI record carries: every [`PlainData`]
-/// type, raw pointers, `bool` and `c_void`.
+/// type, raw pointers to sized types, `bool` and `c_void`.
 ///
 /// Raw pointer parameters need it for their pointee, on the device
 /// (`*const T`) and on the host (`host_loader::Ptr<T>`). A type of your own
@@ -137,8 +163,9 @@ impl core::fmt::Display for ValueClass {
 /// # Safety
 /// [`VALUE_CLASS`](Self::VALUE_CLASS) is how the type's bytes are read: an
 /// integer class only for integers (of that signedness), `Float` only for
-/// IEEE floats, `Pointer` only for addresses. `Opaque`, the default, is
-/// always correct.
+/// IEEE floats, `Pointer` only for addresses, `Bool` only for `bool`.
+/// `Opaque`, the default, is always correct. [`UNTYPED`](Self::UNTYPED) is
+/// `true` only for a type nothing is ever read or written as (`c_void`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no value class for the kernel ABI record",
     label = "no `HasValueClass` impl",
@@ -147,6 +174,12 @@ impl core::fmt::Display for ValueClass {
 pub unsafe trait HasValueClass {
     /// How the bytes are read; [`ValueClass::Opaque`] unless the type says.
     const VALUE_CLASS: ValueClass = ValueClass::Opaque;
+
+    /// Whether a pointer to this type is untyped, as CUDA's `void*`: `true`
+    /// for [`c_void`](core::ffi::c_void) only. The ABI record gives such a
+    /// pointer element size 0 (with class opaque), and the host accepts a
+    /// pointer to any type for it. `false` unless the type says.
+    const UNTYPED: bool = false;
 }
 
 macro_rules! classed {
@@ -157,27 +190,43 @@ macro_rules! classed {
         }
     )*};
 }
-classed!(Unsigned: u8, u16, u32, u64, u128, usize, bool);
+classed!(Unsigned: u8, u16, u32, u64, u128, usize);
 classed!(Signed: i8, i16, i32, i64, i128, isize);
 classed!(Float: f32, f64);
+classed!(Bool: bool);
 
 // SAFETY: an array's bytes are its elements' bytes.
 unsafe impl<T: HasValueClass, const N: usize> HasValueClass for [T; N] {
     const VALUE_CLASS: ValueClass = T::VALUE_CLASS;
 }
 
-// SAFETY: a raw pointer holds an address.
+/// The class of a raw pointer to `T`: [`ValueClass::Pointer`] for a thin
+/// (8-byte) pointer; a compile error (a failed const assertion) for a fat
+/// one, a pointer to `[T]`, `str` or `dyn Trait`.
+const fn pointer_class<P>() -> ValueClass {
+    assert!(
+        core::mem::size_of::<P>() == 8,
+        "a raw pointer to an unsized type (`[T]`, `str`, `dyn Trait`) is a 16-byte fat \
+         pointer with no stable layout: it cannot be a kernel pointee or element; pass a \
+         pointer to the first element (`*const T`) and the length as separate parameters"
+    );
+    ValueClass::Pointer
+}
+
+// SAFETY: a thin raw pointer holds an address; a fat one fails to compile.
 unsafe impl<T: ?Sized> HasValueClass for *const T {
-    const VALUE_CLASS: ValueClass = ValueClass::Pointer;
+    const VALUE_CLASS: ValueClass = pointer_class::<*const T>();
 }
 
 // SAFETY: as for `*const T`.
 unsafe impl<T: ?Sized> HasValueClass for *mut T {
-    const VALUE_CLASS: ValueClass = ValueClass::Pointer;
+    const VALUE_CLASS: ValueClass = pointer_class::<*mut T>();
 }
 
-// SAFETY: opaque.
-unsafe impl HasValueClass for core::ffi::c_void {}
+// SAFETY: opaque, and untyped: a kernel casts a `*mut c_void` before using it.
+unsafe impl HasValueClass for core::ffi::c_void {
+    const UNTYPED: bool = true;
+}
 
 /// One top-level field of a [`KernelStruct`]: bytes, as `offset_of!` and
 /// `size_of` give them, and the field type's [`ValueClass`].

@@ -464,7 +464,7 @@ fn abi_records_are_in_the_linked_module_with_the_documented_words() {
         &want
     );
 
-    // Classes: 0 opaque, 1 unsigned, 2 signed, 3 float, 4 raw pointer.
+    // Classes: 0 opaque, 1 unsigned, 2 signed, 3 float, 4 raw pointer, 5 bool.
     let words = record_words(&ptx, "__kernel_abi_value_classes");
     #[rustfmt::skip]
     let want = [
@@ -488,6 +488,24 @@ fn abi_records_are_in_the_linked_module_with_the_documented_words() {
     assert_eq!(words, want);
     assert_eq!(
         device_std_fixture_kernels::__KERNEL_ABI_value_classes.as_slice(),
+        &want
+    );
+
+    // Pointees: bool is class 5, `c_void` is untyped (element size 0, class 0), a
+    // pointer to a pointer has an 8-byte raw-pointer pointee.
+    let words = record_words(&ptx, "__kernel_abi_pointees");
+    #[rustfmt::skip]
+    let want = [
+        0x4B41_4249, 2, 5,
+        2, 8, 8, 1, 5, 0,                  // *mut bool
+        2, 8, 8, 1, 1, 0,                  // *const u8
+        2, 8, 8, 0, 0, 0,                  // *mut c_void
+        2, 8, 8, 8, 4, 0,                  // *const *const f32
+        1, 4, 4, 4, 1, 0,                  // u32
+    ];
+    assert_eq!(words, want);
+    assert_eq!(
+        device_std_fixture_kernels::__KERNEL_ABI_pointees.as_slice(),
         &want
     );
 
@@ -516,6 +534,46 @@ fn abi_records_are_in_the_linked_module_with_the_documented_words() {
             assert_eq!(words[..2], [0x4B41_4249, 2], "{krate}::{k}");
         }
     }
+}
+
+#[test]
+fn host_signatures_for_special_pointees_against_real_ptx() {
+    use host_loader::{Ptr, PtrMut, Signatures};
+    let sigs = Signatures::parse("fixture", &fixture()).expect("parses");
+    // `bool` data, any element behind `c_void`, `u64` device addresses for the table.
+    sigs.check::<(PtrMut<bool>, Ptr<u8>, PtrMut<u32>, Ptr<u64>, u32)>("pointees")
+        .unwrap();
+    sigs.check::<(PtrMut<bool>, Ptr<u8>, PtrMut<f32>, Ptr<usize>, u32)>("pointees")
+        .unwrap();
+    sigs.check::<(PtrMut<bool>, Ptr<u8>, PtrMut<[u8; 3]>, Ptr<*const f32>, u32)>("pointees")
+        .unwrap();
+    let err = |e: host_loader::Error| {
+        let s = e.to_string();
+        s[s.find("parameter").expect("a parameter")..].to_string()
+    };
+    // A `u8` buffer for `*mut bool`, and a `bool` buffer for `*const u8`.
+    assert_eq!(
+        err(sigs
+            .check::<(PtrMut<u8>, Ptr<u8>, PtrMut<u32>, Ptr<u64>, u32)>("pointees")
+            .unwrap_err()),
+        "parameter 0 (`pointees_param_0`): the kernel takes a raw pointer to 1-byte bool \
+         data, the Rust argument `PtrMut<u8>` is a raw pointer to 1-byte unsigned integer \
+         data; pointee classes differ: bool vs unsigned integer; `bool` is a class of its \
+         own: a `bool` must be 0 or 1, a byte need not be"
+    );
+    assert!(sigs
+        .check::<(PtrMut<bool>, Ptr<bool>, PtrMut<u32>, Ptr<u64>, u32)>("pointees")
+        .is_err());
+    // Signed 8-byte elements are not device addresses.
+    assert_eq!(
+        err(sigs
+            .check::<(PtrMut<bool>, Ptr<u8>, PtrMut<u32>, Ptr<i64>, u32)>("pointees")
+            .unwrap_err()),
+        "parameter 3 (`pointees_param_3`): the kernel takes a raw pointer to 8-byte raw \
+         pointer data, the Rust argument `Ptr<i64>` is a raw pointer to 8-byte signed integer \
+         data; pointee classes differ: raw pointer vs signed integer; a device address on the \
+         host is a `u64` (`CUdeviceptr`)"
+    );
 }
 
 #[test]

@@ -18,13 +18,32 @@
 //! | then, per parameter | `kind` ([`AbiKind`]), `size`, `align`, `elem_size`, `elem_class`, `F`, then `F` triples `(offset, size, class)` |
 //!
 //! Sizes, alignments and offsets are in bytes. `elem_size` is `size_of::<T>()` for a
-//! pointer or slice of `T`, the size itself for a scalar and 0 for a struct. `elem_class`
-//! and each field's `class` are [`ValueClass`] words: 0 opaque (a nested struct, a type
-//! that does not say), 1 unsigned integer, 2 signed integer, 3 float, 4 raw pointer; an
-//! array has its element's class; a struct parameter's `elem_class` is 0. The `F`
-//! triples are a struct's fields in declaration order; other kinds have `F = 0`. Words
-//! after the last parameter must be zero (LLVM drops trailing zero bytes from
-//! initializers, and [`ptx_linker::global_initializer`] pads them back).
+//! pointer or slice of `T`, the size itself for a scalar and 0 for a struct; a pointer
+//! with `elem_size` 0 and `elem_class` 0 is untyped (`*mut c_void`, CUDA's `void*`).
+//! `elem_class` and each field's `class` are [`ValueClass`] words:
+//!
+//! | word | class | device types | host element types the check accepts for it |
+//! |---|---|---|---|
+//! | 0 | opaque | nested structs, `c_void`, types that do not say | any (sizes only) |
+//! | 1 | unsigned integer | `u8` … `u128`, `usize` | unsigned, opaque |
+//! | 2 | signed integer | `i8` … `i128`, `isize` | signed, opaque |
+//! | 3 | float | `f32`, `f64` | float, opaque |
+//! | 4 | raw pointer | `*const T`, `*mut T` (8 bytes) | raw pointer, opaque, and an 8-byte unsigned integer (`u64`, `usize`: a device address on the host, `CUdeviceptr`) |
+//! | 5 | bool | `bool` | bool, opaque (not `u8` or `i8`) |
+//!
+//! An array has its element's class; a struct parameter's `elem_class` is 0; a scalar
+//! parameter's is 1, 2 or 3 (a kernel takes no `bool` by value). The relaxation for class
+//! 4 goes one way only: a kernel's `u64` (class 1) still refuses a host raw pointer
+//! (class 4), which would be a host address. The `F` triples are a struct's fields in
+//! declaration order; other kinds have `F = 0`. Words after the last parameter must be
+//! zero (LLVM drops trailing zero bytes from initializers, and
+//! [`ptx_linker::global_initializer`] pads them back).
+//!
+//! A record is at most [`MAX_RECORD_BYTES`] bytes long (see
+//! [`device_std::abi`](device_std::abi#how-long-a-record-can-be): 3 words, plus at most 9
+//! per byte of a kernel's parameter space); [`Signatures`](crate::Signatures) refuses a
+//! longer declared record with [`AbiRecordError::TooLong`] before asking for its bytes,
+//! which `ptx_linker` would zero-pad up to the declared length.
 //!
 //! This host-loader reads version 2 only. Version 1 (no classes: `elem_class` absent and
 //! field pairs `(offset, size)`) is refused with [`AbiRecordError::UnsupportedVersion`]:
@@ -37,11 +56,18 @@ use std::fmt;
 
 pub use device_std::ValueClass;
 
+use crate::error::{bytes, count};
+
 /// Word 0 of every record: the bytes `IBAK` read as a little-endian `u32`.
 pub const ABI_MAGIC: u32 = 0x4B41_4249;
 
 /// The record version this crate reads (word 1); it reads no other.
 pub const ABI_VERSION: u32 = 2;
+
+/// The longest record in bytes any kernel can have: [`device_std::abi::MAX_RECORD_BYTES`]
+/// (1 179 516: 3 words, plus at most 9 words per byte of the 32 764 bytes of parameters a
+/// kernel can take). `#[kernel]` refuses to compile a longer one.
+pub const MAX_RECORD_BYTES: u64 = device_std::abi::MAX_RECORD_BYTES as u64;
 
 /// The PTX symbol that holds kernel `kernel`'s record: `__kernel_abi_<kernel>`.
 pub fn record_symbol(kernel: &str) -> String {
@@ -51,7 +77,7 @@ pub fn record_symbol(kernel: &str) -> String {
 /// What a kernel parameter is on the device side (the `kind` word).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AbiKind {
-    /// 1: an integer, float or `bool` by value.
+    /// 1: an integer or float by value.
     Scalar,
     /// 2: a raw pointer, `*const T` or `*mut T`.
     Pointer,
@@ -138,7 +164,7 @@ pub struct AbiParam {
     /// Alignment in bytes of the parameter as passed.
     pub align: u32,
     /// `size_of::<T>()` of a pointer's or slice's element type; the size of a scalar; 0
-    /// for a struct.
+    /// for a struct, and for a pointer to an untyped pointee (`c_void`).
     pub elem_size: u32,
     /// Class of the scalar, or of a pointer's or slice's element type;
     /// [`ValueClass::Opaque`] for a struct.
@@ -160,13 +186,30 @@ pub struct AbiRecord {
 #[non_exhaustive]
 pub enum AbiRecordError {
     /// The byte length is not a multiple of 4.
-    #[error("the record is {len} bytes long, not a whole number of 4-byte words")]
+    #[error("the record is {} long, not a whole number of 4-byte words", bytes(*len as u64))]
     NotWords {
         /// Length in bytes.
         len: usize,
     },
+    /// The record is (or is declared) longer than [`MAX_RECORD_BYTES`], more than any
+    /// kernel's record can be: refused before its bytes are read.
+    #[error(
+        "the record is {} long, more than the {MAX_RECORD_BYTES} bytes any kernel's record \
+         can take (3 words, plus at most 9 per byte of the {} bytes of parameters a kernel \
+         can take); it was not written by `#[kernel]` and is refused unread",
+        bytes(*len),
+        device_std::abi::MAX_PARAM_BYTES
+    )]
+    TooLong {
+        /// Length in bytes (the declared length, for a record in a PTX module; saturated
+        /// at `u64::MAX` when the declaration's size overflows).
+        len: u64,
+    },
     /// The record ends before a word it needs.
-    #[error("the record is truncated: it has {words} words, but {what} would be word {word}")]
+    #[error(
+        "the record is truncated: it has {}, but {what} would be word {word}",
+        count(*words as u64, "word")
+    )]
     Truncated {
         /// Number of words in the record.
         words: usize,
@@ -211,7 +254,8 @@ pub enum AbiRecordError {
     /// A class word holds no known [`ValueClass`].
     #[error(
         "parameter {param}{} (word {word}) has value class {found}; known classes are \
-         0 (opaque), 1 (unsigned integer), 2 (signed integer), 3 (float) and 4 (raw pointer)",
+         0 (opaque), 1 (unsigned integer), 2 (signed integer), 3 (float), 4 (raw pointer) \
+         and 5 (bool)",
         match field {
             Some(f) => format!(" field {f}"),
             None => String::new(),
@@ -285,8 +329,14 @@ impl AbiRecord {
     /// Reads a record from its bytes (the initializer of `__kernel_abi_<kernel>`, as
     /// [`ptx_linker::global_initializer`] returns it). Needs no GPU; never panics.
     ///
-    /// Errors: [`AbiRecordError`], naming the first word that is wrong.
+    /// Errors: [`AbiRecordError::TooLong`] for more than [`MAX_RECORD_BYTES`] bytes, else
+    /// [`AbiRecordError`] naming the first word that is wrong.
     pub fn parse(bytes: &[u8]) -> Result<Self, AbiRecordError> {
+        if bytes.len() as u64 > MAX_RECORD_BYTES {
+            return Err(AbiRecordError::TooLong {
+                len: bytes.len() as u64,
+            });
+        }
         if !bytes.len().is_multiple_of(4) {
             return Err(AbiRecordError::NotWords { len: bytes.len() });
         }
@@ -383,7 +433,8 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
                 off_at,
                 format!(
                     "field {field} at offset {offset} with size {fsize} ends past the struct's \
-                     {size} bytes"
+                     {}",
+                    bytes(u64::from(size))
                 ),
             ));
         }
@@ -421,7 +472,7 @@ fn class(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ValueClass::{Float, Opaque, Signed, Unsigned};
+    use ValueClass::{Bool, Float, Opaque, Signed, Unsigned};
 
     /// Little-endian bytes of `words`.
     fn bytes(words: &[u32]) -> Vec<u8> {
@@ -515,10 +566,11 @@ mod tests {
         }
         assert_eq!(AbiKind::from_word(0), None);
         assert_eq!(AbiKind::from_word(6), None);
-        for c in 0..=4 {
+        for c in 0..=5 {
             assert_eq!(ValueClass::from_word(c).unwrap().word(), c);
         }
-        assert_eq!(ValueClass::from_word(5), None);
+        assert_eq!(ValueClass::from_word(5), Some(ValueClass::Bool));
+        assert_eq!(ValueClass::from_word(6), None);
         assert_eq!(record_symbol("vecadd"), "__kernel_abi_vecadd");
     }
 
@@ -535,6 +587,10 @@ mod tests {
         assert_eq!(
             AbiRecord::parse(&[1, 2, 3]).unwrap_err().to_string(),
             "the record is 3 bytes long, not a whole number of 4-byte words"
+        );
+        assert_eq!(
+            AbiRecord::parse(&[0x49]).unwrap_err().to_string(),
+            "the record is 1 byte long, not a whole number of 4-byte words"
         );
     }
 
@@ -575,7 +631,7 @@ mod tests {
             AbiRecord::parse(&bytes(&[ABI_MAGIC]))
                 .unwrap_err()
                 .to_string(),
-            "the record is truncated: it has 1 words, but the version would be word 1"
+            "the record is truncated: it has 1 word, but the version would be word 1"
         );
         assert_eq!(
             AbiRecord::parse(&bytes(&[ABI_MAGIC, 2]))
@@ -657,6 +713,33 @@ mod tests {
     }
 
     #[test]
+    fn records_longer_than_any_kernel_can_have_are_refused_unread() {
+        assert_eq!(MAX_RECORD_BYTES, 1_179_516);
+        // A valid record padded with zeros to exactly the bound parses...
+        let mut b = bytes(&vecadd_words());
+        b.resize(MAX_RECORD_BYTES as usize, 0);
+        assert_eq!(AbiRecord::parse(&b).unwrap().params.len(), 3);
+        // ...four bytes more do not, whatever they hold.
+        b.resize(MAX_RECORD_BYTES as usize + 4, 0);
+        assert_eq!(
+            AbiRecord::parse(&b).unwrap_err(),
+            AbiRecordError::TooLong { len: 1_179_520 }
+        );
+        assert_eq!(
+            AbiRecord::parse(&b).unwrap_err().to_string(),
+            "the record is 1179520 bytes long, more than the 1179516 bytes any kernel's record \
+             can take (3 words, plus at most 9 per byte of the 32764 bytes of parameters a \
+             kernel can take); it was not written by `#[kernel]` and is refused unread"
+        );
+        // A length that is not whole words but too long is too long first.
+        b.resize(MAX_RECORD_BYTES as usize + 1, 0);
+        assert!(matches!(
+            AbiRecord::parse(&b).unwrap_err(),
+            AbiRecordError::TooLong { len: 1_179_517 }
+        ));
+    }
+
+    #[test]
     fn unknown_kind() {
         let mut w = vecadd_words();
         w[9] = 9;
@@ -683,23 +766,29 @@ mod tests {
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
             "parameter 0 (word 7) has value class 7; known classes are 0 (opaque), \
-             1 (unsigned integer), 2 (signed integer), 3 (float) and 4 (raw pointer)"
+             1 (unsigned integer), 2 (signed integer), 3 (float), 4 (raw pointer) and 5 (bool)"
+        );
+        // 5 is bool: known.
+        w[7] = 5;
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap().params[0].elem_class,
+            Bool
         );
         let mut w = affine_words();
-        w[17] = 5;
+        w[17] = 6;
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err(),
             AbiRecordError::UnknownClass {
                 param: 0,
                 field: Some(2),
                 word: 17,
-                found: 5
+                found: 6
             }
         );
         assert!(AbiRecord::parse(&bytes(&w))
             .unwrap_err()
             .to_string()
-            .starts_with("parameter 0 field 2 (word 17) has value class 5;"));
+            .starts_with("parameter 0 field 2 (word 17) has value class 6;"));
     }
 
     #[test]
@@ -751,6 +840,13 @@ mod tests {
                 ..
             }
         ));
+        // A kernel takes no `bool` by value: a scalar of class bool is not a record
+        // `#[kernel]` writes.
+        w[22] = 5;
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
+            "parameter 1 (word 22): a scalar has element class bool"
+        );
         // A field past the end of its struct, and one whose end overflows u32.
         let mut w = affine_words();
         w[15] = 12;

@@ -15,6 +15,8 @@
 //! | `&[T]` | `Slice<T>` | `&CudaSlice<T>` |
 //! | `DisjointSlice<T, _>`, `&mut [T]` | `SliceMut<T>` | `&mut CudaSlice<T>` |
 //! | `*const T`, `*mut T` | `Ptr<T>`, `PtrMut<T>` | `&CudaSlice<T>`, `&mut CudaSlice<T>` |
+//! | `*const *const T`, `*mut *mut T` (pointer tables) | `Ptr<u64>`, `PtrMut<u64>` | `&CudaSlice<u64>` of device addresses, `&mut CudaSlice<u64>` |
+//! | `*const c_void`, `*mut c_void` (untyped) | `Ptr<u8>`, `PtrMut<u8>` | `&CudaSlice<u8>`, `&mut CudaSlice<u8>` (bytes; [`Module::kernel`](crate::Module::kernel) takes any element type) |
 //! | any other type `S` | `Struct<S>` | `S` by value |
 //!
 //! A named type is written as a path from the kernel crate: `use` declarations in the
@@ -472,7 +474,16 @@ fn bind_param(ctx: &Ctx<'_>, imports: &[(String, String)], ty: &Type) -> Option<
             _ => None,
         },
         Type::Ptr(p) => {
-            let t = host_type(ctx, imports, &p.elem)?;
+            let t = match &*p.elem {
+                // A pointer table: on the host, device addresses are `u64` (`CUdeviceptr`);
+                // cudarc cannot allocate a buffer of raw pointers.
+                Type::Ptr(_) => "u64".to_string(),
+                // An untyped pointer (`void*`) takes any element type; bindings need one.
+                Type::Path(e) if e.path.segments.last().is_some_and(|s| s.ident == "c_void") => {
+                    "u8".to_string()
+                }
+                elem => host_type(ctx, imports, elem)?,
+            };
             Some(if p.mutability.is_some() {
                 (
                     format!("{hl}::PtrMut<{t}>"),

@@ -45,8 +45,10 @@ pub enum Error {
     /// the one the signatures describe (e.g. a cubin and a link map of another build).
     #[error(
         "kernel `{kernel}` parameter {param_index}: the loaded module has it at byte offset \
-         {driver_offset} with {driver_size} bytes (cuFuncGetParamInfo), the signature the \
-         handle was checked against has offset {expected_offset} with {expected_size} bytes"
+         {driver_offset} with {} (cuFuncGetParamInfo), the signature the handle was checked \
+         against has offset {expected_offset} with {}",
+        bytes(*driver_size as u64),
+        bytes(*expected_size as u64)
     )]
     ParamInfoMismatch {
         /// The kernel.
@@ -183,10 +185,10 @@ pub enum Error {
 /// The details of [`Error::LayoutMismatch`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{}kernel `{kernel}` parameter {param_index} (`{param_name}`): the PTX expects {} bytes \
+    "{}kernel `{kernel}` parameter {param_index} (`{param_name}`): the PTX expects {} \
      aligned to {} ({ptx_decl}), the Rust argument `{rust_type}` is {found}; use {}",
     location(module, *line),
-    expected.size,
+    bytes(u64::from(expected.size)),
     expected.align,
     expected.rust_hint()
 )]
@@ -245,8 +247,10 @@ pub enum AbiRecordProblem {
     },
     /// A parameter's size or alignment in the record differs from the PTX `.param`.
     #[error(
-        "says parameter {param} is {record_size} bytes aligned to {record_align}, the PTX \
-         declares {ptx_size} bytes aligned to {ptx_align}; the record is stale"
+        "says parameter {param} is {} aligned to {record_align}, the PTX declares {} aligned \
+         to {ptx_align}; the record is stale",
+        bytes(u64::from(*record_size)),
+        bytes(u64::from(*ptx_size))
     )]
     ParamLayout {
         /// 0-based parameter index.
@@ -376,8 +380,10 @@ impl fmt::Display for AbiMismatch {
             ),
             AbiMismatchDetail::ElemSize { device, host } => write!(
                 f,
-                "the kernel's element type is {device} bytes, the element type of the Rust \
-                 argument `{ty}` is {host} bytes"
+                "the kernel's element type is {}, the element type of the Rust argument \
+                 `{ty}` is {}",
+                bytes(u64::from(*device)),
+                bytes(u64::from(*host))
             ),
             AbiMismatchDetail::FieldCount { device, host } => write!(
                 f,
@@ -391,10 +397,13 @@ impl fmt::Display for AbiMismatch {
                 host,
             } => write!(
                 f,
-                "field {index} of the kernel's struct is {} bytes at byte offset {}, field \
-                 {index} (`{host_name}`) of the Rust argument `{ty}` is {} bytes at byte \
-                 offset {}; the two struct definitions differ (fields in another order?)",
-                device.size, device.offset, host.size, host.offset
+                "field {index} of the kernel's struct is {} at byte offset {}, field \
+                 {index} (`{host_name}`) of the Rust argument `{ty}` is {} at byte offset {}; \
+                 the two struct definitions differ (fields in another order?)",
+                bytes(u64::from(device.size)),
+                device.offset,
+                bytes(u64::from(host.size)),
+                host.offset
             ),
             AbiMismatchDetail::ElemClass {
                 kind,
@@ -414,7 +423,8 @@ impl fmt::Display for AbiMismatch {
                 write!(
                     f,
                     "the kernel takes {pre}{size}-byte {device}{post}, the Rust argument `{ty}` \
-                     is {pre}{size}-byte {host}{post}; {what} differ: {device} vs {host}"
+                     is {pre}{size}-byte {host}{post}; {what} differ: {device} vs {host}{}",
+                    class_hint(*device, *host)
                 )
             }
             AbiMismatchDetail::FieldClass {
@@ -427,7 +437,7 @@ impl fmt::Display for AbiMismatch {
                 "field {index} of the kernel's struct is {}{}-byte {} at byte offset {}, field \
                  {index} (`{host_name}`) of the Rust argument `{ty}` is {}{}-byte {} at byte \
                  offset {}; field classes differ: {} vs {} (the two struct definitions differ: \
-                 fields of equal size in another order?)",
+                 fields of equal size in another order?){}",
                 article(device.size),
                 device.size,
                 device.class,
@@ -437,13 +447,40 @@ impl fmt::Display for AbiMismatch {
                 host.class,
                 host.offset,
                 device.class,
-                host.class
+                host.class,
+                class_hint(device.class, host.class)
             ),
         }
     }
 }
 
 impl std::error::Error for AbiMismatch {}
+
+/// Why two classes that look alike differ, for the pairs that need it: a device address
+/// on the host is a `u64`; a `bool` is not a byte.
+fn class_hint(device: ValueClass, host: ValueClass) -> &'static str {
+    match (device, host) {
+        (ValueClass::Pointer, _) => "; a device address on the host is a `u64` (`CUdeviceptr`)",
+        (ValueClass::Bool, _) | (_, ValueClass::Bool) => {
+            "; `bool` is a class of its own: a `bool` must be 0 or 1, a byte need not be"
+        }
+        _ => "",
+    }
+}
+
+/// `n` bytes, singular for 1: "1 byte", "16 bytes".
+pub(crate) fn bytes(n: u64) -> String {
+    count(n, "byte")
+}
+
+/// `n` of `unit`, singular for 1: "1 word", "3 words".
+pub(crate) fn count(n: u64, unit: &str) -> String {
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
 
 /// "a " or "an " before the number `n` spelled in digits ("an 8-byte", "a 16-byte").
 fn article(n: u32) -> &'static str {

@@ -11,6 +11,8 @@
 //! (1 = PTX, 2 = ELF), `u16`, `u32` entry header size, `u64` payload size.
 
 use object::read::elf::ElfFile64;
+
+use crate::error::bytes;
 use object::{Endianness, Object, ObjectSection, ObjectSegment};
 
 const FATBIN_MAGIC: u32 = 0xBA55_ED50;
@@ -34,17 +36,17 @@ fn check_elf(image: &[u8]) -> Result<(), String> {
     for section in elf.sections() {
         section.data().map_err(|e| {
             format!(
-                "ELF section `{}` lies outside the {} bytes of the image: {e}",
+                "ELF section `{}` lies outside the {} of the image: {e}",
                 section.name().unwrap_or("?"),
-                image.len()
+                bytes(image.len() as u64)
             )
         })?;
     }
     for segment in elf.segments() {
         segment.data().map_err(|e| {
             format!(
-                "an ELF segment lies outside the {} bytes of the image: {e}",
-                image.len()
+                "an ELF segment lies outside the {} of the image: {e}",
+                bytes(image.len() as u64)
             )
         })?;
     }
@@ -70,9 +72,10 @@ fn check_fatbin(image: &[u8]) -> Result<(), String> {
             .filter(|&e| header >= 16 && e <= image.len())
             .ok_or_else(|| {
                 format!(
-                    "the fatbin container at byte {at} claims {size} bytes after a {header}-byte \
-                     header, but the image has {} bytes",
-                    image.len()
+                    "the fatbin container at byte {at} claims {} after a {header}-byte header, \
+                     but the image has {}",
+                    bytes(size),
+                    bytes(image.len() as u64)
                 )
             })?;
         check_entries(image, at + header, end)?;
@@ -81,7 +84,7 @@ fn check_fatbin(image: &[u8]) -> Result<(), String> {
     if at == 0 {
         return Err(format!(
             "a fatbin needs at least 16 bytes, the image has {}",
-            image.len()
+            bytes(image.len() as u64)
         ));
     }
     Ok(())
@@ -102,8 +105,9 @@ fn check_entries(image: &[u8], start: usize, end: usize) -> Result<(), String> {
             .filter(|&n| header >= 16 && n <= end)
             .ok_or_else(|| {
                 format!(
-                    "the fatbin entry at byte {at} claims {payload} bytes after a {header}-byte \
-                     header, past the end of its container (byte {end})"
+                    "the fatbin entry at byte {at} claims {} after a {header}-byte header, past \
+                     the end of its container (byte {end})",
+                    bytes(payload)
                 )
             })?;
         at = next;

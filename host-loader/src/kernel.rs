@@ -292,10 +292,12 @@ impl<S: KernelSignature> Kernel<S> {
             return Err(invalid(
                 Some(&s.name),
                 format!(
-                    "{bytes} bytes of dynamic shared memory asked; the kernel declares {} bytes \
-                     of static shared memory and the device allows {} bytes per block \
+                    "{} of dynamic shared memory asked; the kernel declares {} of static \
+                     shared memory and the device allows {} per block \
                      (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN), so at most {max}",
-                    s.static_shared_bytes, s.limits.max_shared_per_block_optin
+                    crate::error::bytes(u64::from(bytes)),
+                    crate::error::bytes(u64::from(s.static_shared_bytes)),
+                    crate::error::bytes(u64::from(s.limits.max_shared_per_block_optin))
                 ),
             ));
         }

@@ -191,8 +191,8 @@ impl fmt::Display for ParamLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} bytes aligned to {} ({})",
-            self.size,
+            "{} aligned to {} ({})",
+            crate::error::bytes(u64::from(self.size)),
             self.align,
             self.class_name()
         )

@@ -43,9 +43,11 @@
 //!
 //! | device parameter | PTX | record kind | signature type | launch argument |
 //! |---|---|---|---|---|
-//! | `u8`/`i8`/`bool`, `u16`/`i16`, `u32`/`i32`, `u64`/`i64`/`usize` | `.u8`, `.u16`, `.u32`, `.u64` | 1 | the same type | by value |
+//! | `u8`/`i8`, `u16`/`i16`, `u32`/`i32`, `u64`/`i64`/`usize` | `.u8`, `.u16`, `.u32`, `.u64` | 1 | the same type | by value |
 //! | `f32`, `f64` | `.f32`, `.f64` | 1 | the same type | by value |
 //! | `*const T`, `*mut T` | `.u64 .ptr .align 1` | 2 | [`Ptr<T>`], [`PtrMut<T>`] | `&CudaSlice<T>`, `&mut CudaSlice<T>` |
+//! | `*const *const T` (a pointer table) | `.u64 .ptr .align 1` | 2 | [`Ptr<u64>`] | `&CudaSlice<u64>` of device addresses |
+//! | `*mut c_void` (untyped) | `.u64 .ptr .align 1` | 2 | [`PtrMut<T>`], any `T` | `&mut CudaSlice<T>` |
 //! | `&[T]` | `.align 8 .b8 [16]` = `(ptr, len)` | 3 | [`Slice<T>`] | `&CudaSlice<T>` |
 //! | `DisjointSlice<T>`, `&mut [T]` | `.align 8 .b8 [16]` = `(ptr, len)` | 4 | [`SliceMut<T>`] | `&mut CudaSlice<T>` |
 //! | `#[derive(KernelStruct)]` struct `S` by value | `.align A .b8 [size]` | 5 | [`Struct<S>`] | `S` by value |
@@ -67,7 +69,9 @@
 //! device struct's or, at the same offsets and sizes, have other classes (two fields
 //! swapped, `f32` for `i32`). Classes are compared only when both sides know theirs: a
 //! nested struct, or a type whose [`HasValueClass`] says nothing, is opaque and compared
-//! by size; an array has its element's class. **PTX without records** (hand-written, or
+//! by size; an array has its element's class; `bool` is not `u8`; a kernel's raw-pointer
+//! pointee accepts a host `u64` (a device address); a kernel's `c_void` pointee accepts
+//! any (the class table is in [`abi_record`]). **PTX without records** (hand-written, or
 //! built without `#[kernel]`) falls back to the PTX-only check, and [`Kernel::launch`]'s
 //! safety contract then covers element types and field order.
 //!

@@ -60,7 +60,8 @@ impl HostAbi {
 ///
 /// | implementor | device side | PTX | host argument |
 /// |---|---|---|---|
-/// | `u8` … `u64`, `i8` … `i64`, `usize`, `isize`, `bool` | same | `.uN` | by value |
+/// | `u8` … `u64`, `i8` … `i64`, `usize`, `isize` | same | `.uN` | by value |
+/// | `bool` | none (a `#[kernel]` takes no `bool`; CUDA C++'s `bool` without a record) | `.u8` | by value |
 /// | `f32`, `f64` | same | `.f32`, `.f64` | by value |
 /// | [`Slice<T>`] | `&[T]` | `.align 8 .b8 [16]` | `&CudaSlice<T>` |
 /// | [`SliceMut<T>`] | `DisjointSlice<T>`, `&mut [T]` | `.align 8 .b8 [16]` | `&mut CudaSlice<T>` |
@@ -71,6 +72,17 @@ impl HostAbi {
 /// The element type `T` of a slice or pointer implements [`HasValueClass`] (primitives,
 /// arrays of them, `#[derive(KernelStruct)]` structs; a struct of your own with
 /// `unsafe impl HasValueClass for T {}`), which gives the class the ABI record compares.
+/// Against a kernel's ABI record:
+///
+/// - `bool` is its own class: a host `bool` (scalar, or `Ptr<bool>` and the other element
+///   forms) is refused for a kernel's `u8`/`i8`, and `PtrMut<u8>` for a kernel's
+///   `*mut bool`;
+/// - a pointer table (a kernel's `*const *const f32`) takes [`Ptr<u64>`] (or `usize`): a
+///   buffer of device addresses, which is how the host holds them (`CUdeviceptr`); cudarc
+///   cannot allocate a `CudaSlice<*const f32>`. A kernel's `*const u64` still refuses a
+///   `Ptr<*const f32>`;
+/// - a kernel's `*mut c_void` / `*const c_void` (untyped, CUDA's `void*`) takes a pointer to
+///   any element type.
 ///
 /// # Safety
 ///

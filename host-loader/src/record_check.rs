@@ -7,15 +7,29 @@
 //! of an integer scalar, and a struct's fields (offset, size, class).
 //!
 //! Classes ([`ValueClass`](crate::ValueClass)) are compared only when both sides know
-//! theirs: an [`Opaque`](crate::ValueClass::Opaque) element or field (a nested struct, a type that does not
-//! say) is compared by size alone, so `[f32; 4]` on one side and a 16-byte struct of four
-//! `f32` on the other agree.
+//! theirs: an [`Opaque`](crate::ValueClass::Opaque) element or field (a nested struct, a
+//! type that does not say) is compared by size alone, so `[f32; 4]` on one side and a
+//! 16-byte struct of four `f32` on the other agree. Two more rules ([`class_accepted`],
+//! [`param_detail`]):
+//!
+//! - a kernel's raw-pointer element, pointee or field (class 4: a pointer table,
+//!   `*const *const f32`) accepts an 8-byte unsigned host element (`u64`, `usize`),
+//!   because a device address on the host is a `u64` (`CUdeviceptr`) and cudarc cannot
+//!   allocate buffers of raw pointers. Not the reverse: a kernel's `u64` refuses a host raw
+//!   pointer, which holds a host address;
+//! - a kernel's pointer to an untyped pointee (`*mut c_void`, recorded with element size 0
+//!   and class opaque) accepts a pointer to any host element type, as CUDA's `void*` does.
+//!
+//! `bool` (class 5) is not `u8` (class 1): a `PtrMut<u8>` for a kernel's `*mut bool` would
+//! hand it bytes other than 0 and 1, and the reverse would let it write them into a host
+//! `bool` buffer; both are refused.
 
 use ptx_linker::EntrySignature;
 
 use crate::abi_record::{AbiField, AbiKind, AbiParam, AbiRecord};
 use crate::error::{AbiMismatch, AbiMismatchDetail, AbiRecordProblem, Error};
 use crate::param::HostAbi;
+use crate::ValueClass;
 
 /// Checks the Rust parameters `host` (one [`HostAbi`] per parameter, named by `names`)
 /// against `record`, the ABI record of `entry`. `module` names the module in messages.
@@ -76,9 +90,21 @@ pub(crate) fn verify_record(
     Ok(())
 }
 
+/// Whether a host value of class `host` may stand for a kernel value of class `device`,
+/// both `size` bytes: the classes agree or either is opaque, or the kernel's is a raw
+/// pointer and the host's an 8-byte unsigned integer (a device address on the host is a
+/// `u64`). The relaxation is one-way: a kernel's unsigned integer refuses a host raw
+/// pointer.
+pub(crate) fn class_accepted(device: ValueClass, host: ValueClass, size: u32) -> bool {
+    !device.conflicts_with(host)
+        || (device == ValueClass::Pointer && host == ValueClass::Unsigned && size == 8)
+}
+
 /// What differs between one record entry and one Rust parameter, if anything: the kind,
-/// then the element size, then the element class; for a struct the field count, then
-/// field by field the offset and size, then the class.
+/// then the element size, then the element class ([`class_accepted`]); for a struct the
+/// field count, then field by field the offset and size, then the class. A kernel's
+/// pointer to an untyped pointee (element size 0, class opaque: `*mut c_void`) accepts
+/// any host pointee.
 pub(crate) fn param_detail(rec: &AbiParam, host: &HostAbi) -> Option<AbiMismatchDetail> {
     if rec.kind != host.kind {
         return Some(AbiMismatchDetail::Kind {
@@ -86,15 +112,18 @@ pub(crate) fn param_detail(rec: &AbiParam, host: &HostAbi) -> Option<AbiMismatch
             host: host.kind,
         });
     }
+    if rec.kind == AbiKind::Pointer && rec.elem_size == 0 && rec.elem_class == ValueClass::Opaque {
+        return None;
+    }
     let class = |size| {
-        rec.elem_class
-            .conflicts_with(host.elem_class)
-            .then_some(AbiMismatchDetail::ElemClass {
+        (!class_accepted(rec.elem_class, host.elem_class, size)).then_some(
+            AbiMismatchDetail::ElemClass {
                 kind: rec.kind,
                 size,
                 device: rec.elem_class,
                 host: host.elem_class,
-            })
+            },
+        )
     };
     match rec.kind {
         // The PTX check compared size and integer/float class already; the sign is here.
@@ -132,7 +161,7 @@ pub(crate) fn param_detail(rec: &AbiParam, host: &HostAbi) -> Option<AbiMismatch
                             device: *dev,
                             host: h_field,
                         })
-                    } else if dev.class.conflicts_with(h.class) {
+                    } else if !class_accepted(dev.class, h.class, dev.size) {
                         Some(AbiMismatchDetail::FieldClass {
                             index,
                             host_name: h.name,
@@ -387,12 +416,327 @@ mod tests {
     }
 
     #[test]
-    fn usize_is_u64_and_bool_is_unsigned() {
+    fn usize_is_u64() {
+        // `k(a: u64, b: u8)`.
         let r = words(&[0x4B41_4249, 2, 2, 1, 8, 8, 8, 1, 0, 1, 1, 1, 1, 1, 0]);
-        check(&r, &[usize::ABI, bool::ABI], &[]).unwrap();
+        check(&r, &[usize::ABI, u8::ABI], &[]).unwrap();
         check(&r, &[u64::ABI, u8::ABI], &[]).unwrap();
         assert!(check(&r, &[i64::ABI, u8::ABI], &["i64"]).is_err());
         assert!(check(&r, &[u64::ABI, i8::ABI], &["", "i8"]).is_err());
+    }
+
+    /// `k(flags: *mut bool, bytes: *mut u8, b: u8)`, as `#[kernel]` writes it.
+    fn bools() -> AbiRecord {
+        let w = [
+            0x4B41_4249,
+            2,
+            3, //
+            2,
+            8,
+            8,
+            1,
+            5,
+            0, //
+            2,
+            8,
+            8,
+            1,
+            1,
+            0, //
+            1,
+            1,
+            1,
+            1,
+            1,
+            0,
+        ];
+        let r = words(&w);
+        // The device crate computes the same words.
+        let dev = [
+            <*mut bool as device_std::KernelParam>::ABI,
+            <*mut u8 as device_std::KernelParam>::ABI,
+            <u8 as device_std::KernelParam>::ABI,
+        ];
+        assert_eq!(device_std::abi::record::<21>(&dev), w);
+        r
+    }
+
+    #[test]
+    fn bool_is_not_u8_either_way() {
+        let r = bools();
+        check(&r, &[PtrMut::<bool>::ABI, PtrMut::<u8>::ABI, u8::ABI], &[]).unwrap();
+        // A `u8` buffer for the kernel's `*mut bool`: it would read 2..=255 as `bool`.
+        assert_eq!(
+            check(
+                &r,
+                &[PtrMut::<u8>::ABI, PtrMut::<u8>::ABI, u8::ABI],
+                &["PtrMut<u8>"]
+            )
+            .unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 0 (`k_param_0`): the kernel takes a raw pointer to \
+             1-byte bool data, the Rust argument `PtrMut<u8>` is a raw pointer to 1-byte \
+             unsigned integer data; pointee classes differ: bool vs unsigned integer; `bool` \
+             is a class of its own: a `bool` must be 0 or 1, a byte need not be"
+        );
+        assert_eq!(
+            detail(check_detail(
+                &r,
+                &[PtrMut::<i8>::ABI, PtrMut::<u8>::ABI, u8::ABI]
+            )),
+            AbiMismatchDetail::ElemClass {
+                kind: AbiKind::Pointer,
+                size: 1,
+                device: ValueClass::Bool,
+                host: ValueClass::Signed
+            }
+        );
+        // A `bool` buffer for the kernel's `*mut u8`: it may write any byte into it.
+        assert_eq!(
+            check(
+                &r,
+                &[PtrMut::<bool>::ABI, PtrMut::<bool>::ABI, u8::ABI],
+                &["", "PtrMut<bool>"]
+            )
+            .unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 1 (`k_param_1`): the kernel takes a raw pointer to \
+             1-byte unsigned integer data, the Rust argument `PtrMut<bool>` is a raw pointer \
+             to 1-byte bool data; pointee classes differ: unsigned integer vs bool; `bool` is \
+             a class of its own: a `bool` must be 0 or 1, a byte need not be"
+        );
+        assert!(check(
+            &r,
+            &[PtrMut::<bool>::ABI, Ptr::<bool>::ABI, u8::ABI],
+            &["", "Ptr<bool>"]
+        )
+        .is_err());
+        // A host `bool` scalar for the kernel's `u8` (a kernel takes no `bool`).
+        assert_eq!(
+            check(
+                &r,
+                &[PtrMut::<bool>::ABI, PtrMut::<u8>::ABI, bool::ABI],
+                &["", "", "bool"]
+            )
+            .unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 2 (`k_param_2`): the kernel takes a 1-byte \
+             unsigned integer, the Rust argument `bool` is a 1-byte bool; classes differ: \
+             unsigned integer vs bool; `bool` is a class of its own: a `bool` must be 0 or 1, \
+             a byte need not be"
+        );
+    }
+
+    /// `k(table: *const *const f32, words: *const u64)`, as `#[kernel]` writes it.
+    fn pointer_table() -> AbiRecord {
+        let w = [
+            0x4B41_4249,
+            2,
+            2, //
+            2,
+            8,
+            8,
+            8,
+            4,
+            0, //
+            2,
+            8,
+            8,
+            8,
+            1,
+            0,
+        ];
+        let dev = [
+            <*const *const f32 as device_std::KernelParam>::ABI,
+            <*const u64 as device_std::KernelParam>::ABI,
+        ];
+        assert_eq!(device_std::abi::record::<15>(&dev), w);
+        words(&w)
+    }
+
+    #[test]
+    fn pointer_tables_take_u64_device_addresses() {
+        let r = pointer_table();
+        // A buffer of `CUdeviceptr`s (`u64`), the only form cudarc can allocate.
+        check(&r, &[Ptr::<u64>::ABI, Ptr::<u64>::ABI], &[]).unwrap();
+        check(&r, &[Ptr::<usize>::ABI, Ptr::<u64>::ABI], &[]).unwrap();
+        check(&r, &[PtrMut::<u64>::ABI, Ptr::<u64>::ABI], &[]).unwrap();
+        // Raw pointers on the host still match, and opaque is compared by size.
+        check(&r, &[Ptr::<*const f32>::ABI, Ptr::<u64>::ABI], &[]).unwrap();
+        check(&r, &[Ptr::<*const u32>::ABI, Ptr::<u64>::ABI], &[]).unwrap();
+        // Signed or float 8-byte elements are not addresses.
+        assert_eq!(
+            check(&r, &[Ptr::<i64>::ABI, Ptr::<u64>::ABI], &["Ptr<i64>"]).unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 0 (`k_param_0`): the kernel takes a raw pointer to \
+             8-byte raw pointer data, the Rust argument `Ptr<i64>` is a raw pointer to 8-byte \
+             signed integer data; pointee classes differ: raw pointer vs signed integer; a \
+             device address on the host is a `u64` (`CUdeviceptr`)"
+        );
+        assert!(check(&r, &[Ptr::<f64>::ABI, Ptr::<u64>::ABI], &["Ptr<f64>"]).is_err());
+        // Only 8-byte unsigned elements: a `u32` is the wrong size.
+        assert_eq!(
+            check(&r, &[Ptr::<u32>::ABI, Ptr::<u64>::ABI], &["Ptr<u32>"]).unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 0 (`k_param_0`): the kernel's element type is 8 \
+             bytes, the element type of the Rust argument `Ptr<u32>` is 4 bytes"
+        );
+        // Not the reverse: the kernel's `*const u64` refuses host raw pointers (host
+        // addresses).
+        assert_eq!(
+            check(
+                &r,
+                &[Ptr::<u64>::ABI, Ptr::<*const f32>::ABI],
+                &["", "Ptr<*const f32>"]
+            )
+            .unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 1 (`k_param_1`): the kernel takes a raw pointer to \
+             8-byte unsigned integer data, the Rust argument `Ptr<*const f32>` is a raw \
+             pointer to 8-byte raw pointer data; pointee classes differ: unsigned integer vs \
+             raw pointer"
+        );
+        assert!(class_accepted(ValueClass::Pointer, ValueClass::Unsigned, 8));
+        assert!(!class_accepted(
+            ValueClass::Pointer,
+            ValueClass::Unsigned,
+            4
+        ));
+        assert!(!class_accepted(
+            ValueClass::Unsigned,
+            ValueClass::Pointer,
+            8
+        ));
+        assert!(!class_accepted(ValueClass::Pointer, ValueClass::Signed, 8));
+    }
+
+    #[test]
+    fn pointer_fields_take_u64_fields() {
+        // `k(p: S)` with `S { table: u64-sized raw pointer at 0, n: u64 at 8 }`, as a record
+        // written by hand (device-std structs cannot hold pointers).
+        let r = words(&[0x4B41_4249, 2, 1, 5, 16, 8, 0, 0, 2, 0, 8, 4, 8, 8, 1]);
+        const U64_U64: &[FieldLayout] = &[
+            FieldLayout {
+                name: "table",
+                offset: 0,
+                size: 8,
+                class: ValueClass::Unsigned,
+            },
+            FieldLayout {
+                name: "n",
+                offset: 8,
+                size: 8,
+                class: ValueClass::Unsigned,
+            },
+        ];
+        const PTR_PTR: &[FieldLayout] = &[
+            FieldLayout {
+                name: "table",
+                offset: 0,
+                size: 8,
+                class: ValueClass::Pointer,
+            },
+            FieldLayout {
+                name: "n",
+                offset: 8,
+                size: 8,
+                class: ValueClass::Pointer,
+            },
+        ];
+        let host = |fields| HostAbi {
+            kind: AbiKind::Struct,
+            elem_size: 0,
+            elem_class: ValueClass::Opaque,
+            fields,
+        };
+        check(&r, &[host(U64_U64)], &[]).unwrap();
+        assert_eq!(
+            detail(check_detail(&r, &[host(PTR_PTR)])),
+            AbiMismatchDetail::FieldClass {
+                index: 1,
+                host_name: "n",
+                device: AbiField {
+                    offset: 8,
+                    size: 8,
+                    class: ValueClass::Unsigned
+                },
+                host: AbiField {
+                    offset: 8,
+                    size: 8,
+                    class: ValueClass::Pointer
+                },
+            }
+        );
+    }
+
+    /// `k(any: *mut c_void, one: *const [u32; 0], f: *const f32)`, as `#[kernel]` writes it.
+    fn void_pointers() -> AbiRecord {
+        let w = [
+            0x4B41_4249,
+            2,
+            3, //
+            2,
+            8,
+            8,
+            0,
+            0,
+            0, //
+            2,
+            8,
+            8,
+            0,
+            1,
+            0, //
+            2,
+            8,
+            8,
+            4,
+            3,
+            0,
+        ];
+        let dev = [
+            <*mut core::ffi::c_void as device_std::KernelParam>::ABI,
+            <*const [u32; 0] as device_std::KernelParam>::ABI,
+            <*const f32 as device_std::KernelParam>::ABI,
+        ];
+        assert_eq!(device_std::abi::record::<21>(&dev), w);
+        words(&w)
+    }
+
+    #[test]
+    fn void_pointers_take_any_pointee() {
+        let r = void_pointers();
+        let rest = [Ptr::<[u32; 0]>::ABI, Ptr::<f32>::ABI];
+        for any in [
+            PtrMut::<f32>::ABI,
+            PtrMut::<u8>::ABI,
+            PtrMut::<bool>::ABI,
+            PtrMut::<[f64; 3]>::ABI,
+            PtrMut::<FloatFirst>::ABI,
+            Ptr::<u64>::ABI,
+            Ptr::<core::ffi::c_void>::ABI,
+        ] {
+            check(&r, &[any, rest[0], rest[1]], &[]).unwrap();
+        }
+        // Still a pointer: a slice is another kind.
+        assert!(check(&r, &[Slice::<f32>::ABI, rest[0], rest[1]], &["Slice<f32>"]).is_err());
+        // A zero-sized pointee with a class is typed: `Ptr<f32>` is the wrong size.
+        assert_eq!(
+            check(
+                &r,
+                &[PtrMut::<f32>::ABI, Ptr::<f32>::ABI, rest[1]],
+                &["", "Ptr<f32>"]
+            )
+            .unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 1 (`k_param_1`): the kernel's element type is 0 \
+             bytes, the element type of the Rust argument `Ptr<f32>` is 4 bytes"
+        );
+        // Untyped only on the kernel's side: a host `c_void` (1 byte in Rust) for the
+        // kernel's `*const f32` is refused.
+        assert_eq!(
+            check(
+                &r,
+                &[PtrMut::<f32>::ABI, rest[0], Ptr::<core::ffi::c_void>::ABI],
+                &["", "", "Ptr<c_void>"]
+            )
+            .unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 2 (`k_param_2`): the kernel's element type is 4 \
+             bytes, the element type of the Rust argument `Ptr<c_void>` is 1 byte"
+        );
     }
 
     #[test]

@@ -4,11 +4,11 @@
 use std::ffi::c_void;
 
 use cudarc::driver::{result, sys, CudaStream, DriverError, LaunchConfig};
-use ptx_linker::ast::{ItemKind, Space};
+use ptx_linker::ast::{ItemKind, Module as PtxModule, Space, Variable};
 use ptx_linker::diagnostic::FileId;
 use ptx_linker::{EntrySignature, LinkMap};
 
-use crate::abi_record::{record_symbol, AbiRecord};
+use crate::abi_record::{record_symbol, AbiRecord, AbiRecordError, MAX_RECORD_BYTES};
 use crate::error::{AbiRecordProblem, Error, LayoutMismatch};
 use crate::layout::{ptx_decl, ParamLayout};
 use crate::param::{HostAbi, KernelParam};
@@ -246,16 +246,19 @@ impl Signatures {
     /// (`NAME[]`) the module declares; [`Signatures::from_link_map`] is per kernel.
     ///
     /// A record that cannot be read does not fail here: it fails
-    /// [`check`](Self::check) for its kernel only.
+    /// [`check`](Self::check) for its kernel only. A record declared longer than
+    /// [`MAX_RECORD_BYTES`] (`.b8 __kernel_abi_K[17179869184]`) is
+    /// [`AbiRecordError::TooLong`] without its bytes being read.
     ///
     /// Errors: [`Error::Parse`] when the PTX does not parse.
     pub fn parse(module: &str, text: &str) -> Result<Self, Error> {
         let entries = ptx_linker::entry_signatures(module, text)?;
-        let dynamic_shared_align = module_dynamic_shared_align(text);
+        let parsed = ptx_linker::parse::parse(FileId(0), text);
+        let dynamic_shared_align = module_dynamic_shared_align(&parsed);
         let facts = entries
             .iter()
             .map(|e| KernelFacts {
-                record: read_record(module, text, &record_symbol(&e.name)),
+                record: read_record(module, text, &parsed, &record_symbol(&e.name)),
                 dynamic_shared_align,
             })
             .collect();
@@ -270,9 +273,10 @@ impl Signatures {
     /// next to `<crate>.ptx`): signatures and dynamic shared memory alignment from the
     /// map, ABI records read from `text`, the linked PTX the map describes.
     ///
-    /// Errors: none so far; a record that cannot be read fails [`check`](Self::check)
-    /// for its kernel.
+    /// Errors: none so far; a record that cannot be read (or is declared longer than
+    /// [`MAX_RECORD_BYTES`]) fails [`check`](Self::check) for its kernel.
     pub fn from_link_map(module: &str, map: &LinkMap, text: &str) -> Result<Self, Error> {
+        let parsed = ptx_linker::parse::parse(FileId(0), text);
         let mut entries = Vec::with_capacity(map.kernels.len());
         let mut facts = Vec::with_capacity(map.kernels.len());
         for k in &map.kernels {
@@ -285,7 +289,7 @@ impl Signatures {
                 record: k
                     .abi_record
                     .as_deref()
-                    .and_then(|sym| read_record(module, text, sym)),
+                    .and_then(|sym| read_record(module, text, &parsed, sym)),
                 dynamic_shared_align: k.dynamic_shared_align,
             });
         }
@@ -405,13 +409,28 @@ impl Signatures {
     }
 }
 
-/// Reads and parses the record in variable `symbol`; `None` when the module has no such
-/// variable.
+/// Reads and parses the record in variable `symbol` of `text` (`parsed` is its parse);
+/// `None` when the module has no such variable.
+///
+/// A variable declared longer than [`MAX_RECORD_BYTES`] is refused from its declaration
+/// alone, before [`ptx_linker::global_initializer`] is asked for its bytes: that call pads
+/// the initializer with zeros up to the declared length, so a declared
+/// `.b8 __kernel_abi_K[17179869184]` would allocate 16 GiB.
 fn read_record(
     module: &str,
     text: &str,
+    parsed: &PtxModule<'_>,
     symbol: &str,
 ) -> Option<Result<AbiRecord, AbiRecordProblem>> {
+    let declared = parsed.items.iter().find_map(|item| match &item.kind {
+        ItemKind::Variable(v) if v.symbol() == symbol && item.is_definition() => {
+            Some(declared_bytes(v))
+        }
+        _ => None,
+    });
+    if let Some(len) = declared.filter(|&len| len > MAX_RECORD_BYTES) {
+        return Some(Err(AbiRecordProblem::from(AbiRecordError::TooLong { len })));
+    }
     match ptx_linker::global_initializer(module, text, symbol) {
         Ok(None) => None,
         Ok(Some(bytes)) => Some(AbiRecord::parse(&bytes).map_err(AbiRecordProblem::from)),
@@ -419,12 +438,35 @@ fn read_record(
     }
 }
 
+/// The bytes variable `v` declares: element size times element count, an unsized `[]`
+/// dimension counting its initializer (0 without one), a zero dimension making it 0, as
+/// `ptx_linker` counts them, but computed here with checked arithmetic so that a
+/// declaration such as `.b8 x[4294967296][4294967296]` cannot overflow: it is `u64::MAX`.
+fn declared_bytes(v: &Variable<'_>) -> u64 {
+    let known: Vec<u64> = v.dims.iter().flatten().copied().collect();
+    let product = if known.contains(&0) {
+        Some(0)
+    } else {
+        known.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
+    };
+    let elems = if v.dims.iter().any(Option::is_none) {
+        match v.init_len {
+            Some(n) => product.map(|k| n.max(k)),
+            None => Some(0),
+        }
+    } else {
+        product
+    };
+    elems
+        .and_then(|n| n.checked_mul(v.elem_size()))
+        .unwrap_or(u64::MAX)
+}
+
 /// The largest alignment in bytes of the module-scope dynamic shared arrays
-/// (`.shared` with an unsized dimension) `text` declares, `None` without any. A
+/// (`.shared` with an unsized dimension) `module` declares, `None` without any. A
 /// declaration without `.align` has its element's natural alignment (PTX ISA 9.0,
 /// section 5.4.5 "Alignment").
-fn module_dynamic_shared_align(text: &str) -> Option<u32> {
-    let module = ptx_linker::parse::parse(FileId(0), text);
+fn module_dynamic_shared_align(module: &PtxModule<'_>) -> Option<u32> {
     module
         .items
         .iter()
@@ -437,4 +479,52 @@ fn module_dynamic_shared_align(text: &str) -> Option<u32> {
             _ => None,
         })
         .max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `declared_bytes` of the first variable of `decl` (a module-scope declaration), with
+    /// its dimensions replaced by `dims` when given.
+    fn declared(decl: &str, dims: Option<Vec<Option<u64>>>) -> u64 {
+        let text = format!(".version 7.8\n.target sm_90\n.address_size 64\n{decl}\n");
+        let mut module = ptx_linker::parse::parse(FileId(0), &text);
+        let item = module
+            .items
+            .iter_mut()
+            .find(|i| matches!(i.kind, ItemKind::Variable(_)))
+            .expect("a variable");
+        let ItemKind::Variable(v) = &mut item.kind else {
+            unreachable!()
+        };
+        if let Some(dims) = dims {
+            v.dims = dims;
+        }
+        declared_bytes(v)
+    }
+
+    #[test]
+    fn declared_sizes_never_overflow() {
+        let g = ".visible .global .align 4 .b8 r[16] = {1, 2};";
+        assert_eq!(declared(g, None), 16);
+        assert_eq!(declared(".global .u32 w[3][5];", None), 60);
+        assert_eq!(declared(".global .v4 .f32 v[2];", None), 32);
+        assert_eq!(declared(".global .b8 u[] = {1, 2, 3};", None), 3);
+        assert_eq!(declared(g, Some(vec![Some(1 << 34)])), 1 << 34);
+        // 2^32 × 2^32 elements, and 2^62 elements of 4 bytes: past u64, saturated.
+        assert_eq!(
+            declared(g, Some(vec![Some(1 << 32), Some(1 << 32)])),
+            u64::MAX
+        );
+        assert_eq!(
+            declared(".global .u32 w[1];", Some(vec![Some(1 << 62)])),
+            u64::MAX
+        );
+        // A zero dimension is zero bytes, whatever the others.
+        assert_eq!(
+            declared(g, Some(vec![Some(1 << 40), Some(1 << 40), Some(0)])),
+            0
+        );
+    }
 }

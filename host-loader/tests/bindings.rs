@@ -48,6 +48,10 @@ fn generated_signatures_match_the_ptx() {
         .unwrap();
     sigs.check::<(Struct<Cubic>, Slice<f32>, SliceMut<f32>)>("cubic")
         .unwrap();
+    // A pointer table is `u64` device addresses, an untyped `*mut c_void` bytes.
+    use host_loader::{Ptr, PtrMut};
+    sigs.check::<(Ptr<u64>, PtrMut<bool>, PtrMut<u8>, SliceMut<f32>)>("gather")
+        .unwrap();
     // And the generated type names exactly these signatures.
     let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fixture_bindings.rs"),
@@ -59,6 +63,7 @@ fn generated_signatures_match_the_ptx() {
         "    cubic: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Cubic>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,",
         "    widen: ::host_loader::Kernel<(::host_loader::Slice<f64>, u32, ::host_loader::SliceMut<f32>)>,",
         "    empty: ::host_loader::Kernel<()>,",
+        "    gather: ::host_loader::Kernel<(::host_loader::Ptr<u64>, ::host_loader::PtrMut<bool>, ::host_loader::PtrMut<u8>, ::host_loader::SliceMut<f32>)>,",
         "    dequantize: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Quant>, ::host_loader::Slice<i32>, i32, ::host_loader::SliceMut<f32>)>,",
     ] {
         assert!(text.contains(line), "missing: {line}");

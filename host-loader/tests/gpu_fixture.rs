@@ -1,6 +1,7 @@
 //! Real launches of the `#[kernel]`-built fixture (`data/fixture.ptx`, with ABI records
-//! and a link map): the verdict matrix on a GPU, dynamic shared memory above 48 KiB,
-//! the `cuFuncGetParamInfo` cross-check, JIT options and cubin loading.
+//! and a link map): the verdict matrix on a GPU, a pointer table of `u64` device
+//! addresses with `bool` and untyped (`c_void`) pointees, dynamic shared memory above
+//! 48 KiB, the `cuFuncGetParamInfo` cross-check, JIT options and cubin loading.
 //!
 //! The `gpu_*` tests need a CUDA GPU and are `#[ignore]`d; run them with
 //! `cargo test -p host-loader --test gpu_fixture -- --ignored --test-threads=1`. Every
@@ -13,10 +14,10 @@
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{CudaContext, CudaStream};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
 use host_loader::{
     for_num_elems, include_ptx, open_device, EmbeddedPtx, Error, LaunchConfig, LoadOptions, Module,
-    Param, ParamKind, PtrMut, Signatures, Slice, SliceMut, Struct,
+    Param, ParamKind, Ptr, PtrMut, Signatures, Slice, SliceMut, Struct,
 };
 use host_loader_fixture_kernels::{Cubic, Params};
 
@@ -135,6 +136,16 @@ fn gpu_matrix_mismatches_refused() {
             m.kernel::<(PtrMut<f32>, Struct<ParamsSameSizeSwap>)>("scale")
                 .unwrap_err(),
         ),
+        (
+            "u8 buffer for *mut bool",
+            m.kernel::<(Ptr<u64>, PtrMut<u8>, PtrMut<u32>, SliceMut<f32>)>("gather")
+                .unwrap_err(),
+        ),
+        (
+            "i64 pointer table",
+            m.kernel::<(Ptr<i64>, PtrMut<bool>, PtrMut<u32>, SliceMut<f32>)>("gather")
+                .unwrap_err(),
+        ),
     ];
     for (what, e) in &refused {
         eprintln!("{what}: {e}");
@@ -150,7 +161,10 @@ fn gpu_matrix_mismatches_refused() {
         .collect();
     assert_eq!(
         kinds,
-        ["layout", "layout", "abi", "count", "count", "layout", "abi", "abi", "abi", "abi"]
+        [
+            "layout", "layout", "abi", "count", "count", "layout", "abi", "abi", "abi", "abi",
+            "abi", "abi"
+        ]
     );
 }
 
@@ -234,6 +248,81 @@ fn gpu_matrix_matches_compute() {
     let out = stream.clone_dtoh(&dout).unwrap();
     for i in 0..n {
         assert_eq!(out[i], w[i] as f32 * 7.0, "widen i={i}");
+    }
+}
+
+/// The device addresses of `src[j]` for each `j` in `picks`, each from `a` (even
+/// positions) or `b` (odd), as `gather`'s pointer table: `u64`s, the host's form of a
+/// device address (`CUdeviceptr`).
+fn address_table(
+    stream: &CudaStream,
+    a: &CudaSlice<f32>,
+    b: &CudaSlice<f32>,
+    picks: &[usize],
+) -> Vec<u64> {
+    let (pa, _ga) = a.device_ptr(stream);
+    let (pb, _gb) = b.device_ptr(stream);
+    picks
+        .iter()
+        .enumerate()
+        .map(|(i, &j)| (if i % 2 == 0 { pa } else { pb }) + 4 * j as u64)
+        .collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_pointer_table_bools_and_untyped() {
+    let (_ctx, stream, m) = setup();
+    let n = (1 << 18) + 5;
+    let cfg = for_num_elems(n as u32, 256).unwrap();
+    let a = randoms(21, n);
+    let b = randoms(22, n);
+    let da = stream.clone_htod(&a).unwrap();
+    let db = stream.clone_htod(&b).unwrap();
+    let picks: Vec<usize> = (0..n).map(|i| (i * 7919 + 13) % n).collect();
+    let want: Vec<f32> = picks
+        .iter()
+        .enumerate()
+        .map(|(i, &j)| if i % 2 == 0 { a[j] } else { b[j] })
+        .collect();
+    let table = stream
+        .clone_htod(&address_table(&stream, &da, &db, &picks))
+        .unwrap();
+
+    // `*const *const f32` as `Ptr<u64>`, `*mut bool` as `PtrMut<bool>`, `*mut c_void` as
+    // `PtrMut<u32>` (any element type).
+    let k = m
+        .kernel::<(Ptr<u64>, PtrMut<bool>, PtrMut<u32>, SliceMut<f32>)>("gather")
+        .unwrap();
+    let mut flags = stream.alloc_zeros::<bool>(n).unwrap();
+    let mut tags = stream.clone_htod(&vec![u32::MAX; n]).unwrap();
+    let mut out = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+    // SAFETY: gather reads *table[i] (addresses inside da and db) and writes flags[i],
+    // tags[i] and out[i] for i < out.len() = n; every buffer has n elements.
+    unsafe { k.launch(&stream, cfg, (&table, &mut flags, &mut tags, &mut out)) }.unwrap();
+    let out = stream.clone_dtoh(&out).unwrap();
+    let flags = stream.clone_dtoh(&flags).unwrap();
+    let tags = stream.clone_dtoh(&tags).unwrap();
+    for i in 0..n {
+        assert_eq!(out[i], want[i], "gather out i={i}");
+        assert_eq!(flags[i], want[i] > 0.0, "gather flags i={i}");
+        assert_eq!(tags[i], i as u32, "gather tags i={i}");
+    }
+    assert!(flags.iter().any(|&f| f) && flags.iter().any(|&f| !f));
+
+    // The generated bindings: the table as `&CudaSlice<u64>`, the untyped tags as bytes.
+    let kernels = generated::HostLoaderFixtureKernels::load(&m).unwrap();
+    let mut flags = stream.alloc_zeros::<bool>(n).unwrap();
+    let mut tag_bytes = stream.clone_htod(&vec![0xAAu8; 4 * n]).unwrap();
+    let mut out = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+    // SAFETY: as above; tag_bytes holds n `u32`s.
+    unsafe { kernels.gather(&stream, cfg, &table, &mut flags, &mut tag_bytes, &mut out) }.unwrap();
+    let out = stream.clone_dtoh(&out).unwrap();
+    let tag_bytes = stream.clone_dtoh(&tag_bytes).unwrap();
+    for i in 0..n {
+        assert_eq!(out[i], want[i], "generated gather out i={i}");
+        let tag = u32::from_le_bytes(tag_bytes[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(tag, i as u32, "generated gather tags i={i}");
     }
 }
 

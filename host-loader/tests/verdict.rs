@@ -145,6 +145,28 @@ fn u32_where_ptx_has_u64_exact_text() {
 }
 
 #[test]
+fn one_byte_is_singular_in_messages() {
+    // `.u8` against a `u16`, and the reverse: "1 byte", not "1 bytes".
+    let e = entry("flag", 3, vec![scalar("flag_param_0", "u8", 1)]);
+    assert_eq!(
+        check_signature::<(u16,)>(&e).unwrap_err().to_string(),
+        "line 3: kernel `flag` parameter 0 (`flag_param_0`): the PTX expects 1 byte aligned \
+         to 1 (.u8), the Rust argument `u16` is 2 bytes aligned to 2 (integer); use `u8`, \
+         `i8` or `bool`"
+    );
+    let e = entry("wide", 4, vec![scalar("wide_param_0", "u16", 2)]);
+    assert_eq!(
+        check_signature::<(u8,)>(&e).unwrap_err().to_string(),
+        "line 4: kernel `wide` parameter 0 (`wide_param_0`): the PTX expects 2 bytes aligned \
+         to 2 (.u16), the Rust argument `u8` is 1 byte aligned to 1 (integer); use `u16` or \
+         `i16`"
+    );
+    // Without a record, a host `bool` is a 1-byte integer (CUDA C++'s `bool` is `.u8`).
+    let e = entry("cuda_bool", 5, vec![scalar("cuda_bool_param_0", "u8", 1)]);
+    check_signature::<(bool,)>(&e).unwrap();
+}
+
+#[test]
 fn f32_where_ptx_has_f64() {
     let e = entry("k", 1, vec![scalar("k_param_0", "f64", 8)]);
     let m = mismatch(check_signature::<(f32,)>(&e).unwrap_err());

@@ -88,8 +88,9 @@ impl fmt::Display for MemoryCaps {
         writeln!(f, "device {} ({})", self.ordinal, self.name)?;
         writeln!(
             f,
-            "  memory: {} free of {} bytes",
-            self.free_bytes, self.total_bytes
+            "  memory: {} free of {}",
+            self.free_bytes,
+            crate::error::bytes(self.total_bytes as u64)
         )?;
         let rows = [
             ("MEMORY_POOLS_SUPPORTED", b(self.memory_pools)),

@@ -5,6 +5,8 @@ use std::fmt;
 
 use cudarc::driver::{sys, DriverError};
 
+use crate::error::bytes;
+
 /// An error from an allocation, a copy, a managed-memory call or a pageable-memory check.
 ///
 /// Bad sizes and lengths are found before any CUDA call, so a failed copy never leaves a
@@ -15,8 +17,10 @@ use cudarc::driver::{sys, DriverError};
 pub enum MemoryError {
     /// `len * size_of::<T>()` does not fit in `isize` (the largest object Rust allows).
     #[error(
-        "{len} elements of `{ty}` ({elem_size} bytes each) do not fit in memory: \
-         {len} × {elem_size} bytes overflows isize::MAX"
+        "{len} elements of `{ty}` ({} each) do not fit in memory: {len} × {} overflows \
+         isize::MAX",
+        bytes(*elem_size as u64),
+        bytes(*elem_size as u64)
     )]
     SizeOverflow {
         /// The element type.
@@ -56,7 +60,8 @@ pub enum MemoryError {
 
     /// The driver could not allocate (`CUDA_ERROR_OUT_OF_MEMORY`).
     #[error(
-        "out of memory: {what} of {requested} bytes failed{}",
+        "out of memory: {what} of {} failed{}",
+        bytes(*requested as u64),
         free_suffix(*free, *total)
     )]
     OutOfMemory {
@@ -74,10 +79,15 @@ pub enum MemoryError {
     /// A managed allocation larger than free device memory minus a reserve was refused
     /// before calling the driver.
     #[error(
-        "managed allocation of {requested} bytes refused: {free} bytes of device memory are \
-         free and {reserve} are kept in reserve, so at most {allowed} bytes may be managed; \
-         managed memory beyond free device memory over-subscribes the GPU (pages thrash \
-         between host and device and a shared GPU can stall); allocate less or free memory"
+        "managed allocation of {} refused: {} of device memory {} free and {reserve} {} \
+         kept in reserve, so at most {} may be managed; managed memory beyond free device \
+         memory over-subscribes the GPU (pages thrash between host and device and a shared \
+         GPU can stall); allocate less or free memory",
+        bytes(*requested as u64),
+        bytes(*free as u64),
+        if *free == 1 { "is" } else { "are" },
+        if *reserve == 1 { "is" } else { "are" },
+        bytes(*allowed as u64)
     )]
     ManagedBudget {
         /// Bytes asked for.
@@ -174,7 +184,7 @@ pub(crate) fn alloc_error(
         }
     } else {
         MemoryError::Driver {
-            context: format!("{what}, {requested} bytes"),
+            context: format!("{what}, {}", bytes(requested as u64)),
             source,
         }
     }
@@ -190,7 +200,7 @@ pub(crate) fn driver(context: &'static str) -> impl Fn(DriverError) -> MemoryErr
 
 fn free_suffix(free: Option<usize>, total: Option<usize>) -> String {
     match (free, total) {
-        (Some(f), Some(t)) => format!(" ({f} of {t} bytes of device memory are free)"),
+        (Some(f), Some(t)) => format!(" ({f} of {} of device memory are free)", bytes(t as u64)),
         _ => String::new(),
     }
 }

@@ -12,6 +12,7 @@ pub struct HostLoaderFixtureKernels {
     widen: ::host_loader::Kernel<(::host_loader::Slice<f64>, u32, ::host_loader::SliceMut<f32>)>,
     smem_ends: ::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
     empty: ::host_loader::Kernel<()>,
+    gather: ::host_loader::Kernel<(::host_loader::Ptr<u64>, ::host_loader::PtrMut<bool>, ::host_loader::PtrMut<u8>, ::host_loader::SliceMut<f32>)>,
 }
 
 impl HostLoaderFixtureKernels {
@@ -27,6 +28,7 @@ impl HostLoaderFixtureKernels {
             widen: module.kernel("widen")?,
             smem_ends: module.kernel("smem_ends")?,
             empty: module.kernel("empty")?,
+            gather: module.kernel("gather")?,
         })
     }
 
@@ -178,5 +180,34 @@ impl HostLoaderFixtureKernels {
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.empty.launch(stream, cfg, ()) }
+    }
+
+    /// A gather through a pointer table: `out[i] = *table[i]` and `flags[i] = out[i] > 0.0`
+    /// for `i < out.len()`, and `tags[i] = i` through an untyped pointer to `u32`s. The host
+    /// passes the table as `u64` device addresses (`Ptr<u64>`), the flags as `bool`s, the tags
+    /// as any element type.
+    ///
+    /// **Kernel preconditions:**
+    /// `table` holds `out.len()` pointers, each valid for reading one `f32`; `flags` has
+    /// `out.len()` elements and `tags` room for `out.len()` `u32`s.
+    ///
+    /// Launches `gather` on `stream` (`host_loader::Kernel::launch`).
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::Kernel::launch`: the kernel stays within its
+    /// buffers, writes only through mutable ones, and its preconditions hold.
+    #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
+    pub unsafe fn gather<'a>(
+        &self,
+        stream: &'a ::cudarc::driver::CudaStream,
+        cfg: ::host_loader::LaunchConfig,
+        table: &'a ::cudarc::driver::CudaSlice<u64>,
+        flags: &'a mut ::cudarc::driver::CudaSlice<bool>,
+        tags: &'a mut ::cudarc::driver::CudaSlice<u8>,
+        out: &'a mut ::cudarc::driver::CudaSlice<f32>,
+    ) -> ::core::result::Result<(), ::host_loader::Error> {
+        // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
+        unsafe { self.gather.launch(stream, cfg, (table, flags, tags, out)) }
     }
 }
