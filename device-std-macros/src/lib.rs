@@ -3,8 +3,8 @@
 //!
 //! | macro | module |
 //! |---|---|
-//! | `#[kernel]` | [`kernel`](mod@kernel): the `extern "ptx-kernel"` shim and the ABI record |
-//! | `#[derive(KernelStruct)]` | [`kernel_struct`]: checked layout of a `#[repr(C)]` struct |
+//! | `#[kernel]` | `kernel`: the `extern "ptx-kernel"` shim and the ABI record |
+//! | `#[derive(KernelStruct)]` | `kernel_struct`: checked layout of a `#[repr(C)]` struct |
 #![deny(missing_docs)]
 
 use proc_macro::TokenStream;

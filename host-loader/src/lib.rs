@@ -20,7 +20,7 @@
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let (ctx, stream) = open_device(0)?;
-//! let module = Module::from_ptx_file(&ctx, "target/ptx/vecadd.ptx")?;
+//! let module = Module::from_ptx_file(&ctx, "target/ptx/vecadd-kernels.ptx")?;
 //! // Checked here, once: 3 parameters, each a 16-byte (ptr, len) aggregate aligned to 8,
 //! // and, with the kernel's ABI record, two `&[f32]` and one `DisjointSlice<f32>`.
 //! let vecadd = module.kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")?;

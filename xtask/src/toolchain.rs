@@ -11,7 +11,7 @@ use crate::progress::status;
 /// machines cannot download one).
 pub const NIGHTLY: &str = "nightly";
 
-/// The wheel that ships a standalone x86-64 `ptxas` (TOOLCHAIN.md).
+/// The wheel that ships a standalone x86-64 `ptxas` (the project's toolchain notes, `../shared/TOOLCHAIN.md`).
 const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc==13.5.37";
 
 /// A `rustup` command without the variables the outer `cargo` sets, so the
