@@ -4,7 +4,7 @@
 //! cargo run --release -p ptx-linker --example bench -- gen DIR [MEGABYTES]
 //! cargo run --release -p ptx-linker --example bench -- run DIR
 //! ```
-//! `gen` writes `DIR/m00000.ptx` … (about 48 KiB each, 200 MB by default):
+//! `gen` writes `DIR/m00000.ptx` … (about 92 KB each, 200 MB by default):
 //! each module has a kernel and 24 `.visible` functions with unique names,
 //! calls three functions of its parent module (`i / 2`: the modules form a
 //! dependency tree, like crates) through `.extern .func` declarations, and defines file-local `.global`s whose names every module
@@ -187,7 +187,7 @@ fn main() {
             );
             println!(
                 "peak RSS (VmHWM)   {:.1} MB  ({:.2}x input)",
-                hwm as f64 / 1024.0 * 1.024,
+                hwm as f64 / 1000.0 * 1.024,
                 hwm as f64 * 1024.0 / bytes_in as f64
             );
         }

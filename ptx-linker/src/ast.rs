@@ -87,7 +87,9 @@ pub struct ParamDecl<'src> {
 pub struct Body {
     /// From `{` to the matching `}` inclusive.
     pub span: Span,
-    /// Function-scope `.shared` allocations: `(bytes, align)`.
+    /// Function-scope `.shared` allocations, in declaration order:
+    /// `(bytes, align)`. A parameterized `.shared .T s<N>` counts as ptxas
+    /// allocates it: one element, plus one per distinct `sI` the body uses.
     pub shared: Vec<(u64, u32)>,
     /// The first `shfl` or `vote` without `.sync`: PTX ISA 6.4 and later
     /// reject it for `sm_70` and newer.
@@ -249,7 +251,8 @@ pub struct Item<'src> {
     /// What it is.
     pub kind: ItemKind<'src>,
     /// Identifiers in the body / initializer / section that may name
-    /// module-scope symbols (function-scope names already excluded).
+    /// module-scope symbols: in a body, every use of a name no declaration
+    /// of the function covers at that point (see [`crate::body`]).
     pub refs: Vec<Name<'src>>,
     /// `.loc` directives in the body.
     pub locs: Vec<LocFix>,
@@ -407,15 +410,18 @@ impl Variable<'_> {
     }
 
     /// Total size in bytes: element size times element count; an unsized
-    /// `[]` array counts its initializer, or 0 without one.
-    pub fn size_bytes(&self) -> u64 {
-        let elem = self.elem_size();
-        if self.dims.iter().any(Option::is_none) {
-            let known: u64 = self.dims.iter().flatten().product();
-            let n = self.init_len.unwrap_or(0);
-            return elem * n.max(if self.init_len.is_some() { known } else { 0 });
-        }
-        elem * self.dims.iter().flatten().product::<u64>()
+    /// `[]` array counts its initializer, or 0 without one. `None` when the
+    /// size does not fit 64 bits (the parser reports such a declaration).
+    pub fn size_bytes(&self) -> Option<u64> {
+        let elems = if self.dims.iter().any(Option::is_none) {
+            match self.init_len {
+                Some(n) => n.max(dims_product(self.dims.iter().flatten().copied())?),
+                None => 0,
+            }
+        } else {
+            dims_product(self.dims.iter().flatten().copied())?
+        };
+        self.elem_size().checked_mul(elems)
     }
 
     /// Alignment in bytes: `.align` when given, else the element size.
@@ -423,4 +429,13 @@ impl Variable<'_> {
         self.align
             .unwrap_or_else(|| (self.elem_size() as u32).max(1))
     }
+}
+
+/// The product of array dimensions, `None` when it does not fit 64 bits
+/// (a zero dimension makes it 0, whatever the others are).
+pub fn dims_product(mut dims: impl Iterator<Item = u64> + Clone) -> Option<u64> {
+    if dims.clone().any(|d| d == 0) {
+        return Some(0);
+    }
+    dims.try_fold(1u64, u64::checked_mul)
 }

@@ -2,13 +2,23 @@
 //!
 //! The scan finds (1) identifiers that may name module-scope symbols (call
 //! targets, `mov`/`cvta` address-of, `[sym+off]`, `.calltargets`), leaving out
-//! opcodes and every name declared in the function (`.reg`, `.local`,
-//! `.shared`, `.param`, labels, parameters, and the names a parameterized
-//! declaration `x<4>` generates); (2) `.loc` directives, whose file
-//! indices are renumbered on merge; (3) function-scope `.shared` allocations
-//! for the shared-memory budget.
+//! opcodes, branch targets and every use of a name the function declares at
+//! that point; (2) `.loc` directives, whose file indices are renumbered on
+//! merge; (3) function-scope `.shared` allocations for the shared-memory
+//! budget.
+//!
+//! **Scopes**, as ptxas 13.5 applies them (checked case by case): a name
+//! the body declares (`.reg`, `.local`, `.shared`, `.param`, a
+//! label, or a name a parameterized declaration `x<4>` generates) is visible
+//! from its declaration to the end of the `{ }` block that holds it; the
+//! function's parameters are visible in the whole body. Before its
+//! declaration, and after its block closes, the same name means the
+//! module-scope symbol, so that use is a reference (and is renamed with the
+//! symbol). An inner declaration hides an outer one until its block ends.
+//! `bra` takes only a label, which may come later (a forward branch); its
+//! operand is never a reference.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ast::Linkage;
 use crate::ast::{Body, LocFix, Name, Space};
@@ -23,25 +33,141 @@ pub(crate) struct Scanned<'src> {
     pub(crate) locs: Vec<LocFix>,
 }
 
+/// The names a body declares, by block. Kept in the [`Cursor`] and reused by
+/// every body scan (its maps keep their capacity).
+#[derive(Debug, Default)]
+pub(crate) struct Scopes<'src> {
+    /// Each declared name in scope: the depth of the block of its innermost
+    /// declaration (0: a parameter; 1: the body's outermost block).
+    names: HashMap<&'src str, u32>,
+    /// Declarations in nested blocks, to undo when their block closes: the
+    /// name and the depth it had before (`None`: not declared).
+    undo: Vec<(&'src str, Option<u32>)>,
+    /// Parameterized declarations `x<N>` in scope, outermost first.
+    generated: Vec<Generated<'src>>,
+    /// Per open nested block: `undo.len()` and `generated.len()` at its `{`.
+    marks: Vec<(usize, usize)>,
+    /// Function-scope `.shared x<N>` declarations of this body.
+    shared_generated: Vec<SharedGenerated>,
+}
+
+/// A parameterized declaration `prefix<count>` in scope.
+#[derive(Debug, Clone, Copy)]
+struct Generated<'src> {
+    prefix: &'src str,
+    count: u32,
+    /// The depth of its block.
+    depth: u32,
+    /// For a `.shared` one, its index in [`Scopes::shared_generated`].
+    shared: Option<usize>,
+}
+
+/// A function-scope `.shared .T x<N>`: ptxas 13.5 allocates one element for
+/// the declaration and one for each distinct generated name the body uses
+/// (`.shared .u32 s<20000>;` with only `s7` used: 8 bytes), not all `N`.
+#[derive(Debug)]
+struct SharedGenerated {
+    /// Its entry in [`Body::shared`], written when the scan ends.
+    slot: usize,
+    /// One element's bytes and alignment.
+    size: u64,
+    align: u32,
+    /// Indices of the names used (repeats included).
+    used: Vec<u32>,
+}
+
+impl<'src> Scopes<'src> {
+    /// Empties every table, keeping the capacity.
+    fn clear(&mut self) {
+        self.names.clear();
+        self.undo.clear();
+        self.generated.clear();
+        self.marks.clear();
+        self.shared_generated.clear();
+    }
+
+    /// `name` is declared in the block at `depth`, visible from here on.
+    fn declare(&mut self, name: &'src str, depth: u32) {
+        let before = self.names.insert(name, depth);
+        if depth > 1 {
+            self.undo.push((name, before));
+        }
+    }
+
+    /// A nested block opens.
+    fn open(&mut self) {
+        self.marks.push((self.undo.len(), self.generated.len()));
+    }
+
+    /// The innermost nested block closes: its declarations go out of scope.
+    fn close(&mut self) {
+        let Some((undo, generated)) = self.marks.pop() else {
+            return;
+        };
+        for (name, before) in self.undo.drain(undo..).rev() {
+            match before {
+                Some(d) => {
+                    self.names.insert(name, d);
+                }
+                None => {
+                    self.names.remove(name);
+                }
+            }
+        }
+        self.generated.truncate(generated);
+    }
+
+    /// A use of `n`: a reference when no declaration of the body is in scope
+    /// (pushed to `refs`); a use of a function-scope `.shared x<N>` name is
+    /// counted there.
+    fn use_name(&mut self, n: Name<'src>, refs: &mut Vec<Name<'src>>) {
+        let plain = if self.names.is_empty() {
+            None
+        } else {
+            self.names.get(n.text).copied()
+        };
+        if !self.generated.is_empty() {
+            let hit =
+                self.generated.iter().rev().find_map(|g| {
+                    generated_index(n.text, g.prefix, g.count).map(|index| (*g, index))
+                });
+            if let Some((g, index)) = hit {
+                // The innermost declaration wins.
+                if plain.is_none_or(|d| g.depth >= d) {
+                    if let Some(s) = g.shared {
+                        self.shared_generated[s].used.push(index);
+                    }
+                    return;
+                }
+            }
+        }
+        if plain.is_none() {
+            refs.push(n);
+        }
+    }
+}
+
 /// Scans a body starting at its `{`; leaves the cursor after the matching `}`.
 pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scanned<'src> {
     let open = c.here();
     c.pos += 1;
-    let mut locals: HashSet<&'src str> = std::mem::take(&mut c.locals);
-    locals.clear();
-    locals.extend(params.iter().copied());
-    let mut candidates: Vec<Name<'src>> = Vec::new();
-    // Function-scope `x<N>` declarations: (prefix, N).
-    let mut generated: Vec<(&'src str, u32)> = Vec::new();
+    let mut scopes = std::mem::take(&mut c.scopes);
+    scopes.clear();
+    for &p in params {
+        scopes.declare(p, 0);
+    }
+    let mut refs: Vec<Name<'src>> = Vec::new();
     let mut locs = Vec::new();
     let mut shared = Vec::new();
     let mut unsynced_warp_op = None;
     let mut body_param = None;
     let mut texture_op = false;
     let mut f64_op = false;
-    let mut depth = 1usize;
+    let mut depth = 1u32;
     let mut vec_depth = 0usize;
     let mut stmt_start = true;
+    // In a `bra` statement: its operand is a label, never a reference.
+    let mut branch = false;
     loop {
         let Some(t) = c.peek() else {
             c.errors.push(
@@ -56,6 +182,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 c.pos += 1;
                 if stmt_start {
                     depth += 1;
+                    scopes.open();
                 } else {
                     vec_depth += 1;
                 }
@@ -67,24 +194,28 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 } else {
                     depth -= 1;
                     stmt_start = true;
+                    branch = false;
                     if depth == 0 {
                         break;
                     }
+                    scopes.close();
                 }
             }
             TokKind::Punct(b';') => {
                 c.pos += 1;
                 stmt_start = true;
+                branch = false;
                 vec_depth = 0;
             }
             TokKind::Ident if stmt_start => {
                 let text = c.text(t);
                 c.pos += 1;
                 if c.peek().is_some_and(|n| n.is(b':')) {
-                    locals.insert(text); // a label
+                    scopes.declare(text, depth); // a label
                     c.pos += 1;
                 } else {
                     stmt_start = false; // the opcode
+                    branch = text == "bra";
                     texture_op |= matches!(
                         text,
                         "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq"
@@ -119,19 +250,19 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                     c,
                     text,
                     Decls {
-                        locals: &mut locals,
-                        generated: &mut generated,
-                        candidates: &mut candidates,
+                        scopes: &mut scopes,
+                        depth,
+                        refs: &mut refs,
+                        shared: &mut shared,
                     },
                     &mut locs,
-                    &mut shared,
                 );
                 stmt_start = true;
             }
             TokKind::Ident => {
                 c.pos += 1;
-                if c.src.as_bytes().get(t.start as usize) != Some(&b'%') {
-                    candidates.push(c.name(t));
+                if !branch && c.src.as_bytes().get(t.start as usize) != Some(&b'%') {
+                    scopes.use_name(c.name(t), &mut refs);
                 }
             }
             TokKind::Directive => {
@@ -142,16 +273,17 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
         }
     }
     let end = c.prev_end();
-    let refs: Vec<Name<'src>> = candidates
-        .into_iter()
-        .filter(|n| !locals.contains(n.text))
-        .filter(|n| {
-            !generated
-                .iter()
-                .any(|&(p, count)| is_generated(n.text, p, count))
-        })
-        .collect();
-    c.locals = locals;
+    for g in &mut scopes.shared_generated {
+        g.used.sort_unstable();
+        g.used.dedup();
+        shared[g.slot] = (
+            shared_generated_bytes(g.size, g.align, g.used.len()),
+            g.align,
+        );
+    }
+    scopes.clear();
+    c.scopes = scopes;
+    refs.shrink_to_fit();
     shared.shrink_to_fit();
     locs.shrink_to_fit();
     Scanned {
@@ -172,15 +304,26 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
     }
 }
 
-/// True when `name` is one of the names `prefix<count>` generates: the
-/// prefix, then decimal digits below `count`. Leading zeros count (`x02` is
-/// `x2`), as ptxas reads them (PTX ISA 9.0, section 5.4.6).
-pub(crate) fn is_generated(name: &str, prefix: &str, count: u32) -> bool {
-    name.strip_prefix(prefix).is_some_and(|digits| {
-        !digits.is_empty()
-            && digits.bytes().all(|b| b.is_ascii_digit())
-            && digits.parse::<u64>().is_ok_and(|i| i < u64::from(count))
-    })
+/// Bytes of a function-scope `.shared x<N>` of which `used` distinct names
+/// are used: `used + 1` elements of `size` bytes, each at `align` (see
+/// [`SharedGenerated`]). Saturates at `u64::MAX`, which no limit allows.
+fn shared_generated_bytes(size: u64, align: u32, used: usize) -> u64 {
+    size.checked_next_multiple_of(u64::from(align.max(1)))
+        .and_then(|stride| stride.checked_mul(used as u64))
+        .and_then(|n| n.checked_add(size))
+        .unwrap_or(u64::MAX)
+}
+
+/// The index of `name` among the names `prefix<count>` generates: the
+/// prefix, then decimal digits for a number below `count`. Leading zeros
+/// count (`x02` is `x2`), as ptxas reads them (PTX ISA 9.0, section 5.4.6).
+pub(crate) fn generated_index(name: &str, prefix: &str, count: u32) -> Option<u32> {
+    let digits = name.strip_prefix(prefix)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let index: u64 = digits.parse().ok()?;
+    u32::try_from(index).ok().filter(|&i| i < count)
 }
 
 /// `<N>` at the cursor (after a declared name): `N`, consuming it.
@@ -196,9 +339,11 @@ fn generated_count(c: &mut Cursor<'_, '_>) -> Option<u32> {
 
 /// Where a body's declarations and references are recorded.
 struct Decls<'a, 'src> {
-    locals: &'a mut HashSet<&'src str>,
-    generated: &'a mut Vec<(&'src str, u32)>,
-    candidates: &'a mut Vec<Name<'src>>,
+    scopes: &'a mut Scopes<'src>,
+    /// The depth of the block the statement is in.
+    depth: u32,
+    refs: &'a mut Vec<Name<'src>>,
+    shared: &'a mut Vec<(u64, u32)>,
 }
 
 /// A statement that starts with a directive: declarations, `.loc`,
@@ -208,12 +353,12 @@ fn statement_directive<'src>(
     d: &'src str,
     decls: Decls<'_, 'src>,
     locs: &mut Vec<LocFix>,
-    shared: &mut Vec<(u64, u32)>,
 ) {
     let Decls {
-        locals,
-        generated,
-        candidates,
+        scopes,
+        depth,
+        refs,
+        shared,
     } = decls;
     c.pos += 1;
     match d {
@@ -264,26 +409,38 @@ fn statement_directive<'src>(
         ".shared" => {
             for Declared {
                 var: v,
-                refs,
+                refs: init_refs,
                 count,
             } in parse_var(c, Space::Shared, Linkage::Local)
             {
-                let (size, align) = (v.size_bytes(), v.align_bytes());
+                for n in init_refs {
+                    scopes.use_name(n, refs);
+                }
+                // An oversized array has been reported by `parse_var`.
+                let (size, align) = (v.size_bytes().unwrap_or(u64::MAX), v.align_bytes());
                 match count {
                     None => {
-                        locals.insert(v.name.text);
+                        scopes.declare(v.name.text, depth);
                         shared.push((size, align));
                     }
-                    // `count` variables, each aligned: one block of the same extent.
+                    // Sized when the scan ends, by the names used.
                     Some(n) => {
-                        generated.push((v.name.text, n));
-                        if n > 0 {
-                            let stride = size.next_multiple_of(u64::from(align.max(1)));
-                            shared.push((stride * u64::from(n - 1) + size, align));
-                        }
+                        let index = scopes.shared_generated.len();
+                        scopes.shared_generated.push(SharedGenerated {
+                            slot: shared.len(),
+                            size,
+                            align,
+                            used: Vec::new(),
+                        });
+                        scopes.generated.push(Generated {
+                            prefix: v.name.text,
+                            count: n,
+                            depth,
+                            shared: Some(index),
+                        });
+                        shared.push((size, align));
                     }
                 }
-                candidates.extend(refs);
             }
         }
         ".reg" | ".local" | ".param" | ".const" | ".global" | ".tex" | ".sreg" => {
@@ -303,12 +460,17 @@ fn statement_directive<'src>(
                 if t.kind == TokKind::Ident {
                     let text = c.text(t);
                     if in_init {
-                        candidates.push(c.name(t));
+                        scopes.use_name(c.name(t), refs);
                     } else if !text.starts_with('%') {
-                        // `%`-names are never candidates: no need to shadow them.
-                        locals.insert(text);
-                        if let Some(n) = generated_count(c) {
-                            generated.push((text, n));
+                        // `%`-names are never references: no need to track them.
+                        match generated_count(c) {
+                            Some(count) => scopes.generated.push(Generated {
+                                prefix: text,
+                                count,
+                                depth,
+                                shared: None,
+                            }),
+                            None => scopes.declare(text, depth),
                         }
                     }
                 }
@@ -331,7 +493,7 @@ fn statement_directive<'src>(
                     break;
                 }
                 if t.kind == TokKind::Ident {
-                    locals.insert(c.text(t));
+                    scopes.declare(c.text(t), depth);
                 }
             }
         }
@@ -345,7 +507,7 @@ fn statement_directive<'src>(
                     break;
                 }
                 if t.kind == TokKind::Ident {
-                    candidates.push(c.name(t));
+                    scopes.use_name(c.name(t), refs);
                 }
             }
         }
@@ -361,5 +523,147 @@ fn statement_directive<'src>(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ast::ItemKind;
+    use crate::diagnostic::FileId;
+    use crate::parse::parse;
+
+    const HEAD: &str = ".version 7.8\n.target sm_90\n.address_size 64\n";
+
+    /// The references of the module's last item (a function), each as
+    /// `name@line`.
+    fn refs(body: &str) -> Vec<String> {
+        let src = format!("{HEAD}.global .u32 t2;\n.global .u32 t1;\n{body}");
+        let m = parse(FileId(0), &src);
+        assert!(m.errors.is_empty(), "{:?}", m.errors);
+        m.items
+            .last()
+            .unwrap()
+            .refs
+            .iter()
+            .map(|n| {
+                let line = crate::diagnostic::line_of(&src, n.span.start as usize);
+                format!("{}@{line}", n.text)
+            })
+            .collect()
+    }
+
+    /// The function-scope `.shared` allocations of the module's last item.
+    fn shared(body: &str) -> Vec<(u64, u32)> {
+        let src = format!("{HEAD}{body}");
+        let m = parse(FileId(0), &src);
+        assert!(m.errors.is_empty(), "{:?}", m.errors);
+        match &m.items.last().unwrap().kind {
+            ItemKind::Function(f) => f.body.as_ref().unwrap().shared.clone(),
+            _ => panic!("not a function"),
+        }
+    }
+
+    #[test]
+    fn a_nested_declaration_hides_a_module_symbol_only_in_its_block() {
+        // Lines: 6 `.entry`, 8 before the block, 10 in the block before the
+        // declaration, 12 after it, 14 after the block.
+        let body = ".visible .entry k()\n{\n\
+                    ld.global.u32 %r1, [t2];\n{\n\
+                    ld.global.u32 %r2, [t2];\n.reg .b32 t2;\n\
+                    mov.b32 t2, %r1;\n}\n\
+                    st.global.u32 [t2], %r1;\nret;\n}\n";
+        assert_eq!(refs(body), ["t2@8", "t2@10", "t2@14"]);
+        // The same for the names `t<3>` generates, `t02` included.
+        let body = ".visible .entry k()\n{\n\
+                    ld.global.u32 %r1, [t2];\n{\n\
+                    ld.global.u32 %r2, [t1];\n.reg .b32 t<3>;\n\
+                    mov.b32 t02, %r1;\nadd.u32 t1, t2, 1;\n}\n\
+                    st.global.u32 [t2], %r1;\nst.global.u32 [t1], %r1;\nret;\n}\n";
+        assert_eq!(refs(body), ["t2@8", "t1@10", "t2@15", "t1@16"]);
+    }
+
+    #[test]
+    fn a_declaration_at_function_level_starts_where_it_is_written() {
+        // ptxas binds the first `t2` to the module variable, the second to the register.
+        let body = ".visible .entry k()\n{\n\
+                    mov.u64 %rd1, t2;\n.reg .b32 t2;\nmov.b32 t2, 1;\nret;\n}\n";
+        assert_eq!(refs(body), ["t2@8"]);
+    }
+
+    #[test]
+    fn inner_declarations_shadow_outer_ones_until_their_block_ends() {
+        // Outer register `t2`; an inner block re-declares it; both hide the
+        // module symbol. A parameter is in scope everywhere.
+        let body = ".visible .entry k(.param .u64 t1)\n{\n\
+                    .reg .b64 t2;\n{\n.reg .b32 t2;\nmov.b32 t2, 1;\n}\n\
+                    mov.b64 t2, 1;\n{\nld.param.u64 %rd1, [t1];\n}\nret;\n}\n";
+        assert_eq!(refs(body), Vec::<String>::new());
+        // A nested block's `.param`s (rustc's call sequences) end with it.
+        let body = ".func f(.param .b32 x)\n{\nret;\n}\n\
+                    .visible .entry k()\n{\n{\n.param .b32 t1;\nst.param.b32 [t1], 1;\n\
+                    call.uni f, (t1);\n}\nld.global.u32 %r1, [t1];\nret;\n}\n";
+        assert_eq!(refs(body), ["f@15", "t1@17"]);
+    }
+
+    #[test]
+    fn labels_are_scoped_and_branch_targets_are_never_references() {
+        // `bra` to a later label (and to an earlier one) names no symbol; a
+        // label ends with its block, like any declaration.
+        let body = ".visible .entry k()\n{\n\
+                    bra t2;\n{\nt1:\nbra.uni t1;\n}\nt2:\n\
+                    mov.u64 %rd1, t1;\n@%p1 bra t2;\nret;\n}\n";
+        assert_eq!(refs(body), ["t1@14"]);
+    }
+
+    #[test]
+    fn function_scope_shared_parameterized_names_count_as_ptxas_counts_them() {
+        let k = |decls: &str, uses: &str| {
+            shared(&format!(
+                ".visible .entry k()\n{{\n{decls}\n{uses}\nret;\n}}\n"
+            ))
+        };
+        // ptxas 13.5 (`-v`): one element for the declaration, one per name used.
+        assert_eq!(k(".shared .u32 s<20000>;", ""), [(4, 4)]);
+        assert_eq!(
+            k(".shared .u32 s<20000>;", "ld.shared.u32 %r1, [s7];"),
+            [(8, 4)]
+        );
+        assert_eq!(
+            k(
+                ".shared .u32 s<20000>;",
+                "ld.shared.u32 %r1, [s7];\nld.shared.u32 %r1, [s07];\nmov.u64 %rd1, s19999;"
+            ),
+            [(12, 4)]
+        );
+        assert_eq!(k(".shared .u32 s<0>;", ""), [(4, 4)]);
+        assert_eq!(
+            k(
+                ".shared .align 16 .u32 s<20000>;",
+                "ld.shared.u32 %r1, [s7];\nld.shared.u32 %r1, [s100];"
+            ),
+            [(36, 16)]
+        );
+        // Plain `.shared` declarations count in full, used or not.
+        assert_eq!(
+            k(".shared .u8 x;\n.shared .u32 big[100];", ""),
+            [(1, 1), (400, 4)]
+        );
+        // A name an inner declaration hides is not a use; the block's own
+        // declarations count.
+        assert_eq!(
+            k(
+                ".shared .u32 s<20000>;",
+                "{\n.reg .b32 s7;\nmov.b32 s7, 1;\n.shared .u8 q<9>;\nst.shared.u8 [q1], s7;\n}"
+            ),
+            [(4, 4), (2, 1)]
+        );
+        // A generated name past the count, or after the block, is no use.
+        assert_eq!(
+            k(
+                "{\n.shared .u32 s<3>;\n}",
+                "ld.shared.u32 %r1, [s2];\nld.shared.u32 %r1, [s3];"
+            ),
+            [(4, 4)]
+        );
     }
 }

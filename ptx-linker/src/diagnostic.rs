@@ -164,6 +164,12 @@ pub fn location(sources: Sources<'_>, span: Span) -> String {
     }
 }
 
+/// `n` and its noun, singular for one: `1 variable`, `2 variables`.
+pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// 1-based line of a byte offset in `text`.
 pub fn line_of(text: &str, offset: usize) -> u32 {
     let end = offset.min(text.len());

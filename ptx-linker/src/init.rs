@@ -9,7 +9,7 @@
 //! a symbol's address (`generic(sym)`, `sym`, `sym+8`) has no value until the
 //! module is loaded, and is reported as an error.
 
-use crate::ast::{type_size, Variable};
+use crate::ast::{dims_product, type_size, Variable};
 use crate::diagnostic::{Diagnostic, FileId, Span};
 use crate::lex::{self, int_value, TokKind, Token};
 
@@ -42,8 +42,19 @@ pub fn initializer_bytes(
     if v.vector > 1 {
         dims.push(Some(u64::from(v.vector)));
     }
+    let declared = v.size_bytes().ok_or_else(|| {
+        Diagnostic::error(
+            v.name.span,
+            format!("`{}` is larger than 2^64 bytes", v.symbol()),
+        )
+    })?;
     let Some(init) = v.init else {
-        return Ok(vec![0; v.size_bytes() as usize]);
+        // Checked first (`vec!` aborts when it cannot allocate); `vec!`
+        // then takes zeroed memory, which the OS hands out lazily.
+        let mut probe = Vec::new();
+        let len = reserve(&mut probe, declared, v.name.span)?;
+        drop(probe);
+        return Ok(vec![0; len]);
     };
     let src = text.get(init.range()).unwrap_or("");
     let (toks, errs) = lex::lex(file, src);
@@ -67,11 +78,34 @@ pub fn initializer_bytes(
         width: elem,
     };
     fill(&p, &tree, &dims, ty, &mut out)?;
-    let declared = v.size_bytes() as usize;
-    if out.len() < declared {
-        out.resize(declared, 0);
-    }
+    grow(&mut out, declared, v.name.span)?;
     Ok(out)
+}
+
+/// Zero-pads `out` to `len` bytes (no-op when it is that long already).
+/// Errors, at `span`, when this host cannot allocate that much.
+fn grow(out: &mut Vec<u8>, len: u64, span: Span) -> Result<(), Diagnostic> {
+    let len = reserve(out, len, span)?;
+    if len > out.len() {
+        out.resize(len, 0);
+    }
+    Ok(())
+}
+
+/// Makes room in `out` for `len` bytes in all; returns `len`. Errors, at
+/// `span`, when this host cannot allocate that much.
+fn reserve(out: &mut Vec<u8>, len: u64, span: Span) -> Result<usize, Diagnostic> {
+    let fail = || {
+        Diagnostic::error(
+            span,
+            format!("{len} bytes of initial value: more than this host can allocate"),
+        )
+    };
+    let n = usize::try_from(len).map_err(|_| fail())?;
+    if let Some(more) = n.checked_sub(out.len()).filter(|&m| m > 0) {
+        out.try_reserve_exact(more).map_err(|_| fail())?;
+    }
+    Ok(n)
 }
 
 /// The element type: its name (without the dot) and width in bytes.
@@ -225,13 +259,18 @@ fn fill(
             },
         };
     };
-    let row: u64 = rest.iter().map(|d| d.unwrap_or(0)).product::<u64>() * ty.width as u64;
     let (items, span) = match node {
         Node::List(items, span) => (items, span),
         Node::Expr(a, _) => {
             return Err(p.err(p.toks[*a], "an array needs a `{...}` initializer"));
         }
     };
+    // Bytes per element of this dimension; the parser refused sizes past 64
+    // bits, but with a zero dimension the others may multiply past them.
+    let too_large = || Diagnostic::error(*span, "the array is larger than 2^64 bytes");
+    let row = dims_product(rest.iter().map(|d| d.unwrap_or(0)))
+        .and_then(|n| n.checked_mul(ty.width as u64))
+        .ok_or_else(too_large)?;
     let begin = out.len();
     for item in items {
         match item {
@@ -239,23 +278,24 @@ fn fill(
                 let at = out.len();
                 fill(p, item, rest, ty, out)?;
                 let used = (out.len() - at) as u64;
-                if used < row {
-                    out.resize(at + row as usize, 0);
-                }
+                grow(out, (at as u64).saturating_add(row.max(used)), *span)?;
             }
             Node::Expr(..) => fill(p, item, &[], ty, out)?,
         }
     }
     if let Some(n) = first {
-        let cap = (n * row) as usize;
-        let used = out.len() - begin;
+        let cap = n.checked_mul(row).ok_or_else(too_large)?;
+        let used = (out.len() - begin) as u64;
         if used > cap {
             return Err(Diagnostic::error(
                 *span,
-                format!("initializer holds {used} bytes but the array holds {cap}"),
+                format!(
+                    "initializer holds {} but the array holds {cap}",
+                    crate::diagnostic::count(used, "byte", "bytes")
+                ),
             ));
         }
-        out.resize(begin + cap, 0);
+        grow(out, (begin as u64).saturating_add(cap), *span)?;
     }
     Ok(())
 }

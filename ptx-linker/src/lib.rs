@@ -46,6 +46,14 @@
 //! or dropped by `gc` on its own, and is emitted as its own declaration
 //! (`.global .u32 a2;`). At most [`parse::MAX_GENERATED_NAMES`] per module.
 //!
+//! **Names in function bodies.** A name a body declares (`.reg`, `.shared`,
+//! `.param`, a label, the names `x<4>` generates) is visible from its
+//! declaration to the end of the `{ }` block that holds it, as ptxas reads
+//! it; any other use of a module symbol's name in the body means that
+//! symbol and is renamed with it (see [`body`]). A function-scope
+//! `.shared .T s<N>` counts toward static shared memory as ptxas allocates
+//! it: one element, plus one for each distinct `sI` the body uses.
+//!
 //! References: PTX ISA 9.0, sections 5.1 "State Spaces", 5.4.6
 //! "Parameterized Variable Names", 11 "Directives",
 //! 11.6 "Linking Directives", 11.7 "Debugging Directives".

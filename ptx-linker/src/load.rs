@@ -28,6 +28,7 @@
 use object::read::archive::ArchiveFile;
 use object::{Object, ObjectSection};
 
+use crate::diagnostic::count;
 use crate::input::{InputKind, LinkInput, SourceFile};
 
 /// Container magics (the executable and the relocatable flavour).
@@ -198,7 +199,12 @@ fn load_archive(
     if out.len() == before {
         let hint = if bitcode > 0 {
             format!(
-                ": its {bitcode} object(s) are LLVM bitcode (an nvptx `.rlib`); link the PTX that rustc writes with `--emit=asm` instead"
+                ": its {} LLVM bitcode (an nvptx `.rlib`); link the PTX that rustc writes with `--emit=asm` instead",
+                if bitcode == 1 {
+                    "1 object is".to_string()
+                } else {
+                    format!("{bitcode} objects are")
+                }
             )
         } else {
             String::new()
@@ -285,7 +291,8 @@ fn load_fatbins(
             .filter(|&e| e <= bytes.len() && header >= 16)
             .ok_or_else(|| {
                 malformed(format!(
-                    "container at byte {at} claims {size} bytes after a {header}-byte header; the data has {}",
+                    "container at byte {at} claims {} after a {header}-byte header; the data has {}",
+                    count(size, "byte", "bytes"),
                     bytes.len() - at
                 ))
             })?;
@@ -353,8 +360,9 @@ fn container_ptx(path: &str, data: &[u8], base: usize) -> Result<Vec<PtxEntry>, 
             .filter(|&e| header >= 64 && e <= data.len())
             .ok_or_else(|| {
                 malformed(format!(
-                    "entry {index} at byte {} claims a {header}-byte header and {payload} bytes of data past the container's end",
-                    base + at
+                    "entry {index} at byte {} claims a {header}-byte header and {} of data past the container's end",
+                    base + at,
+                    count(payload, "byte", "bytes")
                 ))
             })?;
         if kind == KIND_PTX {
@@ -416,7 +424,10 @@ fn decompress(
         if out.len() as u64 > raw_size {
             return Err(fail(
                 "zstd",
-                format!("it decompresses to more than the {raw_size} bytes its header gives"),
+                format!(
+                    "it decompresses to more than the {} its header gives",
+                    count(raw_size, "byte", "bytes")
+                ),
             ));
         }
         Ok(out)
@@ -425,8 +436,8 @@ fn decompress(
             return Err(fail(
                 "LZ4",
                 format!(
-                    "its header gives {raw_size} bytes, more than {} compressed bytes can hold",
-                    stored.len()
+                    "its header gives {raw_size} bytes, more than {} can hold",
+                    count(stored.len() as u64, "compressed byte", "compressed bytes")
                 ),
             ));
         }

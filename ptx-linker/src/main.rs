@@ -43,11 +43,13 @@ struct Args {
     /// Leave unresolved `.extern` declarations external instead of failing.
     #[arg(long)]
     allow_unresolved: bool,
-    /// Assemble the output with ptxas (`$PTXAS`, else `ptxas` on `PATH`) and
-    /// fail when it rejects it; `-c` when symbols stay external.
+    /// Assemble the output with ptxas (`$PTXAS`, else `ptxas` on `PATH`, else
+    /// the one `cargo xtask setup` caches) and fail when it rejects it; `-c`
+    /// when symbols stay external.
     #[arg(long)]
     verify: bool,
-    /// Input PTX files.
+    /// Inputs: `.ptx` files, `ar` archives of PTX (`.a`, `.rlib`), ELF files
+    /// with an embedded fatbin, or fatbins.
     #[arg(required = true, value_name = "INPUTS")]
     inputs: Vec<PathBuf>,
 }
@@ -127,6 +129,23 @@ fn run(args: &Args) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The newest `ptxas` that `cargo xtask setup` unpacked into
+/// `$XDG_CACHE_HOME` (or `~/.cache`) `/gpu-toolkit/nvidia-cuda-nvcc-VERSION/nvidia/cu13/bin/`,
+/// if any.
+fn cached_ptxas() -> Option<PathBuf> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| Some(PathBuf::from(std::env::var_os("HOME")?).join(".cache")))?
+        .join("gpu-toolkit");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(cache)
+        .ok()?
+        .filter_map(|e| Some(e.ok()?.path().join("nvidia/cu13/bin/ptxas")))
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    found.pop()
+}
+
 /// Runs ptxas on the linked module: `-arch=max(target, sm_75)` (ptxas 13
 /// assembles nothing older), `-c` when symbols stay external.
 fn verify(ptx: &str, target: &str, compile_only: bool) -> Result<(), Failure> {
@@ -137,6 +156,7 @@ fn verify(ptx: &str, target: &str, compile_only: bool) -> Result<(), Failure> {
                 .map(|d| d.join("ptxas"))
                 .find(|p| p.is_file())
         })
+        .or_else(cached_ptxas)
         .ok_or_else(|| {
             Failure::Usage(
                 "--verify: ptxas not found; set PTXAS=/path/to/ptxas or put it on PATH (`cargo xtask setup` installs one)".to_string(),

@@ -16,7 +16,7 @@ use rustc_hash::FxHashSet as HashSet;
 use crate::ast::{
     type_size, FnKind, Function, Item, ItemKind, Linkage, Module, ParamDecl, Space, Variable,
 };
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{count, Diagnostic};
 use crate::input::LinkOptions;
 use crate::symbols::{ItemRef, Scope, SymbolId, SymbolTable};
 
@@ -91,7 +91,8 @@ pub fn resolve(
         let pick = strong.first().copied().or_else(|| {
             let commons = sym.defs.iter().filter(|r| linkage(r) == Linkage::Common);
             let size = |r: &ItemRef| match &item(*r).kind {
-                ItemKind::Variable(v) => v.size_bytes(),
+                // An oversized one has been reported by the parser.
+                ItemKind::Variable(v) => v.size_bytes().unwrap_or(u64::MAX),
                 _ => 0,
             };
             // Largest wins; among equals, the first.
@@ -383,8 +384,12 @@ fn proto_diff(decl: &Function<'_>, def: &Function<'_>, w: &Words) -> Option<Stri
     }
     if decl.returns.len() != def.returns.len() {
         return Some(format!(
-            "{} return parameter(s) {}, {} {}",
-            decl.returns.len(),
+            "{} {}, {} {}",
+            count(
+                decl.returns.len() as u64,
+                "return parameter",
+                "return parameters"
+            ),
             w.a_verb,
             def.returns.len(),
             w.b_verb
@@ -392,8 +397,8 @@ fn proto_diff(decl: &Function<'_>, def: &Function<'_>, w: &Words) -> Option<Stri
     }
     if decl.params.len() != def.params.len() {
         return Some(format!(
-            "{} parameter(s) {}, {} {}",
-            decl.params.len(),
+            "{} {}, {} {}",
+            count(decl.params.len() as u64, "parameter", "parameters"),
             w.a_verb,
             def.params.len(),
             w.b_verb

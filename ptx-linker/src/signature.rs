@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ast::{type_size, ParamDecl};
+use crate::ast::{dims_product, type_size, ParamDecl};
 use crate::diagnostic::Diagnostic;
 
 /// The signature of one `.entry`, read from PTX text.
@@ -69,7 +69,34 @@ pub(crate) fn param_of(p: &ParamDecl<'_>) -> Result<Param, Diagnostic> {
         .with_help("kernel parameters must be scalars, pointers or `.b8` arrays"));
     };
     let elem = elem * p.vector;
-    let count: u64 = p.dims.iter().map(|d| d.unwrap_or(0)).product();
+    // `[]` counts as no element; the size must fit the `u32` it is kept in.
+    let size = dims_product(p.dims.iter().map(|d| d.unwrap_or(0)))
+        .and_then(|n| n.checked_mul(u64::from(elem)))
+        .and_then(|n| u32::try_from(n).ok());
+    let Some(size) = size else {
+        let dims: String = p
+            .dims
+            .iter()
+            .map(|d| d.map_or("[]".to_string(), |n| format!("[{n}]")))
+            .collect();
+        let bytes = p
+            .dims
+            .iter()
+            .try_fold(u128::from(elem), |n, d| {
+                n.checked_mul(u128::from(d.unwrap_or(0)))
+            })
+            .map_or("more than 2^128 bytes".to_string(), |n| {
+                format!("{n} bytes")
+            });
+        return Err(Diagnostic::error(
+            p.name.span,
+            format!(
+                "parameter `{}` (`.{}{dims}`) is {bytes}; a parameter's size must fit 32 bits",
+                p.name.text, p.ty
+            ),
+        )
+        .with_help("pass large data through a pointer to global memory instead of by value"));
+    };
     let (kind, size, natural) = if let Some(ptr) = p.ptr {
         (
             ParamKind::Pointer {
@@ -84,7 +111,7 @@ pub(crate) fn param_of(p: &ParamDecl<'_>) -> Result<Param, Diagnostic> {
             ParamKind::Aggregate {
                 elem: p.ty.to_string(),
             },
-            (u64::from(elem) * count) as u32,
+            size,
             elem,
         )
     } else {
@@ -107,12 +134,12 @@ pub(crate) fn param_of(p: &ParamDecl<'_>) -> Result<Param, Diagnostic> {
 /// the next multiple of its alignment.
 pub fn param_space_bytes(params: &[Param]) -> u64 {
     params.iter().fold(0u64, |off, p| {
-        align_up(off, u64::from(p.align)) + u64::from(p.size)
+        align_up(off, u64::from(p.align)).saturating_add(u64::from(p.size))
     })
 }
 
-/// Rounds `n` up to a multiple of `align` (`align` 0 counts as 1).
+/// Rounds `n` up to a multiple of `align` (`align` 0 counts as 1);
+/// `u64::MAX` when that does not fit 64 bits.
 pub fn align_up(n: u64, align: u64) -> u64 {
-    let a = align.max(1);
-    n.div_ceil(a) * a
+    n.checked_next_multiple_of(align.max(1)).unwrap_or(u64::MAX)
 }

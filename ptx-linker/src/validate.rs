@@ -9,7 +9,7 @@ use crate::diagnostic::Diagnostic;
 use crate::gc::Liveness;
 use crate::merge::{Header, DEFAULT_MAX_PARAM, DEFAULT_MAX_STATIC_SHARED};
 use crate::resolve::Resolution;
-use crate::signature::{align_up, param_of, param_space_bytes, Param};
+use crate::signature::{param_of, param_space_bytes, Param};
 use crate::symbols::{ItemRef, SymbolTable};
 
 /// What one kernel needs.
@@ -60,7 +60,7 @@ pub fn check_kernels(
             }
         }
         let (shared, dynamic_shared_align) = shared_usage(modules, table, res, entry);
-        if shared > u64::from(max_shared) {
+        if shared > u128::from(max_shared) {
             diags.push(
                 Diagnostic::error(
                     f.name.span,
@@ -89,7 +89,7 @@ pub fn check_kernels(
         out.push(KernelLayout {
             entry,
             params,
-            static_shared_bytes: shared,
+            static_shared_bytes: u64::try_from(shared).unwrap_or(u64::MAX),
             dynamic_shared_align,
         });
     }
@@ -104,11 +104,15 @@ fn shared_usage(
     table: &SymbolTable<'_>,
     res: &Resolution,
     entry: ItemRef,
-) -> (u64, Option<u32>) {
+) -> (u128, Option<u32>) {
+    // In 128 bits: sizes from the input add up without overflow.
+    let place = |offset: u128, size: u64, align: u32| {
+        offset.next_multiple_of(u128::from(align.max(1))) + u128::from(size)
+    };
     let mut dynamic: Option<u32> = None;
     let mut seen = HashSet::default();
     let mut queue = std::collections::VecDeque::from([entry]);
-    let mut offset = 0u64;
+    let mut offset = 0u128;
     while let Some(r) = queue.pop_front() {
         if !seen.insert(r) {
             continue;
@@ -117,11 +121,12 @@ fn shared_usage(
         match &item.kind {
             ItemKind::Function(f) => {
                 for (size, align) in f.body.iter().flat_map(|b| &b.shared) {
-                    offset = align_up(offset, u64::from(*align)) + size;
+                    offset = place(offset, *size, *align);
                 }
             }
             ItemKind::Variable(v) if v.space == Space::Shared => {
-                offset = align_up(offset, u64::from(v.align_bytes())) + v.size_bytes();
+                // An oversized one has been reported by the parser.
+                offset = place(offset, v.size_bytes().unwrap_or(u64::MAX), v.align_bytes());
             }
             _ => {}
         }

@@ -156,7 +156,7 @@ fn a_broken_container_exits_1_naming_the_file() {
     assert_eq!(st.status.code(), Some(1));
     let err = String::from_utf8_lossy(&st.stderr);
     assert!(
-        err.contains("bitcode.rlib` holds no PTX: its 1 object(s) are LLVM bitcode"),
+        err.contains("bitcode.rlib` holds no PTX: its 1 object is LLVM bitcode"),
         "{err}"
     );
     assert!(!out.exists());

@@ -10,7 +10,7 @@ const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/p
 
 fn corpus() -> Vec<(String, String)> {
     let mut files: Vec<_> = std::fs::read_dir(CORPUS)
-        .unwrap_or_else(|e| panic!("cannot read {CORPUS}: {e}"))
+        .unwrap_or_else(|e| panic!("cannot read {CORPUS}: {e} (the corpus is the repository's sibling `shared/corpus/ptx-wild`)"))
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
         .collect();

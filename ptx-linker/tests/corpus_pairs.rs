@@ -37,7 +37,7 @@ struct File {
 
 fn corpus(ptxas: Option<&Path>) -> Vec<File> {
     let mut paths: Vec<_> = std::fs::read_dir(CORPUS)
-        .unwrap()
+        .unwrap_or_else(|e| panic!("cannot read {CORPUS}: {e} (the corpus is the repository's sibling `shared/corpus/ptx-wild`)"))
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
         .collect();

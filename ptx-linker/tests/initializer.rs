@@ -120,3 +120,24 @@ fn malformed_initializers_are_errors() {
         global_initializer("m.ptx", ".version 7.8\n.target sm_90\n.global .u32 ;", "a").is_err()
     );
 }
+
+#[test]
+fn oversized_arrays_are_errors_not_panics() {
+    // Past 64 bits: refused where it is declared.
+    assert_eq!(
+        error(".global .u64 a[4611686018427387904];", "a"),
+        "m.ptx:4:14: error: variable `a` is too large: 4611686018427387904 elements of 8 bytes are 36893488147419103232 bytes, more than 64 bits can count\n\
+         help: declare `a` smaller: no state space holds 2^64 bytes"
+    );
+    // A zero dimension makes the array empty, but the rows of the others
+    // still multiply past 64 bits.
+    assert_eq!(
+        error(".global .u8 a[0][4294967296][4294967296] = {{1}};", "a"),
+        "m.ptx:4:44: error: the array is larger than 2^64 bytes"
+    );
+    // Representable, but more than this host can allocate.
+    assert_eq!(
+        error(".global .u8 a[9223372036854775807];", "a"),
+        "m.ptx:4:13: error: 9223372036854775807 bytes of initial value: more than this host can allocate"
+    );
+}

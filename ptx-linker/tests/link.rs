@@ -282,10 +282,70 @@ fn entry_signatures_reports_parse_errors() {
 }
 
 #[test]
+fn entry_signatures_refuse_parameters_past_32_bits() {
+    // `.b8 p[4294967296]` used to read as 0 bytes; `[2^32][2^32]` overflowed.
+    let err = entry_signatures(
+        "big.ptx",
+        ".version 7.8\n.target sm_90\n.entry k(.param .b8 p[4294967296], .param .b8 q[4294967296][4294967296])\n{\nret;\n}\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.message,
+        "big.ptx:3:21: error: parameter `p` (`.b8[4294967296]`) is 4294967296 bytes; a parameter's size must fit 32 bits\n\
+         help: pass large data through a pointer to global memory instead of by value\n\
+         big.ptx:3:47: error: parameter `q` (`.b8[4294967296][4294967296]`) is 18446744073709551616 bytes; a parameter's size must fit 32 bits\n\
+         help: pass large data through a pointer to global memory instead of by value"
+    );
+}
+
+#[test]
+fn size_arithmetic_saturates_instead_of_overflowing() {
+    use ptx_linker::signature::align_up;
+    assert_eq!(align_up(13, 8), 16);
+    assert_eq!(align_up(13, 0), 13);
+    assert_eq!(align_up(u64::MAX - 1, 4), u64::MAX);
+}
+
+#[test]
+fn counts_in_messages_agree_with_their_nouns() {
+    let head = ".version 7.8\n.target sm_90\n.address_size 64\n";
+    let a = LinkInput::object(
+        "a.ptx",
+        format!(
+            "{head}.extern .func f(.param .b32 x);\n.extern .func (.param .b32 r) g();\n\
+             .visible .entry k()\n{{\ncall.uni f, (1);\ncall.uni (r), g, ();\nret;\n}}\n"
+        ),
+    );
+    let b = LinkInput::object(
+        "b.ptx",
+        format!(
+            "{head}.visible .func f(.param .b32 x, .param .b32 y)\n{{\nret;\n}}\n\
+             .visible .func g()\n{{\nret;\n}}\n"
+        ),
+    );
+    let err = link(&[a, b], &LinkOptions::default()).unwrap_err();
+    assert!(
+        err.message
+            .contains("does not match its definition: 1 parameter declared, 2 defined"),
+        "{}",
+        err.message
+    );
+    assert!(
+        err.message
+            .contains("does not match its definition: 1 return parameter declared, 0 defined"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
 fn never_panics_on_truncated_or_garbled_input() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/ptx-wild");
     let mut texts = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| {
+        panic!("cannot read {dir}: {e} (the corpus is the repository's sibling `shared/corpus/ptx-wild`)")
+    });
+    for e in entries {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "ptx") {
             let t = std::fs::read_to_string(&p).unwrap();

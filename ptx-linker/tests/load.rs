@@ -93,7 +93,7 @@ fn a_bitcode_rlib_is_a_precise_error() {
         load("bitcode.rlib", InputKind::Library, None)
             .unwrap_err()
             .to_string(),
-        "`bitcode.rlib` holds no PTX: its 1 object(s) are LLVM bitcode (an nvptx `.rlib`); \
+        "`bitcode.rlib` holds no PTX: its 1 object is LLVM bitcode (an nvptx `.rlib`); \
          link the PTX that rustc writes with `--emit=asm` instead"
     );
 }
