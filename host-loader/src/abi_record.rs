@@ -225,15 +225,7 @@ pub enum AbiRecordError {
         found: u32,
     },
     /// Word 1 is not [`ABI_VERSION`], the only version this crate reads.
-    #[error(
-        "the record has version {found}; this host-loader reads version {ABI_VERSION} only{}; \
-         rebuild the kernels with the device-std that matches this host-loader",
-        if *found < ABI_VERSION {
-            " (older records carry no value classes)"
-        } else {
-            ""
-        }
-    )]
+    #[error("the record has {}", version_message(*found))]
     UnsupportedVersion {
         /// The version found.
         found: u32,
@@ -323,6 +315,21 @@ impl Words {
     fn remaining(&self) -> usize {
         self.words.len() - self.pos
     }
+}
+
+/// "version N; this host-loader reads version 2 only …; rebuild …": the
+/// message for a record of another version, in [`AbiRecordError`] and
+/// [`crate::AbiRecordProblem`] alike.
+pub(crate) fn version_message(found: u32) -> String {
+    let older = if found < ABI_VERSION {
+        " (older records carry no value classes)"
+    } else {
+        ""
+    };
+    format!(
+        "version {found}; this host-loader reads ABI record version {ABI_VERSION} only{older}; \
+         rebuild the kernels with the device-std that matches this host-loader"
+    )
 }
 
 impl AbiRecord {
@@ -616,7 +623,7 @@ mod tests {
             AbiRecord::parse(&bytes(&[ABI_MAGIC, 1, 0]))
                 .unwrap_err()
                 .to_string(),
-            "the record has version 1; this host-loader reads version 2 only (older records \
+            "the record has version 1; this host-loader reads ABI record version 2 only (older records \
              carry no value classes); rebuild the kernels with the device-std that matches \
              this host-loader"
         );
@@ -624,7 +631,7 @@ mod tests {
             AbiRecord::parse(&bytes(&[ABI_MAGIC, 3, 0]))
                 .unwrap_err()
                 .to_string(),
-            "the record has version 3; this host-loader reads version 2 only; rebuild the \
+            "the record has version 3; this host-loader reads ABI record version 2 only; rebuild the \
              kernels with the device-std that matches this host-loader"
         );
         assert_eq!(

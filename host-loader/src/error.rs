@@ -4,7 +4,7 @@ use std::fmt;
 
 use cudarc::driver::DriverError;
 
-use crate::abi_record::{AbiField, AbiKind, AbiRecordError, ABI_VERSION};
+use crate::abi_record::{AbiField, AbiKind, AbiRecordError};
 use crate::layout::ParamLayout;
 use device_std::ValueClass;
 
@@ -220,16 +220,8 @@ pub enum AbiRecordProblem {
     /// Its bytes do not parse.
     #[error("is malformed: {0}")]
     Malformed(AbiRecordError),
-    /// Its version (word 1) is not [`ABI_VERSION`], the only one this crate reads.
-    #[error(
-        "has version {found}; this host-loader reads ABI record version {ABI_VERSION} only{}; \
-         rebuild the kernels with the device-std that matches this host-loader",
-        if *found < ABI_VERSION {
-            " (older records carry no value classes)"
-        } else {
-            ""
-        }
-    )]
+    /// Its version (word 1) is not [`ABI_VERSION`](crate::abi_record::ABI_VERSION), the only one this crate reads.
+    #[error("has {}", crate::abi_record::version_message(*found))]
     UnsupportedVersion {
         /// The version found.
         found: u32,
