@@ -3,7 +3,10 @@
 //! both, and the vendor library where there is one.
 
 use anyhow::{bail, ensure, Context, Result};
-use cudarc::driver::{CudaContext, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, LaunchConfig,
+    PushKernelArg,
+};
 use host_loader::{Module, PtrMut, Slice, SliceMut};
 use rand::Rng;
 use std::sync::Arc;
@@ -101,6 +104,32 @@ fn timed<S>(
         .zip(ms)
         .map(|(v, ms)| row(name, v.0, ms, bytes, flops))
         .collect())
+}
+
+/// Launches the CUDA C++ kernel `f(input, output, scalar)` on the stream:
+/// the shape of reduce_sum, transpose, histogram and softmax.
+///
+/// # Safety
+/// `f` takes exactly these three parameters, and reads and writes only
+/// within `input` and `output` for `cfg`.
+unsafe fn launch_in_out<I: DeviceRepr, O: DeviceRepr, A: DeviceRepr>(
+    env: &Env,
+    f: &CudaFunction,
+    cfg: LaunchConfig,
+    input: &CudaSlice<I>,
+    output: &mut CudaSlice<O>,
+    scalar: &A,
+) -> Result<()> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        env.stream
+            .launch_builder(f)
+            .arg(input)
+            .arg(output)
+            .arg(scalar)
+            .launch(cfg)
+    }?;
+    Ok(())
 }
 
 fn linear(n: usize, per_thread: usize) -> Result<LaunchConfig> {
@@ -272,17 +301,7 @@ fn reduce_sum(env: &Env) -> Result<Vec<Row>> {
     let rust = |out: &mut CudaSlice<f32>| -> Result<()> {
         Ok(unsafe { k.launch(env.stream, cfg, (&x_d, out)) }?)
     };
-    let nvcc = |out: &mut CudaSlice<f32>| -> Result<()> {
-        unsafe {
-            env.stream
-                .launch_builder(&f)
-                .arg(&x_d)
-                .arg(out)
-                .arg(&n64)
-                .launch(cfg)
-        }?;
-        Ok(())
-    };
+    let nvcc = |out: &mut CudaSlice<f32>| unsafe { launch_in_out(env, &f, cfg, &x_d, out, &n64) };
     for (who, launch) in [
         ("rust", &rust as &dyn Fn(&mut CudaSlice<f32>) -> Result<()>),
         ("nvcc", &nvcc),
@@ -354,17 +373,7 @@ fn transpose(env: &Env) -> Result<Vec<Row>> {
     let rust = |o: &mut CudaSlice<f32>| -> Result<()> {
         Ok(unsafe { k.launch(env.stream, cfg, (&in_d, o, n32)) }?)
     };
-    let nvcc = |o: &mut CudaSlice<f32>| -> Result<()> {
-        unsafe {
-            env.stream
-                .launch_builder(&f)
-                .arg(&in_d)
-                .arg(o)
-                .arg(&n32)
-                .launch(cfg)
-        }?;
-        Ok(())
-    };
+    let nvcc = |o: &mut CudaSlice<f32>| unsafe { launch_in_out(env, &f, cfg, &in_d, o, &n32) };
     let mut o1 = poisoned(env, n * n)?;
     rust(&mut o1)?;
     check("transpose rust", &env.stream.clone_dtoh(&o1)?, &want, 0.0)?;
@@ -404,17 +413,7 @@ fn histogram(env: &Env) -> Result<Vec<Row>> {
     let rust = |b: &mut CudaSlice<u32>| -> Result<()> {
         Ok(unsafe { k.launch(env.stream, cfg, (&d, b)) }?)
     };
-    let nvcc = |b: &mut CudaSlice<u32>| -> Result<()> {
-        unsafe {
-            env.stream
-                .launch_builder(&f)
-                .arg(&d)
-                .arg(b)
-                .arg(&n64)
-                .launch(cfg)
-        }?;
-        Ok(())
-    };
+    let nvcc = |b: &mut CudaSlice<u32>| unsafe { launch_in_out(env, &f, cfg, &d, b, &n64) };
     for (who, launch) in [
         ("rust", &rust as &dyn Fn(&mut CudaSlice<u32>) -> Result<()>),
         ("nvcc", &nvcc),
@@ -461,17 +460,7 @@ fn softmax(env: &Env) -> Result<Vec<Row>> {
     let rust = |o: &mut CudaSlice<f32>| -> Result<()> {
         Ok(unsafe { k.launch(env.stream, cfg, (&in_d, o, c32)) }?)
     };
-    let nvcc = |o: &mut CudaSlice<f32>| -> Result<()> {
-        unsafe {
-            env.stream
-                .launch_builder(&f)
-                .arg(&in_d)
-                .arg(o)
-                .arg(&c32)
-                .launch(cfg)
-        }?;
-        Ok(())
-    };
+    let nvcc = |o: &mut CudaSlice<f32>| unsafe { launch_in_out(env, &f, cfg, &in_d, o, &c32) };
     // CPU reference in f64 on a sample of rows (every row when quick).
     let sample: Vec<usize> = if env.opts.quick {
         (0..rows).collect()
