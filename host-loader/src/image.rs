@@ -181,9 +181,7 @@ mod tests {
     /// section data or tables.
     #[test]
     fn real_cubin_whole_and_truncated() {
-        let ptxas = std::env::var_os("PTXAS").expect(
-            "PTXAS is not set: run the tests with `cargo xtask test` (after `cargo xtask setup`)",
-        );
+        let ptxas = ptx_linker::ptxas::find().expect(ptx_linker::ptxas::NOT_FOUND_FIX);
         let dir = std::env::temp_dir().join(format!("hl-image-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let ptx = dir.join("k.ptx");

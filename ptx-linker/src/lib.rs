@@ -72,6 +72,7 @@ pub mod load;
 pub mod map;
 pub mod merge;
 pub mod parse;
+pub mod ptxas;
 pub mod resolve;
 pub mod signature;
 pub mod symbols;

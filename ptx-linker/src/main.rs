@@ -129,39 +129,11 @@ fn run(args: &Args) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The newest `ptxas` that `cargo xtask setup` unpacked into
-/// `$XDG_CACHE_HOME` (or `~/.cache`) `/gpu-toolkit/nvidia-cuda-nvcc-VERSION/nvidia/cu13/bin/`,
-/// if any.
-fn cached_ptxas() -> Option<PathBuf> {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| Some(PathBuf::from(std::env::var_os("HOME")?).join(".cache")))?
-        .join("gpu-toolkit");
-    let mut found: Vec<PathBuf> = std::fs::read_dir(cache)
-        .ok()?
-        .filter_map(|e| Some(e.ok()?.path().join("nvidia/cu13/bin/ptxas")))
-        .filter(|p| p.is_file())
-        .collect();
-    found.sort();
-    found.pop()
-}
-
 /// Runs ptxas on the linked module: `-arch=max(target, sm_75)` (ptxas 13
 /// assembles nothing older), `-c` when symbols stay external.
 fn verify(ptx: &str, target: &str, compile_only: bool) -> Result<(), Failure> {
-    let ptxas = std::env::var_os("PTXAS")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::split_paths(&std::env::var_os("PATH")?)
-                .map(|d| d.join("ptxas"))
-                .find(|p| p.is_file())
-        })
-        .or_else(cached_ptxas)
-        .ok_or_else(|| {
-            Failure::Usage(
-                "--verify: ptxas not found; set PTXAS=/path/to/ptxas or put it on PATH (`cargo xtask setup` installs one)".to_string(),
-            )
-        })?;
+    let ptxas = ptx_linker::ptxas::find()
+        .ok_or_else(|| Failure::Usage(format!("--verify: {}", ptx_linker::ptxas::NOT_FOUND_FIX)))?;
     let dir = std::env::temp_dir().join(format!("ptx-linker-verify-{}", std::process::id()));
     std::fs::create_dir_all(&dir)
         .map_err(|e| Failure::Usage(format!("--verify: cannot create `{}`: {e}", dir.display())))?;

@@ -4,28 +4,20 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The ptxas to validate with: `$PTXAS`, else `ptxas` on `PATH`. `None` only
-/// when `PTX_LINKER_SKIP_PTXAS=1`; otherwise a missing ptxas fails the test.
+/// The ptxas to validate with ([`ptx_linker::ptxas::find`]: `$PTXAS`, the one `cargo xtask
+/// setup` installed, `PATH`). `None` only when `PTX_LINKER_SKIP_PTXAS=1`; otherwise a
+/// missing ptxas fails the test with the fix.
 pub fn ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PTXAS") {
-        return Some(PathBuf::from(p));
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            let p = dir.join("ptxas");
-            if p.is_file() {
-                return Some(p);
-            }
-        }
+    if let Some(p) = ptx_linker::ptxas::find() {
+        return Some(p);
     }
     if std::env::var("PTX_LINKER_SKIP_PTXAS").as_deref() == Ok("1") {
         eprintln!("ptxas not found; skipping ptxas checks because PTX_LINKER_SKIP_PTXAS=1");
         return None;
     }
     panic!(
-        "ptxas not found. Set PTXAS=/path/to/ptxas or put it on PATH. To install without a GPU: \
-         `pip download --no-deps nvidia-cuda-nvcc==13.5.37`, unzip the wheel, `chmod +x nvidia/cu13/bin/ptxas`. \
-         Set PTX_LINKER_SKIP_PTXAS=1 to skip these checks on purpose."
+        "{}\n  (or set PTX_LINKER_SKIP_PTXAS=1 to skip these checks on purpose)",
+        ptx_linker::ptxas::NOT_FOUND_FIX
     );
 }
 

@@ -1,0 +1,51 @@
+//! Where the toolkit finds NVIDIA's `ptxas`, the ground truth for PTX validity.
+//!
+//! One lookup order serves the `ptx-linker --verify` flag, the build driver
+//! (`gpu-build`) and every test in this repository:
+//!
+//! 1. `$PTXAS`, when set (used as given, even if it does not exist, so a wrong
+//!    setting is reported, not silently replaced);
+//! 2. the newest copy that `cargo xtask setup` (or `cargo ptx setup`) unpacked from the
+//!    `nvidia-cuda-nvcc` wheel into [`cache_dir`];
+//! 3. `ptxas` on `PATH` (a CUDA toolkit install).
+
+use std::path::PathBuf;
+
+/// The message a caller shows when [`find`] returns `None`.
+pub const NOT_FOUND_FIX: &str = "ptxas not found: $PTXAS is unset, nothing is installed \
+    under ~/.cache/gpu-toolkit, and no ptxas is on PATH.\n  fix: cargo xtask setup   (or \
+    `cargo ptx setup`; or set PTXAS=/path/to/ptxas, e.g. from a CUDA toolkit)";
+
+/// `$XDG_CACHE_HOME/gpu-toolkit`, else `~/.cache/gpu-toolkit`: where setup unpacks
+/// `nvidia-cuda-nvcc-VERSION/nvidia/cu13/bin/ptxas`. `None` when neither variable is set.
+pub fn cache_dir() -> Option<PathBuf> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| Some(PathBuf::from(std::env::var_os("HOME")?).join(".cache")))?;
+    Some(cache.join("gpu-toolkit"))
+}
+
+/// The newest `ptxas` unpacked under [`cache_dir`], if any (versions compare as
+/// directory names, `nvidia-cuda-nvcc-13.5.37` after `nvidia-cuda-nvcc-13.0.88`).
+pub fn cached() -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(cache_dir()?)
+        .ok()?
+        .filter_map(|e| Some(e.ok()?.path().join("nvidia/cu13/bin/ptxas")))
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    found.pop()
+}
+
+/// The `ptxas` to run: `$PTXAS`, else [`cached`], else `ptxas` on `PATH`; `None` when
+/// there is none (show [`NOT_FOUND_FIX`]).
+pub fn find() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    cached().or_else(|| {
+        std::env::split_paths(&std::env::var_os("PATH")?)
+            .map(|d| d.join("ptxas"))
+            .find(|p| p.is_file())
+    })
+}
