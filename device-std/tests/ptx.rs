@@ -39,7 +39,16 @@ fn built() -> &'static Path {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = Command::new(cargo);
         cmd.current_dir(workspace_root())
-            .args(["run", "--quiet", "--package", "xtask", "--", "build-ptx"])
+            .args([
+                "run",
+                "--quiet",
+                "--package",
+                "gpu-build",
+                "--bin",
+                "cargo-ptx",
+                "--",
+                "build-ptx",
+            ])
             .args(["--out-dir", dir.path().to_str().expect("utf-8 temp path")]);
         for c in CRATES {
             cmd.args(["-p", c]);
@@ -93,16 +102,7 @@ fn entry_body<'a>(ptx: &'a str, name: &str) -> &'a str {
 }
 
 fn ptxas() -> PathBuf {
-    if let Some(p) = std::env::var_os("PTXAS") {
-        return PathBuf::from(p);
-    }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(workspace_root())
-        .args(["run", "--quiet", "--package", "xtask", "--", "ptxas-path"])
-        .output()
-        .expect("cargo xtask ptxas-path");
-    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    ptx_linker::ptxas::find().expect(ptx_linker::ptxas::NOT_FOUND_FIX)
 }
 
 /// `ptxas -v`: static shared bytes per entry.

@@ -95,9 +95,10 @@ fn find(name: &str, dirs: &[PathBuf]) -> Result<(PathBuf, Option<PathBuf>), Stri
         .map(|d| d.join(format!("{name}.ptx")).display().to_string())
         .collect();
     Err(format!(
-        "include_ptx!(\"{name}\"): `{name}.ptx` not found; run `cargo xtask build-ptx -p {name}` \
-         first (it writes target/ptx/{name}.ptx), or set HOST_LOADER_PTX_DIR to the folder that \
-         holds it. Looked in: {}",
+        "include_ptx!(\"{name}\"): `{name}.ptx` not found; build it from this crate's build.rs \
+         (`gpu_build::BuildScript::new(\"path/to/{name}\").run()` writes it to OUT_DIR), or run \
+         `cargo xtask build-ptx -p {name}` first (it writes target/ptx/{name}.ptx), or set \
+         HOST_LOADER_PTX_DIR to the folder that holds it. Looked in: {}",
         if looked.is_empty() {
             "(nowhere: CARGO_MANIFEST_DIR is not set)".to_string()
         } else {
@@ -106,13 +107,17 @@ fn find(name: &str, dirs: &[PathBuf]) -> Result<(PathBuf, Option<PathBuf>), Stri
     ))
 }
 
-/// Where to look, in order: `$HOST_LOADER_PTX_DIR`; `$CARGO_TARGET_DIR/ptx`; then
-/// `target/ptx` in the crate's folder and in every folder above it (the workspace root).
+/// Where to look, in order: `$HOST_LOADER_PTX_DIR`; `$OUT_DIR` (where a build script
+/// using `gpu_build::BuildScript` writes); `$CARGO_TARGET_DIR/ptx`; then `target/ptx` in
+/// the crate's folder and in every folder above it (the workspace root).
 fn candidate_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(d) = std::env::var_os("HOST_LOADER_PTX_DIR") {
         dirs.push(PathBuf::from(d));
         return dirs;
+    }
+    if let Some(d) = std::env::var_os("OUT_DIR") {
+        dirs.push(PathBuf::from(d));
     }
     if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
         dirs.push(Path::new(&d).join("ptx"));

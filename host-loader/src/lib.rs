@@ -122,13 +122,54 @@
 //! unsafe { k.launch(s, cfg, (a, b, c, 7)) }.unwrap();
 //! # }
 //! ```
+//!
+//! # Generated bindings
+//!
+//! A host crate's `build.rs` can generate one typed method per kernel from the kernel
+//! crate's source (`gpu_build::BuildScript`, the build-time crate beside this one). With
+//! the bindings of this repository's fixture kernel crate
+//! (`tests/data/fixture_bindings.rs`, whose `vecadd` takes `&[f32]`, `&[f32]`,
+//! `DisjointSlice<f32>`), the right buffers compile:
+//!
+//! ```no_run
+//! mod generated {
+//! #   #![allow(dead_code)]
+//!     include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fixture_bindings.rs"));
+//! }
+//! fn run(
+//!     k: &generated::HostLoaderFixtureKernels,
+//!     s: &cudarc::driver::CudaStream,
+//!     a: &cudarc::driver::CudaSlice<f32>,
+//!     c: &mut cudarc::driver::CudaSlice<f32>,
+//! ) -> Result<(), host_loader::Error> {
+//!     let cfg = host_loader::for_num_elems(1, 1)?;
+//!     // SAFETY: vecadd stays within its buffers.
+//!     unsafe { k.vecadd(s, cfg, a, a, c) }
+//! }
+//! ```
+//!
+//! and an `f64` buffer for a `&[f32]` parameter does not:
+//!
+//! ```compile_fail
+//! mod generated {
+//! #   #![allow(dead_code)]
+//!     include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fixture_bindings.rs"));
+//! }
+//! fn run(
+//!     k: &generated::HostLoaderFixtureKernels,
+//!     s: &cudarc::driver::CudaStream,
+//!     a: &cudarc::driver::CudaSlice<f64>,
+//!     c: &mut cudarc::driver::CudaSlice<f32>,
+//! ) -> Result<(), host_loader::Error> {
+//!     let cfg = host_loader::for_num_elems(1, 1)?;
+//!     unsafe { k.vecadd(s, cfg, a, a, c) }
+//! }
+//! ```
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod abi_record;
-#[cfg(feature = "build")]
-pub mod build;
 mod device;
 mod error;
 mod image;
@@ -143,6 +184,10 @@ mod record_check;
 mod signature;
 
 pub use abi_record::{AbiField, AbiKind, AbiParam, AbiRecord, AbiRecordError};
+/// The `cudarc` this crate is built on (0.19, driver API), re-exported so that a host crate
+/// and generated bindings name the same `CudaSlice` and `CudaStream` types without
+/// repeating its version and features.
+pub use cudarc;
 pub use device::open_device;
 pub use error::{AbiMismatch, AbiMismatchDetail, AbiRecordProblem, Error, LayoutMismatch};
 pub use kernel::Kernel;

@@ -1,7 +1,7 @@
-//! Generated bindings (`host_loader::build`) for the fixture kernel crate: the generated
+//! Generated bindings (`gpu_build::bindings`) for the fixture kernel crate: the generated
 //! text is the committed `data/fixture_bindings.rs`, which compiles here against the real
 //! types, and a wrong argument type is a compile error (see the `compile_fail` example in
-//! `host_loader::build`'s module docs and `wrong_type_does_not_compile` below).
+//! host-loader's crate docs and `wrong_type_does_not_compile` below).
 //!
 //! Regenerate with `HOST_LOADER_BLESS=1 cargo test -p host-loader --test bindings`.
 
@@ -19,7 +19,7 @@ const SOURCE: &str = concat!(
 
 #[test]
 fn generated_bindings_are_current() {
-    let text = host_loader::build::generate("host-loader-fixture-kernels", SOURCE).unwrap();
+    let text = gpu_build::bindings::generate("host-loader-fixture-kernels", SOURCE).unwrap();
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fixture_bindings.rs");
     if std::env::var_os("HOST_LOADER_BLESS").is_some() {
         std::fs::write(&path, &text).unwrap();
@@ -76,7 +76,7 @@ fn unsupported_types_and_missing_files_are_errors() {
     std::fs::create_dir_all(&dir).unwrap();
     let lib = dir.join("lib.rs");
     std::fs::write(&lib, "#[kernel]\npub fn k(x: (u32, u32)) {}\n").unwrap();
-    let e = host_loader::build::generate("t-kernels", &lib).unwrap_err();
+    let e = gpu_build::bindings::generate("t-kernels", &lib).unwrap_err();
     assert_eq!(
         e.to_string(),
         format!(
@@ -88,17 +88,17 @@ fn unsupported_types_and_missing_files_are_errors() {
     );
     std::fs::write(&lib, "pub fn not_a_kernel() {}\n").unwrap();
     assert!(matches!(
-        host_loader::build::generate("t-kernels", &lib).unwrap_err(),
-        host_loader::build::BuildError::NoKernels { .. }
+        gpu_build::bindings::generate("t-kernels", &lib).unwrap_err(),
+        gpu_build::bindings::BuildError::NoKernels { .. }
     ));
     std::fs::write(&lib, "pub fn broken( {}\n").unwrap();
-    let e = host_loader::build::generate("t-kernels", &lib).unwrap_err();
+    let e = gpu_build::bindings::generate("t-kernels", &lib).unwrap_err();
     assert!(
         e.to_string().starts_with(&format!("{}:1:", lib.display())),
         "{e}"
     );
     std::fs::write(&lib, "mod missing;\n").unwrap();
-    let e = host_loader::build::generate("t-kernels", &lib).unwrap_err();
+    let e = gpu_build::bindings::generate("t-kernels", &lib).unwrap_err();
     assert!(e.to_string().starts_with("cannot read `"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

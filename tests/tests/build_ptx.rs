@@ -12,17 +12,22 @@ fn workspace_root() -> PathBuf {
 }
 
 fn ptxas() -> PathBuf {
-    let path = std::env::var_os("PTXAS").expect(
-        "PTXAS is not set: run the tests with `cargo xtask test` (after `cargo xtask setup`)",
-    );
-    PathBuf::from(path)
+    ptx_linker::ptxas::find().expect(ptx_linker::ptxas::NOT_FOUND_FIX)
 }
 
 fn xtask(args: &[&str]) -> Output {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     Command::new(cargo)
         .current_dir(workspace_root())
-        .args(["run", "--quiet", "--package", "xtask", "--"])
+        .args([
+            "run",
+            "--quiet",
+            "--package",
+            "gpu-build",
+            "--bin",
+            "cargo-ptx",
+            "--",
+        ])
         .args(args)
         .output()
         .expect("running cargo xtask")

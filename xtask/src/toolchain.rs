@@ -1,112 +1,142 @@
-//! Finding (and, for `setup`, installing) the nightly toolchain, its
-//! `rust-src`, and `ptxas`.
+//! The tools a device build needs: a nightly toolchain with `rust-src` (through
+//! `rustup`), and `ptxas` (found by [`ptx_linker::ptxas::find`], installed by [`setup`]
+//! from the `nvidia-cuda-nvcc` wheel).
 
-use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::progress::status;
+use crate::error::{Error, Result};
+use crate::progress::Progress;
 
-/// The toolchain device crates build with (never a dated nightly: the
-/// machines cannot download one).
-pub const NIGHTLY: &str = "nightly";
+/// The toolchain device crates build with unless told otherwise: whatever `nightly` the
+/// user has (never a dated one: not every machine can download it).
+pub const DEFAULT_TOOLCHAIN: &str = "nightly";
 
-/// The wheel that ships a standalone x86-64 `ptxas` (the project's toolchain notes, `../shared/TOOLCHAIN.md`).
-const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc==13.5.37";
+/// The wheel that ships a standalone x86-64 `ptxas` (and `nvlink`).
+pub const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc==13.5.37";
 
-/// A `rustup` command without the variables the outer `cargo` sets, so the
-/// child picks its own toolchain.
-pub fn clean_command(program: &str) -> Command {
-    let mut cmd = Command::new(program);
-    for var in [
-        "RUSTUP_TOOLCHAIN",
-        "RUSTC",
-        "RUSTDOC",
-        "RUSTC_WRAPPER",
-        "CARGO",
-        "RUSTFLAGS",
-    ] {
+/// Variables an outer cargo (or a build script's environment) sets that must not leak
+/// into the nightly device build: they name the outer toolchain, its flags, its target
+/// directory, or describe the build script's own package.
+const LEAKING_VARS: &[&str] = &[
+    "RUSTUP_TOOLCHAIN",
+    "RUSTC",
+    "RUSTDOC",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "RUSTC_LINKER",
+    "CARGO",
+    "RUSTFLAGS",
+    "RUSTDOCFLAGS",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "CARGO_ENCODED_RUSTDOCFLAGS",
+    "CARGO_BUILD_RUSTFLAGS",
+    "CARGO_BUILD_TARGET",
+    "CARGO_BUILD_TARGET_DIR",
+    "CARGO_TARGET_DIR",
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_PRIMARY_PACKAGE",
+    "OUT_DIR",
+    "TARGET",
+    "HOST",
+    "PROFILE",
+    "OPT_LEVEL",
+    "DEBUG",
+    "NUM_JOBS",
+];
+const LEAKING_PREFIXES: &[&str] = &["CARGO_CFG_", "CARGO_FEATURE_", "CARGO_PKG_", "DEP_"];
+
+/// `rustup run <toolchain> <program>`, with the variables of an outer cargo removed, so
+/// the child runs that toolchain's own cargo and rustc whether the caller is a terminal,
+/// a stable `cargo run` or a build script.
+pub(crate) fn toolchain_command(toolchain: &str, program: &str) -> Command {
+    let mut cmd = Command::new("rustup");
+    cmd.args(["run", toolchain, program]);
+    for var in LEAKING_VARS {
         cmd.env_remove(var);
+    }
+    for (key, _) in std::env::vars_os() {
+        if let Some(k) = key.to_str() {
+            if LEAKING_PREFIXES.iter().any(|p| k.starts_with(p)) {
+                cmd.env_remove(&key);
+            }
+        }
     }
     cmd
 }
 
-/// Checks that nightly and its `rust-src` are installed.
+/// Checks that `rustup`, the toolchain and its `rust-src` are installed.
 ///
-/// Errors: either is missing; the message gives the command that fixes it.
-pub fn check_nightly() -> Result<()> {
-    let out = clean_command("rustc")
-        .args([&format!("+{NIGHTLY}"), "--print", "sysroot"])
+/// Errors: [`ErrorKind::Toolchain`](crate::ErrorKind::Toolchain), with the command that
+/// fixes it.
+pub fn check_nightly(toolchain: &str) -> Result<()> {
+    let out = toolchain_command(toolchain, "rustc")
+        .args(["--print", "sysroot"])
         .output()
-        .context("running `rustc +nightly --print sysroot` (is rustup installed?)")?;
+        .map_err(|e| {
+            Error::toolchain(format!(
+                "cannot run `rustup` ({e}); device crates build with a rustup-managed \
+                 `{toolchain}` toolchain.\n  fix: install rustup (https://rustup.rs), then \
+                 `rustup toolchain install {toolchain} --component rust-src`"
+            ))
+        })?;
     if !out.status.success() {
-        bail!(
-            "the `{NIGHTLY}` toolchain is not installed; device crates need it.\n  fix: rustup toolchain install {NIGHTLY} --component rust-src"
-        );
+        return Err(Error::toolchain(format!(
+            "the `{toolchain}` toolchain is not installed; device crates need it.\n  fix: \
+             rustup toolchain install {toolchain} --component rust-src"
+        )));
     }
     let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     let core = sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml");
     if !core.exists() {
-        bail!(
-            "the `{NIGHTLY}` toolchain has no `rust-src` component ({} is missing); `-Zbuild-std=core` needs it.\n  fix: rustup component add rust-src --toolchain {NIGHTLY}",
+        return Err(Error::toolchain(format!(
+            "the `{toolchain}` toolchain has no `rust-src` component ({} is missing); \
+             `-Zbuild-std=core` needs it.\n  fix: rustup component add rust-src --toolchain \
+             {toolchain}",
             core.display()
-        );
+        )));
     }
     Ok(())
 }
 
-/// Where `setup` installs the wheel's tools, shared by every clone on the
-/// machine so CI reuses it: `$XDG_CACHE_HOME` (or `~/.cache`)
-/// `/gpu-toolkit/nvidia-cuda-nvcc-13.5.37`.
-fn tools_dir() -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(|| PathBuf::from(".tools"));
-    cache
-        .join("gpu-toolkit")
-        .join(PTXAS_WHEEL.replace("==", "-"))
+/// Where [`setup`] unpacks the wheel: `<ptx_linker::ptxas::cache_dir>/nvidia-cuda-nvcc-13.5.37`.
+fn wheel_dir() -> Result<PathBuf> {
+    ptx_linker::ptxas::cache_dir()
+        .map(|d| d.join(PTXAS_WHEEL.replace("==", "-")))
+        .ok_or_else(|| {
+            Error::toolchain("neither XDG_CACHE_HOME nor HOME is set: nowhere to install ptxas")
+        })
 }
 
-fn installed_ptxas() -> PathBuf {
-    tools_dir().join("nvidia/cu13/bin/ptxas")
+/// The `ptxas` to validate with, or an error with the fix.
+pub fn require_ptxas() -> Result<PathBuf> {
+    ptx_linker::ptxas::find().ok_or_else(|| Error::toolchain(ptx_linker::ptxas::NOT_FOUND_FIX))
 }
 
-/// Finds `ptxas`: `$PTXAS`, then the one `setup` installed, then `PATH`.
-pub fn find_ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PTXAS") {
-        return Some(PathBuf::from(p));
-    }
-    let installed = installed_ptxas();
-    if installed.exists() {
-        return Some(installed);
-    }
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("ptxas"))
-            .find(|p| p.is_file())
-    })
-}
-
-/// `cargo xtask setup`: installs nightly `rust-src` and `ptxas`.
+/// `setup`: installs `rust-src` for `toolchain` and `ptxas` (from [`PTXAS_WHEEL`], with
+/// `python3 -m pip download`) into `~/.cache/gpu-toolkit`. Quick when both are there.
 ///
-/// Errors: `rustup` or `pip` fail (no network, no python3).
-pub fn setup() -> Result<()> {
-    status(
+/// Errors: `rustup`, `python3` or `pip` fail (no network, no python3):
+/// [`ErrorKind::Toolchain`](crate::ErrorKind::Toolchain).
+pub fn setup(toolchain: &str, progress: &Progress) -> Result<()> {
+    progress.status(
         "Installing",
-        &format!("rust-src for the {NIGHTLY} toolchain"),
+        &format!("rust-src for the {toolchain} toolchain"),
     );
-    run(clean_command("rustup").args(["component", "add", "rust-src", "--toolchain", NIGHTLY]))?;
-    check_nightly()?;
+    let mut rustup = Command::new("rustup");
+    rustup.args(["component", "add", "rust-src", "--toolchain", toolchain]);
+    run(&mut rustup)?;
+    check_nightly(toolchain)?;
 
-    let ptxas = installed_ptxas();
+    let dir = wheel_dir()?;
+    let ptxas = dir.join("nvidia/cu13/bin/ptxas");
     if ptxas.exists() {
-        status("Fresh", &format!("ptxas at {}", ptxas.display()));
+        progress.status("Fresh", &format!("ptxas at {}", ptxas.display()));
         return Ok(());
     }
-    let dir = tools_dir();
     let wheels = dir.join("wheel");
-    status("Downloading", &format!("{PTXAS_WHEEL} (ptxas)"));
+    progress.status("Downloading", &format!("{PTXAS_WHEEL} (ptxas)"));
     run(Command::new("python3")
         .args([
             "-m",
@@ -118,56 +148,48 @@ pub fn setup() -> Result<()> {
             "-d",
         ])
         .arg(&wheels))?;
-    let wheel = std::fs::read_dir(&wheels)?
+    let wheel = std::fs::read_dir(&wheels)
+        .map_err(|e| Error::io(format!("reading {}", wheels.display()), e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| {
             p.file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("nvidia_cuda_nvcc"))
         })
-        .context("pip reported success but left no nvidia_cuda_nvcc wheel")?;
-    status("Unpacking", &wheel.display().to_string());
+        .ok_or_else(|| {
+            Error::toolchain("pip reported success but left no nvidia_cuda_nvcc wheel")
+        })?;
+    progress.status("Unpacking", &wheel.display().to_string());
     run(Command::new("python3")
-        .args(["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, sys.argv[2]) for n in z.namelist() if n.startswith('nvidia/cu13/bin/')]"])
+        .args([
+            "-c",
+            "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+             [z.extract(n, sys.argv[2]) for n in z.namelist() if n.startswith('nvidia/cu13/bin/')]",
+        ])
         .arg(&wheel)
         .arg(&dir))?;
-    make_executable(&ptxas)?;
-    status("Installed", &format!("ptxas at {}", ptxas.display()));
+    for tool in ["ptxas", "nvlink"] {
+        make_executable(&dir.join("nvidia/cu13/bin").join(tool))?;
+    }
+    progress.status("Installed", &format!("ptxas at {}", ptxas.display()));
     Ok(())
 }
 
 fn make_executable(path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let mut perms = std::fs::metadata(path)
-        .with_context(|| format!("{} was not unpacked", path.display()))?
+        .map_err(|e| Error::io(format!("{} was not unpacked", path.display()), e))?
         .permissions();
     perms.set_mode(0o755);
-    std::fs::set_permissions(path, perms)?;
-    Ok(())
+    std::fs::set_permissions(path, perms)
+        .map_err(|e| Error::io(format!("chmod {}", path.display()), e))
 }
 
 fn run(cmd: &mut Command) -> Result<()> {
-    let status = cmd.status().with_context(|| format!("starting {cmd:?}"))?;
+    let status = cmd
+        .status()
+        .map_err(|e| Error::toolchain(format!("cannot start {cmd:?}: {e}")))?;
     if !status.success() {
-        bail!("{cmd:?} failed with {status}");
+        return Err(Error::toolchain(format!("{cmd:?} failed with {status}")));
     }
     Ok(())
-}
-
-/// `cargo xtask test`: `cargo test --workspace ARGS` with `PTXAS` set.
-///
-/// Errors: ptxas or nightly is missing (with the fix), or a test fails.
-pub fn test(args: &[String]) -> Result<()> {
-    check_nightly()?;
-    let ptxas = find_ptxas().context(
-        "ptxas not found; the tests assemble every PTX they produce.\n  fix: cargo xtask setup",
-    )?;
-    let root = crate::build_ptx::workspace_root()?;
-    status("Testing", &format!("workspace (PTXAS={})", ptxas.display()));
-    run(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .current_dir(root)
-            .env("PTXAS", ptxas)
-            .args(["test", "--workspace"])
-            .args(args),
-    )
 }

@@ -1,5 +1,5 @@
 //! Typed bindings for a kernel crate, generated from its source: one method per kernel
-//! with the right argument types, for a build script (feature `build`).
+//! with the right argument types, for a host crate's build script.
 //!
 //! # Where the types come from
 //!
@@ -16,7 +16,7 @@
 //! | `DisjointSlice<T, _>`, `&mut [T]` | `SliceMut<T>` | `&mut CudaSlice<T>` |
 //! | `*const T`, `*mut T` | `Ptr<T>`, `PtrMut<T>` | `&CudaSlice<T>`, `&mut CudaSlice<T>` |
 //! | `*const *const T`, `*mut *mut T` (pointer tables) | `Ptr<u64>`, `PtrMut<u64>` | `&CudaSlice<u64>` of device addresses, `&mut CudaSlice<u64>` |
-//! | `*const c_void`, `*mut c_void` (untyped) | `Ptr<u8>`, `PtrMut<u8>` | `&CudaSlice<u8>`, `&mut CudaSlice<u8>` (bytes; [`Module::kernel`](crate::Module::kernel) takes any element type) |
+//! | `*const c_void`, `*mut c_void` (untyped) | `Ptr<u8>`, `PtrMut<u8>` | `&CudaSlice<u8>`, `&mut CudaSlice<u8>` (bytes; `host_loader::Module::kernel` takes any element type) |
 //! | any other type `S` | `Struct<S>` | `S` by value |
 //!
 //! A named type is written as a path from the kernel crate: `use` declarations in the
@@ -26,21 +26,15 @@
 //! on every crate those paths name.
 //!
 //! So a wrong argument type is a compile error, and the PTX is still checked against the
-//! same signature when the bindings are loaded ([`Module::kernel`](crate::Module::kernel)
+//! same signature when the bindings are loaded (`host_loader::Module::kernel`
 //! with the ABI record), which catches bindings generated from a source other than the
 //! one the PTX was built from.
 //!
 //! # Use
 //!
-//! In the host crate's `build.rs` (with `host-loader = { ..., features = ["build"] }`
-//! under `[build-dependencies]`):
-//!
-//! ```no_run
-//! host_loader::build::generate_to_out_dir("vecadd-kernels", "../kernels/src/lib.rs")
-//!     .unwrap_or_else(|e| panic!("{e}"));
-//! ```
-//!
-//! and in the host program:
+//! [`BuildScript`](crate::BuildScript) generates them for a host crate's `build.rs`
+//! (`$OUT_DIR/<kernel_crate with - as _>.rs`); [`generate`] returns the text for any other
+//! use. In the host program:
 //!
 //! ```ignore
 //! mod kernels {
@@ -50,46 +44,11 @@
 //! unsafe { kernels.vecadd(&stream, cfg, &a, &b, &mut c) }?;
 //! ```
 //!
-//! With the bindings of the fixture kernel crate in this repository
-//! (`tests/data/fixture_bindings.rs`, whose `vecadd` takes `&[f32]`, `&[f32]`,
-//! `DisjointSlice<f32>`), the right buffers compile:
+//! host-loader's `tests/bindings.rs` compiles the bindings of its fixture kernel crate
+//! against the real types, and shows that an `f64` buffer for a `&[f32]` parameter does
+//! not compile.
 //!
-//! ```no_run
-//! mod generated {
-//! #   #![allow(dead_code)]
-//!     include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fixture_bindings.rs"));
-//! }
-//! fn run(
-//!     k: &generated::HostLoaderFixtureKernels,
-//!     s: &cudarc::driver::CudaStream,
-//!     a: &cudarc::driver::CudaSlice<f32>,
-//!     c: &mut cudarc::driver::CudaSlice<f32>,
-//! ) -> Result<(), host_loader::Error> {
-//!     let cfg = host_loader::for_num_elems(1, 1)?;
-//!     // SAFETY: vecadd stays within its buffers.
-//!     unsafe { k.vecadd(s, cfg, a, a, c) }
-//! }
-//! ```
-//!
-//! and an `f64` buffer for a `&[f32]` parameter does not:
-//!
-//! ```compile_fail
-//! mod generated {
-//! #   #![allow(dead_code)]
-//!     include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fixture_bindings.rs"));
-//! }
-//! fn run(
-//!     k: &generated::HostLoaderFixtureKernels,
-//!     s: &cudarc::driver::CudaStream,
-//!     a: &cudarc::driver::CudaSlice<f64>,
-//!     c: &mut cudarc::driver::CudaSlice<f32>,
-//! ) -> Result<(), host_loader::Error> {
-//!     let cfg = host_loader::for_num_elems(1, 1)?;
-//!     unsafe { k.vecadd(s, cfg, a, a, c) }
-//! }
-//! ```
-//!
-//! The methods are `unsafe` for the reasons [`Kernel::launch`](crate::Kernel::launch)
+//! The methods are `unsafe` for the reasons `host_loader::Kernel::launch`
 //! gives: the host cannot see the kernel body.
 //!
 //! Not supported: kernels declared by other macros, or in files reached through
@@ -146,9 +105,6 @@ pub enum BuildError {
         /// The crate root.
         path: String,
     },
-    /// `OUT_DIR` is not set (not running in a build script).
-    #[error("OUT_DIR is not set: call generate_to_out_dir from a build script")]
-    NoOutDir,
 }
 
 /// One parameter of a kernel, as the bindings pass it.
@@ -189,35 +145,33 @@ pub fn generate(kernel_crate: &str, lib_rs: impl AsRef<Path>) -> Result<String, 
     Ok(render(kernel_crate, &kernels))
 }
 
-/// [`generate`], written to `$OUT_DIR/<kernel_crate with - as _>.rs`, with
-/// `cargo:rerun-if-changed` for every source file read. Returns the path written.
+/// [`generate`], written to `out` (through a temporary file and a rename). Returns every
+/// source file read, for `cargo:rerun-if-changed`.
 ///
-/// Errors: those of [`generate`], [`BuildError::NoOutDir`], [`BuildError::Io`].
-pub fn generate_to_out_dir(
+/// Errors: those of [`generate`]; [`BuildError::Io`] when `out` cannot be written.
+pub fn write(
     kernel_crate: &str,
     lib_rs: impl AsRef<Path>,
-) -> Result<PathBuf, BuildError> {
+    out: &Path,
+) -> Result<Vec<PathBuf>, BuildError> {
     let lib_rs = lib_rs.as_ref();
-    let out_dir = std::env::var_os("OUT_DIR").ok_or(BuildError::NoOutDir)?;
     let crate_ident = kernel_crate.replace('-', "_");
     let mut kernels = Vec::new();
     let mut files = Vec::new();
     collect_file(lib_rs, &crate_ident, &[], &mut kernels, &mut files)?;
-    for f in &files {
-        // Build-script protocol, read by cargo.
-        println!("cargo:rerun-if-changed={}", f.display());
-    }
     if kernels.is_empty() {
         return Err(BuildError::NoKernels {
             path: lib_rs.display().to_string(),
         });
     }
-    let out = Path::new(&out_dir).join(format!("{crate_ident}.rs"));
-    std::fs::write(&out, render(kernel_crate, &kernels)).map_err(|source| BuildError::Io {
+    let io = |source| BuildError::Io {
         path: out.display().to_string(),
         source,
-    })?;
-    Ok(out)
+    };
+    let tmp = out.with_extension("rs.tmp");
+    std::fs::write(&tmp, render(kernel_crate, &kernels)).map_err(io)?;
+    std::fs::rename(&tmp, out).map_err(io)?;
+    Ok(files)
 }
 
 fn collect_file(
@@ -454,7 +408,7 @@ fn quote_expr(e: &syn::Expr) -> String {
     }
 }
 
-const SLICE_ARG: &str = "::cudarc::driver::CudaSlice";
+const SLICE_ARG: &str = "::host_loader::cudarc::driver::CudaSlice";
 
 fn bind_param(ctx: &Ctx<'_>, imports: &[(String, String)], ty: &Type) -> Option<(String, String)> {
     let hl = "::host_loader";
@@ -611,7 +565,7 @@ fn render(kernel_crate: &str, kernels: &[BoundKernel]) -> String {
     // `write!` to a String cannot fail.
     let _ = writeln!(
         w,
-        "// @generated by host_loader::build from the kernel crate `{kernel_crate}`; do not edit.\n"
+        "// @generated by gpu_build::bindings from the kernel crate `{kernel_crate}`; do not edit.\n"
     );
     let _ = writeln!(
         w,
@@ -665,7 +619,7 @@ fn render(kernel_crate: &str, kernels: &[BoundKernel]) -> String {
         let _ = write!(
             w,
             "    #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]\n    pub unsafe fn {}<'a>(\n        \
-             &self,\n        stream: &'a ::cudarc::driver::CudaStream,\n        \
+             &self,\n        stream: &'a ::host_loader::cudarc::driver::CudaStream,\n        \
              cfg: ::host_loader::LaunchConfig,\n",
             k.name
         );

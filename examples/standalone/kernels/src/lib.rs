@@ -1,0 +1,28 @@
+//! The kernel crate: two kernels that call the device library `devlib`.
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+
+use device_std::{kernel, thread, DisjointSlice};
+use devlib::Affine;
+
+/// `out[i] = clamp(p.scale * xs[i] + p.shift, p.lo, p.hi)`. Grid: at least `out.len()`
+/// threads in one dimension; `xs` at least as long as `out`.
+#[kernel]
+pub fn transform(p: Affine, xs: &[f32], mut out: DisjointSlice<f32>) {
+    let i = thread::index_1d();
+    let k = i.get();
+    if let Some(y) = out.get_mut(&i) {
+        *y = devlib::clamp(devlib::affine(&p, xs[k]), p.lo, p.hi);
+    }
+}
+
+/// `out[i] = clamp(xs[i], lo, hi)` on integers. Grid: at least `out.len()` threads;
+/// `xs` at least as long as `out`.
+#[kernel]
+pub fn clamp_ints(xs: &[i32], lo: i32, hi: i32, mut out: DisjointSlice<i32>) {
+    let i = thread::index_1d();
+    let k = i.get();
+    if let Some(y) = out.get_mut(&i) {
+        *y = devlib::clamp(xs[k], lo, hi);
+    }
+}

@@ -1,0 +1,529 @@
+//! The build pipeline, compile → link → validate, as a builder ([`BuildPtx`]) that any
+//! front end drives: `cargo xtask build-ptx`, `cargo ptx build-ptx`, or a build script
+//! through [`BuildScript`](crate::BuildScript).
+//!
+//! 1. `cargo metadata` finds the workspace (of `--manifest-path`, or of the current
+//!    directory) and the kernel crates to build.
+//! 2. One nightly `cargo build --target nvptx64-nvidia-cuda -Zbuild-std=core` compiles
+//!    them and every crate they depend on (path, git or registry; `core` included) to one
+//!    PTX file per crate, in its own target directory (`<target>/device/<arch>`), so it
+//!    never waits on the lock of a build that runs it.
+//! 3. For each kernel crate, `ptx-linker` links its own PTX (an object) with the PTX of
+//!    every crate it depends on (libraries: pulled in only where they resolve a
+//!    reference, trimmed to what the kernels reach) into `<out>/<crate>.ptx` and
+//!    `<out>/<crate>.map.json`.
+//! 4. `ptxas -arch=<arch>` assembles each linked module.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use cargo_metadata::{Metadata, Package, PackageId};
+
+use crate::cargo_device::{self, BuildFailure, BuildRequest, CratePtx};
+use crate::error::{Error, ErrorKind, Result};
+use crate::link;
+use crate::preflight;
+use crate::progress::Progress;
+use crate::toolchain;
+use crate::workspace::{self, DeviceRole};
+
+/// What `panic!` and failed bounds checks do in device code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum PanicMode {
+    /// `-Cpanic=immediate-abort`: `trap` in place; no reference to `core`'s panic
+    /// machinery, so modules stay small. The default.
+    #[default]
+    ImmediateAbort,
+    /// `-Cpanic=abort`: calls `core::panicking`, which ends in device-std's
+    /// `#[panic_handler]` (it prints the message); `core`'s PTX is linked and trimmed to
+    /// what is reached.
+    Abort,
+}
+
+/// Whether linked modules are assembled by `ptxas` (found by
+/// [`ptx_linker::ptxas::find`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Verify {
+    /// Always; no ptxas is an error. The default.
+    #[default]
+    Always,
+    /// When a ptxas is found; otherwise the modules stay unvalidated
+    /// ([`LinkedModule::verified`] is `false`).
+    IfFound,
+    /// Never.
+    Never,
+}
+
+/// The oldest architecture rustc's nvptx64 backend builds for (the installed nightly
+/// reports older ones as "known but unsupported").
+pub const MIN_DEVICE_SM: u32 = 70;
+
+/// A build of linked, validated PTX: which crates, for which architecture, where to.
+///
+/// ```no_run
+/// # fn main() -> Result<(), gpu_build::Error> {
+/// let built = gpu_build::BuildPtx::new()
+///     .manifest_path("path/to/workspace/Cargo.toml")
+///     .arch("sm_90")
+///     .run()?;
+/// for m in &built.modules {
+///     println!("{} -> {}", m.package, m.ptx.display());
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct BuildPtx {
+    manifest_path: Option<PathBuf>,
+    packages: Vec<String>,
+    crate_paths: Vec<PathBuf>,
+    arch: String,
+    release: bool,
+    panic: PanicMode,
+    out_dir: Option<PathBuf>,
+    target_dir: Option<PathBuf>,
+    verify: Verify,
+    toolchain: String,
+    progress: Progress,
+}
+
+impl Default for BuildPtx {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One kernel crate's linked module.
+#[derive(Debug, Clone)]
+pub struct LinkedModule {
+    /// The kernel crate's package name (`vecadd-kernels`).
+    pub package: String,
+    /// Its `Cargo.toml`.
+    pub manifest_path: PathBuf,
+    /// Its crate root (`src/lib.rs`), where typed bindings are read from.
+    pub lib_root: PathBuf,
+    /// `<out>/<package>.ptx`.
+    pub ptx: PathBuf,
+    /// `<out>/<package>.map.json`: kernels, parameter layouts, static shared memory,
+    /// where every symbol came from.
+    pub map: PathBuf,
+    /// Whether `ptxas` assembled it.
+    pub verified: bool,
+    /// Every file the module was built from that can change: the sources of the crate
+    /// and of its path dependencies (from rustc's dep-info), their `Cargo.toml`s, the
+    /// workspace's `Cargo.toml` and `Cargo.lock`.
+    pub inputs: Vec<PathBuf>,
+}
+
+/// What [`BuildPtx::run`] produced.
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// The workspace root.
+    pub workspace_root: PathBuf,
+    /// Where the modules were written.
+    pub out_dir: PathBuf,
+    /// One per kernel crate, by package name.
+    pub modules: Vec<LinkedModule>,
+}
+
+impl BuildPtx {
+    /// Every kernel crate of the current directory's workspace, for `sm_90`, release
+    /// profile, `immediate-abort` panics, into `<target>/ptx`, verified by ptxas, quiet.
+    pub fn new() -> Self {
+        BuildPtx {
+            manifest_path: None,
+            packages: Vec::new(),
+            crate_paths: Vec::new(),
+            arch: "sm_90".to_string(),
+            release: true,
+            panic: PanicMode::default(),
+            out_dir: None,
+            target_dir: None,
+            verify: Verify::default(),
+            toolchain: toolchain::DEFAULT_TOOLCHAIN.to_string(),
+            progress: Progress::default(),
+        }
+    }
+
+    /// The workspace's (or any member's) `Cargo.toml`, as cargo's `--manifest-path`.
+    pub fn manifest_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.manifest_path = Some(path.into());
+        self
+    }
+
+    /// Builds kernel crate `name` (repeatable). Without this and without
+    /// [`crate_path`](Self::crate_path), every kernel crate of the workspace and every
+    /// device library is built.
+    pub fn package(mut self, name: impl Into<String>) -> Self {
+        self.packages.push(name.into());
+        self
+    }
+
+    /// Builds the kernel crate in directory `path` (or whose `Cargo.toml` is `path`),
+    /// repeatable. It need not declare `[package.metadata.gpu]`; when no manifest path is
+    /// set, its workspace is the one built.
+    pub fn crate_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.crate_paths.push(path.into());
+        self
+    }
+
+    /// `sm_XX` (or `sm_XXa`), at least `sm_70`. Default `sm_90`.
+    pub fn arch(mut self, arch: impl Into<String>) -> Self {
+        self.arch = arch.into();
+        self
+    }
+
+    /// Release profile (`true`, the default) or dev profile (overflow checks and debug
+    /// assertions kept, no DWARF).
+    pub fn release(mut self, release: bool) -> Self {
+        self.release = release;
+        self
+    }
+
+    /// What panics do in device code. Default [`PanicMode::ImmediateAbort`].
+    pub fn panic(mut self, mode: PanicMode) -> Self {
+        self.panic = mode;
+        self
+    }
+
+    /// Where linked modules go. Default `<target>/ptx` (cargo's target directory).
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// The device build's own target directory. Default
+    /// `<target>/device/<arch>[-panic-abort]`, one per architecture and panic mode so
+    /// that switching does not rebuild `core`.
+    pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.target_dir = Some(dir.into());
+        self
+    }
+
+    /// Whether `ptxas` validates the modules. Default [`Verify::Always`].
+    pub fn verify(mut self, verify: Verify) -> Self {
+        self.verify = verify;
+        self
+    }
+
+    /// The rustup toolchain device crates build with. Default `nightly`.
+    pub fn toolchain(mut self, name: impl Into<String>) -> Self {
+        self.toolchain = name.into();
+        self
+    }
+
+    /// Where status lines go. Default [`Progress::Quiet`].
+    pub fn progress(mut self, progress: Progress) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// Runs the pipeline.
+    ///
+    /// Errors, each naming the crate or file and the fix: the architecture is malformed,
+    /// unknown or older than `sm_70` ([`ErrorKind::Config`]); nightly, `rust-src` or
+    /// ptxas is missing ([`ErrorKind::Toolchain`]); a `[package.metadata.gpu]` key is
+    /// misspelled, a selected crate is not a kernel crate, a kernel crate is not
+    /// `#![no_std]`, lacks the `abi_ptx` line or defines no kernels
+    /// ([`ErrorKind::Config`]); a crate pulls in `std` through a dependency (the chain is
+    /// named) or does not compile ([`ErrorKind::Compile`]); the linker refuses
+    /// ([`ErrorKind::Link`]); ptxas refuses ([`ErrorKind::Verify`]). Nothing partial or
+    /// refused is left in the output directory.
+    pub fn run(&self) -> Result<Built> {
+        let started = Instant::now();
+        let arch = self.check_arch()?;
+        toolchain::check_nightly(&self.toolchain)?;
+        let ptxas = match self.verify {
+            Verify::Never => None,
+            Verify::IfFound => ptx_linker::ptxas::find(),
+            Verify::Always => Some(toolchain::require_ptxas().map_err(|e| {
+                Error::toolchain(format!(
+                    "{e}\n  (ptxas validates the linked PTX; to skip that, pass --no-verify)"
+                ))
+            })?),
+        };
+
+        let manifest = match (&self.manifest_path, self.crate_paths.first()) {
+            (Some(m), _) => Some(m.clone()),
+            (None, Some(krate)) => Some(workspace::manifest_of(krate)?),
+            (None, None) => None,
+        };
+        let metadata = workspace::load(manifest.as_deref())?;
+        let devices = workspace::device_packages(&metadata)?;
+        let kernel_crates = self.select(&metadata, &devices)?;
+        let mut packages: Vec<&Package> = kernel_crates.clone();
+        if self.packages.is_empty() && self.crate_paths.is_empty() {
+            // Also compile device libraries no kernel crate uses yet.
+            let members: BTreeSet<&PackageId> = metadata.workspace_members.iter().collect();
+            packages.extend(
+                devices
+                    .iter()
+                    .filter(|(p, r)| *r == DeviceRole::Library && members.contains(&p.id))
+                    .map(|(p, _)| *p),
+            );
+        }
+        for p in &packages {
+            preflight::check(p, kernel_crates.iter().any(|k| k.id == p.id))?;
+        }
+
+        let root = metadata.workspace_root.as_std_path().to_path_buf();
+        let target = metadata.target_directory.as_std_path().to_path_buf();
+        let profile = if self.release { "release" } else { "debug" };
+        self.progress.status(
+            "Compiling",
+            &format!(
+                "{} device crate(s) for {arch} ({profile}, panic={})",
+                packages.len(),
+                panic_name(self.panic)
+            ),
+        );
+        let target_dir = self.target_dir.clone().unwrap_or_else(|| {
+            target.join("device").join(match self.panic {
+                PanicMode::ImmediateAbort => self.arch.clone(),
+                PanicMode::Abort => format!("{}-panic-abort", self.arch),
+            })
+        });
+        let root_manifest = root.join("Cargo.toml");
+        let request = BuildRequest {
+            toolchain: &self.toolchain,
+            manifest_path: &root_manifest,
+            arch: &self.arch,
+            release: self.release,
+            panic: self.panic,
+            packages: packages
+                .iter()
+                .map(|p| format!("{}@{}", p.name, p.version))
+                .collect(),
+            target_dir: target_dir.clone(),
+            quiet: self.progress.is_quiet(),
+        };
+        let built = cargo_device::build(&request)
+            .map_err(|(e, failure)| explain_failure(e, &failure, &metadata, &kernel_crates))?;
+
+        let out_dir = self.out_dir.clone().unwrap_or_else(|| target.join("ptx"));
+        std::fs::create_dir_all(&out_dir)
+            .map_err(|e| Error::io(format!("creating {}", out_dir.display()), e))?;
+        let mut modules = Vec::new();
+        for kernel_crate in &kernel_crates {
+            let own = built.get(&kernel_crate.id).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Compile,
+                    format!("cargo built no PTX for {}", kernel_crate.name),
+                )
+            })?;
+            let deps = workspace::dependency_closure(&metadata, &kernel_crate.id);
+            let libraries: Vec<&CratePtx> = built
+                .iter()
+                .filter(|(id, _)| deps.contains(*id) || is_sysroot_crate(&metadata, id))
+                .map(|(_, ptx)| ptx)
+                .collect();
+            let output = out_dir.join(format!("{}.ptx", kernel_crate.name));
+            self.progress.status(
+                "Linking",
+                &format!(
+                    "{} with {} librar{}",
+                    own.crate_name,
+                    libraries.len(),
+                    if libraries.len() == 1 { "y" } else { "ies" }
+                ),
+            );
+            link::link_one(&kernel_crate.name, own, &libraries, arch, &output, &root)?;
+            if let Some(ptxas) = &ptxas {
+                self.progress.status(
+                    "Verifying",
+                    &format!("{} (ptxas -arch={arch})", link::display(&output, &root)),
+                );
+                link::verify(ptxas, &output, arch)?;
+            }
+            let dep_info = cargo_device::dep_info_path(&target_dir, self.release, &own.crate_name);
+            modules.push(LinkedModule {
+                package: kernel_crate.name.to_string(),
+                manifest_path: kernel_crate.manifest_path.clone().into(),
+                lib_root: preflight::lib_root(kernel_crate)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default(),
+                map: link::map_path(&output),
+                ptx: output,
+                verified: ptxas.is_some(),
+                inputs: inputs(&metadata, &kernel_crate.id, &deps, &dep_info),
+            });
+        }
+        self.progress.status(
+            "Finished",
+            &format!(
+                "{} linked module(s) in {} in {:.1}s",
+                modules.len(),
+                link::display(&out_dir, &root),
+                started.elapsed().as_secs_f64()
+            ),
+        );
+        Ok(Built {
+            workspace_root: root,
+            out_dir,
+            modules,
+        })
+    }
+
+    fn check_arch(&self) -> Result<targets::Arch> {
+        let arch: targets::Arch = self
+            .arch
+            .parse()
+            .map_err(|e| Error::config(format!("{e}")))?;
+        arch.info().map_err(|e| Error::config(format!("{e}")))?;
+        if arch.sm < MIN_DEVICE_SM {
+            return Err(Error::config(format!(
+                "rustc's nvptx64 backend cannot build for {arch} (\"target cpu `{arch}` is \
+                 known but unsupported\"): device crates need sm_{MIN_DEVICE_SM} or newer\n  \
+                 fix: pass --arch sm_{MIN_DEVICE_SM} or newer"
+            )));
+        }
+        Ok(arch)
+    }
+
+    /// The kernel crates this build links.
+    fn select<'m>(
+        &self,
+        metadata: &'m Metadata,
+        devices: &[(&'m Package, DeviceRole)],
+    ) -> Result<Vec<&'m Package>> {
+        let kernel_names = || {
+            let names: Vec<&str> = devices
+                .iter()
+                .filter(|(_, r)| *r == DeviceRole::Kernels)
+                .map(|(p, _)| p.name.as_str())
+                .collect();
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        };
+        let mut chosen: Vec<&Package> = Vec::new();
+        for path in &self.crate_paths {
+            chosen.push(workspace::package_at(metadata, path)?);
+        }
+        for wanted in &self.packages {
+            let found = devices
+                .iter()
+                .find(|(p, r)| *r == DeviceRole::Kernels && p.name.as_str() == wanted);
+            match found {
+                Some((p, _)) => chosen.push(p),
+                None => {
+                    return Err(Error::config(format!(
+                        "`{wanted}` is not a kernel crate of the workspace at {} (kernel \
+                         crates: {})\n  fix: give its Cargo.toml `[package.metadata.gpu] \
+                         kernels = true`, and list its directory in `[workspace] members` \
+                         or depend on it",
+                        metadata.workspace_root,
+                        kernel_names()
+                    )))
+                }
+            }
+        }
+        if self.packages.is_empty() && self.crate_paths.is_empty() {
+            let members: BTreeSet<&PackageId> = metadata.workspace_members.iter().collect();
+            chosen.extend(
+                devices
+                    .iter()
+                    .filter(|(p, r)| *r == DeviceRole::Kernels && members.contains(&p.id))
+                    .map(|(p, _)| *p),
+            );
+            if chosen.is_empty() {
+                return Err(Error::config(format!(
+                    "no kernel crates in the workspace at {}\n  fix: give a kernel crate's \
+                     Cargo.toml `[package.metadata.gpu]` with `kernels = true`",
+                    metadata.workspace_root
+                )));
+            }
+        }
+        let mut seen = BTreeSet::new();
+        chosen.retain(|p| seen.insert(p.id.clone()));
+        Ok(chosen)
+    }
+}
+
+fn panic_name(mode: PanicMode) -> String {
+    use clap::ValueEnum;
+    mode.to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string())
+}
+
+/// `core` and `compiler_builtins` come from `-Zbuild-std`, outside the workspace's
+/// dependency graph.
+fn is_sysroot_crate(metadata: &Metadata, id: &PackageId) -> bool {
+    !metadata.packages.iter().any(|p| &p.id == id)
+}
+
+/// Turns "can't find crate for `std`" into the crate that needs `std` and the chain of
+/// dependencies that brought it into the device build.
+fn explain_failure(
+    err: Error,
+    failure: &BuildFailure,
+    metadata: &Metadata,
+    kernel_crates: &[&Package],
+) -> Error {
+    let Some(culprit) = failure.needs_std.first() else {
+        return err;
+    };
+    let name = workspace::name_of(metadata, culprit);
+    let chain = kernel_crates
+        .iter()
+        .find(|k| workspace::dependency_closure(metadata, &k.id).contains(culprit))
+        .map(|k| workspace::dependency_chain(metadata, &k.id, culprit));
+    let package = metadata.packages.iter().find(|p| &p.id == culprit);
+    let local_root = package
+        .filter(|p| p.source.is_none())
+        .and_then(preflight::lib_root);
+    let fix = match local_root {
+        Some(root) => format!(
+            "add `#![no_std]` as the first line of {} (device code has no `std`), or move \
+             the dependency on `{name}` under `[target.'cfg(not(target_arch = \"nvptx64\"))'.dependencies]` \
+             if only the host needs it",
+            root.display()
+        ),
+        None => format!(
+            "turn off `{name}`'s `std` feature (`default-features = false`) if it has one, or \
+             move the dependency under `[target.'cfg(not(target_arch = \"nvptx64\"))'.dependencies]` \
+             if only the host needs it"
+        ),
+    };
+    let how = match chain {
+        Some(chain) if chain.len() > 1 => format!(
+            "device crate `{}` pulls in `std` through its dependencies: {}",
+            chain[0],
+            chain.join(" → ")
+        ),
+        _ => format!("device crate `{name}` needs `std`"),
+    };
+    Error::new(
+        ErrorKind::Compile,
+        format!("{how}; `{name}` needs `std`, which the nvptx64-nvidia-cuda target does not have\n  fix: {fix}\n({err})"),
+    )
+}
+
+/// Every file a linked module depends on that can change (see [`LinkedModule::inputs`]).
+fn inputs(
+    metadata: &Metadata,
+    kernel_crate: &PackageId,
+    deps: &BTreeSet<PackageId>,
+    dep_info: &Path,
+) -> Vec<PathBuf> {
+    let mut files = std::fs::read_to_string(dep_info)
+        .map(|t| cargo_device::parse_dep_info(&t))
+        .unwrap_or_default();
+    for p in &metadata.packages {
+        let local = p.source.is_none();
+        if local && (&p.id == kernel_crate || deps.contains(&p.id)) {
+            files.push(p.manifest_path.clone().into());
+        }
+    }
+    let root = metadata.workspace_root.as_std_path();
+    files.push(root.join("Cargo.toml"));
+    let lock = root.join("Cargo.lock");
+    if lock.exists() {
+        files.push(lock);
+    }
+    files.sort();
+    files.dedup();
+    files
+}

@@ -1,0 +1,247 @@
+//! The template of a user's project (`examples/standalone`), copied outside this
+//! repository with its toolkit paths pointed back here, built the three ways a user
+//! would: its own `cargo xtask build-ptx`, the host crate's `build.rs` (stable cargo),
+//! and the installed `cargo ptx`. Each output is assembled by ptxas; the host binary
+//! passes under `--emulate`; an edit to the device library rebuilds the host crate.
+//!
+//! The copy lives in `$TMPDIR/gpu-build-standalone` and keeps its `target/` between runs
+//! (a first run compiles everything: a few minutes on two cores).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::SystemTime;
+
+/// The repository root.
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// `cargo` as a user's shell runs it: none of the variables this test's own cargo set.
+fn cargo(dir: &Path) -> Command {
+    let mut cmd = Command::new("cargo");
+    cmd.current_dir(dir);
+    for (key, _) in std::env::vars_os() {
+        let k = key.to_string_lossy();
+        let leaked = k.starts_with("CARGO_")
+            && !k.starts_with("CARGO_HOME")
+            && !k.starts_with("CARGO_NET")
+            && !k.starts_with("CARGO_HTTP")
+            && !k.starts_with("CARGO_REGISTR");
+        if leaked
+            || [
+                "RUSTUP_TOOLCHAIN",
+                "RUSTC",
+                "RUSTDOC",
+                "RUSTFLAGS",
+                "CARGO",
+                "OUT_DIR",
+            ]
+            .contains(&k.as_ref())
+        {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Copies `from` to `to` (files only; skips `target/` and `Cargo.lock`).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" || name == "Cargo.lock" {
+            continue;
+        }
+        let (src, dst) = (entry.path(), to.join(&name));
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+/// The template copied to a directory outside the repository, toolkit paths absolute.
+fn workspace() -> PathBuf {
+    let ws = std::env::temp_dir().join("gpu-build-standalone/ws");
+    assert!(
+        !ws.starts_with(repo()),
+        "the copy must be outside the repository"
+    );
+    copy_tree(&repo().join("examples/standalone"), &ws);
+    let manifest = ws.join("Cargo.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    for (krate, dir) in [
+        ("device-std", "device-std"),
+        ("host-loader", "host-loader"),
+        ("gpu-build", "xtask"),
+    ] {
+        let from = format!("{krate} = {{ path = \"../../{dir}\" }}");
+        let to = format!("{krate} = {{ path = \"{}\" }}", repo().join(dir).display());
+        assert!(text.contains(&from), "the template lost `{from}`");
+        text = text.replace(&from, &to);
+    }
+    assert!(!text.contains("\"../../"), "{text}");
+    std::fs::write(&manifest, text).unwrap();
+    ws
+}
+
+fn ptxas_accepts(ptx: &Path) {
+    let ptxas = ptx_linker::ptxas::find().expect(ptx_linker::ptxas::NOT_FOUND_FIX);
+    let out = Command::new(ptxas)
+        .args(["-arch=sm_90", "-o", "/dev/null"])
+        .arg(ptx)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ptxas rejected {}:\n{}",
+        ptx.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Both kernels, the device library's non-inlined function defined (not left external),
+/// ptxas's approval, and a link map that lists the two kernels.
+fn check_module(ptx: &Path) {
+    let text = std::fs::read_to_string(ptx).unwrap();
+    for entry in [".entry transform(", ".entry clamp_ints("] {
+        assert!(text.contains(entry), "{} lacks `{entry}`", ptx.display());
+    }
+    assert!(
+        text.contains("devlib6affine"),
+        "devlib::affine is missing from {}",
+        ptx.display()
+    );
+    assert!(
+        !text.contains(".extern .func"),
+        "an unresolved function in {}",
+        ptx.display()
+    );
+    ptxas_accepts(ptx);
+    let map: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ptx.with_extension("map.json")).unwrap()).unwrap();
+    let kernels = map["kernels"]
+        .as_array()
+        .expect("the link map lists kernels");
+    assert_eq!(kernels.len(), 2, "{map}");
+}
+
+/// The module the host crate's build script wrote into its `OUT_DIR`.
+fn out_dir_module(ws: &Path) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(ws.join("target/debug/build"))
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path().join("out/standalone-kernels.ptx")))
+        .filter(|p| p.is_file())
+        .collect();
+    assert_eq!(found.len(), 1, "OUT_DIR modules: {found:?}");
+    found.into_iter().next().unwrap()
+}
+
+fn modified(path: &Path) -> SystemTime {
+    std::fs::metadata(path).unwrap().modified().unwrap()
+}
+
+fn emulate(ws: &Path) -> String {
+    let out = run(Command::new(ws.join("target/debug/standalone-host")).args([
+        "--emulate",
+        "--n",
+        "100003",
+        "--seed",
+        "11",
+    ]));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn template_builds_three_ways_outside_the_repository() {
+    let ws = workspace();
+
+    // 1. The workspace's own xtask.
+    let ptx1 = ws.join("target/ptx/standalone-kernels.ptx");
+    let _ = std::fs::remove_file(&ptx1);
+    run(cargo(&ws).args(["xtask", "build-ptx"]));
+    check_module(&ptx1);
+
+    // 2. The host crate's build.rs, under stable cargo; then the emulator run.
+    run(cargo(&ws).args(["+stable", "build", "-p", "standalone-host"]));
+    let ptx2 = out_dir_module(&ws);
+    check_module(&ptx2);
+    let stdout = emulate(&ws);
+    assert!(stdout.contains("PASS transform (emulator"), "{stdout}");
+    assert!(stdout.contains("PASS clamp_ints (emulator"), "{stdout}");
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+
+    // An edit to the device library reruns the build script: new PTX, new binary.
+    let lib = ws.join("devlib/src/lib.rs");
+    let original = std::fs::read_to_string(&lib).unwrap();
+    let edited = original.replace("p.scale * x + p.shift", "p.scale * x - p.shift");
+    assert_ne!(
+        original, edited,
+        "the template's affine changed; update this test"
+    );
+    let before = std::fs::read_to_string(&ptx2).unwrap();
+    let binary = ws.join("target/debug/standalone-host");
+    let built_at = modified(&binary);
+    std::fs::write(&lib, &edited).unwrap();
+    let rebuilt = cargo(&ws)
+        .args(["+stable", "build", "-p", "standalone-host"])
+        .output();
+    let after = std::fs::read_to_string(out_dir_module(&ws));
+    std::fs::write(&lib, &original).unwrap();
+    assert!(rebuilt.unwrap().status.success());
+    assert_ne!(
+        before,
+        after.unwrap(),
+        "editing devlib left the embedded PTX as it was"
+    );
+    assert!(
+        modified(&binary) > built_at,
+        "editing devlib did not relink the host"
+    );
+    // The original source again: the same PTX as before, and a passing run.
+    run(cargo(&ws).args(["+stable", "build", "-p", "standalone-host"]));
+    assert_eq!(
+        std::fs::read_to_string(out_dir_module(&ws)).unwrap(),
+        before
+    );
+    assert!(!emulate(&ws).contains("FAIL"));
+
+    // 3. The installed command, with nothing of the toolkit's build side in the workspace's
+    // own use.
+    let root = std::env::temp_dir().join("gpu-build-standalone/install");
+    run(cargo(&ws)
+        .args(["install", "--quiet", "--debug", "--force", "--path"])
+        .arg(repo().join("xtask"))
+        .arg("--root")
+        .arg(&root)
+        .env("CARGO_TARGET_DIR", root.join("target")));
+    let path = std::env::join_paths(
+        std::iter::once(root.join("bin"))
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let out3 = ws.join("target/ptx-installed");
+    let _ = std::fs::remove_dir_all(&out3);
+    run(cargo(&ws)
+        .env("PATH", path)
+        .args(["ptx", "build-ptx", "--out-dir"])
+        .arg(&out3));
+    check_module(&out3.join("standalone-kernels.ptx"));
+}
