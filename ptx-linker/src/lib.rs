@@ -9,7 +9,7 @@
 //! | lex | [`lex`] | text → tokens (never fails) |
 //! | parse | [`parse`], [`body`], [`ast`] | tokens → [`ast::Module`] + errors (never fails) |
 //! | select + symbols | [`symbols`] | pull in needed libraries; one [`symbols::SymbolId`] per symbol |
-//! | resolve | [`resolve`] | choose definitions, check prototypes, rename colliding locals |
+//! | resolve | [`resolve`], [`agree`] | choose definitions (nvlink's winner; definitions must agree as nvlink requires), check prototypes, rename colliding locals |
 //! | liveness | [`gc`] | what survives (`gc`, libraries), unresolved references |
 //! | headers | [`merge`] | `.version`/`.target`/`.address_size`, `.file` tables, debug sections |
 //! | validate | [`validate`] | per-kernel static shared memory and parameter space |
@@ -60,6 +60,7 @@
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 
+pub mod agree;
 pub mod ast;
 pub mod body;
 pub mod diagnostic;

@@ -510,3 +510,30 @@ fn parameterized_variables_resolve_in_either_input_order() {
         err.message
     );
 }
+
+/// `tests/cases/weak_align_first_wins`: nvlink keeps the first `.weak`
+/// definition with its alignment; the linker does too, and warns when the
+/// dropped one asked for more.
+#[test]
+fn weak_variable_with_a_larger_dropped_alignment_warns() {
+    let case = |f: &str| {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/cases/weak_align_first_wins/"
+        );
+        LinkInput::object(f, std::fs::read_to_string(format!("{path}{f}")).unwrap())
+    };
+    let out = link(&[case("a.ptx"), case("b.ptx")], &Default::default()).unwrap();
+    assert!(out.ptx.contains(".weak .global .align 4 .b8 table[16];"));
+    assert!(!out.ptx.contains(".align 16"), "{}", out.ptx);
+    assert_eq!(
+        out.warnings,
+        ["b.ptx:5:29: warning: `table` asks for `.align 16` here, but the definition that is kept has `.align 4`\n\
+          a.ptx:5:28: note: the `.weak` definition of `table` that is kept\n\
+          help: give every definition of `table` the same `.align` (16), if this input's code relies on it\n"]
+    );
+    // In the other order the first one asks for 16 and is kept: no warning.
+    let out = link(&[case("b.ptx"), case("a.ptx")], &Default::default()).unwrap();
+    assert!(out.ptx.contains(".weak .global .align 16 .b8 table[16];"));
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+}
