@@ -1,8 +1,10 @@
 //! Per-kernel budgets: static shared memory and parameter space
 //! (PTX ISA 9.0, sections 5.1.4 "Shared State Space" and 5.1.6.1 "Kernel
-//! Function Parameters"; limits from the `targets` tables).
+//! Function Parameters"; limits from the `targets` tables, which follow
+//! ptxas: 48 KiB of static shared memory, more only for `a` targets).
 
 use rustc_hash::FxHashSet as HashSet;
+use targets::{Arch, Variant};
 
 use crate::ast::{FnKind, ItemKind, Module, Space};
 use crate::diagnostic::Diagnostic;
@@ -61,6 +63,19 @@ pub fn check_kernels(
         }
         let (shared, dynamic_shared_align) = shared_usage(modules, table, res, entry);
         if shared > u128::from(max_shared) {
+            let specific = header
+                .arch
+                .parse::<Arch>()
+                .ok()
+                .filter(|a| a.variant != Variant::ArchSpecific)
+                .and_then(|a| a.as_variant(Variant::ArchSpecific))
+                .filter(|i| u128::from(i.max_static_shared_bytes) >= shared)
+                .map_or_else(String::new, |i| {
+                    format!(
+                        "; or, for code that runs only on that architecture, build for `sm_{}a`, which allows {}",
+                        i.sm, i.max_static_shared_bytes
+                    )
+                });
             diags.push(
                 Diagnostic::error(
                     f.name.span,
@@ -70,7 +85,7 @@ pub fn check_kernels(
                     ),
                 )
                 .with_label("this kernel (with the functions it calls)")
-                .with_help("move the large arrays to dynamic shared memory (`.extern .shared`, sized at launch), or make them smaller"),
+                .with_help(format!("move the large arrays to dynamic shared memory (`.extern .shared`, sized at launch), or make them smaller{specific}")),
             );
         }
         let pbytes = param_space_bytes(&params);
