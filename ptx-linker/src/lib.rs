@@ -8,7 +8,7 @@
 //! | load (binary, callers) | [`load`] | `.ptx`, `ar` archives, ELF `.nv_fatbin`, fatbins → [`LinkInput`]s |
 //! | lex | [`lex`] | text → tokens (never fails) |
 //! | parse | [`parse`], [`body`], [`ast`] | tokens → [`ast::Module`] + errors (never fails) |
-//! | select + symbols | [`symbols`] | pull in needed libraries; one [`symbols::SymbolId`] per symbol |
+//! | select + symbols | [`symbols`] | pull in needed libraries; one [`symbols::SymbolId`] per symbol; names in bodies that mean nothing |
 //! | resolve | [`resolve`], [`agree`] | choose definitions (nvlink's winner; definitions must agree as nvlink requires), check prototypes, rename colliding locals |
 //! | liveness | [`gc`] | what survives (`gc`, libraries), unresolved references |
 //! | headers | [`merge`] | `.version`/`.target`/`.address_size`, `.file` tables, debug sections |
@@ -119,6 +119,7 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
 
     let included = symbols::select_inputs(&modules, &kinds);
     let table = symbols::build(&modules, included);
+    symbols::check_body_names(&modules, &table, &mut diags);
     let res = resolve::resolve(&modules, &table, options, &mut diags);
     let live = gc::liveness(&modules, &kinds, &table, &res, options, &mut diags);
     let in_link: Vec<&Module<'_>> = modules
