@@ -2,8 +2,8 @@
 //!
 //! The scan finds (1) identifiers that may name module-scope symbols (call
 //! targets, `mov`/`cvta` address-of, `[sym+off]`, `.calltargets`), leaving out
-//! opcodes, branch targets and every use of a name the function declares at
-//! that point; (2) `.loc` directives, whose file indices are renumbered on
+//! opcodes and their `::` qualifiers (`.shared::cta`), branch targets and
+//! every use of a name the function declares at that point; (2) `.loc` directives, whose file indices are renumbered on
 //! merge; (3) function-scope `.shared` allocations for the shared-memory
 //! budget.
 //!
@@ -260,8 +260,14 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 stmt_start = true;
             }
             TokKind::Ident => {
+                // `shared::cta`, `mbarrier::complete_tx::bytes`: the parts
+                // after `::` belong to the opcode, never name a symbol.
+                let qualifier = c.pos >= 2
+                    && c.toks[c.pos - 1].is(b':')
+                    && c.toks[c.pos - 2].is(b':')
+                    && c.toks[c.pos - 1].start == c.toks[c.pos - 2].end;
                 c.pos += 1;
-                if !branch && c.src.as_bytes().get(t.start as usize) != Some(&b'%') {
+                if !branch && !qualifier && c.src.as_bytes().get(t.start as usize) != Some(&b'%') {
                     scopes.use_name(c.name(t), &mut refs);
                 }
             }
@@ -603,6 +609,18 @@ mod tests {
                     .visible .entry k()\n{\n{\n.param .b32 t1;\nst.param.b32 [t1], 1;\n\
                     call.uni f, (t1);\n}\nld.global.u32 %r1, [t1];\nret;\n}\n";
         assert_eq!(refs(body), ["f@15", "t1@17"]);
+    }
+
+    #[test]
+    fn qualifiers_after_double_colons_and_the_sink_are_no_symbols() {
+        // `cta`, `complete_tx` and `bytes` are parts of the opcode, even
+        // where a module symbol has their name; `_` stays a use (no
+        // identifier is `_`, so it never matches a symbol).
+        let body = ".global .u32 cta;\n.global .u32 bytes;\n.visible .entry k()\n{\n\
+                    mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r1], %r2;\n\
+                    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];\n\
+                    ld.global.u32 %r3, [cta];\nret;\n}\n";
+        assert_eq!(refs(body), ["_@10", "cta@12"]);
     }
 
     #[test]

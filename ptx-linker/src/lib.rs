@@ -8,8 +8,8 @@
 //! | load (binary, callers) | [`load`] | `.ptx`, `ar` archives, ELF `.nv_fatbin`, fatbins → [`LinkInput`]s |
 //! | lex | [`lex`] | text → tokens (never fails) |
 //! | parse | [`parse`], [`body`], [`ast`] | tokens → [`ast::Module`] + errors (never fails) |
-//! | select + symbols | [`symbols`] | pull in needed libraries; one [`symbols::SymbolId`] per symbol |
-//! | resolve | [`resolve`] | choose definitions, check prototypes, rename colliding locals |
+//! | select + symbols | [`symbols`] | pull in needed libraries; one [`symbols::SymbolId`] per symbol; names in bodies that mean nothing |
+//! | resolve | [`resolve`], [`agree`] | choose definitions (nvlink's winner; definitions must agree as nvlink requires), check prototypes, rename colliding locals |
 //! | liveness | [`gc`] | what survives (`gc`, libraries), unresolved references |
 //! | headers | [`merge`] | `.version`/`.target`/`.address_size`, `.file` tables, debug sections |
 //! | validate | [`validate`] | per-kernel static shared memory and parameter space |
@@ -60,6 +60,7 @@
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 
+pub mod agree;
 pub mod ast;
 pub mod body;
 pub mod diagnostic;
@@ -119,6 +120,7 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
 
     let included = symbols::select_inputs(&modules, &kinds);
     let table = symbols::build(&modules, included);
+    symbols::check_body_names(&modules, &table, &mut diags);
     let res = resolve::resolve(&modules, &table, options, &mut diags);
     let live = gc::liveness(&modules, &kinds, &table, &res, options, &mut diags);
     let in_link: Vec<&Module<'_>> = modules

@@ -27,7 +27,9 @@ pub struct KernelInfo {
     /// Its `.param` list, in order.
     pub params: Vec<Param>,
     /// Static `.shared` bytes the kernel and every function it calls declare,
-    /// module- and function-scope, each placed at its alignment.
+    /// module- and function-scope, each placed at its alignment; when not
+    /// zero, rounded up to the largest `.align` of the module's dynamic
+    /// shared-memory arrays, as `ptxas -v` reports it.
     pub static_shared_bytes: u64,
     /// Largest `.align` in bytes of the dynamic shared-memory arrays
     /// (`.extern .shared .align A .b8 NAME[]`) the kernel and the functions

@@ -3,8 +3,10 @@
 //! "Linking Directives").
 //!
 //! Rules: one `.visible` definition wins; two are a duplicate-symbol error.
-//! Without one, the largest `.common` wins, else the first `.weak`. Every
-//! declaration must match the chosen definition's kind and prototype. A
+//! Without one, the first `.weak` wins, else the largest `.common`; the
+//! other definitions must agree with it as nvlink requires (see [`agree`]).
+//! Every declaration must match the chosen definition's kind and prototype
+//! (by [`prototype_difference`], nvlink's comparison plus alignment). A
 //! file-local symbol whose name another module also uses is renamed to
 //! `NAME__ptxlinkN` (N = its input's 1-based index, bumped until unique).
 //! Each variable of a parameterized declaration `a<4>` is resolved and
@@ -13,6 +15,7 @@
 
 use rustc_hash::FxHashSet as HashSet;
 
+use crate::agree;
 use crate::ast::{
     type_size, FnKind, Function, Item, ItemKind, Linkage, Module, ParamDecl, Space, Variable,
 };
@@ -88,27 +91,13 @@ pub fn resolve(
                 );
             }
         }
-        let pick = strong.first().copied().or_else(|| {
-            let commons = sym.defs.iter().filter(|r| linkage(r) == Linkage::Common);
-            let size = |r: &ItemRef| match &item(*r).kind {
-                // An oversized one has been reported by the parser.
-                ItemKind::Variable(v) => v.size_bytes().unwrap_or(u64::MAX),
-                _ => 0,
-            };
-            // Largest wins; among equals, the first.
-            commons
-                .copied()
-                .fold(None, |best: Option<ItemRef>, r| match best {
-                    Some(b) if size(&b) >= size(&r) => Some(b),
-                    _ => Some(r),
-                })
-                .or_else(|| sym.defs.first().copied())
-        });
+        let pick = agree::winner(modules, &sym.defs);
         if let Some(def) = pick {
             check_decls(modules, sym.name, def, &sym.decls, diags);
             for other in &sym.defs {
-                if *other != def {
-                    check_kind(modules, sym.name, def, *other, diags);
+                // A second strong definition is a duplicate, reported above.
+                if *other != def && !strong.contains(other) {
+                    agree::check_definition(modules, sym.name, def, *other, diags);
                 }
             }
         }
@@ -181,7 +170,7 @@ fn rename_locals(table: &SymbolTable<'_>) -> Vec<String> {
 
 /// `` (from `a<4>`)`` for a variable of a parameterized declaration, else
 /// nothing.
-fn from(item: &Item<'_>) -> String {
+pub(crate) fn from(item: &Item<'_>) -> String {
     match &item.kind {
         ItemKind::Variable(v) => v
             .parameterized()
@@ -190,40 +179,11 @@ fn from(item: &Item<'_>) -> String {
     }
 }
 
-fn what(kind: &ItemKind<'_>) -> &'static str {
+pub(crate) fn what(kind: &ItemKind<'_>) -> &'static str {
     match kind {
         ItemKind::Function(f) if f.kind == FnKind::Entry => "a kernel (`.entry`)",
         ItemKind::Function(_) | ItemKind::Alias { .. } => "a function (`.func`)",
         _ => "a variable",
-    }
-}
-
-/// A definition and another definition of the same name must be the same kind.
-fn check_kind(
-    modules: &[Module<'_>],
-    name: &str,
-    def: ItemRef,
-    other: ItemRef,
-    diags: &mut Vec<Diagnostic>,
-) {
-    let d = &modules[def.module].items[def.item];
-    let o = &modules[other.module].items[other.item];
-    if what(&d.kind) != what(&o.kind) {
-        if let (Some(dn), Some(on)) = (d.symbol_name(), o.symbol_name()) {
-            diags.push(
-                Diagnostic::error(
-                    on.span,
-                    format!(
-                        "`{name}`{} is {} here but {} elsewhere",
-                        from(o),
-                        what(&o.kind),
-                        what(&d.kind)
-                    ),
-                )
-                .with_secondary(dn.span, format!("`{name}` defined here{}", from(d)))
-                .with_help(format!("rename one of the two `{name}`s")),
-            );
-        }
     }
 }
 
@@ -339,11 +299,11 @@ fn check_decls(
 }
 
 /// How [`proto_diff`] names its two sides.
-struct Words {
-    a_verb: &'static str,
-    b_verb: &'static str,
-    a_place: &'static str,
-    b_place: &'static str,
+pub(crate) struct Words {
+    pub(crate) a_verb: &'static str,
+    pub(crate) b_verb: &'static str,
+    pub(crate) a_place: &'static str,
+    pub(crate) b_place: &'static str,
 }
 
 const DECL_WORDS: Words = Words {
@@ -365,7 +325,7 @@ pub fn prototype_difference(decl: &Function<'_>, def: &Function<'_>) -> Option<S
     proto_diff(decl, def, &DECL_WORDS)
 }
 
-fn proto_diff(decl: &Function<'_>, def: &Function<'_>, w: &Words) -> Option<String> {
+pub(crate) fn proto_diff(decl: &Function<'_>, def: &Function<'_>, w: &Words) -> Option<String> {
     if decl.kind != def.kind {
         let k = |f: &Function<'_>| {
             if f.kind == FnKind::Entry {
@@ -452,12 +412,37 @@ fn describe(p: &ParamDecl<'_>) -> String {
     s
 }
 
-fn same_param(a: &ParamDecl<'_>, b: &ParamDecl<'_>) -> bool {
-    let size = |p: &ParamDecl<'_>| type_size(p.ty).map(|s| s * p.vector);
-    let align = |p: &ParamDecl<'_>| p.align.or(size(p));
-    a.space == b.space
-        && size(a) == size(b)
-        && (size(a).is_some() || a.ty == b.ty)
+/// One parameter as nvlink compares it (see [`agree`]): the same size,
+/// float or not alike (`.f32` is not `.b32`, `.u32` is), the same array
+/// shape. `.reg` and `.param` compare equal, as in both nvlink and ptxas.
+fn nvlink_same_param(a: &ParamDecl<'_>, b: &ParamDecl<'_>) -> bool {
+    // `ptxas -c` writes `f`/`d` for `.f32`/`.f64`, `i`/`l` for other 32- and
+    // 64-bit types, `h` for every 16-bit one (`.f16` too).
+    let float = |p: &ParamDecl<'_>| matches!(p.ty, "f32" | "f64");
+    param_size(a) == param_size(b)
+        && (param_size(a).is_some() || a.ty == b.ty)
+        && float(a) == float(b)
         && a.dims == b.dims
-        && align(a) == align(b)
+}
+
+fn param_size(p: &ParamDecl<'_>) -> Option<u32> {
+    type_size(p.ty).map(|s| s * p.vector)
+}
+
+/// [`nvlink_same_param`] plus the same alignment, which ptxas checks at
+/// every call of the merged module ("Alignment of argument does not match
+/// formal parameter").
+fn same_param(a: &ParamDecl<'_>, b: &ParamDecl<'_>) -> bool {
+    let align = |p: &ParamDecl<'_>| p.align.or(param_size(p));
+    nvlink_same_param(a, b) && align(a) == align(b)
+}
+
+/// True when nvlink accepts `a` and `b` as one function's prototype: the
+/// same kind, counts and parameters by [`nvlink_same_param`] (alignment
+/// aside).
+pub(crate) fn nvlink_same_prototype(a: &Function<'_>, b: &Function<'_>) -> bool {
+    let same = |x: &[ParamDecl<'_>], y: &[ParamDecl<'_>]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| nvlink_same_param(p, q))
+    };
+    a.kind == b.kind && same(&a.returns, &b.returns) && same(&a.params, &b.params)
 }

@@ -8,10 +8,15 @@
 //! Each variable of a parameterized declaration `a<4>` (`a0` .. `a3`) is a
 //! symbol like any other; a reference that spells one with leading zeros
 //! (`a02`), which ptxas reads as `a2`, means that symbol in its module.
+//!
+//! A name a function body uses that is neither declared there (see
+//! [`crate::body`]) nor a symbol of its module is an error, as in ptxas
+//! ("Unknown symbol"); [`check_body_names`] reports it.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use crate::ast::{FnKind, ItemKind, Linkage, Module};
+use crate::ast::{FnKind, ItemKind, Linkage, Module, Name};
+use crate::diagnostic::Diagnostic;
 use crate::input::InputKind;
 
 /// A symbol's index in [`SymbolTable::symbols`].
@@ -58,6 +63,10 @@ pub struct SymbolTable<'src> {
     pub scopes: Vec<HashMap<&'src str, SymbolId>>,
     /// Per module: whether it takes part (objects always; libraries when needed).
     pub included: Vec<bool>,
+    /// Per module: names it uses without declaring them that another
+    /// input's global symbol has (first use each). They bind to that symbol,
+    /// as in the merged module, though ptxas refuses the input on its own.
+    pub undeclared: Vec<Vec<Name<'src>>>,
 }
 
 impl<'src> SymbolTable<'src> {
@@ -208,10 +217,26 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
             alias_zero_padded(m, &mut scopes[mi]);
         }
     }
+    let mut undeclared = vec![Vec::new(); modules.len()];
+    for (mi, m) in modules.iter().enumerate() {
+        if !included[mi] {
+            continue;
+        }
+        for n in m.items.iter().flat_map(|item| &item.refs) {
+            if scopes[mi].contains_key(n.text) {
+                continue;
+            }
+            if let Some(&id) = global.get(n.text) {
+                scopes[mi].insert(n.text, id);
+                undeclared[mi].push(*n);
+            }
+        }
+    }
     SymbolTable {
         symbols,
         scopes,
         included,
+        undeclared,
     }
 }
 
@@ -242,6 +267,62 @@ fn alias_zero_padded<'m>(m: &'m Module<'_>, scope: &mut HashMap<&'m str, SymbolI
         let name = format!("{prefix}{index}");
         if let (true, Some(&id)) = (generated.contains(name.as_str()), scope.get(name.as_str())) {
             scope.insert(n.text, id);
+        }
+    }
+}
+
+/// Names that are legal in a body without a declaration: the predefined
+/// constant `WARP_SZ` and the sink `_` (`mbarrier.arrive... _, [addr]`)
+/// (PTX ISA 9.0, sections 10 "Special Registers" and 9.7 "Instructions").
+const PREDEFINED: &[&str] = &["WARP_SZ", "_"];
+
+/// Reports each name that a function body of an included module uses and
+/// that neither the body declares nor any input knows as a symbol: ptxas
+/// refuses such a module ("Unknown symbol"). One error per module and name,
+/// at its first use. A name only another input declares or defines
+/// globally gets a warning: it binds to that symbol, but ptxas refuses the
+/// input on its own.
+pub fn check_body_names(
+    modules: &[Module<'_>],
+    table: &SymbolTable<'_>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (mi, m) in modules.iter().enumerate() {
+        if !table.included[mi] {
+            continue;
+        }
+        for n in &table.undeclared[mi] {
+            diags.push(
+                Diagnostic::error(n.span, format!("`{}` is used here but not declared in this input", n.text))
+                    .with_label("it binds to another input's global symbol of this name")
+                    .with_help(format!(
+                        "declare it in this input (`.extern`, with the definition's type), as ptxas requires when it assembles this input alone (\"Unknown symbol '{}'\")",
+                        n.text
+                    ))
+                    .warning(),
+            );
+        }
+        let mut reported: HashSet<&str> = HashSet::default();
+        for item in &m.items {
+            let ItemKind::Function(f) = &item.kind else {
+                continue;
+            };
+            for n in &item.refs {
+                if table.lookup(mi, n.text).is_some()
+                    || PREDEFINED.contains(&n.text)
+                    || !reported.insert(n.text)
+                {
+                    continue;
+                }
+                diags.push(
+                    Diagnostic::error(n.span, format!("unknown name `{}` in `{}`", n.text, f.name.text))
+                        .with_label("no symbol, parameter, register or label of this name is declared here")
+                        .with_help(format!(
+                            "declare `{0}` before this use (`.reg`, a label, or at module scope, e.g. `.extern .global .b8 {0}[];` or `.extern .func {0}(...);`), or correct the spelling (ptxas: \"Unknown symbol '{0}'\")",
+                            n.text
+                        )),
+                );
+            }
         }
     }
 }

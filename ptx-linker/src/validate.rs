@@ -1,8 +1,10 @@
 //! Per-kernel budgets: static shared memory and parameter space
 //! (PTX ISA 9.0, sections 5.1.4 "Shared State Space" and 5.1.6.1 "Kernel
-//! Function Parameters"; limits from the `targets` tables).
+//! Function Parameters"; limits from the `targets` tables, which follow
+//! ptxas: 48 KiB of static shared memory, more only for `a` targets).
 
 use rustc_hash::FxHashSet as HashSet;
+use targets::{Arch, Variant};
 
 use crate::ast::{FnKind, ItemKind, Module, Space};
 use crate::diagnostic::Diagnostic;
@@ -19,7 +21,9 @@ pub struct KernelLayout {
     pub entry: ItemRef,
     /// Its parameters.
     pub params: Vec<Param>,
-    /// Static shared memory reachable from it, in bytes.
+    /// Static shared memory reachable from it, in bytes, as `ptxas -v`
+    /// counts it: rounded up to the module's largest dynamic shared-memory
+    /// alignment when not zero.
     pub static_shared_bytes: u64,
     /// Largest `.align` (bytes) of the dynamic shared-memory arrays
     /// (`.extern .shared`) it reaches; `None` when it reaches none.
@@ -46,6 +50,16 @@ pub fn check_kernels(
         .filter(|r| matches!(&modules[r.module].items[r.item].kind, ItemKind::Function(f) if f.kind == FnKind::Entry))
         .collect();
     entries.sort();
+    // ptxas 13.5 (`-v`) rounds a kernel's static shared memory, when it has
+    // any, up to the largest alignment of the module's dynamic shared-memory
+    // arrays, whether the kernel uses them or not, and checks the limit on
+    // the rounded size: 100 bytes with `.extern .shared .align 1024 .b8
+    // d[]` in the module is "1024 bytes smem".
+    let module_dynamic = live
+        .external_refs
+        .iter()
+        .filter_map(|&id| Some((res.dynamic_shared_align(id)?, res.out_name(id))))
+        .max_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(a.1)));
     let mut out = Vec::new();
     for entry in entries {
         let item = &modules[entry.module].items[entry.item];
@@ -59,18 +73,48 @@ pub fn check_kernels(
                 Err(d) => diags.push(d),
             }
         }
-        let (shared, dynamic_shared_align) = shared_usage(modules, table, res, entry);
+        let (declared, dynamic_shared_align) = shared_usage(modules, table, res, entry);
+        let (shared, rounded) = match module_dynamic {
+            Some((align, name)) if declared > 0 => {
+                let shared = declared.next_multiple_of(u128::from(align));
+                let why = format!(
+                    " ({declared} declared, rounded up to the `.align {align}` of the module's dynamic shared-memory array `{name}`, as ptxas does)"
+                );
+                (
+                    shared,
+                    if shared != declared {
+                        why
+                    } else {
+                        String::new()
+                    },
+                )
+            }
+            _ => (declared, String::new()),
+        };
         if shared > u128::from(max_shared) {
+            let specific = header
+                .arch
+                .parse::<Arch>()
+                .ok()
+                .filter(|a| a.variant != Variant::ArchSpecific)
+                .and_then(|a| a.as_variant(Variant::ArchSpecific))
+                .filter(|i| u128::from(i.max_static_shared_bytes) >= shared)
+                .map_or_else(String::new, |i| {
+                    format!(
+                        "; or, for code that runs only on that architecture, build for `sm_{}a`, which allows {}",
+                        i.sm, i.max_static_shared_bytes
+                    )
+                });
             diags.push(
                 Diagnostic::error(
                     f.name.span,
                     format!(
-                        "kernel `{}` uses {shared} bytes of static shared memory; `{}` allows at most {max_shared}",
+                        "kernel `{}` uses {shared} bytes of static shared memory{rounded}; `{}` allows at most {max_shared}",
                         f.name.text, header.arch
                     ),
                 )
                 .with_label("this kernel (with the functions it calls)")
-                .with_help("move the large arrays to dynamic shared memory (`.extern .shared`, sized at launch), or make them smaller"),
+                .with_help(format!("move the large arrays to dynamic shared memory (`.extern .shared`, sized at launch), or make them smaller{specific}")),
             );
         }
         let pbytes = param_space_bytes(&params);

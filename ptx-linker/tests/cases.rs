@@ -4,6 +4,9 @@
 //! expectation: `expected.ptx` (plus `expected.map.json`) for a successful
 //! link, `expected.err` (the one-line rendering) for a failed one. Successful
 //! outputs must also pass ptxas. `BLESS=1 cargo test` rewrites expectations.
+//! A case may also hold `nvlink`: what nvlink 13.5 did with the same inputs
+//! (`ptxas -c` on each, then `nvlink` in both orders), the ground truth the
+//! expectation follows (see `ptx_linker::agree`).
 
 mod common;
 

@@ -510,3 +510,142 @@ fn parameterized_variables_resolve_in_either_input_order() {
         err.message
     );
 }
+
+/// `tests/cases/weak_align_first_wins`: nvlink keeps the first `.weak`
+/// definition with its alignment; the linker does too, and warns when the
+/// dropped one asked for more.
+#[test]
+fn weak_variable_with_a_larger_dropped_alignment_warns() {
+    let case = |f: &str| {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/cases/weak_align_first_wins/"
+        );
+        LinkInput::object(f, std::fs::read_to_string(format!("{path}{f}")).unwrap())
+    };
+    let out = link(&[case("a.ptx"), case("b.ptx")], &Default::default()).unwrap();
+    assert!(out.ptx.contains(".weak .global .align 4 .b8 table[16];"));
+    assert!(!out.ptx.contains(".align 16"), "{}", out.ptx);
+    assert_eq!(
+        out.warnings,
+        ["b.ptx:5:29: warning: `table` asks for `.align 16` here, but the definition that is kept has `.align 4`\n\
+          a.ptx:5:28: note: the `.weak` definition of `table` that is kept\n\
+          help: give every definition of `table` the same `.align` (16), if this input's code relies on it\n"]
+    );
+    // In the other order the first one asks for 16 and is kept: no warning.
+    let out = link(&[case("b.ptx"), case("a.ptx")], &Default::default()).unwrap();
+    assert!(out.ptx.contains(".weak .global .align 16 .b8 table[16];"));
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+}
+
+/// A kernel that declares `bytes` of static shared memory, for `target`.
+fn shared_kernel(target: &str, version: &str, bytes: u32) -> String {
+    format!(
+        ".version {version}\n.target {target}\n.address_size 64\n\n\
+         .visible .entry k(.param .u64 out)\n{{\n\t.shared .align 4 .b8 s[{bytes}];\n\
+         \t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [out];\n\tmov.u64 %rd2, s;\n\
+         \tst.global.u64 [%rd1], %rd2;\n\tret;\n}}\n"
+    )
+}
+
+/// Every target ptxas 13.5 knows: the linker accepts a kernel with exactly
+/// the static shared memory ptxas allows and refuses one byte more, and
+/// ptxas (when present) agrees on both.
+#[test]
+fn static_shared_limit_of_every_target_is_ptxas_limit() {
+    let ptxas = common::ptxas();
+    let mut checked = Vec::new();
+    for info in targets::ARCHES.iter().filter(|i| i.sm >= 75) {
+        let target = format!("sm_{}{}", info.sm, info.variant.suffix());
+        let limit = info.max_static_shared_bytes;
+        let version = info.min_ptx.to_string();
+        let ok = shared_kernel(&target, &version, limit);
+        let over = shared_kernel(&target, &version, limit + 1);
+        let out = link(
+            &[LinkInput::object("k.ptx", ok.clone())],
+            &Default::default(),
+        )
+        .unwrap_or_else(|e| panic!("{target}: {limit} bytes refused:\n{e}"));
+        assert_eq!(out.map.kernels[0].static_shared_bytes, u64::from(limit));
+        let err = link(
+            &[LinkInput::object("k.ptx", over.clone())],
+            &Default::default(),
+        )
+        .expect_err(&target)
+        .message;
+        assert!(
+            err.starts_with(&format!(
+                "k.ptx:5:17: error: kernel `k` uses {} bytes of static shared memory; `{target}` allows at most {limit}\n",
+                limit + 1
+            )),
+            "{err}"
+        );
+        if let Some(ptxas) = &ptxas {
+            let tag = format!("smem_{target}");
+            common::run_ptxas(ptxas, &ok, &target, false, &tag)
+                .unwrap_or_else(|e| panic!("ptxas refuses {limit} bytes for {target}: {e}"));
+            let e = common::run_ptxas(ptxas, &over, &target, false, &tag)
+                .expect_err(&format!("ptxas accepts {} bytes for {target}", limit + 1));
+            assert!(e.contains("uses too much shared data"), "{target}: {e}");
+        }
+        checked.push(format!("{target}={limit}"));
+    }
+    assert_eq!(
+        checked.join(" "),
+        "sm_75=49152 sm_80=49152 sm_86=49152 sm_87=49152 sm_89=49152 sm_90=49152 \
+         sm_90a=232448 sm_100=49152 sm_100a=232448 sm_100f=49152 sm_103=49152 \
+         sm_103a=232448 sm_103f=49152 sm_107=49152 sm_107a=232448 sm_107f=49152 \
+         sm_110=49152 sm_110a=232448 sm_110f=49152 sm_120=49152 sm_120a=101376 \
+         sm_120f=49152 sm_121=49152 sm_121a=101376 sm_121f=49152"
+    );
+}
+
+#[test]
+fn over_the_generic_limit_the_help_names_the_arch_specific_target() {
+    let err = link(
+        &[LinkInput::object(
+            "k.ptx",
+            shared_kernel("sm_90", "7.8", 60000),
+        )],
+        &Default::default(),
+    )
+    .unwrap_err()
+    .message;
+    assert_eq!(
+        err,
+        "k.ptx:5:17: error: kernel `k` uses 60000 bytes of static shared memory; `sm_90` allows at most 49152\n\
+         help: move the large arrays to dynamic shared memory (`.extern .shared`, sized at launch), or make them smaller; \
+         or, for code that runs only on that architecture, build for `sm_90a`, which allows 232448"
+    );
+}
+
+/// `tests/cases/param_name_weak`: b.ptx stores to `w2` without declaring
+/// it; it binds to a.ptx's `.weak` `w2` (kept under `gc` too), with a
+/// warning, since ptxas refuses b.ptx alone ("Unknown symbol 'w2'").
+#[test]
+fn a_name_only_another_input_declares_binds_to_it_with_a_warning() {
+    let case = |f: &str| {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases/param_name_weak/");
+        LinkInput::object(f, std::fs::read_to_string(format!("{path}{f}")).unwrap())
+    };
+    let out = link(&[case("a.ptx"), case("b.ptx")], &Default::default()).unwrap();
+    assert_eq!(
+        out.warnings,
+        ["b.ptx:11:17: warning: `w2` is used here but not declared in this input\n\
+          help: declare it in this input (`.extern`, with the definition's type), as ptxas requires when it assembles this input alone (\"Unknown symbol 'w2'\")\n"]
+    );
+    let opts = LinkOptions {
+        gc: true,
+        keep: vec![],
+        ..LinkOptions::default()
+    };
+    let gc = link(&[case("b.ptx"), case("a.ptx")], &opts).unwrap();
+    assert!(
+        gc.ptx.contains(".weak .global .align 4 .u32 w2;"),
+        "{}",
+        gc.ptx
+    );
+    if let Some(ptxas) = common::ptxas() {
+        common::run_ptxas(&ptxas, &gc.ptx, "sm_90", false, "undeclared_gc").unwrap();
+    }
+}

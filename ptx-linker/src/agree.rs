@@ -1,0 +1,278 @@
+//! What several definitions of one global symbol must agree on, and which
+//! one wins: nvlink's rules, so that linking PTX here gives the module that
+//! `ptxas -c` on each input and `nvlink` on the objects would give.
+//!
+//! **The winner.** A `.visible` definition; else the first `.weak` one (in
+//! input order); else the largest `.common` one (the first among equals).
+//!
+//! **What must agree, or the link fails** (checked against the winner):
+//! - the kind: function, kernel or variable;
+//! - a variable's state space (`.global` vs `.const`);
+//! - a variable's size in bytes, unless both are `.common` (then the
+//!   largest wins);
+//! - a function's prototype: the same number of return values and
+//!   parameters, each of the same size, float or not float alike (`.f32` vs
+//!   `.b32` differ, `.u32` vs `.b32` do not), arrays of the same element size
+//!   and count. `.reg` vs `.param` does not matter. Alignment does not matter
+//!   to nvlink but does to ptxas on the merged module ("Alignment of argument
+//!   does not match formal parameter"), so it must agree too.
+//!
+//! What need not agree: a variable's element type (`.b8 t[16]` vs
+//! `.u32 t[4]`), its initializer and its alignment (the winner's is kept; a
+//! losing definition that asked for a larger `.align` gets a warning, since
+//! its module's code may rely on it).
+//!
+//! # The experiments behind these rules
+//!
+//! Each pair below is `a.ptx` then `b.ptx`, each with a kernel that uses the
+//! symbol, compiled with `ptxas -c -arch=sm_90` (CUDA 13.5.37) and linked
+//! with `nvlink -arch=sm_90 a.o b.o` and `nvlink -arch=sm_90 b.o a.o`; the
+//! winner was read from the linked cubin's symbol table and data sections
+//! (`readelf -s`, `readelf -x .nv.global.init`), a function's from the bytes
+//! of its `.text` section. "Either order" means the same verdict both ways.
+//!
+//! | a.ptx | b.ptx | nvlink 13.5 |
+//! |---|---|---|
+//! | `.weak .global .align 4 .b8 table[8]` | `.weak ... table[16]` | either order: `Size doesn't match for 'table' in 'b.o', first specified in 'a.o'` |
+//! | `.weak .global .align 4 .b8 table[16]` | `.weak .global .align 16 .b8 table[16]` | links; the first wins, with its alignment |
+//! | `.weak ... table[16] = {1, ..}` | `.weak ... table[16] = {21, ..}` | links; the first's initializer |
+//! | `.weak ... table[16]` (no initializer) | `.weak ... table[16] = {21, ..}` | links; the first wins |
+//! | `.weak .global ... table[16]` | `.weak .const ... table[16]` | either order: `Memory space doesn't match for 'table' in 'b.o', first specified in 'a.o'` |
+//! | `.weak .global .align 4 .b8 table[16]` | `.weak .global .align 4 .u32 table[4]` | links (also `.u32` vs `.f32`) |
+//! | `.weak .const .b8 table[8]` | `.weak .const .b8 table[16]` | either order: `Size doesn't match` |
+//! | `.common .global .b8 table[8]` | `.common .global .b8 table[16]` | links; 16 bytes either order |
+//! | `.common .global .align 4 .b8 table[16]` | `.common ... .align 16 ... table[16]` | links; the first's alignment |
+//! | `.common .global .align 16 .b8 table[8]` | `.common .global .align 4 .b8 table[16]` | links; 16 bytes at the *first's* alignment (16, or 4 in the other order) |
+//! | `.weak ... table[16]` | `.visible ... table[16]` | links; the `.visible` one either order |
+//! | `.weak ... table[8]` | `.visible ... table[16]` (or 16 vs 8) | either order: `Size doesn't match` |
+//! | `.visible ... table[16]` | `.visible ... table[16]` | either order: `Multiple definition of 'table' in 'b.o', first defined in 'a.o'` |
+//! | `.visible ... table[16] = {..}` | `.common ... table[16]` | links; the `.visible` one either order |
+//! | `.visible ... table[16]` | `.common ... table[32]` (or 32 vs 16) | either order: `Size doesn't match` (b, a adds `Common symbol 'table' in file 'b.o' has larger size than initialization`) |
+//! | `.weak ... table[16]` (with or without initializer) | `.common ... table[16]` | a, b: links, the `.weak` one; b, a: **nvlink crashes** (segmentation fault) |
+//! | `.weak ... table[8]` | `.common ... table[16]` (or 32 vs 16) | either order: `Size doesn't match` |
+//! | `.weak .func (.param .b32 r) f(.param .b32 x)` | the same prototype, another body | links; the first body |
+//! | `.weak .func` | `.visible .func`, same prototype | links; the `.visible` body either order |
+//! | `.visible .func f` | `.visible .func f` | either order: `Multiple definition of 'f' in 'b.o', first defined in 'a.o'` |
+//! | `.weak .func ... f(.param .b32 x)` | `.weak` (or `.visible`) `.func ... f(.param .b64 x)` | either order: `Prototype doesn't match for 'f' in 'b.o', first defined in 'a.o'` |
+//! | `f(.param .b32 x)` | `f(.param .f32 x)` | either order: `Prototype doesn't match` |
+//! | `f(.param .b32 x)` | `f(.param .u32 y)` | links |
+//! | `f(.param .b32 x)` | `f(.param .b32 x, .param .b32 z)` | either order: `Prototype doesn't match` |
+//! | `(.param .b32 r) f(..)` | `f(..)` (no return value) | either order: `Prototype doesn't match` |
+//! | `f(.param .align 8 .b8 x[8])` | `f(.param .align 4 .b8 x[8])` | links (ptxas refuses the merged module) |
+//! | `f(.param .b64 x)` | `f(.param .align 8 .b8 x[8])` | either order: `Prototype doesn't match` |
+//! | `(.reg .b32 r) f(.reg .b32 x)` | `(.param .b32 r) f(.param .b32 x)` | links |
+//! | `.extern .func ... f(.param .f32 x);` | `.visible .func ... f(.param .b32 x)` | either order: `Prototype doesn't match` |
+//!
+//! nvlink compares the prototype strings `ptxas -c` writes into `.strtab`
+//! (`#ii` for `(.b32) f(.b32)`, `#vf` for `f(.f32)`, `#il` for a `.b64`
+//! parameter, `#ib8` for `.align N .b8 x[8]` whatever `N`, `#if2` for
+//! `.f32 x[2]`, `#vh` for `.b16` and `.f16` alike).
+//!
+//! Where the linker differs: with `.weak` and `.common` definitions of one
+//! size the `.weak` one wins in either order (nvlink crashes in one); among
+//! `.common`s of different sizes the largest wins with its own alignment
+//! (nvlink keeps the first one's alignment), and a larger `.align` that
+//! loses is reported as a warning.
+
+use crate::ast::{FnKind, Function, Item, ItemKind, Linkage, Module, Variable};
+use crate::diagnostic::{count, Diagnostic};
+use crate::resolve::{from, nvlink_same_prototype, proto_diff, what, Words};
+use crate::symbols::ItemRef;
+
+/// The definition that wins among `defs` (input order), by linkage:
+/// `.visible` (or file-local), else the first `.weak`, else the largest
+/// `.common`.
+pub fn winner(modules: &[Module<'_>], defs: &[ItemRef]) -> Option<ItemRef> {
+    let item = |r: &ItemRef| &modules[r.module].items[r.item];
+    let linkage = |r: &ItemRef| item(r).linkage().unwrap_or(Linkage::Local);
+    let size = |r: &ItemRef| match &item(r).kind {
+        // An oversized one has been reported by the parser.
+        ItemKind::Variable(v) => v.size_bytes().unwrap_or(u64::MAX),
+        _ => 0,
+    };
+    let strong = defs
+        .iter()
+        .find(|r| matches!(linkage(r), Linkage::Visible | Linkage::Local));
+    let weak = || defs.iter().find(|r| linkage(r) == Linkage::Weak);
+    // Largest wins; among equals, the first.
+    let common = || {
+        defs.iter().filter(|r| linkage(r) == Linkage::Common).fold(
+            None,
+            |best: Option<&ItemRef>, r| match best {
+                Some(b) if size(b) >= size(r) => Some(b),
+                _ => Some(r),
+            },
+        )
+    };
+    strong
+        .or_else(weak)
+        .or_else(common)
+        .or_else(|| defs.first())
+        .copied()
+}
+
+/// Checks `other`, a definition that lost, against `def`, the winner of
+/// symbol `name`: an error where nvlink refuses the pair, a warning where
+/// the winner's alignment is smaller than `other` asked for.
+pub fn check_definition(
+    modules: &[Module<'_>],
+    name: &str,
+    def: ItemRef,
+    other: ItemRef,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let d = &modules[def.module].items[def.item];
+    let o = &modules[other.module].items[other.item];
+    let (Some(dn), Some(on)) = (d.symbol_name(), o.symbol_name()) else {
+        return;
+    };
+    if what(&d.kind) != what(&o.kind) {
+        diags.push(
+            Diagnostic::error(
+                on.span,
+                format!(
+                    "`{name}`{} is {} here but {} elsewhere",
+                    from(o),
+                    what(&o.kind),
+                    what(&d.kind)
+                ),
+            )
+            .with_secondary(dn.span, format!("`{name}` defined here{}", from(d)))
+            .with_help(format!("rename one of the two `{name}`s")),
+        );
+        return;
+    }
+    match (&o.kind, &d.kind) {
+        (ItemKind::Variable(ov), ItemKind::Variable(dv)) => {
+            check_variables(name, (o, ov), (d, dv), diags);
+        }
+        (ItemKind::Function(of), ItemKind::Function(df)) => {
+            check_functions(name, of, df, diags);
+        }
+        _ => {}
+    }
+}
+
+fn linkage_word(l: Linkage) -> &'static str {
+    match l {
+        Linkage::Local => "file-local",
+        Linkage::Visible => "`.visible`",
+        Linkage::Extern => "`.extern`",
+        Linkage::Weak => "`.weak`",
+        Linkage::Common => "`.common`",
+    }
+}
+
+fn check_variables(
+    name: &str,
+    (o, ov): (&Item<'_>, &Variable<'_>),
+    (d, dv): (&Item<'_>, &Variable<'_>),
+    diags: &mut Vec<Diagnostic>,
+) {
+    let (on, dn) = (ov.name, dv.name);
+    if ov.space != dv.space {
+        diags.push(
+            Diagnostic::error(
+                on.span,
+                format!(
+                    "`{name}`{} is defined in `.{}` here but in `.{}` elsewhere",
+                    from(o),
+                    ov.space.as_str(),
+                    dv.space.as_str()
+                ),
+            )
+            .with_label(format!("a {} definition in `.{}`", linkage_word(ov.linkage), ov.space.as_str()))
+            .with_secondary(
+                dn.span,
+                format!("the {} definition of `{name}` in `.{}`{}", linkage_word(dv.linkage), dv.space.as_str(), from(d)),
+            )
+            .with_help(format!(
+                "define `{name}` in one state space everywhere (nvlink refuses this pair too: \"Memory space doesn't match\")"
+            )),
+        );
+        return;
+    }
+    let both_common = ov.linkage == Linkage::Common && dv.linkage == Linkage::Common;
+    if let (Some(os), Some(ds)) = (ov.size_bytes(), dv.size_bytes()) {
+        if os != ds && !both_common {
+            let big = os.max(ds);
+            diags.push(
+                Diagnostic::error(
+                    on.span,
+                    format!(
+                        "`{name}`{} is {} here but {} in another definition",
+                        from(o),
+                        count(os, "byte", "bytes"),
+                        count(ds, "byte", "bytes"),
+                    ),
+                )
+                .with_label(format!("a {} definition of {}", linkage_word(ov.linkage), count(os, "byte", "bytes")))
+                .with_secondary(
+                    dn.span,
+                    format!("the {} definition of `{name}`, {}{}", linkage_word(dv.linkage), count(ds, "byte", "bytes"), from(d)),
+                )
+                .with_help(format!(
+                    "give every definition of `{name}` the same size ({big} bytes holds both), or define it once and declare it `.extern` elsewhere \
+                     (keeping either one would let the other input's code read past its end; nvlink refuses this pair too: \"Size doesn't match\")"
+                )),
+            );
+            return;
+        }
+    }
+    let (oa, da) = (ov.align_bytes(), dv.align_bytes());
+    if oa > da {
+        diags.push(
+            Diagnostic::error(
+                on.span,
+                format!(
+                    "`{name}`{} asks for `.align {oa}` here, but the definition that is kept has `.align {da}`",
+                    from(o)
+                ),
+            )
+            .with_label(format!("this {} definition is dropped", linkage_word(ov.linkage)))
+            .with_secondary(dn.span, format!("the {} definition of `{name}` that is kept{}", linkage_word(dv.linkage), from(d)))
+            .with_help(format!(
+                "give every definition of `{name}` the same `.align` ({oa}), if this input's code relies on it"
+            ))
+            .warning(),
+        );
+    }
+}
+
+const DEF_WORDS: Words = Words {
+    a_verb: "defined here",
+    b_verb: "defined there",
+    a_place: "this definition",
+    b_place: "the other one",
+};
+
+fn check_functions(name: &str, of: &Function<'_>, df: &Function<'_>, diags: &mut Vec<Diagnostic>) {
+    if of.kind == FnKind::Entry || df.kind == FnKind::Entry {
+        // Two kernels of one name: reported as a duplicate symbol.
+        return;
+    }
+    if let Some(p) = proto_diff(of, df, &DEF_WORDS) {
+        let why = if nvlink_same_prototype(of, df) {
+            "nvlink would keep one, but ptxas refuses the merged module's calls that follow the other: \"Alignment of argument does not match formal parameter\""
+        } else {
+            "callers compiled against the other would pass the wrong arguments; nvlink refuses this pair too: \"Prototype doesn't match\""
+        };
+        diags.push(
+            Diagnostic::error(
+                of.name.span,
+                format!("definitions of `{name}` have different prototypes: {p}"),
+            )
+            .with_label(format!("a {} definition", linkage_word(of.linkage)))
+            .with_secondary(
+                df.name.span,
+                format!(
+                    "the {} definition of `{name}` that is kept",
+                    linkage_word(df.linkage)
+                ),
+            )
+            .with_help(format!(
+                "give every definition of `{name}` the same prototype ({why})"
+            )),
+        );
+    }
+}
