@@ -161,7 +161,15 @@ impl<S: KernelSignature> Kernel<S> {
     }
 
     /// Bytes of static shared memory the kernel declares
-    /// (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
+    /// (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`), as the driver compiled it.
+    ///
+    /// The loader does not limit it further: the driver's JIT (CUDA 13.0, H200) loads and
+    /// runs PTX with up to 232448 bytes of static `.shared` for `.target sm_90a` *and*
+    /// plain `sm_90`, with no function attribute. ptxas 13.5, and so ptx-linker and
+    /// `gpu-build`, allow more than 49152 bytes only on arch-specific targets (`sm_90a`:
+    /// 232448; `sm_120a`: 101376), so modules built by this toolkit that need more than
+    /// 48 KiB of static shared memory say `--arch sm_90a`; a plain-`sm_90` module from
+    /// elsewhere with more still loads, as the driver allows.
     pub fn static_shared_bytes(&self) -> u32 {
         self.shared.static_shared_bytes
     }
