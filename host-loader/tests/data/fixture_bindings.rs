@@ -43,12 +43,12 @@ impl HostLoaderFixtureKernels {
     #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
     pub unsafe fn dequantize<'a>(
         &self,
-        stream: &'a ::cudarc::driver::CudaStream,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
         q: ::host_loader_fixture_kernels::Quant,
-        xs: &'a ::cudarc::driver::CudaSlice<i32>,
+        xs: &'a ::host_loader::cudarc::driver::CudaSlice<i32>,
         bias: i32,
-        out: &'a mut ::cudarc::driver::CudaSlice<f32>,
+        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.dequantize.launch(stream, cfg, (q, xs, bias, out)) }
@@ -65,11 +65,11 @@ impl HostLoaderFixtureKernels {
     #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
     pub unsafe fn vecadd<'a>(
         &self,
-        stream: &'a ::cudarc::driver::CudaStream,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        a: &'a ::cudarc::driver::CudaSlice<f32>,
-        b: &'a ::cudarc::driver::CudaSlice<f32>,
-        c: &'a mut ::cudarc::driver::CudaSlice<f32>,
+        a: &'a ::host_loader::cudarc::driver::CudaSlice<f32>,
+        b: &'a ::host_loader::cudarc::driver::CudaSlice<f32>,
+        c: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.vecadd.launch(stream, cfg, (a, b, c)) }
@@ -89,9 +89,9 @@ impl HostLoaderFixtureKernels {
     #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
     pub unsafe fn scale<'a>(
         &self,
-        stream: &'a ::cudarc::driver::CudaStream,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        x: &'a mut ::cudarc::driver::CudaSlice<f32>,
+        x: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
         p: ::host_loader_fixture_kernels::Params,
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
@@ -109,11 +109,11 @@ impl HostLoaderFixtureKernels {
     #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
     pub unsafe fn cubic<'a>(
         &self,
-        stream: &'a ::cudarc::driver::CudaStream,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
         q: ::host_loader_fixture_kernels::Cubic,
-        xs: &'a ::cudarc::driver::CudaSlice<f32>,
-        out: &'a mut ::cudarc::driver::CudaSlice<f32>,
+        xs: &'a ::host_loader::cudarc::driver::CudaSlice<f32>,
+        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.cubic.launch(stream, cfg, (q, xs, out)) }
@@ -130,11 +130,11 @@ impl HostLoaderFixtureKernels {
     #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
     pub unsafe fn widen<'a>(
         &self,
-        stream: &'a ::cudarc::driver::CudaStream,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        xs: &'a ::cudarc::driver::CudaSlice<f64>,
+        xs: &'a ::host_loader::cudarc::driver::CudaSlice<f64>,
         k: u32,
-        out: &'a mut ::cudarc::driver::CudaSlice<f32>,
+        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.widen.launch(stream, cfg, (xs, k, out)) }
@@ -155,10 +155,10 @@ impl HostLoaderFixtureKernels {
     #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
     pub unsafe fn smem_ends<'a>(
         &self,
-        stream: &'a ::cudarc::driver::CudaStream,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        xs: &'a ::cudarc::driver::CudaSlice<f32>,
-        out: &'a mut ::cudarc::driver::CudaSlice<f32>,
+        xs: &'a ::host_loader::cudarc::driver::CudaSlice<f32>,
+        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.smem_ends.launch(stream, cfg, (xs, out)) }
@@ -175,7 +175,7 @@ impl HostLoaderFixtureKernels {
     #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
     pub unsafe fn empty<'a>(
         &self,
-        stream: &'a ::cudarc::driver::CudaStream,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
@@ -200,12 +200,12 @@ impl HostLoaderFixtureKernels {
     #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
     pub unsafe fn gather<'a>(
         &self,
-        stream: &'a ::cudarc::driver::CudaStream,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        table: &'a ::cudarc::driver::CudaSlice<u64>,
-        flags: &'a mut ::cudarc::driver::CudaSlice<bool>,
-        tags: &'a mut ::cudarc::driver::CudaSlice<u8>,
-        out: &'a mut ::cudarc::driver::CudaSlice<f32>,
+        table: &'a ::host_loader::cudarc::driver::CudaSlice<u64>,
+        flags: &'a mut ::host_loader::cudarc::driver::CudaSlice<bool>,
+        tags: &'a mut ::host_loader::cudarc::driver::CudaSlice<u8>,
+        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.gather.launch(stream, cfg, (table, flags, tags, out)) }
