@@ -81,10 +81,23 @@ impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {
     }
 
     /// The element at the witness's index, or `None` when it is out of
-    /// bounds (the usual tail guard `if i < n`).
+    /// bounds (the usual tail guard `if i < n`). The witness goes in by
+    /// reference (`out.get_mut(&idx)`, keeping it for reading inputs) or by
+    /// value (`out.get_mut(idx)`):
+    ///
+    /// ```no_run
+    /// use device_std::{thread, DisjointSlice};
+    /// fn body(xs: &[f32], mut out: DisjointSlice<f32>) {
+    ///     let idx = thread::index_1d();
+    ///     let x = xs[idx.get()];
+    ///     if let Some(o) = out.get_mut(idx) {
+    ///         *o = 2.0 * x;
+    ///     }
+    /// }
+    /// ```
     #[inline(always)]
-    pub fn get_mut(&mut self, index: &ThreadIndex<'_, Space>) -> Option<&mut T> {
-        let i = index.get();
+    pub fn get_mut<I: AsThreadIndex<Space>>(&mut self, index: I) -> Option<&mut T> {
+        let i = index.thread_index();
         if i < self.len {
             // SAFETY: in bounds; witnesses of one space are unique per
             // thread, so no other thread forms a reference to element `i`.
@@ -117,12 +130,54 @@ impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {
     }
 }
 
-impl<T> DisjointSlice<'_, T, Index1D> {
+impl<'a, T> DisjointSlice<'a, T, Index1D> {
     /// The calling thread's own element, at
-    /// [`thread::index_1d`](crate::thread::index_1d), or `None` past the end.
+    /// [`thread::index_1d`](crate::thread::index_1d), together with that
+    /// witness, or `None` past the end: one call claims the output slot and
+    /// says which input index to read.
+    ///
+    /// ```no_run
+    /// use device_std::DisjointSlice;
+    /// fn body(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    ///     if let Some((out, idx)) = c.get_mut_indexed() {
+    ///         let i = idx.get();
+    ///         *out = a[i] + b[i];
+    ///     }
+    /// }
+    /// ```
     #[inline(always)]
-    pub fn get_mut_indexed(&mut self) -> Option<&mut T> {
+    pub fn get_mut_indexed(&mut self) -> Option<(&mut T, ThreadIndex<'a, Index1D>)> {
         let index = crate::thread::index_1d();
-        self.get_mut(&index)
+        let out = self.get_mut(&index)?;
+        Some((out, index))
     }
+}
+
+/// A thread's index witness of space `Space`, by value or by reference: what
+/// [`DisjointSlice::get_mut`] takes. Sealed: only [`ThreadIndex`] (whose
+/// constructor is private) implements it, so the index stays unforgeable.
+pub trait AsThreadIndex<Space: IndexSpace>: sealed::Sealed {
+    /// The linear index the witness names.
+    fn thread_index(&self) -> usize;
+}
+
+impl<Space: IndexSpace> AsThreadIndex<Space> for ThreadIndex<'_, Space> {
+    #[inline(always)]
+    fn thread_index(&self) -> usize {
+        self.get()
+    }
+}
+
+impl<Space: IndexSpace> AsThreadIndex<Space> for &ThreadIndex<'_, Space> {
+    #[inline(always)]
+    fn thread_index(&self) -> usize {
+        self.get()
+    }
+}
+
+mod sealed {
+    use crate::index::{IndexSpace, ThreadIndex};
+    pub trait Sealed {}
+    impl<Space: IndexSpace> Sealed for ThreadIndex<'_, Space> {}
+    impl<Space: IndexSpace> Sealed for &ThreadIndex<'_, Space> {}
 }

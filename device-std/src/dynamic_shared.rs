@@ -31,9 +31,13 @@ use core::marker::PhantomData;
 /// starts one `byte_offset` bytes further, so one launch-sized allocation
 /// holds several arrays:
 ///
-/// ```ignore
-/// let values = DynamicSharedArray::<f32>::get();              // bytes 0..4*n
-/// let flags = DynamicSharedArray::<u32>::offset(4 * n);       // bytes 4*n..
+/// ```no_run
+/// use device_std::DynamicSharedArray;
+/// fn body(n: usize) {
+///     let values = DynamicSharedArray::<f32>::get();          // bytes 0..4*n
+///     let flags = DynamicSharedArray::<u32>::offset(4 * n);   // bytes 4*n..; traps
+///     # let _ = (values, flags);                            // unless 4*n % 16 == 0
+/// }
 /// ```
 ///
 /// The length of an array is what the launch provided past its offset
@@ -178,6 +182,33 @@ where
             self.base.cast(),
         ));
         self.base
+    }
+
+    /// The generic-address pointer to element `i`, as `*mut T::add` forms it
+    /// (`as_mut_ptr().wrapping_add(i)`), so the array is used like the pointer
+    /// CUDA C++'s `extern __shared__ float smem[]` gives:
+    ///
+    /// ```no_run
+    /// use device_std::{thread, DynamicSharedArray};
+    /// fn body() {
+    ///     let smem = DynamicSharedArray::<f32>::get();
+    ///     let t = thread::threadIdx_x() as usize;
+    ///     assert!(t < smem.len());
+    ///     // SAFETY: t < len(), and only thread t writes element t before the barrier.
+    ///     unsafe { *smem.add(t) = t as f32 };
+    ///     thread::sync_threads();
+    /// }
+    /// ```
+    ///
+    /// Forming the pointer is safe; dereferencing it is `unsafe` as for any raw
+    /// pointer: `i < len()`, and no other thread writes element `i` between
+    /// the same two barriers. [`read`](Self::read) and [`write`](Self::write)
+    /// are the bounds-checked forms. Under the emulator, accesses through the
+    /// pointer are not race-checked (as with [`as_mut_ptr`](Self::as_mut_ptr)).
+    #[inline(always)]
+    #[allow(clippy::should_implement_trait)]
+    pub fn add(&self, i: usize) -> *mut T {
+        self.as_mut_ptr().wrapping_add(i)
     }
 
     /// The shared-window address of element `i`, for

@@ -112,7 +112,7 @@ pub mod vector;
 pub mod warp;
 
 pub use abi::KernelParam;
-pub use disjoint::DisjointSlice;
+pub use disjoint::{AsThreadIndex, DisjointSlice};
 pub use dynamic_shared::DynamicSharedArray;
 pub use index::{
     BlockIndex1D, Index1D, Index2D, IndexSpace, Runtime2DIndex, ThreadIndex, WarpIndex1D,

@@ -29,6 +29,30 @@ use core::marker::PhantomData;
 ///
 /// `ALIGN` must be a power of two from 4 to 1024 and at least
 /// `align_of::<T>()`; other values fail to compile.
+///
+/// # Why not `tile[tid] = x`
+///
+/// CUDA C++ indexes a `__shared__` array directly, and so do some Rust GPU
+/// libraries, through `Index`/`IndexMut`. That cannot be made sound here:
+/// `IndexMut` hands out a `&mut T`, and safe code in every thread of the CTA
+/// could then take `&mut tile[0]` at once, which is undefined behaviour in
+/// Rust (not merely a data race the hardware resolves). The closest safe form
+/// is one call per access, which compiles to the same single
+/// `st.shared`/`ld.shared`:
+///
+/// ```no_run
+/// use device_std::{thread, SharedArray};
+/// fn body() -> f32 {
+///     let tile = SharedArray::<f32, 256>::new();
+///     let tid = thread::threadIdx_x() as usize;
+///     tile.write(tid, tid as f32);          // tile[tid] = x
+///     thread::sync_threads();
+///     tile.read(tid.saturating_sub(1))      // tile[tid - 1]
+/// }
+/// ```
+///
+/// `read` and `write` check the index (a trap past `N`); [`ptr`](Self::ptr)
+/// and [`SharedPtr::add`] give addresses for unchecked or atomic access.
 #[derive(Debug)]
 pub struct SharedArray<T, const N: usize, const ALIGN: usize = 16> {
     /// Address of element 0 in the shared window.

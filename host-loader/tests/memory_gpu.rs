@@ -173,6 +173,34 @@ fn gpu_device_buffer_round_trips() {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
+fn gpu_cu_deviceptr_is_the_buffer_for_ffi() {
+    let t = tour();
+    let s = &t.stream;
+    let data = Rng::new(4).f32s(4099);
+    let dev = DeviceBuffer::from_host(s, &data).unwrap();
+    let ptr = dev.cu_deviceptr();
+    assert_ne!(ptr, 0);
+    // An element's address, as a C++ library would form it, read back through the raw
+    // driver call: the very bytes from_host wrote.
+    let mut x = [f32::NAN; 3];
+    s.synchronize().unwrap();
+    // SAFETY: ptr + 4*4096 .. + 12 lies inside the buffer (4099 elements), which lives
+    // until the end of the test; `x` has room for 12 bytes; the stream is synchronized.
+    unsafe {
+        cudarc::driver::result::memcpy_dtoh_sync(&mut x, ptr + 4 * 4096).unwrap();
+    }
+    assert!(same_bits(&x, &data[4096..]));
+    // And a driver-side write through it shows in the buffer.
+    let patch = [1.5f32, -2.5];
+    // SAFETY: 8 bytes at element 10, inside the buffer.
+    unsafe { cudarc::driver::result::memcpy_htod_sync(ptr + 40, &patch).unwrap() };
+    let mut want = data.clone();
+    want[10..12].copy_from_slice(&patch);
+    assert!(same_bits(&dev.to_host_vec(s).unwrap(), &want));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
 fn gpu_bad_sizes_are_typed_errors() {
     let t = tour();
     let s = &t.stream;

@@ -212,7 +212,7 @@ pub fn shared_out_of_bounds(mut out: DisjointSlice<f32>) {
     // SAFETY (deliberately broken): thread 31 writes element 32 of 32.
     unsafe { tile.ptr(t).add(1).write(t as f32) };
     thread::sync_threads();
-    if let Some(o) = out.get_mut_indexed() {
+    if let Some((o, _)) = out.get_mut_indexed() {
         *o = tile.read(t);
     }
 }
@@ -256,7 +256,7 @@ pub fn dynamic_past_the_end(which: u32, mut out: DisjointSlice<f32>) {
     } else {
         d.read(d.len())
     };
-    if let Some(o) = out.get_mut_indexed() {
+    if let Some((o, _)) = out.get_mut_indexed() {
         *o = v;
     }
 }

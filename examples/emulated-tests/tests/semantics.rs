@@ -18,7 +18,7 @@ pub fn partial_warp(butterfly: u32, mut out: DisjointSlice<[u32; 3]>) {
     if butterfly != 0 {
         v += warp::shfl_xor_sync(mask, v, 16);
     }
-    if let Some(o) = out.get_mut_indexed() {
+    if let Some((o, _)) = out.get_mut_indexed() {
         *o = [mask, sum + v - lane, odd];
     }
 }
@@ -57,7 +57,7 @@ pub fn reads_an_exited_lane(mut out: DisjointSlice<u32>) {
         return;
     }
     let v = warp::shfl_down_sync(FULL_MASK, lane, 1);
-    if let Some(o) = out.get_mut_indexed() {
+    if let Some((o, _)) = out.get_mut_indexed() {
         *o = v;
     }
 }
@@ -71,7 +71,7 @@ pub fn mixes_collectives(mut out: DisjointSlice<u32>) {
     } else {
         warp::shfl_sync(FULL_MASK, lane, 0)
     };
-    if let Some(o) = out.get_mut_indexed() {
+    if let Some((o, _)) = out.get_mut_indexed() {
         *o = v;
     }
 }
@@ -141,7 +141,7 @@ pub fn spin_on_a_sibling(mut out: DisjointSlice<u32>) {
             )
         };
     }
-    if let Some(o) = out.get_mut_indexed() {
+    if let Some((o, _)) = out.get_mut_indexed() {
         *o = spins;
     }
 }

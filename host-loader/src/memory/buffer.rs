@@ -266,6 +266,19 @@ impl<T> DeviceBuffer<T> {
             })
     }
 
+    /// The buffer's device address, for FFI (a CUDA C++ library, a driver call):
+    /// `cudaMalloc`'s pointer as the driver API's `CUdeviceptr`.
+    ///
+    /// Getting it orders the buffer's earlier writes on other streams before later
+    /// work on [`stream`](Self::stream) (cudarc's event tracking, as a launch does).
+    /// The address stays valid while the buffer lives; work the caller enqueues
+    /// through it is not tracked: put it on [`stream`](Self::stream), or synchronize
+    /// before the buffer is dropped (its free is stream-ordered on that stream).
+    pub fn cu_deviceptr(&self) -> sys::CUdeviceptr {
+        let (ptr, _record) = self.slice.device_ptr(self.slice.stream());
+        ptr
+    }
+
     /// The cudarc slice this buffer owns.
     pub fn as_cuda_slice(&self) -> &CudaSlice<T> {
         &self.slice
