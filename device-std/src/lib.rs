@@ -96,6 +96,7 @@ pub mod disjoint;
 pub mod dynamic_shared;
 #[cfg(emulated)]
 pub mod emulator;
+pub mod grid_dependency;
 mod host;
 pub mod index;
 #[cfg(target_arch = "nvptx64")]

@@ -11,7 +11,7 @@ use cudarc::driver::{CudaStream, DriverError};
 use ptx_linker::EntrySignature;
 
 use crate::error::Error;
-use crate::launch::{invalid, DeviceLimits, LaunchConfig};
+use crate::launch::{invalid, DeviceLimits, LaunchAttributes, LaunchConfig};
 use crate::module::RawModule;
 use crate::signature::KernelSignature;
 
@@ -265,6 +265,34 @@ impl<S: KernelSignature> Kernel<S> {
     where
         S: 'a,
     {
+        // SAFETY: the caller's contract, unchanged.
+        unsafe { self.launch_with(stream, cfg, &LaunchAttributes::default(), args) }
+    }
+
+    /// [`launch`](Self::launch) with launch attributes (`cuLaunchKernelEx`): programmatic
+    /// dependent launch, priority. With [`LaunchAttributes::default`] it is exactly
+    /// `launch`.
+    ///
+    /// Errors: those of [`launch`](Self::launch).
+    ///
+    /// # Safety
+    ///
+    /// The obligations of [`launch`](Self::launch), and with
+    /// [`programmatic_stream_serialization`](LaunchAttributes::programmatic_stream_serialization):
+    /// the kernel calls `device_std::grid_dependency::wait` before it touches memory the
+    /// previous kernel on `stream` writes, or that reads what it writes (the launch can
+    /// start while that kernel still runs).
+    #[inline]
+    pub unsafe fn launch_with<'a>(
+        &self,
+        stream: &'a CudaStream,
+        cfg: LaunchConfig,
+        attrs: &LaunchAttributes,
+        args: S::Args<'a>,
+    ) -> Result<(), Error>
+    where
+        S: 'a,
+    {
         let s = &*self.shared;
         if stream.context().cu_ctx() != s.module.ctx.cu_ctx() {
             return Err(self.wrong_context(stream));
@@ -283,9 +311,11 @@ impl<S: KernelSignature> Kernel<S> {
         // `cfg` was validated above against the device and the function (threads, dynamic
         // shared memory); the stream's context is the function's and is current; the
         // caller upholds the kernel's own obligations (see `# Safety`).
-        unsafe { S::launch_raw(s.func, stream, &cfg, args) }.map_err(|source| Error::Driver {
-            context: format!("cuLaunchKernel(`{}`)", s.name),
-            source,
+        unsafe { S::launch_raw(s.func, stream, &cfg, attrs, args) }.map_err(|source| {
+            Error::Driver {
+                context: format!("cuLaunchKernel(`{}`, {attrs:?})", s.name),
+                source,
+            }
         })
     }
 

@@ -307,3 +307,124 @@ mod tests {
         assert!(small.validate(&cfg((1, 1, 1), (256, 1, 1)), 128).is_err());
     }
 }
+
+/// Launch attributes beyond grid, block, shared memory and stream (CUDA driver API
+/// `cuLaunchKernelEx`, `CUlaunchAttributeID`). The default is none: a launch with it is
+/// a plain `cuLaunchKernel`.
+///
+/// ```
+/// let attrs = host_loader::LaunchAttributes::new().programmatic_stream_serialization(true);
+/// assert!(attrs.is_programmatic());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LaunchAttributes {
+    programmatic: bool,
+    priority: Option<i32>,
+}
+
+impl LaunchAttributes {
+    /// No attributes.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION` (programmatic dependent
+    /// launch, sm_90+): this launch may start before the previous kernel on the stream
+    /// has finished, once every block of that kernel has called
+    /// `device_std::grid_dependency::launch_dependents` (PTX
+    /// `griddepcontrol.launch_dependents`) or exited. The kernel must call
+    /// `device_std::grid_dependency::wait` (`griddepcontrol.wait`) before it reads
+    /// anything the previous kernel writes. Ignored by the driver before sm_90.
+    pub fn programmatic_stream_serialization(mut self, on: bool) -> Self {
+        self.programmatic = on;
+        self
+    }
+
+    /// `CU_LAUNCH_ATTRIBUTE_PRIORITY`: the launch's priority, as a stream priority
+    /// (`cuCtxGetStreamPriorityRange`; lower numbers are higher priority; the driver
+    /// clamps values outside the device's range).
+    pub fn priority(mut self, priority: i32) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// Whether programmatic stream serialization is on.
+    pub fn is_programmatic(&self) -> bool {
+        self.programmatic
+    }
+
+    /// The priority, if set.
+    pub fn launch_priority(&self) -> Option<i32> {
+        self.priority
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.programmatic && self.priority.is_none()
+    }
+}
+
+/// `cuLaunchKernel`, or `cuLaunchKernelEx` when `attrs` holds any attribute.
+///
+/// # Safety
+///
+/// As for `cudarc::driver::result::launch_kernel`: `func` is live, its context current,
+/// `params` points at one live, initialized slot per kernel parameter, `cfg` fits.
+pub(crate) unsafe fn launch_kernel(
+    func: cudarc::driver::sys::CUfunction,
+    stream: &cudarc::driver::CudaStream,
+    cfg: &LaunchConfig,
+    attrs: &LaunchAttributes,
+    params: &mut [*mut std::ffi::c_void],
+) -> Result<(), cudarc::driver::DriverError> {
+    use cudarc::driver::sys;
+    if attrs.is_empty() {
+        // SAFETY: the caller's contract.
+        return unsafe {
+            cudarc::driver::result::launch_kernel(
+                func,
+                cfg.grid_dim,
+                cfg.block_dim,
+                cfg.shared_mem_bytes,
+                stream.cu_stream(),
+                params,
+            )
+        };
+    }
+    let attribute = |id, value| sys::CUlaunchAttribute {
+        id,
+        pad: [0; 4],
+        value,
+    };
+    let mut list: [sys::CUlaunchAttribute; 2] = [
+        attribute(
+            sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+            sys::CUlaunchAttributeValue {
+                programmaticStreamSerializationAllowed: i32::from(attrs.programmatic),
+            },
+        ),
+        attribute(
+            sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY,
+            sys::CUlaunchAttributeValue {
+                priority: attrs.priority.unwrap_or(0),
+            },
+        ),
+    ];
+    let used = if attrs.priority.is_some() { 2 } else { 1 };
+    let config = sys::CUlaunchConfig {
+        gridDimX: cfg.grid_dim.0,
+        gridDimY: cfg.grid_dim.1,
+        gridDimZ: cfg.grid_dim.2,
+        blockDimX: cfg.block_dim.0,
+        blockDimY: cfg.block_dim.1,
+        blockDimZ: cfg.block_dim.2,
+        sharedMemBytes: cfg.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: list.as_mut_ptr(),
+        numAttrs: used,
+    };
+    // SAFETY: `config` and `list` outlive the call, which copies them; the caller's
+    // contract covers `func` and `params`.
+    unsafe {
+        sys::cuLaunchKernelEx(&config, func, params.as_mut_ptr(), std::ptr::null_mut()).result()
+    }
+}

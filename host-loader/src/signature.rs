@@ -3,13 +3,14 @@
 
 use std::ffi::c_void;
 
-use cudarc::driver::{result, sys, CudaStream, DriverError, LaunchConfig};
+use cudarc::driver::{sys, CudaStream, DriverError, LaunchConfig};
 use ptx_linker::ast::{ItemKind, Module as PtxModule, Space, Variable};
 use ptx_linker::diagnostic::FileId;
 use ptx_linker::{EntrySignature, LinkMap};
 
 use crate::abi_record::{record_symbol, AbiRecord, AbiRecordError, MAX_RECORD_BYTES};
 use crate::error::{AbiRecordProblem, Error, LayoutMismatch};
+use crate::launch::LaunchAttributes;
 use crate::layout::{ptx_decl, ParamLayout};
 use crate::param::{HostAbi, KernelParam};
 use crate::record_check::verify_record;
@@ -64,6 +65,7 @@ pub unsafe trait KernelSignature: private::Sealed {
         func: sys::CUfunction,
         stream: &'a CudaStream,
         cfg: &LaunchConfig,
+        attrs: &LaunchAttributes,
         args: Self::Args<'a>,
     ) -> Result<(), DriverError>;
 }
@@ -90,6 +92,7 @@ macro_rules! impl_signature {
                 func: sys::CUfunction,
                 stream: &'a CudaStream,
                 cfg: &LaunchConfig,
+                attrs: &LaunchAttributes,
                 args: Self::Args<'a>,
             ) -> Result<(), DriverError> {
                 let ($($arg,)*) = args;
@@ -100,14 +103,7 @@ macro_rules! impl_signature {
                 // slot of the size the PTX declares (caller's contract); the driver copies
                 // the bytes before returning and never writes through them.
                 let res = unsafe {
-                    result::launch_kernel(
-                        func,
-                        cfg.grid_dim,
-                        cfg.block_dim,
-                        cfg.shared_mem_bytes,
-                        stream.cu_stream(),
-                        &mut params,
-                    )
+                    crate::launch::launch_kernel(func, stream, cfg, attrs, &mut params)
                 };
                 // The guards record this stream's work on each buffer's events. They must
                 // drop after the launch is enqueued, never before.
