@@ -56,6 +56,7 @@ const MODULES: &[(&str, &[&str])] = &[
     ("histogram-kernels", &["histogram"]),
     ("softmax-kernels", &["softmax"]),
     ("warp_reduce-kernels", &["warp_reduce"]),
+    ("dependent_launch-kernels", &["step"]),
     (
         "intrinsics-kernels",
         &[
