@@ -94,11 +94,21 @@ fn find(name: &str, dirs: &[PathBuf]) -> Result<(PathBuf, Option<PathBuf>), Stri
         .iter()
         .map(|d| d.join(format!("{name}.ptx")).display().to_string())
         .collect();
+    let present = modules_in(dirs);
+    let hint = match present
+        .iter()
+        .find(|m| m.replace('_', "-") == name.replace('_', "-"))
+    {
+        Some(m) => format!(" Did you mean include_ptx!(\"{m}\")? (package names keep their `-`.)"),
+        None if !present.is_empty() => format!(" Modules there: {}.", present.join(", ")),
+        None => String::new(),
+    };
     Err(format!(
-        "include_ptx!(\"{name}\"): `{name}.ptx` not found; build it from this crate's build.rs \
-         (`gpu_build::BuildScript::new(\"path/to/{name}\").run()` writes it to OUT_DIR), or run \
-         `cargo xtask build-ptx -p {name}` first (it writes target/ptx/{name}.ptx), or set \
-         HOST_LOADER_PTX_DIR to the folder that holds it. Looked in: {}",
+        "include_ptx!(\"{name}\"): `{name}.ptx` not found.{hint} Build it from this crate's \
+         build.rs (`gpu_build::BuildScript::new(\"path/to/kernel-crate\").run()` writes \
+         `<package>.ptx` to OUT_DIR), or run `cargo xtask build-ptx -p <package>` first (it \
+         writes target/ptx/<package>.ptx), or set HOST_LOADER_PTX_DIR to the folder that \
+         holds it. Looked in: {}",
         if looked.is_empty() {
             "(nowhere: CARGO_MANIFEST_DIR is not set)".to_string()
         } else {
@@ -107,9 +117,26 @@ fn find(name: &str, dirs: &[PathBuf]) -> Result<(PathBuf, Option<PathBuf>), Stri
     ))
 }
 
+/// The module names (`<name>.ptx`) present in `dirs`, sorted.
+fn modules_in(dirs: &[PathBuf]) -> Vec<String> {
+    let mut names: Vec<String> = dirs
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".ptx").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// Where to look, in order: `$HOST_LOADER_PTX_DIR`; `$OUT_DIR` (where a build script
 /// using `gpu_build::BuildScript` writes); `$CARGO_TARGET_DIR/ptx`; then `target/ptx` in
-/// the crate's folder and in every folder above it (the workspace root).
+/// the crate's folder and in each folder above it up to the workspace root (the first
+/// whose `Cargo.toml` has a `[workspace]` table), never beyond it.
 fn candidate_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(d) = std::env::var_os("HOST_LOADER_PTX_DIR") {
@@ -123,11 +150,62 @@ fn candidate_dirs() -> Vec<PathBuf> {
         dirs.push(Path::new(&d).join("ptx"));
     }
     if let Some(m) = std::env::var_os("CARGO_MANIFEST_DIR") {
-        let mut at = Some(Path::new(&m));
-        while let Some(dir) = at {
-            dirs.push(dir.join("target").join("ptx"));
-            at = dir.parent();
+        dirs.extend(target_dirs_up_to_workspace(Path::new(&m)));
+    }
+    dirs
+}
+
+/// `target/ptx` in `crate_dir` and each folder above it, up to and including the
+/// workspace root (or `crate_dir` alone when no folder above declares `[workspace]`).
+fn target_dirs_up_to_workspace(crate_dir: &Path) -> Vec<PathBuf> {
+    let root = crate_dir
+        .ancestors()
+        .find(|d| is_workspace_root(d))
+        .unwrap_or(crate_dir);
+    let mut dirs = Vec::new();
+    for dir in crate_dir.ancestors() {
+        dirs.push(dir.join("target").join("ptx"));
+        if dir == root {
+            break;
         }
     }
     dirs
+}
+
+/// Whether `dir/Cargo.toml` declares a `[workspace]` table.
+fn is_workspace_root(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("Cargo.toml"))
+        .is_ok_and(|t| t.lines().any(|l| l.trim() == "[workspace]"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_search_stops_at_the_workspace_root() {
+        let base = std::env::temp_dir().join(format!("include-ptx-{}", std::process::id()));
+        let ws = base.join("ws");
+        std::fs::create_dir_all(ws.join("host")).unwrap();
+        std::fs::create_dir_all(base.join("target/ptx")).unwrap();
+        std::fs::write(ws.join("Cargo.toml"), "[workspace]\nmembers = [\"host\"]\n").unwrap();
+        std::fs::write(base.join("target/ptx/k.ptx"), "junk").unwrap();
+        let dirs = target_dirs_up_to_workspace(&ws.join("host"));
+        assert_eq!(
+            dirs,
+            vec![ws.join("host/target/ptx"), ws.join("target/ptx")],
+            "searched past the workspace root"
+        );
+        // The unrelated module above the workspace is not found.
+        assert!(find("k", &dirs).is_err());
+        std::fs::create_dir_all(ws.join("target/ptx")).unwrap();
+        std::fs::write(ws.join("target/ptx/my-k.ptx"), "x").unwrap();
+        let err = find("my_k", &dirs).unwrap_err();
+        assert!(
+            err.contains("Did you mean include_ptx!(\"my-k\")?"),
+            "{err}"
+        );
+        assert!(find("my-k", &dirs).is_ok());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 }

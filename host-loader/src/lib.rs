@@ -216,16 +216,19 @@ pub use device_std::{FieldLayout, HasValueClass, KernelStruct, StructLayout, Val
 /// `vecadd-kernels.map.json` when it is there) from the first of these folders that has
 /// it:
 /// 1. `$HOST_LOADER_PTX_DIR`, when set (then only there);
-/// 2. `$CARGO_TARGET_DIR/ptx`, when set;
-/// 3. `target/ptx` in the calling crate's folder (`CARGO_MANIFEST_DIR`) or any folder
-///    above it, i.e. the workspace's `target/ptx`, where `cargo xtask build-ptx` writes.
+/// 2. `$OUT_DIR`, where a build script using `gpu_build::BuildScript` writes;
+/// 3. `$CARGO_TARGET_DIR/ptx`, when set;
+/// 4. `target/ptx` in the calling crate's folder (`CARGO_MANIFEST_DIR`) or a folder above
+///    it up to the workspace root (the first `Cargo.toml` with `[workspace]`), i.e. the
+///    workspace's `target/ptx`, where `cargo xtask build-ptx` writes; never above the
+///    workspace, so an unrelated module elsewhere is not picked up.
 ///
 /// `include_ptx!("fixture", dir = "tests/data")` reads `tests/data/fixture.ptx` (and its
 /// map) relative to the calling crate's `Cargo.toml` instead, for PTX committed with the
 /// sources.
 ///
-/// When no folder has it, compilation fails with a message that says to run
-/// `cargo xtask build-ptx -p vecadd-kernels`:
+/// When no folder has it, compilation fails with a message that says where it looked,
+/// names a module there whose name differs only in `-`/`_`, and how to build it:
 ///
 /// ```compile_fail
 /// static K: host_loader::EmbeddedPtx = host_loader::include_ptx!("no-such-kernels");

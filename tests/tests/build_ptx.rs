@@ -176,7 +176,7 @@ fn unknown_package_is_a_clear_error() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("`no-such-crate` is not a kernel crate"),
+        stderr.contains("no package named `no-such-crate`"),
         "{stderr}"
     );
     assert!(stderr.contains("vecadd-kernels"), "{stderr}");

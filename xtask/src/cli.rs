@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::error::{Error, Result};
 use crate::pipeline::{BuildPtx, PanicMode, Verify};
@@ -89,7 +89,20 @@ pub fn main() {
     if args.get(1).is_some_and(|a| a == "ptx") {
         args.remove(1);
     }
-    let cli = Cli::parse_from(args);
+    // `cargo ptx ...` when installed as cargo-ptx, `cargo xtask ...` from an xtask.
+    let invoked_as = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_stem())
+        .is_some_and(|s| s == "cargo-ptx");
+    let name = if invoked_as {
+        "cargo ptx"
+    } else {
+        "cargo xtask"
+    };
+    let cli = match Cli::command().bin_name(name).try_get_matches_from(args) {
+        Ok(m) => Cli::from_arg_matches(&m).unwrap_or_else(|e| e.exit()),
+        Err(e) => e.exit(),
+    };
     if let Err(err) = run(cli.command) {
         progress::error_line(&err.to_string());
         std::process::exit(1);

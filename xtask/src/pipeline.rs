@@ -365,16 +365,18 @@ impl BuildPtx {
     }
 
     fn check_arch(&self) -> Result<targets::Arch> {
+        let fix = "fix: pass --arch sm_70 or newer, e.g. sm_80, sm_90 or sm_90a (in a build \
+                   script: BuildScript::arch or GPU_BUILD_ARCH)";
         let arch: targets::Arch = self
             .arch
             .parse()
-            .map_err(|e| Error::config(format!("{e}")))?;
-        arch.info().map_err(|e| Error::config(format!("{e}")))?;
+            .map_err(|e| Error::config(format!("{e}\n  {fix}")))?;
+        arch.info()
+            .map_err(|e| Error::config(format!("{e}\n  {fix}")))?;
         if arch.sm < MIN_DEVICE_SM {
             return Err(Error::config(format!(
                 "rustc's nvptx64 backend cannot build for {arch} (\"target cpu `{arch}` is \
-                 known but unsupported\"): device crates need sm_{MIN_DEVICE_SM} or newer\n  \
-                 fix: pass --arch sm_{MIN_DEVICE_SM} or newer"
+                 known but unsupported\"): device crates need sm_{MIN_DEVICE_SM} or newer\n  {fix}"
             )));
         }
         Ok(arch)
@@ -386,18 +388,6 @@ impl BuildPtx {
         metadata: &'m Metadata,
         devices: &[(&'m Package, DeviceRole)],
     ) -> Result<Vec<&'m Package>> {
-        let kernel_names = || {
-            let names: Vec<&str> = devices
-                .iter()
-                .filter(|(_, r)| *r == DeviceRole::Kernels)
-                .map(|(p, _)| p.name.as_str())
-                .collect();
-            if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
-            }
-        };
         let mut chosen: Vec<&Package> = Vec::new();
         for path in &self.crate_paths {
             chosen.push(workspace::package_at(metadata, path)?);
@@ -408,16 +398,7 @@ impl BuildPtx {
                 .find(|(p, r)| *r == DeviceRole::Kernels && p.name.as_str() == wanted);
             match found {
                 Some((p, _)) => chosen.push(p),
-                None => {
-                    return Err(Error::config(format!(
-                        "`{wanted}` is not a kernel crate of the workspace at {} (kernel \
-                         crates: {})\n  fix: give its Cargo.toml `[package.metadata.gpu] \
-                         kernels = true`, and list its directory in `[workspace] members` \
-                         or depend on it",
-                        metadata.workspace_root,
-                        kernel_names()
-                    )))
-                }
+                None => return Err(not_a_kernel_crate(metadata, devices, wanted)),
             }
         }
         if self.packages.is_empty() && self.crate_paths.is_empty() {
@@ -440,6 +421,44 @@ impl BuildPtx {
         chosen.retain(|p| seen.insert(p.id.clone()));
         Ok(chosen)
     }
+}
+
+/// Why `-p wanted` names no kernel crate: no such package (with the closest kernel
+/// crate's name), or a package that does not say `kernels = true`.
+fn not_a_kernel_crate(
+    metadata: &Metadata,
+    devices: &[(&Package, DeviceRole)],
+    wanted: &str,
+) -> Error {
+    let kernels: Vec<&str> = devices
+        .iter()
+        .filter(|(_, r)| *r == DeviceRole::Kernels)
+        .map(|(p, _)| p.name.as_str())
+        .collect();
+    let listed = if kernels.is_empty() {
+        "none".to_string()
+    } else {
+        kernels.join(", ")
+    };
+    let root = &metadata.workspace_root;
+    if let Some(p) = metadata.packages.iter().find(|p| p.name.as_str() == wanted) {
+        return Error::config(format!(
+            "`{wanted}` ({}) is a package of the workspace at {root} but not a kernel crate \
+             (kernel crates: {listed})\n  fix: if it defines kernels, give its Cargo.toml \
+             `[package.metadata.gpu]` with `kernels = true`; otherwise pass a kernel crate",
+            p.manifest_path
+        ));
+    }
+    let close = kernels
+        .iter()
+        .find(|k| k.replace('_', "-") == wanted.replace('_', "-"))
+        .or_else(|| kernels.iter().find(|k| workspace::is_typo_of(wanted, k)));
+    let hint = close.map_or(String::new(), |k| format!("; did you mean `{k}`?"));
+    Error::config(format!(
+        "no package named `{wanted}` in the workspace at {root}{hint} (kernel crates: \
+         {listed})\n  fix: pass a kernel crate's package name with -p (as in its \
+         Cargo.toml, `-` included)"
+    ))
 }
 
 fn panic_name(mode: PanicMode) -> String {

@@ -35,8 +35,10 @@ pub fn load(manifest_path: Option<&Path>) -> Result<Metadata> {
     }
     cmd.exec().map_err(|e| {
         Error::config(format!(
-            "`cargo metadata`{} failed: {e}",
-            manifest_path.map_or(String::new(), |m| format!(" for {}", m.display()))
+            "`cargo metadata`{} failed: {}\n  fix: run it inside a cargo workspace (a folder \
+             with a Cargo.toml, or below one), or pass --manifest-path path/to/Cargo.toml",
+            manifest_path.map_or(String::new(), |m| format!(" for {}", m.display())),
+            e.to_string().trim_end()
         ))
     })
 }
@@ -45,10 +47,21 @@ pub fn load(manifest_path: Option<&Path>) -> Result<Metadata> {
 ///
 /// Errors: an unknown key (with the nearest known one), or a value that is not a boolean.
 pub fn role(package: &Package) -> Result<Option<DeviceRole>> {
+    let manifest = &package.manifest_path;
     let Some(gpu) = package.metadata.get("gpu") else {
+        let typo = package.metadata.as_object().and_then(|m| {
+            m.keys()
+                .find(|k| k.as_str() != "gpu" && edit_distance(&k.to_lowercase(), "gpu") <= 1)
+        });
+        if let Some(k) = typo {
+            return Err(Error::config(format!(
+                "{manifest}: `[package.metadata.{k}]` of `{}`; did you mean \
+                 `[package.metadata.gpu]`?\n  fix: rename the table to `[package.metadata.gpu]`",
+                package.name
+            )));
+        }
         return Ok(None);
     };
-    let manifest = &package.manifest_path;
     let Some(table) = gpu.as_object() else {
         return Err(Error::config(format!(
             "{manifest}: `package.metadata.gpu` of `{}` must be a table\n  fix: write \
@@ -84,6 +97,11 @@ pub fn role(package: &Package) -> Result<Option<DeviceRole>> {
     } else {
         None
     })
+}
+
+/// Whether `word` looks like a typo of `of` (a small edit distance, not equal).
+pub fn is_typo_of(word: &str, of: &str) -> bool {
+    word != of && edit_distance(&word.to_lowercase(), of) <= 2.max(of.len() / 3)
 }
 
 /// The known key closest to `key` by edit distance, if it is close (a typo).

@@ -252,3 +252,48 @@ fn device_build_failures_name_the_crate_and_the_fix() {
     assert!(msg.contains("leaf/src/lib.rs"), "{msg}");
     assert!(msg.contains("fix: add `#![no_std]`"), "{msg}");
 }
+
+#[test]
+fn a_misspelled_metadata_table_is_named() {
+    let root = workspace(
+        "misspelled-table",
+        &[
+            ("Cargo.toml", WORKSPACE),
+            (
+                "k/Cargo.toml",
+                &kernel_manifest("kernels = true", "").replace("metadata.gpu]", "metadata.gpus]"),
+            ),
+            ("k/src/lib.rs", KERNEL),
+        ],
+    );
+    let msg = build_error(&root).to_string();
+    assert!(msg.contains("`[package.metadata.gpus]` of `k`"), "{msg}");
+    assert!(
+        msg.contains("did you mean `[package.metadata.gpu]`?"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_package_name_with_underscores_is_pointed_to_its_dashed_name() {
+    let root = workspace(
+        "dashed-name",
+        &[
+            ("Cargo.toml", WORKSPACE),
+            (
+                "k/Cargo.toml",
+                &kernel_manifest("kernels = true", "").replace("name = \"k\"", "name = \"my-k\""),
+            ),
+            ("k/src/lib.rs", KERNEL),
+        ],
+    );
+    let err = BuildPtx::new()
+        .manifest_path(root.join("Cargo.toml"))
+        .package("my_k")
+        .verify(Verify::Never)
+        .run()
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("no package named `my_k`"), "{msg}");
+    assert!(msg.contains("did you mean `my-k`?"), "{msg}");
+}
