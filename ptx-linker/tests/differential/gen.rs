@@ -210,6 +210,14 @@ impl ModuleSpec {
     pub fn initialized(&self, i: usize) -> bool {
         init_text(self, i).is_some()
     }
+
+    /// Whether an initializer here holds a function's address.
+    pub fn takes_function_address(&self) -> bool {
+        (0..VARS.len()).any(|i| {
+            self.initialized(i)
+                && matches!(&self.vars[i], VarRole::Define { init: Init::Address { target, .. }, .. } if *target >= VARS.len())
+        })
+    }
 }
 
 /// A generated program: its modules in link order.
@@ -456,20 +464,22 @@ fn init_text(spec: &ModuleSpec, i: usize) -> Option<String> {
 }
 
 /// An address initializer may name a function the module declares, or a
-/// variable in `.global`/`.const` that is itself not address-initialized
-/// (so it is declared before, with no cycles).
+/// variable in `.global`/`.const` without an address initializer (so it is
+/// declared before, with no cycles).
 fn address_target_ok(spec: &ModuleSpec, target: usize) -> bool {
     if target >= VARS.len() {
         return spec.funcs[target - VARS.len()] != FuncRole::Absent;
     }
     let space = seen_space(&spec.vars[target]);
-    let plain = match &spec.vars[target] {
+    // Whether it has an address initializer at all, not whether that one
+    // is written: that could ask this one back (`g0 = g1`, `g1 = g0`).
+    let plain = !matches!(
+        &spec.vars[target],
         VarRole::Define {
             init: Init::Address { .. },
             ..
-        } => init_text(spec, target).is_none(),
-        _ => true,
-    };
+        }
+    );
     matches!(space, Some(Space::Global | Space::Const)) && plain
 }
 

@@ -22,7 +22,7 @@ mod gen;
 use std::path::Path;
 
 use compare::{image_differences, Class, Tools, Verdict};
-use gen::{Link, Program, VarRole};
+use gen::{Link, Program, Space, VarRole};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
@@ -98,11 +98,41 @@ fn common_before_weak(p: &Program) -> bool {
     })
 }
 
+/// Whether some variable that nothing defines is declared `.extern .shared`
+/// with `[]` in one module and sized in a later one: nvlink takes the pair
+/// as dynamic shared memory in that order only.
+fn open_then_sized_shared(p: &Program) -> bool {
+    (0..gen::VARS.len()).any(|i| {
+        let roles: Vec<&VarRole> = p.modules.iter().map(|m| &m.vars[i]).collect();
+        let shared = |r: &VarRole, want_open: bool| {
+            matches!(r, VarRole::Extern { shape, open } if shape.space == Space::Shared && *open == want_open)
+        };
+        let first_open = roles.iter().position(|r| shared(r, true));
+        let last_sized = roles.iter().rposition(|r| shared(r, false));
+        !roles.iter().any(|r| matches!(r, VarRole::Define { .. }))
+            && matches!((first_open, last_sized), (Some(o), Some(s)) if o < s)
+    })
+}
+
 /// The reason for a difference `ptx_linker::agree` documents, if this is one.
 fn documented(p: &Program, ours: &Verdict, theirs: &Verdict) -> Option<&'static str> {
-    match (ours, theirs) {
-        (_, Verdict::Crashed(_)) if common_before_weak(p) => {
+    let refused_only_for = |classes: &[Class]| matches!(ours, Verdict::Refused(c, _) if c.iter().all(|c| classes.contains(c)));
+    let linked = matches!(theirs, Verdict::Linked(_));
+    match theirs {
+        Verdict::Crashed(_) if common_before_weak(p) => {
             Some("nvlink crashes on a .common definition followed by a .weak one")
+        }
+        _ if linked
+            && refused_only_for(&[Class::Prototype])
+            && p.modules.iter().any(gen::ModuleSpec::takes_function_address) =>
+        {
+            Some("nvlink skips a prototype check after a module takes the function's address (in one order)")
+        }
+        _ if linked
+            && refused_only_for(&[Class::Size, Class::Undefined])
+            && open_then_sized_shared(p) =>
+        {
+            Some("nvlink accepts a sized .extern .shared after a [] one (in that order only)")
         }
         _ => None,
     }
