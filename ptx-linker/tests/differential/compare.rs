@@ -220,10 +220,24 @@ fn mask_functions(image: &Image, at: &Image, functions: &[&str]) -> Image {
 
 /// The differences between two linked images (`ours`, nvlink's): a symbol
 /// one lacks, or the same symbol with another space, size, contents or
-/// relocations. Addresses of `functions` are not compared.
-pub fn image_differences(ours: &Image, theirs: &Image, functions: &[&str]) -> Vec<String> {
-    let ours = mask_functions(ours, theirs, functions);
-    let theirs = mask_functions(theirs, theirs, functions);
+/// relocations. Addresses of `functions` are not compared, nor the bytes
+/// of `layout_dependent` symbols (they hold offsets into a constant bank
+/// that each tool lays out its own way).
+pub fn image_differences(
+    ours: &Image,
+    theirs: &Image,
+    functions: &[&str],
+    layout_dependent: &[&str],
+) -> Vec<String> {
+    let mut ours = mask_functions(ours, theirs, functions);
+    let mut theirs = mask_functions(theirs, theirs, functions);
+    for image in [&mut ours, &mut theirs] {
+        for name in layout_dependent {
+            if let Some(sym) = image.get_mut(*name) {
+                sym.bytes.clear();
+            }
+        }
+    }
     let mut out = Vec::new();
     let names: BTreeSet<&String> = ours.keys().chain(theirs.keys()).collect();
     for name in names {

@@ -228,6 +228,23 @@ pub struct Program {
 }
 
 impl Program {
+    /// Variables some module initializes with the address of a variable it
+    /// sees in `.const`: that address is an offset in the constant bank,
+    /// resolved without a relocation, so it depends on how the linked
+    /// image lays the bank out.
+    pub fn const_address_holders(&self) -> Vec<&'static str> {
+        (0..VARS.len())
+            .filter(|&i| {
+                self.modules.iter().any(|m| {
+                    m.initialized(i)
+                        && matches!(&m.vars[i], VarRole::Define { init: Init::Address { target, .. }, .. }
+                            if *target < VARS.len() && seen_space(&m.vars[*target]) == Some(Space::Const))
+                })
+            })
+            .map(|i| VARS[i])
+            .collect()
+    }
+
     /// Each module's file name and PTX text.
     pub fn render(&self) -> Vec<(String, String)> {
         self.modules

@@ -144,7 +144,7 @@ fn judge(p: &Program, ours: &Verdict, theirs: &Verdict) -> Outcome {
     }
     match (ours, theirs) {
         (Verdict::Linked(a), Verdict::Linked(b)) => {
-            let diffs = image_differences(a, b, &gen::FUNCS);
+            let diffs = image_differences(a, b, &gen::FUNCS, &p.const_address_holders());
             if diffs.is_empty() {
                 Outcome::Agree
             } else {
