@@ -114,6 +114,27 @@ fn open_then_sized_shared(p: &Program) -> bool {
     })
 }
 
+/// Whether some variable has an uninitialized `.common` definition, then
+/// an initialized `.weak` one, then a strong one: after the first merge
+/// nvlink no longer checks the `.weak` one's size.
+fn common_weak_strong(p: &Program) -> bool {
+    (0..gen::VARS.len()).any(|i| {
+        let mut stage = 0;
+        for m in &p.modules {
+            let VarRole::Define { link, .. } = &m.vars[i] else {
+                continue;
+            };
+            stage = match (stage, link, m.initialized(i)) {
+                (0, Link::Common, false) => 1,
+                (1, Link::Weak, true) => 2,
+                (2, Link::Visible, _) | (2, Link::Common, true) => 3,
+                (s, _, _) => s,
+            };
+        }
+        stage == 3
+    })
+}
+
 /// The reason for a difference `ptx_linker::agree` documents, if this is one.
 fn documented(p: &Program, ours: &Verdict, theirs: &Verdict) -> Option<&'static str> {
     let refused_only_for = |classes: &[Class]| matches!(ours, Verdict::Refused(c, _) if c.iter().all(|c| classes.contains(c)));
@@ -127,6 +148,9 @@ fn documented(p: &Program, ours: &Verdict, theirs: &Verdict) -> Option<&'static 
             && p.modules.iter().any(gen::ModuleSpec::takes_function_address) =>
         {
             Some("nvlink skips a prototype check after a module takes the function's address (in one order)")
+        }
+        _ if linked && refused_only_for(&[Class::Size]) && common_weak_strong(p) => {
+            Some("nvlink forgets a .weak size after merging a .common into it (in one order of three)")
         }
         _ if linked
             && refused_only_for(&[Class::Size, Class::Undefined])
