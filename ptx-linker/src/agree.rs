@@ -2,14 +2,22 @@
 //! one wins: nvlink's rules, so that linking PTX here gives the module that
 //! `ptxas -c` on each input and `nvlink` on the objects would give.
 //!
-//! **The winner.** A `.visible` definition; else the first `.weak` one (in
-//! input order); else the largest `.common` one (the first among equals).
+//! **Bindings.** `ptxas -c` turns a `.common` variable *with* an
+//! initializer into an ordinary definition, so nvlink treats it as
+//! `.visible` ([`binding`]); only one without an initializer is common.
+//!
+//! **The winner.** A `.visible` definition (or initialized `.common`); else
+//! the first `.weak` one (in input order); else the largest `.common` one
+//! (the first among equals).
 //!
 //! **What must agree, or the link fails** (checked against the winner):
 //! - the kind: function, kernel or variable;
 //! - a variable's state space (`.global` vs `.const`);
 //! - a variable's size in bytes, unless both are `.common` (then the
-//!   largest wins);
+//!   largest wins) or a `.common` one is smaller than an initialized
+//!   definition (which then holds it);
+//! - a sized `.extern` declaration's size (`[]` leaves it open), checked in
+//!   [`crate::resolve`];
 //! - a function's prototype: the same number of return values and
 //!   parameters, each of the same size, float or not float alike (`.f32` vs
 //!   `.b32` differ, `.u32` vs `.b32` do not), arrays of the same element size
@@ -50,6 +58,18 @@
 //! | `.visible ... table[16]` | `.common ... table[32]` (or 32 vs 16) | either order: `Size doesn't match` (b, a adds `Common symbol 'table' in file 'b.o' has larger size than initialization`) |
 //! | `.weak ... table[16]` (with or without initializer) | `.common ... table[16]` | a, b: links, the `.weak` one; b, a: **nvlink crashes** (segmentation fault) |
 //! | `.weak ... table[8]` | `.common ... table[16]` (or 32 vs 16) | either order: `Size doesn't match` |
+//! | `.common .global .b8 g[4] = {5}` | `.visible .global .b8 g[4]` | either order: `Multiple definition of 'g'` (an initialized `.common` is a definition) |
+//! | `.common ... g[4] = {5}` | `.weak ... g[4]` (with or without initializer) | links; the `.common` one either order |
+//! | `.common ... g[4]` | `.visible ... g[8] = {1}` (also `.weak`, `.common ... = {..}`) | links; the initialized 8 bytes either order (`.weak`: b, a only; a, b crashes as above) |
+//! | `.common ... g[8]` | `.visible` (or `.weak`) `... g[4] = {1}` | either order: `Common symbol 'g' in file 'a.o' has larger size than initialization` |
+//! | `.common ... g[4]` | `.visible ... g[8]` (no initializer; or 8 vs 4) | either order: `Size doesn't match` (or "larger size than initialization") |
+//! | `.visible .global .u64 g[2]` (any linkage) | `.extern .global .u64 g[1]` (or `g[3]`, or `g`) | either order: `Size doesn't match` |
+//! | `.visible .global .u64 g[2]` | `.extern .global .u64 g[]` (or `.b8 g[16]`) | links |
+//! | `.extern .global .u64 g[3]` | `.extern .global .u64 g[1]` (no definition) | either order: `Size doesn't match` |
+//! | `.extern .shared .b8 s[4]` | `.extern .shared .b8 s[4]` (no definition) | either order: `Undefined reference to 's'`; only `[]` is dynamic shared memory |
+//! | `.extern .shared .b8 s[4]` | `.extern .shared .b8 s[]` | a, b: `Undefined reference`; b, a: links (the linker refuses both orders) |
+//! | `.common .u64 g`, then `.weak .u64 g[2] = {..}` | then `.visible .u64 g = 36` (three inputs) | in this order only: links, the 8-byte `.visible` one (any other order of the three: `Size doesn't match`) |
+//! | `.weak .func f(.param .b32 x)` | `.extern .func f();`, its address in `.global .u64 p = f;` | a, b: links; b, a: `Prototype doesn't match` (without `p`: either order) |
 //! | `.weak .func (.param .b32 r) f(.param .b32 x)` | the same prototype, another body | links; the first body |
 //! | `.weak .func` | `.visible .func`, same prototype | links; the `.visible` body either order |
 //! | `.visible .func f` | `.visible .func f` | either order: `Multiple definition of 'f' in 'b.o', first defined in 'a.o'` |
@@ -72,31 +92,63 @@
 //! size the `.weak` one wins in either order (nvlink crashes in one); among
 //! `.common`s of different sizes the largest wins with its own alignment
 //! (nvlink keeps the first one's alignment), and a larger `.align` that
-//! loses is reported as a warning.
+//! loses is reported as a warning; a sized `.extern .shared` array that
+//! nothing defines is unresolved whatever other declarations say (nvlink
+//! accepts it after a `[]` declaration of the same name, in that order only);
+//! definitions of different sizes are refused even where nvlink, once a
+//! `.common` has merged into a larger initialized `.weak`, forgets that
+//! size and takes a later `.visible` of another one (the `.weak` input's
+//! code would read past the end);
+//! prototypes that differ are refused even where nvlink, in one order, skips
+//! the check because a module takes the function's address in an
+//! initializer (its calls would pass the wrong arguments, and ptxas refuses
+//! them in the merged module).
+//!
+//! `tests/differential` checks these rules against nvlink on random
+//! programs; the rows above with `g` came out of it.
 
 use crate::ast::{FnKind, Function, Item, ItemKind, Linkage, Module, Variable};
 use crate::diagnostic::{count, Diagnostic};
 use crate::resolve::{from, nvlink_same_prototype, proto_diff, what, Words};
 use crate::symbols::ItemRef;
 
-/// The definition that wins among `defs` (input order), by linkage:
-/// `.visible` (or file-local), else the first `.weak`, else the largest
-/// `.common`.
+/// How `ptxas -c` binds a definition, which is what nvlink resolves by: a
+/// `.common` variable with an initializer becomes an ordinary (strong)
+/// definition, like `.visible`; without one it stays common.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Binding {
+    /// `.visible`, file-local, or an initialized `.common`.
+    Strong,
+    /// `.weak`.
+    Weak,
+    /// A `.common` variable without initializer.
+    Common,
+}
+
+/// The binding of a definition.
+pub fn binding(item: &Item<'_>) -> Binding {
+    match (&item.kind, item.linkage().unwrap_or(Linkage::Local)) {
+        (_, Linkage::Weak) => Binding::Weak,
+        (ItemKind::Variable(v), Linkage::Common) if v.init.is_none() => Binding::Common,
+        _ => Binding::Strong,
+    }
+}
+
+/// The definition that wins among `defs` (input order), by [`binding`]:
+/// a strong one, else the first `.weak`, else the largest `.common`.
 pub fn winner(modules: &[Module<'_>], defs: &[ItemRef]) -> Option<ItemRef> {
     let item = |r: &ItemRef| &modules[r.module].items[r.item];
-    let linkage = |r: &ItemRef| item(r).linkage().unwrap_or(Linkage::Local);
+    let bind = |r: &ItemRef| binding(item(r));
     let size = |r: &ItemRef| match &item(r).kind {
         // An oversized one has been reported by the parser.
         ItemKind::Variable(v) => v.size_bytes().unwrap_or(u64::MAX),
         _ => 0,
     };
-    let strong = defs
-        .iter()
-        .find(|r| matches!(linkage(r), Linkage::Visible | Linkage::Local));
-    let weak = || defs.iter().find(|r| linkage(r) == Linkage::Weak);
+    let strong = defs.iter().find(|r| bind(r) == Binding::Strong);
+    let weak = || defs.iter().find(|r| bind(r) == Binding::Weak);
     // Largest wins; among equals, the first.
     let common = || {
-        defs.iter().filter(|r| linkage(r) == Linkage::Common).fold(
+        defs.iter().filter(|r| bind(r) == Binding::Common).fold(
             None,
             |best: Option<&ItemRef>, r| match best {
                 Some(b) if size(b) >= size(r) => Some(b),
@@ -192,9 +244,8 @@ fn check_variables(
         );
         return;
     }
-    let both_common = ov.linkage == Linkage::Common && dv.linkage == Linkage::Common;
     if let (Some(os), Some(ds)) = (ov.size_bytes(), dv.size_bytes()) {
-        if os != ds && !both_common {
+        if let Some(why) = size_conflict((o, os), (d, ds)) {
             let big = os.max(ds);
             diags.push(
                 Diagnostic::error(
@@ -213,7 +264,7 @@ fn check_variables(
                 )
                 .with_help(format!(
                     "give every definition of `{name}` the same size ({big} bytes holds both), or define it once and declare it `.extern` elsewhere \
-                     (keeping either one would let the other input's code read past its end; nvlink refuses this pair too: \"Size doesn't match\")"
+                     ({why})"
                 )),
             );
             return;
@@ -236,6 +287,29 @@ fn check_variables(
             ))
             .warning(),
         );
+    }
+}
+
+/// Why nvlink refuses two definitions of these sizes (`o` lost to `d`), or
+/// `None` when it accepts them. Two uncommon definitions must have one
+/// size; a `.common` one (no initializer) may be smaller than an
+/// initialized definition, which then holds it, but must otherwise have
+/// its size; among `.common`s the largest wins.
+fn size_conflict((o, os): (&Item<'_>, u64), (d, ds): (&Item<'_>, u64)) -> Option<&'static str> {
+    if os == ds {
+        return None;
+    }
+    let initialized = |i: &Item<'_>| matches!(&i.kind, ItemKind::Variable(v) if v.init.is_some());
+    match (binding(o), binding(d)) {
+        (Binding::Common, Binding::Common) => None,
+        (Binding::Common, _) if os < ds && initialized(d) => None,
+        (Binding::Common, _) | (_, Binding::Common) if initialized(d) || initialized(o) => Some(
+            "the `.common` one is larger than the initialized one; nvlink refuses this pair too: \
+             \"Common symbol has larger size than initialization\"",
+        ),
+        _ => Some(
+            "keeping either one would let the other input's code read past its end; nvlink refuses this pair too: \"Size doesn't match\"",
+        ),
     }
 }
 

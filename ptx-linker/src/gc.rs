@@ -11,7 +11,7 @@
 
 use rustc_hash::FxHashSet as HashSet;
 
-use crate::ast::{FnKind, ItemKind, Linkage, Module};
+use crate::ast::{FnKind, ItemKind, Linkage, Module, Space};
 use crate::diagnostic::Diagnostic;
 use crate::input::{InputKind, LinkOptions};
 use crate::resolve::Resolution;
@@ -91,13 +91,33 @@ pub fn liveness(
                 }
                 None => {
                     if reported.insert((id, r.module)) {
+                        // A sized `.extern .shared` is not dynamic shared
+                        // memory: nvlink wants a definition too.
+                        let sized_shared = table.get(id).decls.iter().any(|d| {
+                            matches!(&modules[d.module].items[d.item].kind, ItemKind::Variable(v)
+                                if v.space == Space::Shared && v.dims.iter().all(Option::is_some))
+                        });
+                        let help = if sized_shared {
+                            format!(
+                                "a sized `.extern .shared` array needs a definition; declare `{}` with `[]` to make it dynamic shared memory, sized at launch",
+                                name.text
+                            )
+                        } else {
+                            format!(
+                                "link the PTX file that defines `{}` (as an input or with `--lib`), or pass `--allow-unresolved` to leave it external",
+                                name.text
+                            )
+                        };
                         unresolved.push(
-                            Diagnostic::error(name.span, format!("unresolved symbol `{}`", name.text))
-                                .with_label(format!("`{}` is referenced here but defined in no input", name.text))
-                                .with_help(format!(
-                                    "link the PTX file that defines `{}` (as an input or with `--lib`), or pass `--allow-unresolved` to leave it external",
-                                    name.text
-                                )),
+                            Diagnostic::error(
+                                name.span,
+                                format!("unresolved symbol `{}`", name.text),
+                            )
+                            .with_label(format!(
+                                "`{}` is referenced here but defined in no input",
+                                name.text
+                            ))
+                            .with_help(help),
                         );
                     }
                 }

@@ -8,6 +8,10 @@
 //! 2. the newest copy that `cargo xtask setup` (or `cargo ptx setup`) unpacked from the
 //!    `nvidia-cuda-nvcc` wheel into [`cache_dir`];
 //! 3. `ptxas` on `PATH` (a CUDA toolkit install).
+//!
+//! `nvlink`, the ground truth for symbol resolution across modules (the
+//! differential tests compare the linker against it), is found the same
+//! way by [`find_nvlink`]: `$NVLINK`, else beside that `ptxas`, else `PATH`.
 
 use std::path::PathBuf;
 
@@ -48,4 +52,27 @@ pub fn find() -> Option<PathBuf> {
             .map(|d| d.join("ptxas"))
             .find(|p| p.is_file())
     })
+}
+
+/// The message a caller shows when [`find_nvlink`] returns `None`.
+pub const NVLINK_NOT_FOUND_FIX: &str = "nvlink not found: $NVLINK is unset, there is no \
+    nvlink beside ptxas, and no nvlink is on PATH.\n  fix: cargo xtask setup   (the \
+    nvidia-cuda-nvcc wheel ships nvlink beside ptxas; `chmod +x` it if it is not \
+    executable), or set NVLINK=/path/to/nvlink";
+
+/// The `nvlink` to run: `$NVLINK` (used as given), else the `nvlink` beside the
+/// `ptxas` that [`find`] returns, else `nvlink` on `PATH`; `None` when there is
+/// none (show [`NVLINK_NOT_FOUND_FIX`]).
+pub fn find_nvlink() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("NVLINK") {
+        return Some(PathBuf::from(p));
+    }
+    find()
+        .and_then(|ptxas| Some(ptxas.parent()?.join("nvlink")))
+        .filter(|p| p.is_file())
+        .or_else(|| {
+            std::env::split_paths(&std::env::var_os("PATH")?)
+                .map(|d| d.join("nvlink"))
+                .find(|p| p.is_file())
+        })
 }

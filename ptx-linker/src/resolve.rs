@@ -68,12 +68,12 @@ pub fn resolve(
     let mut external = Vec::with_capacity(table.symbols.len());
     let mut shared_align = Vec::with_capacity(table.symbols.len());
     for sym in &table.symbols {
-        let linkage = |r: &ItemRef| item(*r).linkage().unwrap_or(Linkage::Local);
+        // `.visible`, file-local, or `.common` with an initializer.
         let strong: Vec<ItemRef> = sym
             .defs
             .iter()
             .copied()
-            .filter(|r| matches!(linkage(r), Linkage::Visible | Linkage::Local))
+            .filter(|r| agree::binding(item(*r)) == agree::Binding::Strong)
             .collect();
         for dup in strong.iter().skip(1) {
             let first = item(strong[0]).symbol_name().map(|n| n.span);
@@ -85,8 +85,13 @@ pub fn resolve(
                         .with_label("defined again here")
                         .with_secondary(first, format!("`{}` first defined here{from_first}", sym.name))
                         .with_help(format!(
-                            "keep one definition of `{}`, mark the others `.weak`, or drop `.visible` to make them file-local",
-                            sym.name
+                            "keep one definition of `{}`, mark the others `.weak`, or drop `.visible` to make them file-local{}",
+                            sym.name,
+                            if [*dup, strong[0]].iter().any(|r| item(*r).linkage() == Some(Linkage::Common)) {
+                                " (a `.common` variable with an initializer is an ordinary definition, as for nvlink)"
+                            } else {
+                                ""
+                            }
                         )),
                 );
             }
@@ -102,10 +107,14 @@ pub fn resolve(
             }
         }
         chosen.push(pick);
+        // Only `[]` arrays: nvlink reports a sized `.extern .shared` that
+        // nothing defines as an undefined reference.
         let dynamic_shared = pick.is_none()
-            && sym.decls.iter().any(
-                |r| matches!(&item(*r).kind, ItemKind::Variable(v) if v.space == Space::Shared),
-            );
+            && !sym.decls.is_empty()
+            && sym.decls.iter().all(|r| {
+                matches!(&item(*r).kind, ItemKind::Variable(v)
+                    if v.space == Space::Shared && v.dims.iter().any(Option::is_none))
+            });
         if pick.is_none() {
             if let Some((&first, rest)) = sym.decls.split_first() {
                 for &other in rest {
@@ -272,7 +281,19 @@ fn check_decls(
                 a.space.as_str(),
                 b.space.as_str()
             )),
-            (ItemKind::Variable(_), ItemKind::Variable(_)) => None,
+            (ItemKind::Variable(a), ItemKind::Variable(b)) => {
+                // A sized declaration states the size; nvlink holds the
+                // definition to it ("Size doesn't match"). `[]` states none.
+                let sized = a.dims.iter().all(Option::is_some);
+                match (a.size_bytes(), b.size_bytes()) {
+                    (Some(x), Some(y)) if sized && x != y => Some(format!(
+                        "declared as {} but defined as {}",
+                        count(x, "byte", "bytes"),
+                        count(y, "byte", "bytes")
+                    )),
+                    _ => None,
+                }
+            }
             (a, b) => Some(format!(
                 "declared as {} but defined as {}",
                 what(a),
@@ -290,9 +311,12 @@ fn check_decls(
                 )
                 .with_label("declared here")
                 .with_secondary(dname.span, format!("`{name}` defined here{}", from(d)))
-                .with_help(format!(
-                    "make the declaration of `{name}` repeat the definition's prototype"
-                )),
+                .with_help(match &decl.kind {
+                    ItemKind::Variable(_) => format!(
+                        "declare `{name}` in the definition's state space and with its size, or as `[]` to leave the size open (nvlink refuses this too)"
+                    ),
+                    _ => format!("make the declaration of `{name}` repeat the definition's prototype"),
+                }),
             );
         }
     }
