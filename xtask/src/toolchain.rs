@@ -132,6 +132,12 @@ pub fn setup(toolchain: &str, progress: &Progress) -> Result<()> {
     let dir = wheel_dir()?;
     let ptxas = dir.join("nvidia/cu13/bin/ptxas");
     if ptxas.exists() {
+        // Older setups unpacked nvlink without its executable bit; the linker's
+        // differential test runs it.
+        let nvlink = dir.join("nvidia/cu13/bin/nvlink");
+        if nvlink.exists() {
+            make_executable(&nvlink)?;
+        }
         progress.status("Fresh", &format!("ptxas at {}", ptxas.display()));
         return Ok(());
     }
