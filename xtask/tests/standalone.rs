@@ -143,15 +143,32 @@ fn check_module(ptx: &Path) {
     assert_eq!(kernels.len(), 2, "{map}");
 }
 
-/// The module the host crate's build script wrote into its `OUT_DIR`.
-fn out_dir_module(ws: &Path) -> PathBuf {
-    let found: Vec<PathBuf> = std::fs::read_dir(ws.join("target/debug/build"))
-        .unwrap()
-        .filter_map(|e| Some(e.ok()?.path().join("out/standalone-kernels.ptx")))
-        .filter(|p| p.is_file())
-        .collect();
-    assert_eq!(found.len(), 1, "OUT_DIR modules: {found:?}");
-    found.into_iter().next().unwrap()
+/// `cargo +stable build -p standalone-host` in `ws`; returns the module its build script
+/// wrote into the `OUT_DIR` of this build (from cargo's `build-script-executed` message,
+/// so stale `OUT_DIR`s of earlier builds in a reused copy do not count).
+fn build_host(ws: &Path) -> PathBuf {
+    let out = run(cargo(ws).args([
+        "+stable",
+        "build",
+        "-p",
+        "standalone-host",
+        "--message-format=json",
+    ]));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let out_dir = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "build-script-executed")
+        .filter(|m| {
+            m["package_id"]
+                .as_str()
+                .is_some_and(|p| p.contains("standalone-host"))
+        })
+        .find_map(|m| m["out_dir"].as_str().map(PathBuf::from))
+        .expect("cargo reported no build script run for standalone-host");
+    let ptx = out_dir.join("standalone-kernels.ptx");
+    assert!(ptx.is_file(), "{} is missing", ptx.display());
+    ptx
 }
 
 fn modified(path: &Path) -> SystemTime {
@@ -180,8 +197,7 @@ fn template_builds_three_ways_outside_the_repository() {
     check_module(&ptx1);
 
     // 2. The host crate's build.rs, under stable cargo; then the emulator run.
-    run(cargo(&ws).args(["+stable", "build", "-p", "standalone-host"]));
-    let ptx2 = out_dir_module(&ws);
+    let ptx2 = build_host(&ws);
     check_module(&ptx2);
     let stdout = emulate(&ws);
     assert!(stdout.contains("PASS transform (emulator"), "{stdout}");
@@ -200,12 +216,9 @@ fn template_builds_three_ways_outside_the_repository() {
     let binary = ws.join("target/debug/standalone-host");
     let built_at = modified(&binary);
     std::fs::write(&lib, &edited).unwrap();
-    let rebuilt = cargo(&ws)
-        .args(["+stable", "build", "-p", "standalone-host"])
-        .output();
-    let after = std::fs::read_to_string(out_dir_module(&ws));
+    let rebuilt = std::panic::catch_unwind(|| build_host(&ws));
     std::fs::write(&lib, &original).unwrap();
-    assert!(rebuilt.unwrap().status.success());
+    let after = std::fs::read_to_string(rebuilt.expect("the rebuild after the edit failed"));
     assert_ne!(
         before,
         after.unwrap(),
@@ -216,11 +229,7 @@ fn template_builds_three_ways_outside_the_repository() {
         "editing devlib did not relink the host"
     );
     // The original source again: the same PTX as before, and a passing run.
-    run(cargo(&ws).args(["+stable", "build", "-p", "standalone-host"]));
-    assert_eq!(
-        std::fs::read_to_string(out_dir_module(&ws)).unwrap(),
-        before
-    );
+    assert_eq!(std::fs::read_to_string(build_host(&ws)).unwrap(), before);
     assert!(!emulate(&ws).contains("FAIL"));
 
     // 3. The installed command, with nothing of the toolkit's build side in the workspace's
