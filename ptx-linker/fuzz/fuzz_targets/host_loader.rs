@@ -35,7 +35,9 @@ fn read_all(s: &Signatures) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else { return };
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
     match pick % 4 {
         0 => {
             let _ = image::check_image(rest);
@@ -46,7 +48,9 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         2 => {
-            let Ok(text) = std::str::from_utf8(rest) else { return };
+            let Ok(text) = std::str::from_utf8(rest) else {
+                return;
+            };
             let (map, ptx) = text.split_once('\0').unwrap_or((text, ""));
             if let Ok(map) = serde_json::from_str::<ptx_linker::LinkMap>(map) {
                 if let Ok(s) = Signatures::from_link_map("m.ptx", &map, ptx) {
@@ -55,7 +59,9 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         _ => {
-            let Ok(text) = std::str::from_utf8(rest) else { return };
+            let Ok(text) = std::str::from_utf8(rest) else {
+                return;
+            };
             if let Ok(s) = Signatures::parse("m.ptx", text) {
                 read_all(&s);
             }
