@@ -23,7 +23,10 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::ast::Linkage;
 use crate::ast::{Body, LocFix, Name, Space};
 use crate::diagnostic::{Diagnostic, Span};
-use crate::lex::{int_value, TokKind};
+use crate::lex::{
+    ident_end, int_value, is_ident_char, lex_number, Lexer, TokKind, CLASS, C_DIGIT, C_DOT,
+    C_OTHER, C_QUOTE, IDENT_START,
+};
 use crate::parse::{parse_var, Cursor, Declared};
 
 /// What [`scan`] found.
@@ -148,9 +151,16 @@ impl<'src> Scopes<'src> {
 }
 
 /// Scans a body starting at its `{`; leaves the cursor after the matching `}`.
+///
+/// Fused with lexing: the body's bytes are read here, token by token, with
+/// no token list; only a statement that starts with a directive is handed
+/// to the token cursor ([`statement_directive`]). Each token is treated as
+/// the token-based scan treated it.
 pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scanned<'src> {
     let open = c.here();
-    c.pos += 1;
+    c.restart_at(open.end as usize);
+    let (src, file) = (c.src, c.file);
+    let bytes = src.as_bytes();
     let mut scopes = std::mem::take(&mut c.scopes);
     scopes.clear();
     for &p in params {
@@ -168,8 +178,37 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
     let mut stmt_start = true;
     // In a `bra` statement: its operand is a label, never a reference.
     let mut branch = false;
+    // The end of the last token.
+    let mut prev_end = open.end as usize;
+    // The last token was a `:` ending here (`usize::MAX`: it was not).
+    let mut colon_end = usize::MAX;
+    // The last two tokens were adjacent `:`s: an identifier after them is a
+    // qualifier (`shared::cta`).
+    let mut colons = false;
     loop {
-        let Some(t) = c.peek() else {
+        // Blanks and punctuation the scan ignores, in one tight loop.
+        let mut i = c.lexer.at;
+        let mut seen = 0u8;
+        while let Some(&b) = bytes.get(i) {
+            let k = SKIP[b as usize];
+            if k == 0 {
+                break;
+            }
+            seen |= k;
+            i += 1;
+        }
+        if seen & SKIP_PUNCT != 0 {
+            colons = false;
+            colon_end = usize::MAX;
+        }
+        c.lexer.at = i;
+        if bytes.get(i) == Some(&b'/') {
+            c.lexer.skip_blanks(); // comments
+        }
+        let start = c.lexer.at;
+        let Some(&b) = bytes.get(start) else {
+            // The end of the last token (skipped punctuation included).
+            prev_end = last_token_end(&c.lexer, prev_end);
             c.errors.push(
                 Diagnostic::error(open, "unterminated function body")
                     .with_label("this `{` is never closed")
@@ -177,108 +216,149 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
             );
             break;
         };
-        match t.kind {
-            TokKind::Punct(b'{') => {
-                c.pos += 1;
-                if stmt_start {
-                    depth += 1;
-                    scopes.open();
-                } else {
-                    vec_depth += 1;
-                }
-            }
-            TokKind::Punct(b'}') => {
-                c.pos += 1;
-                if vec_depth > 0 {
-                    vec_depth -= 1;
-                } else {
-                    depth -= 1;
-                    stmt_start = true;
-                    branch = false;
-                    if depth == 0 {
-                        break;
-                    }
-                    scopes.close();
-                }
-            }
-            TokKind::Punct(b';') => {
-                c.pos += 1;
-                stmt_start = true;
-                branch = false;
-                vec_depth = 0;
-            }
-            TokKind::Ident if stmt_start => {
-                let text = c.text(t);
-                c.pos += 1;
-                if c.peek().is_some_and(|n| n.is(b':')) {
+        let qualifier = std::mem::replace(&mut colons, false);
+        let after_colon = std::mem::replace(&mut colon_end, usize::MAX);
+        let end = if IDENT_START[b as usize] {
+            let end = ident_end(bytes, start + 1);
+            c.lexer.at = end;
+            c.lexer.nl = false;
+            if stmt_start {
+                let text = src.get(start..end).unwrap_or("");
+                c.lexer.skip_blanks();
+                if bytes.get(c.lexer.at) == Some(&b':') {
                     scopes.declare(text, depth); // a label
-                    c.pos += 1;
-                } else {
-                    stmt_start = false; // the opcode
-                    branch = text == "bra";
-                    texture_op |= matches!(
-                        text,
-                        "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq"
-                    );
-                    if unsynced_warp_op.is_none() && matches!(text, "shfl" | "vote") {
-                        let mut synced = false;
-                        let mut i = c.pos;
-                        while let Some(m) = c.toks.get(i).filter(|m| m.kind == TokKind::Directive) {
-                            synced |= m.text(c.src) == ".sync";
-                            i += 1;
-                        }
-                        if !synced {
-                            unsynced_warp_op = Some(c.span(t));
-                        }
-                    }
+                    prev_end = c.lexer.at + 1;
+                    colon_end = prev_end;
+                    c.lexer.at = prev_end;
+                    c.lexer.nl = false;
+                    continue;
                 }
-            }
-            TokKind::Punct(b'@') if stmt_start => {
-                // Guard `@%p` / `@!%p`: the opcode follows.
-                c.pos += 1;
-                c.eat_punct(b'!');
-                if c.peek().is_some_and(|n| n.kind == TokKind::Ident) {
-                    c.pos += 1;
-                }
-            }
-            TokKind::Directive if stmt_start => {
-                let text = c.text(t);
-                if depth == 1 && text == ".param" && body_param.is_none() {
-                    body_param = Some(c.span(t));
-                }
-                statement_directive(
-                    c,
+                stmt_start = false; // the opcode
+                branch = text == "bra";
+                texture_op |= matches!(
                     text,
-                    Decls {
-                        scopes: &mut scopes,
-                        depth,
-                        refs: &mut refs,
-                        shared: &mut shared,
-                    },
-                    &mut locs,
+                    "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq"
                 );
-                stmt_start = true;
+                if unsynced_warp_op.is_none()
+                    && matches!(text, "shfl" | "vote")
+                    && !synced(&c.lexer, src)
+                {
+                    unsynced_warp_op = Some(Span::new(file, start, end));
+                }
+            } else if !branch && !qualifier && b != b'%' {
+                let text = src.get(start..end).unwrap_or("");
+                scopes.use_name(
+                    Name {
+                        text,
+                        span: Span::new(file, start, end),
+                    },
+                    &mut refs,
+                );
             }
-            TokKind::Ident => {
-                // `shared::cta`, `mbarrier::complete_tx::bytes`: the parts
-                // after `::` belong to the opcode, never name a symbol.
-                let qualifier = c.pos >= 2
-                    && c.toks[c.pos - 1].is(b':')
-                    && c.toks[c.pos - 2].is(b':')
-                    && c.toks[c.pos - 1].start == c.toks[c.pos - 2].end;
-                c.pos += 1;
-                if !branch && !qualifier && c.src.as_bytes().get(t.start as usize) != Some(&b'%') {
-                    scopes.use_name(c.name(t), &mut refs);
+            prev_end = end;
+            continue;
+        } else {
+            match CLASS[b as usize] {
+                C_DOT if bytes.get(start + 1).is_some_and(|&n| is_ident_char(n)) => {
+                    let end = ident_end(bytes, start + 1);
+                    if stmt_start {
+                        let text = src.get(start..end).unwrap_or("");
+                        if depth == 1 && text == ".param" && body_param.is_none() {
+                            body_param = Some(Span::new(file, start, end));
+                        }
+                        // Through the tokens, from the directive on.
+                        c.resume_tokens(prev_end);
+                        c.peek();
+                        statement_directive(
+                            c,
+                            text,
+                            Decls {
+                                scopes: &mut scopes,
+                                depth,
+                                refs: &mut refs,
+                                shared: &mut shared,
+                            },
+                            &mut locs,
+                        );
+                        prev_end = c.prev_end() as usize;
+                        c.restart_at(prev_end);
+                        continue;
+                    }
+                    f64_op |= bytes.get(start..end) == Some(b".f64");
+                    end
+                }
+                C_DIGIT => lex_number(bytes, start),
+                C_QUOTE => c.lexer.string(start),
+                C_OTHER => c.lexer.char_end(start),
+                // One punctuation byte (`.` and `/` included).
+                _ => {
+                    match b {
+                        b'{' => {
+                            if stmt_start {
+                                depth += 1;
+                                scopes.open();
+                            } else {
+                                vec_depth += 1;
+                            }
+                        }
+                        b'}' => {
+                            if vec_depth > 0 {
+                                vec_depth -= 1;
+                            } else {
+                                depth -= 1;
+                                stmt_start = true;
+                                branch = false;
+                                if depth == 0 {
+                                    prev_end = start + 1;
+                                    break;
+                                }
+                                scopes.close();
+                            }
+                        }
+                        b';' => {
+                            stmt_start = true;
+                            branch = false;
+                            vec_depth = 0;
+                        }
+                        b':' => {
+                            colons = after_colon == start;
+                            colon_end = start + 1;
+                        }
+                        b'@' if stmt_start => {
+                            // Guard `@%p` / `@!%p`: the opcode follows.
+                            let mut at = start + 1;
+                            c.lexer.at = at;
+                            c.lexer.nl = false;
+                            c.lexer.skip_blanks();
+                            if bytes.get(c.lexer.at) == Some(&b'!') {
+                                at = c.lexer.at + 1;
+                                c.lexer.at = at;
+                                c.lexer.nl = false;
+                                c.lexer.skip_blanks();
+                            }
+                            if bytes
+                                .get(c.lexer.at)
+                                .is_some_and(|&n| IDENT_START[n as usize])
+                            {
+                                at = ident_end(bytes, c.lexer.at + 1);
+                                c.lexer.at = at;
+                                c.lexer.nl = false;
+                            }
+                            prev_end = at;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    start + 1
                 }
             }
-            TokKind::Directive => {
-                c.pos += 1;
-                f64_op |= c.src.as_bytes().get(t.start as usize..t.end as usize) == Some(b".f64");
-            }
-            _ => c.pos += 1,
-        }
+        };
+        c.lexer.at = end;
+        c.lexer.nl = false;
+        prev_end = end;
     }
-    let end = c.prev_end();
+    c.restart_at(prev_end);
+    let end = prev_end as u32;
     for g in &mut scopes.shared_generated {
         g.used.sort_unstable();
         g.used.dedup();
@@ -307,6 +387,68 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
         },
         refs,
         locs,
+    }
+}
+
+/// [`SKIP`]: a blank.
+const SKIP_BLANK: u8 = 1;
+/// [`SKIP`]: punctuation the scan does nothing with (it only ends a `::`).
+const SKIP_PUNCT: u8 = 2;
+
+/// `SKIP[b]`: what the scan may pass over without a look (0: nothing).
+static SKIP: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c == b' ' || (c >= b'\t' && c <= b'\r') {
+            SKIP_BLANK
+        } else if c.is_ascii_punctuation()
+            && !matches!(
+                c,
+                b'{' | b'}' | b';' | b':' | b'@' | b'.' | b'/' | b'"' | b'%' | b'_' | b'$'
+            )
+        {
+            SKIP_PUNCT
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
+
+/// The end of the last token before the end of input, lexing on from
+/// `prev_end` (the end of an earlier token).
+#[cold]
+fn last_token_end(lexer: &Lexer<'_>, mut prev_end: usize) -> usize {
+    let mut ahead = lexer.ahead();
+    ahead.rewind(prev_end);
+    let mut toks = Vec::new();
+    while ahead.lex_some(&mut toks) {
+        prev_end = toks.last().map_or(prev_end, |t| t.end as usize);
+        toks.clear();
+    }
+    prev_end
+}
+
+/// True when the tokens right after an opcode, up to the first that is not
+/// a directive, hold `.sync` (`shfl.sync`, `vote.sync`).
+fn synced(lexer: &Lexer<'_>, src: &str) -> bool {
+    let mut ahead = lexer.ahead();
+    let mut toks = Vec::new();
+    let mut synced = false;
+    loop {
+        toks.clear();
+        if !ahead.lex_some(&mut toks) {
+            return synced;
+        }
+        for t in &toks {
+            if t.kind != TokKind::Directive {
+                return synced;
+            }
+            synced |= t.text(src) == ".sync";
+        }
     }
 }
 
@@ -621,6 +763,32 @@ mod tests {
                     cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];\n\
                     ld.global.u32 %r3, [cta];\nret;\n}\n";
         assert_eq!(refs(body), ["_@10", "cta@12"]);
+    }
+
+    #[test]
+    fn the_byte_scan_reads_tokens_across_blanks_and_comments() {
+        // A label's `:` and a qualifier's `::` may stand apart from their
+        // names; punctuation between `::` and a name ends the qualifier; a
+        // guard may be spaced out. Same results as the token-based scan.
+        let body = ".global .u32 cta;\n.visible .entry k()\n{\n\
+                    t1 /* label */ :\n\
+                    mbarrier.arrive.shared:: /* c */ cta.b64 _, [%r1];\n\
+                    ld.shared:: ,t2 %r1;\n@ ! %p1 bra t1;\nmov.u64 %rd1, t1;\nret;\n}\n";
+        assert_eq!(refs(body), ["_@10", "t2@11"]);
+    }
+
+    #[test]
+    fn an_unterminated_body_ends_at_its_last_token_after_the_lexer_errors() {
+        let src =
+            format!("{HEAD}.visible .entry k()\n{{\nmov.u32 %r1, \"open;\nret;\n// trailing\n");
+        let m = parse(FileId(0), &src);
+        let messages: Vec<&str> = m.errors.iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            ["unterminated string literal", "unterminated function body"]
+        );
+        let end = m.items[0].span.end as usize;
+        assert_eq!(&src[end - 4..end], "ret;");
     }
 
     #[test]

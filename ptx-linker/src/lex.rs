@@ -1,4 +1,5 @@
-//! Lexer: PTX text to a flat token list (PTX ISA 9.0, section 4 "Syntax").
+//! Lexer: PTX text to tokens (PTX ISA 9.0, section 4 "Syntax"), on demand
+//! for the parser or into a list ([`lex`]).
 //!
 //! Comments are skipped, every other byte ends up in some token. Lexing never
 //! fails: bytes that start no valid token become [`TokKind::Unknown`], and an
@@ -62,13 +63,13 @@ static IDENT: [bool; 256] = {
     t
 };
 
-fn is_ident_char(b: u8) -> bool {
+pub(crate) fn is_ident_char(b: u8) -> bool {
     IDENT[b as usize]
 }
 
 /// Index of the first byte at or after `i` that cannot continue an identifier.
 #[inline]
-fn ident_end(bytes: &[u8], mut i: usize) -> usize {
+pub(crate) fn ident_end(bytes: &[u8], mut i: usize) -> usize {
     while let Some(&b) = bytes.get(i) {
         if !IDENT[b as usize] {
             break;
@@ -87,18 +88,18 @@ pub fn lex(file: FileId, src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
 }
 
 /// Byte classes for the lexer's dispatch.
-const C_OTHER: u8 = 0;
-const C_SPACE: u8 = 1;
-const C_NL: u8 = 2;
-const C_IDENT: u8 = 3;
-const C_DOT: u8 = 4;
-const C_DIGIT: u8 = 5;
-const C_QUOTE: u8 = 6;
-const C_SLASH: u8 = 7;
-const C_PUNCT: u8 = 8;
+pub(crate) const C_OTHER: u8 = 0;
+pub(crate) const C_SPACE: u8 = 1;
+pub(crate) const C_NL: u8 = 2;
+pub(crate) const C_IDENT: u8 = 3;
+pub(crate) const C_DOT: u8 = 4;
+pub(crate) const C_DIGIT: u8 = 5;
+pub(crate) const C_QUOTE: u8 = 6;
+pub(crate) const C_SLASH: u8 = 7;
+pub(crate) const C_PUNCT: u8 = 8;
 
 /// `CLASS[b]`: what a token starting with byte `b` is.
-static CLASS: [u8; 256] = {
+pub(crate) static CLASS: [u8; 256] = {
     let mut t = [C_OTHER; 256];
     let mut b = 0;
     while b < 256 {
@@ -128,7 +129,7 @@ static CLASS: [u8; 256] = {
 };
 
 /// `IDENT_START[b]`: `b` starts an identifier (letters, `_`, `$`, `%`).
-static IDENT_START: [bool; 256] = {
+pub(crate) static IDENT_START: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0;
     while b < 256 {
@@ -142,36 +143,176 @@ static IDENT_START: [bool; 256] = {
 /// [`lex`] into `toks` (cleared first), so that one buffer serves many
 /// modules without reallocating.
 pub fn lex_into(file: FileId, src: &str, toks: &mut Vec<Token>) -> Vec<Diagnostic> {
-    let bytes = src.as_bytes();
     toks.clear();
     toks.reserve(src.len() / 5);
-    let mut errors = Vec::new();
-    let mut i = 0usize;
-    let mut nl = true;
-    while let Some(&b) = bytes.get(i) {
-        let class = CLASS[b as usize];
-        if class == C_SPACE || class == C_NL {
-            // Runs of blanks in a tight loop, out of the token dispatch.
-            nl |= class == C_NL;
-            i += 1;
-            while let Some(&c) = bytes.get(i) {
-                match CLASS[c as usize] {
-                    C_SPACE => {}
-                    C_NL => nl = true,
-                    _ => break,
-                }
-                i += 1;
-            }
-            continue;
+    let mut lexer = Lexer::new(file, src);
+    while lexer.lex_some(toks) {}
+    lexer.errors
+}
+
+/// A lexer that hands out tokens on demand: the parser pulls them, and the
+/// body scanner ([`crate::body`]) reads bytes through it directly.
+#[derive(Debug, Clone)]
+pub(crate) struct Lexer<'src> {
+    pub(crate) src: &'src str,
+    file: FileId,
+    /// Where lexing continues.
+    pub(crate) at: usize,
+    /// A newline lies between the last token and `at`.
+    pub(crate) nl: bool,
+    /// Unterminated comments and strings, in text order.
+    pub(crate) errors: Vec<Diagnostic>,
+}
+
+impl<'src> Lexer<'src> {
+    pub(crate) fn new(file: FileId, src: &'src str) -> Self {
+        Lexer {
+            src,
+            file,
+            at: 0,
+            nl: true,
+            errors: Vec::new(),
         }
-        let start = i;
+    }
+
+    /// A copy that lexes ahead from here and keeps no errors.
+    pub(crate) fn ahead(&self) -> Lexer<'src> {
+        Lexer {
+            src: self.src,
+            file: self.file,
+            at: self.at,
+            nl: self.nl,
+            errors: Vec::new(),
+        }
+    }
+
+    /// Continues at `at`, the end of a token: what was lexed past it will be
+    /// lexed again, so its errors are dropped.
+    pub(crate) fn rewind(&mut self, at: usize) {
+        self.at = at;
+        self.nl = false;
+        if self.errors.last().is_some_and(|e| {
+            e.primary
+                .as_ref()
+                .is_some_and(|l| l.span.start as usize >= at)
+        }) {
+            self.errors.retain(|e| {
+                e.primary
+                    .as_ref()
+                    .is_none_or(|l| (l.span.start as usize) < at)
+            });
+        }
+    }
+
+    /// Skips blanks and comments; `at` is then at a token or the end.
+    #[inline]
+    pub(crate) fn skip_blanks(&mut self) {
+        let bytes = self.src.as_bytes();
+        let mut i = self.at;
+        while let Some(&b) = bytes.get(i) {
+            match CLASS[b as usize] {
+                C_SPACE => i += 1,
+                C_NL => {
+                    self.nl = true;
+                    i += 1;
+                }
+                C_SLASH => match bytes.get(i + 1) {
+                    Some(b'/') => {
+                        i = match bytes[i..].iter().position(|&c| c == b'\n') {
+                            Some(p) => i + p,
+                            None => bytes.len(),
+                        };
+                    }
+                    Some(b'*') => i = self.block_comment(i),
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+        self.at = i;
+    }
+
+    /// Skips the block comment at `start`; returns where it ends.
+    #[cold]
+    fn block_comment(&mut self, start: usize) -> usize {
+        let bytes = self.src.as_bytes();
+        let mut i = start + 2;
+        loop {
+            if i + 1 >= bytes.len() {
+                self.errors.push(
+                    Diagnostic::error(
+                        Span::new(self.file, start, start + 2),
+                        "unterminated block comment",
+                    )
+                    .with_label("comment starts here")
+                    .with_help("close the comment with `*/`"),
+                );
+                return bytes.len();
+            }
+            if bytes[i] == b'\n' {
+                self.nl = true;
+            }
+            if bytes[i] == b'*' && bytes[i + 1] == b'/' {
+                return i + 2;
+            }
+            i += 1;
+        }
+    }
+
+    /// Lexes the string literal at `start`; returns where it ends.
+    pub(crate) fn string(&mut self, start: usize) -> usize {
+        let bytes = self.src.as_bytes();
+        let mut i = start + 1;
+        loop {
+            match bytes.get(i) {
+                None | Some(b'\n') => {
+                    i = i.min(bytes.len());
+                    self.errors.push(
+                        Diagnostic::error(
+                            Span::new(self.file, start, i),
+                            "unterminated string literal",
+                        )
+                        .with_help("close the string with `\"` on the same line"),
+                    );
+                    break;
+                }
+                Some(b'\\') => i += 2,
+                Some(b'"') => {
+                    i += 1;
+                    break;
+                }
+                Some(_) => i += 1,
+            }
+        }
+        i.min(bytes.len())
+    }
+
+    /// The end of the one character at `start` (an [`TokKind::Unknown`]).
+    pub(crate) fn char_end(&self, start: usize) -> usize {
+        let mut i = start + 1;
+        while i < self.src.len() && !self.src.is_char_boundary(i) {
+            i += 1;
+        }
+        i
+    }
+
+    /// Lexes the next token, and the suffixes glued to it, into `toks`;
+    /// false at the end of input.
+    pub(crate) fn lex_some(&mut self, toks: &mut Vec<Token>) -> bool {
+        self.skip_blanks();
+        let bytes = self.src.as_bytes();
+        let start = self.at;
+        let Some(&b) = bytes.get(start) else {
+            return false;
+        };
+        let mut i = start;
         // Identifiers are the commonest token: tested first with a plain
         // branch rather than through the dispatch's jump table.
         let kind = if IDENT_START[b as usize] {
             i = ident_end(bytes, i + 1);
             TokKind::Ident
         } else {
-            match class {
+            match CLASS[b as usize] {
                 C_DOT => {
                     if bytes.get(i + 1).is_some_and(|&c| is_ident_char(c)) {
                         i = ident_end(bytes, i + 1);
@@ -185,81 +326,18 @@ pub fn lex_into(file: FileId, src: &str, toks: &mut Vec<Token>) -> Vec<Diagnosti
                     i = lex_number(bytes, i);
                     TokKind::Number
                 }
-                C_PUNCT => {
+                // A `/` that starts no comment.
+                C_PUNCT | C_SLASH => {
                     i += 1;
                     TokKind::Punct(b)
                 }
-                C_SLASH => match bytes.get(i + 1) {
-                    Some(b'/') => {
-                        i = match bytes[i..].iter().position(|&c| c == b'\n') {
-                            Some(p) => i + p,
-                            None => bytes.len(),
-                        };
-                        continue;
-                    }
-                    Some(b'*') => {
-                        i += 2;
-                        loop {
-                            if i + 1 >= bytes.len() {
-                                errors.push(
-                                    Diagnostic::error(
-                                        Span::new(file, start, start + 2),
-                                        "unterminated block comment",
-                                    )
-                                    .with_label("comment starts here")
-                                    .with_help("close the comment with `*/`"),
-                                );
-                                i = bytes.len();
-                                break;
-                            }
-                            if bytes[i] == b'\n' {
-                                nl = true;
-                            }
-                            if bytes[i] == b'*' && bytes[i + 1] == b'/' {
-                                i += 2;
-                                break;
-                            }
-                            i += 1;
-                        }
-                        continue;
-                    }
-                    _ => {
-                        i += 1;
-                        TokKind::Punct(b)
-                    }
-                },
                 C_QUOTE => {
-                    i += 1;
-                    loop {
-                        match bytes.get(i) {
-                            None | Some(b'\n') => {
-                                i = i.min(bytes.len());
-                                errors.push(
-                                    Diagnostic::error(
-                                        Span::new(file, start, i),
-                                        "unterminated string literal",
-                                    )
-                                    .with_help("close the string with `\"` on the same line"),
-                                );
-                                break;
-                            }
-                            Some(b'\\') => i += 2,
-                            Some(b'"') => {
-                                i += 1;
-                                break;
-                            }
-                            Some(_) => i += 1,
-                        }
-                    }
-                    i = i.min(bytes.len());
+                    i = self.string(start);
                     TokKind::Str
                 }
                 _ => {
                     // One whole character (keeps slicing on char boundaries).
-                    i += 1;
-                    while i < bytes.len() && !src.is_char_boundary(i) {
-                        i += 1;
-                    }
+                    i = self.char_end(start);
                     TokKind::Unknown
                 }
             }
@@ -268,9 +346,9 @@ pub fn lex_into(file: FileId, src: &str, toks: &mut Vec<Token>) -> Vec<Diagnosti
             kind,
             start: start as u32,
             end: i as u32,
-            nl_before: nl,
+            nl_before: self.nl,
         });
-        nl = false;
+        self.nl = false;
         if matches!(kind, TokKind::Ident | TokKind::Directive | TokKind::Number) {
             // Glued suffixes (`mad.lo.s32`, `%r1,`, `x;`): lexed here with
             // plain branches, which predict far better than the dispatch.
@@ -298,13 +376,14 @@ pub fn lex_into(file: FileId, src: &str, toks: &mut Vec<Token>) -> Vec<Diagnosti
                 }
             }
         }
+        self.at = i;
+        true
     }
-    errors
 }
 
 /// Decimal, hex (`0x`), binary (`0b`), float bits (`0f`/`0F`/`0d`/`0D`) and
 /// decimal floats (`1.5e-3`), each with an optional `U` suffix.
-fn lex_number(bytes: &[u8], mut i: usize) -> usize {
+pub(crate) fn lex_number(bytes: &[u8], mut i: usize) -> usize {
     let prefixed = bytes[i] == b'0'
         && matches!(
             bytes.get(i + 1),

@@ -6,8 +6,8 @@
 //! | phase | module | does |
 //! |---|---|---|
 //! | load (binary, callers) | [`load`] | `.ptx`, `ar` archives, ELF `.nv_fatbin`, fatbins → [`LinkInput`]s |
-//! | lex | [`lex`] | text → tokens (never fails) |
-//! | parse | [`parse`], [`body`], [`ast`] | tokens → [`ast::Module`] + errors (never fails) |
+//! | lex | [`lex`] | text → tokens, on demand (never fails) |
+//! | parse | [`parse`], [`body`], [`ast`] | tokens → [`ast::Module`] + errors (never fails); bodies are scanned from the bytes, without tokens |
 //! | select + symbols | [`symbols`] | pull in needed libraries; one [`symbols::SymbolId`] per symbol; names in bodies that mean nothing |
 //! | resolve | [`resolve`], [`agree`] | choose definitions (nvlink's winner; definitions must agree as nvlink requires), check prototypes, rename colliding locals |
 //! | liveness | [`gc`] | what survives (`gc`, libraries), unresolved references |

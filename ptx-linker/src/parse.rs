@@ -7,7 +7,7 @@
 use crate::ast::*;
 use crate::body;
 use crate::diagnostic::{Diagnostic, FileId, Span};
-use crate::lex::{self, int_value, TokKind, Token};
+use crate::lex::{int_value, Lexer, TokKind, Token};
 
 /// Directives that begin a module-scope statement; recovery stops at them.
 const TOP_LEVEL: &[&str] = &[
@@ -46,14 +46,15 @@ pub fn parse(file: FileId, src: &str) -> Module<'_> {
 /// [`parse`], lexing into `toks` (a scratch buffer reused across modules:
 /// its contents on return are unspecified).
 pub fn parse_reusing<'src>(file: FileId, src: &'src str, toks: &mut Vec<Token>) -> Module<'src> {
-    let errors = lex::lex_into(file, src, toks);
-    let toks: &[Token] = toks;
+    toks.clear();
     let mut c = Cursor {
         src,
         toks,
         pos: 0,
+        base_end: 0,
+        lexer: Lexer::new(file, src),
         file,
-        errors,
+        errors: Vec::new(),
         scopes: Default::default(),
         generated: 0,
     };
@@ -67,9 +68,10 @@ pub fn parse_reusing<'src>(file: FileId, src: &'src str, toks: &mut Vec<Token>) 
         errors: Vec::new(),
     };
     while !c.at_end() {
-        let start = c.pos;
+        c.compact();
+        let (start, before) = (c.pos, c.prev_end());
         parse_top(&mut c, &mut m);
-        if c.pos == start {
+        if c.pos == start && c.prev_end() == before {
             c.pos += 1; // guarantee progress
         }
     }
@@ -85,16 +87,28 @@ pub fn parse_reusing<'src>(file: FileId, src: &'src str, toks: &mut Vec<Token>) 
                 .with_help("add `.target sm_XX` after `.version`"),
         );
     }
-    m.errors = c.errors;
+    // The lexer's errors first, as when the whole module was lexed first.
+    let mut errors = std::mem::take(&mut c.lexer.errors);
+    errors.append(&mut c.errors);
+    m.errors = errors;
     m.items.shrink_to_fit();
     m
 }
 
-/// A position in the token list, plus the errors found so far.
+/// A position in the token stream, plus the errors found so far.
+///
+/// Tokens are lexed on demand into a window (`toks`); the body scanner
+/// reads function bodies from the bytes instead, without tokens.
 pub(crate) struct Cursor<'t, 'src> {
     pub(crate) src: &'src str,
-    pub(crate) toks: &'t [Token],
+    /// The tokens lexed so far since the window last moved.
+    pub(crate) toks: &'t mut Vec<Token>,
+    /// The current token's index in `toks`; past its end, the next peek
+    /// lexes up to it.
     pub(crate) pos: usize,
+    /// The end of the token before `toks[0]`.
+    base_end: u32,
+    pub(crate) lexer: Lexer<'src>,
     pub(crate) file: FileId,
     pub(crate) errors: Vec<Diagnostic>,
     /// Scratch scope tables, reused by every body scan.
@@ -104,13 +118,47 @@ pub(crate) struct Cursor<'t, 'src> {
 }
 
 impl<'src> Cursor<'_, 'src> {
-    pub(crate) fn at_end(&self) -> bool {
-        self.pos >= self.toks.len()
+    /// Lexes until `toks` holds `n` tokens; false when the input ends first.
+    fn fill(&mut self, n: usize) -> bool {
+        while self.toks.len() < n {
+            if !self.lexer.lex_some(self.toks) {
+                return false;
+            }
+        }
+        true
     }
-    pub(crate) fn peek(&self) -> Option<Token> {
+    /// Drops the tokens before the previous one (module scope, between items).
+    fn compact(&mut self) {
+        if self.pos > 256 && self.pos <= self.toks.len() {
+            self.toks.drain(..self.pos - 1);
+            self.pos = 1;
+        }
+    }
+    /// Empties the window and continues lexing at `at`, the end of the
+    /// last token consumed (the body scanner has read up to there).
+    pub(crate) fn restart_at(&mut self, at: usize) {
+        self.toks.clear();
+        self.pos = 0;
+        self.base_end = at as u32;
+        self.lexer.rewind(at);
+    }
+    /// Empties the window; tokens are lexed again from where the lexer is
+    /// (the body scanner has read up to there; `prev_end`: the end of the
+    /// last token it read).
+    pub(crate) fn resume_tokens(&mut self, prev_end: usize) {
+        self.toks.clear();
+        self.pos = 0;
+        self.base_end = prev_end as u32;
+    }
+    pub(crate) fn at_end(&mut self) -> bool {
+        !self.fill(self.pos + 1)
+    }
+    pub(crate) fn peek(&mut self) -> Option<Token> {
+        self.fill(self.pos + 1);
         self.toks.get(self.pos).copied()
     }
-    pub(crate) fn peek_at(&self, n: usize) -> Option<Token> {
+    pub(crate) fn peek_at(&mut self, n: usize) -> Option<Token> {
+        self.fill(self.pos + n + 1);
         self.toks.get(self.pos + n).copied()
     }
     pub(crate) fn text(&self, t: Token) -> &'src str {
@@ -130,18 +178,21 @@ impl<'src> Cursor<'_, 'src> {
         }
     }
     /// Span of the current token, or an empty span at end of input.
-    pub(crate) fn here(&self) -> Span {
+    pub(crate) fn here(&mut self) -> Span {
         match self.peek() {
             Some(t) => self.span(t),
             None => Span::new(self.file, self.src.len(), self.src.len()),
         }
     }
     /// End offset of the previous token.
-    pub(crate) fn prev_end(&self) -> u32 {
+    pub(crate) fn prev_end(&mut self) -> u32 {
         if self.pos == 0 {
-            0
-        } else {
-            self.toks[(self.pos - 1).min(self.toks.len() - 1)].end
+            return self.base_end;
+        }
+        self.fill(self.pos);
+        match self.toks.get(self.pos - 1).or(self.toks.last()) {
+            Some(t) => t.end,
+            None => self.base_end,
         }
     }
     pub(crate) fn eat_punct(&mut self, c: u8) -> bool {
