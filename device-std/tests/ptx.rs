@@ -39,16 +39,7 @@ fn built() -> &'static Path {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = Command::new(cargo);
         cmd.current_dir(workspace_root())
-            .args([
-                "run",
-                "--quiet",
-                "--package",
-                "gpu-build",
-                "--bin",
-                "cargo-ptx",
-                "--",
-                "build-ptx",
-            ])
+            .args(["xtask", "build-ptx"])
             .args(["--out-dir", dir.path().to_str().expect("utf-8 temp path")]);
         for c in CRATES {
             cmd.args(["-p", c]);

@@ -84,13 +84,7 @@ fn corpus_reemit_passes_ptxas_when_the_original_does() {
         .map(|(name, text)| {
             let ptxas = ptxas.clone();
             std::thread::spawn(move || {
-                let m = ptx_linker::parse::parse(ptx_linker::diagnostic::FileId(0), &text);
-                let arch = common::ptxas_arch(m.target.as_ref().map_or("sm_75", |t| t.arch));
-                let has_extern = m
-                    .items
-                    .iter()
-                    .any(|i| i.linkage() == Some(ptx_linker::ast::Linkage::Extern));
-                let tag = name.replace('.', "_");
+                let (arch, has_extern, tag) = ptxas_setup(&name, &text);
                 let original =
                     common::run_ptxas(&ptxas, &text, &arch, has_extern, &format!("{tag}_orig"));
                 let out = relink(&name, &text);
@@ -204,13 +198,7 @@ fn link_map_static_shared_memory_matches_ptxas() {
     let Some(ptxas) = common::ptxas() else { return };
     let files = corpus();
     let results = common::parallel_map(&files, |(name, text)| {
-        let m = ptx_linker::parse::parse(ptx_linker::diagnostic::FileId(0), text);
-        let arch = common::ptxas_arch(m.target.as_ref().map_or("sm_75", |t| t.arch));
-        let has_extern = m
-            .items
-            .iter()
-            .any(|i| i.linkage() == Some(ptx_linker::ast::Linkage::Extern));
-        let tag = name.replace('.', "_");
+        let (arch, has_extern, tag) = ptxas_setup(name, text);
         let mut rows = Vec::new();
         if ptxas_smem(&ptxas, text, &arch, has_extern, &tag).is_err() {
             return rows;
@@ -287,4 +275,16 @@ fn link_map_static_shared_memory_matches_ptxas() {
         (104, 13, 11),
         "{probed:?}"
     );
+}
+
+/// How ptxas assembles a corpus file on its own: the `-arch` for its `.target`, whether
+/// it needs `-c` (it declares `.extern` symbols), and a file-name tag for scratch files.
+fn ptxas_setup(name: &str, text: &str) -> (String, bool, String) {
+    let m = ptx_linker::parse::parse(ptx_linker::diagnostic::FileId(0), text);
+    let arch = common::ptxas_arch(m.target.as_ref().map_or("sm_75", |t| t.arch));
+    let has_extern = m
+        .items
+        .iter()
+        .any(|i| i.linkage() == Some(ptx_linker::ast::Linkage::Extern));
+    (arch, has_extern, name.replace('.', "_"))
 }

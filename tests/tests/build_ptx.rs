@@ -19,15 +19,7 @@ fn xtask(args: &[&str]) -> Output {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     Command::new(cargo)
         .current_dir(workspace_root())
-        .args([
-            "run",
-            "--quiet",
-            "--package",
-            "gpu-build",
-            "--bin",
-            "cargo-ptx",
-            "--",
-        ])
+        .args(["xtask"])
         .args(args)
         .output()
         .expect("running cargo xtask")

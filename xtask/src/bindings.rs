@@ -132,16 +132,7 @@ struct BoundKernel {
 /// Errors: [`BuildError::Io`], [`BuildError::Syntax`], [`BuildError::UnsupportedType`],
 /// [`BuildError::NoKernels`].
 pub fn generate(kernel_crate: &str, lib_rs: impl AsRef<Path>) -> Result<String, BuildError> {
-    let lib_rs = lib_rs.as_ref();
-    let crate_ident = kernel_crate.replace('-', "_");
-    let mut kernels = Vec::new();
-    let mut files = Vec::new();
-    collect_file(lib_rs, &crate_ident, &[], &mut kernels, &mut files)?;
-    if kernels.is_empty() {
-        return Err(BuildError::NoKernels {
-            path: lib_rs.display().to_string(),
-        });
-    }
+    let (kernels, _files) = collect(kernel_crate, lib_rs.as_ref())?;
     Ok(render(kernel_crate, &kernels))
 }
 
@@ -154,7 +145,23 @@ pub fn write(
     lib_rs: impl AsRef<Path>,
     out: &Path,
 ) -> Result<Vec<PathBuf>, BuildError> {
-    let lib_rs = lib_rs.as_ref();
+    let (kernels, files) = collect(kernel_crate, lib_rs.as_ref())?;
+    let io = |source| BuildError::Io {
+        path: out.display().to_string(),
+        source,
+    };
+    let tmp = out.with_extension("rs.tmp");
+    std::fs::write(&tmp, render(kernel_crate, &kernels)).map_err(io)?;
+    std::fs::rename(&tmp, out).map_err(io)?;
+    Ok(files)
+}
+
+/// Every kernel of the crate rooted at `lib_rs`, in source order, and the source files
+/// read; [`BuildError::NoKernels`] when there is none.
+fn collect(
+    kernel_crate: &str,
+    lib_rs: &Path,
+) -> Result<(Vec<BoundKernel>, Vec<PathBuf>), BuildError> {
     let crate_ident = kernel_crate.replace('-', "_");
     let mut kernels = Vec::new();
     let mut files = Vec::new();
@@ -164,14 +171,7 @@ pub fn write(
             path: lib_rs.display().to_string(),
         });
     }
-    let io = |source| BuildError::Io {
-        path: out.display().to_string(),
-        source,
-    };
-    let tmp = out.with_extension("rs.tmp");
-    std::fs::write(&tmp, render(kernel_crate, &kernels)).map_err(io)?;
-    std::fs::rename(&tmp, out).map_err(io)?;
-    Ok(files)
+    Ok((kernels, files))
 }
 
 fn collect_file(

@@ -48,11 +48,10 @@ use crate::pipeline::{BuildPtx, LinkedModule, PanicMode, Verify};
 #[derive(Debug, Clone)]
 pub struct BuildScript {
     kernel_crate: PathBuf,
-    arch: String,
-    panic: PanicMode,
-    verify: Verify,
+    /// Everything but the crate and the output directory, which [`build`](Self::build)
+    /// takes from cargo's variables.
+    build: BuildPtx,
     bindings: bool,
-    toolchain: Option<String>,
 }
 
 /// What [`BuildScript::build`] wrote.
@@ -70,30 +69,27 @@ impl BuildScript {
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         BuildScript {
             kernel_crate: dir.into(),
-            arch: "sm_90".to_string(),
-            panic: PanicMode::default(),
-            verify: Verify::IfFound,
+            build: BuildPtx::new().verify(Verify::IfFound),
             bindings: true,
-            toolchain: None,
         }
     }
 
     /// `sm_XX` (or `sm_XXa`); `GPU_BUILD_ARCH` overrides it. Default `sm_90`.
     pub fn arch(mut self, arch: impl Into<String>) -> Self {
-        self.arch = arch.into();
+        self.build = self.build.arch(arch);
         self
     }
 
     /// What panics do in device code. Default [`PanicMode::ImmediateAbort`].
     pub fn panic(mut self, mode: PanicMode) -> Self {
-        self.panic = mode;
+        self.build = self.build.panic(mode);
         self
     }
 
     /// Whether ptxas validates the module. Default [`Verify::IfFound`]: a missing ptxas
     /// is a `cargo:warning`, not an error.
     pub fn verify(mut self, verify: Verify) -> Self {
-        self.verify = verify;
+        self.build = self.build.verify(verify);
         self
     }
 
@@ -105,7 +101,7 @@ impl BuildScript {
 
     /// The rustup toolchain device crates build with. Default `nightly`.
     pub fn toolchain(mut self, name: impl Into<String>) -> Self {
-        self.toolchain = Some(name.into());
+        self.build = self.build.toolchain(name);
         self
     }
 
@@ -126,15 +122,13 @@ impl BuildScript {
         let manifest_dir = var("CARGO_MANIFEST_DIR")?;
         println!("cargo:rerun-if-env-changed=GPU_BUILD_ARCH");
         println!("cargo:rerun-if-env-changed=PTXAS");
-        let arch = std::env::var("GPU_BUILD_ARCH").unwrap_or_else(|_| self.arch.clone());
-        let mut build = BuildPtx::new()
+        let mut build = self
+            .build
+            .clone()
             .crate_path(manifest_dir.join(&self.kernel_crate))
-            .arch(arch)
-            .panic(self.panic)
-            .verify(self.verify)
             .out_dir(&out_dir);
-        if let Some(t) = &self.toolchain {
-            build = build.toolchain(t);
+        if let Ok(arch) = std::env::var("GPU_BUILD_ARCH") {
+            build = build.arch(arch);
         }
         let built = build.run()?;
         let module = built.modules.into_iter().next().ok_or_else(|| {
@@ -157,7 +151,8 @@ impl BuildScript {
             let out = out_dir.join(format!("{}.rs", module.package.replace('-', "_")));
             let read = bindings::write(&module.package, &module.lib_root, &out)
                 .map_err(|e| Error::config(format!("generating bindings: {e}")))?;
-            for f in read {
+            // rustc's dep-info usually lists these already.
+            for f in read.iter().filter(|f| !module.inputs.contains(f)) {
                 println!("cargo:rerun-if-changed={}", f.display());
             }
             Some(out)

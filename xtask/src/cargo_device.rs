@@ -118,6 +118,7 @@ pub fn build(request: &BuildRequest<'_>) -> BuildResult {
     let mut found = BTreeMap::new();
     let mut failure = BuildFailure::default();
     let stderr = std::io::stderr();
+    let device_dir = format!("/{TARGET}/");
     for message in Message::parse_stream(BufReader::new(stdout)) {
         let message =
             message.map_err(|e| fail(Error::io("reading the nightly cargo's JSON messages", e)))?;
@@ -127,7 +128,7 @@ pub fn build(request: &BuildRequest<'_>) -> BuildResult {
                 let for_device = artifact
                     .filenames
                     .iter()
-                    .any(|f| f.as_str().contains(&format!("/{TARGET}/")));
+                    .any(|f| f.as_str().contains(&device_dir));
                 if !for_device {
                     continue;
                 }
