@@ -99,9 +99,14 @@ pub fn role(package: &Package) -> Result<Option<DeviceRole>> {
     })
 }
 
+/// The most edits a typo of `word` may be away from it.
+fn typo_bound(word: &str) -> usize {
+    2.max(word.len() / 3)
+}
+
 /// Whether `word` looks like a typo of `of` (a small edit distance, not equal).
 pub fn is_typo_of(word: &str, of: &str) -> bool {
-    word != of && edit_distance(&word.to_lowercase(), of) <= 2.max(of.len() / 3)
+    word != of && edit_distance(&word.to_lowercase(), of) <= typo_bound(of)
 }
 
 /// The known key closest to `key` by edit distance, if it is close (a typo).
@@ -109,7 +114,7 @@ fn nearest(key: &str) -> Option<&'static str> {
     KNOWN_KEYS
         .iter()
         .map(|k| (edit_distance(key, k), *k))
-        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
+        .filter(|(d, k)| *d <= typo_bound(k))
         .min()
         .map(|(_, k)| k)
 }
