@@ -279,9 +279,9 @@ const PREDEFINED: &[&str] = &["WARP_SZ", "_"];
 /// Reports each name that a function body of an included module uses and
 /// that neither the body declares nor any input knows as a symbol: ptxas
 /// refuses such a module ("Unknown symbol"). One error per module and name,
-/// at its first use. A name only another input declares or defines
-/// globally gets a warning: it binds to that symbol, but ptxas refuses the
-/// input on its own.
+/// at its first use. A name only another input declares is an error too:
+/// ptxas refuses that input on its own, so `ptxas -c` + nvlink cannot link
+/// it, and binding it across inputs would guess at its type.
 pub fn check_body_names(
     modules: &[Module<'_>],
     table: &SymbolTable<'_>,
@@ -294,12 +294,11 @@ pub fn check_body_names(
         for n in &table.undeclared[mi] {
             diags.push(
                 Diagnostic::error(n.span, format!("`{}` is used here but not declared in this input", n.text))
-                    .with_label("it binds to another input's global symbol of this name")
+                    .with_label("another input defines a global symbol of this name, but this input never declares it")
                     .with_help(format!(
-                        "declare it in this input (`.extern`, with the definition's type), as ptxas requires when it assembles this input alone (\"Unknown symbol '{}'\")",
+                        "declare it in this input before this use (`.extern`, with the definition's type), as ptxas requires when it assembles this input alone (\"Unknown symbol '{}'\")",
                         n.text
-                    ))
-                    .warning(),
+                    )),
             );
         }
         let mut reported: HashSet<&str> = HashSet::default();
