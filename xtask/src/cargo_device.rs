@@ -56,6 +56,22 @@ pub struct BuildFailure {
 /// `compiler_builtins` included), or what is known of the failure.
 pub type BuildResult = std::result::Result<BTreeMap<PackageId, CratePtx>, (Error, BuildFailure)>;
 
+/// The `-Ctarget-feature` that raises rustc's `.version` for `arch`, if any: rustc
+/// emits `.version 7.8` for `sm_90`, the oldest ISA that knows the target, but
+/// device-std's Hopper instructions (`cp.async.bulk`, `mbarrier.expect_tx`,
+/// `fence.proxy.async`, `elect.sync`; PTX ISA 9.0 §9.7.9.25, §9.7.13.15) need PTX ISA
+/// 8.0, which every CUDA 12 driver reads. Other targets already get what they need.
+fn ptx_isa_feature(arch: &str) -> Option<&'static str> {
+    (arch == "sm_90").then_some("+ptx80")
+}
+
+/// Whether rustc's message is its warning about the `+ptxNN` feature this
+/// build passes on purpose ([`ptx_isa_feature`]): printed once per crate, it
+/// would bury the user's own messages.
+fn is_own_flag_warning(message: &str) -> bool {
+    message.starts_with("unstable feature specified for `-Ctarget-feature`: `ptx")
+}
+
 /// Runs the nightly `cargo build` for `request`. Compiler diagnostics go to stderr.
 pub fn build(request: &BuildRequest<'_>) -> BuildResult {
     let panic_flag = match request.panic {
@@ -71,6 +87,9 @@ pub fn build(request: &BuildRequest<'_>) -> BuildResult {
         "-Zunstable-options".to_string(),
         panic_flag.to_string(),
     ];
+    if let Some(feature) = ptx_isa_feature(request.arch) {
+        rustflags.push(format!("-Ctarget-feature={feature}"));
+    }
     if !request.release {
         // DWARF sections in PTX (`$L__sec_end0` labels) are refused by the linker and by
         // ptxas; a debug build keeps its checks, not its DWARF.
@@ -139,6 +158,9 @@ pub fn build(request: &BuildRequest<'_>) -> BuildResult {
                 }
             }
             Message::CompilerMessage(msg) => {
+                if is_own_flag_warning(&msg.message.message) {
+                    continue;
+                }
                 if let Some(text) = &msg.message.rendered {
                     let _ = stderr.lock().write_all(text.as_bytes());
                 }
