@@ -36,6 +36,63 @@ REF void saxpy_ref(float alpha, const float* __restrict__ x, float* __restrict__
         y[i] = fmaf(alpha, x[i], y[i]);
 }
 
+// y = alpha * x through shared memory with bulk copies (sm_90), as the Rust
+// bulk_scale: 256 threads per block, 4 KiB tiles (256 float4s) k * grid +
+// block, an 8-stage ring of shared buffers each filled by one cp.async.bulk
+// completing on its mbarrier; thread 0 refills a stage after __syncthreads.
+// Assumes x and y share their 16-byte alignment (cudaMalloc'd: both 0).
+#define BULK_TB 256
+#define BULK_STAGES 8
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+REF void bulk_scale_ref(float alpha, const float* __restrict__ x, float* __restrict__ y, unsigned long long n) {
+    __shared__ __align__(128) float4 stages[BULK_TB * BULK_STAGES];
+    __shared__ __align__(8) unsigned long long full[BULK_STAGES];
+    unsigned tid = threadIdx.x;
+    if (tid == 0) {
+        for (int s = 0; s < BULK_STAGES; s++)
+            asm volatile("mbarrier.init.shared.b64 [%0], 1;" :: "r"(smem_addr(&full[s])));
+        asm volatile("fence.mbarrier_init.release.cluster;");
+    }
+    __syncthreads();
+    unsigned long long nvec = n / 4;
+    unsigned long long step = (unsigned long long)gridDim.x * BULK_TB;
+    unsigned long long first = (unsigned long long)blockIdx.x * BULK_TB;
+    unsigned long long tiles = first < nvec ? (nvec - first + step - 1) / step : 0;
+    const float4* x4 = reinterpret_cast<const float4*>(x);
+    float4* y4 = reinterpret_cast<float4*>(y);
+    auto issue = [&](unsigned long long k) {
+        unsigned s = k % BULK_STAGES;
+        unsigned long long start = first + k * step;
+        unsigned long long len = nvec - start < BULK_TB ? nvec - start : BULK_TB;
+        unsigned bytes = (unsigned)(len * 16), bar = smem_addr(&full[s]);
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(bytes) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                     :: "r"(smem_addr(&stages[s * BULK_TB])), "l"(x4 + start), "r"(bytes), "r"(bar) : "memory");
+    };
+    if (tid == 0)
+        for (unsigned long long k = 0; k < tiles && k < BULK_STAGES; k++) issue(k);
+    unsigned phases = 0;
+    for (unsigned long long k = 0; k < tiles; k++) {
+        unsigned s = k % BULK_STAGES;
+        unsigned bar = smem_addr(&full[s]), parity = (phases >> s) & 1, done = 0;
+        while (!done)
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                         : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+        phases ^= 1u << s;
+        unsigned long long i = first + k * step + tid;
+        if (i < nvec) {
+            float4 v = stages[s * BULK_TB + tid];
+            y4[i] = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+        }
+        __syncthreads();
+        if (tid == 0 && k + BULK_STAGES < tiles) issue(k + BULK_STAGES);
+    }
+    unsigned long long g = blockIdx.x * (unsigned long long)blockDim.x + tid;
+    for (unsigned long long i = nvec * 4 + g; i < n; i += step) y[i] = alpha * x[i];
+}
+
 // Sum of x into *out (zeroed by the host): grid-stride float4 loads, warp
 // shuffles, one shared slot per warp, one atomicAdd per block.
 REF void reduce_sum_ref(const float* __restrict__ x, float* __restrict__ out, unsigned long long n) {

@@ -10,6 +10,8 @@
 //! | [`dynamic_shared`] | [`DynamicSharedArray`], the launch-sized shared memory split by byte offset | CUDA `extern __shared__` |
 //! | [`warp`] | shuffles, votes, match, `redux.sync`, `activemask` | `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync` |
 //! | [`atomic`] | scoped atomics with orderings, on global and shared memory | `atom` with `.sem` and `.scope` |
+//! | [`mbarrier`] | [`Mbarrier`], the transaction barrier copies complete on, with its [`Phase`] | `mbarrier` (sm_80; `expect_tx` sm_90) |
+//! | [`bulk`] | bulk asynchronous copies global ↔ shared, their groups, the async-proxy fence | `cp.async.bulk` (sm_90, PTX 8.0) |
 //! | [`print`] | [`device_println!`] through `vprintf` | CUDA device `printf` |
 //! | [`math`] | `exp`, `exp2` (the hardware's approximate `ex2`), which `core` lacks without `std` | `ex2.approx.ftz.f32` |
 //! | [`abi`] | [`KernelParam`], the parameter ABI and the ABI record `#[kernel]` emits | rustc's `extern "ptx-kernel"` callconv |
@@ -92,6 +94,8 @@ extern crate std;
 
 pub mod abi;
 pub mod atomic;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+pub mod bulk;
 pub mod disjoint;
 pub mod dynamic_shared;
 #[cfg(emulated)]
@@ -104,6 +108,8 @@ mod intrinsics;
 pub mod layout;
 pub mod ldg;
 pub mod math;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+pub mod mbarrier;
 #[cfg(target_arch = "nvptx64")]
 mod panic;
 pub mod print;
@@ -119,6 +125,8 @@ pub use index::{
     BlockIndex1D, Index1D, Index2D, IndexSpace, Runtime2DIndex, ThreadIndex, WarpIndex1D,
 };
 pub use layout::{FieldLayout, HasValueClass, KernelStruct, PlainData, StructLayout, ValueClass};
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+pub use mbarrier::{Mbarrier, Mbarriers, Phase, Phases};
 pub use shared::{SharedArray, SharedPtr};
 
 /// Turns a function into a PTX kernel.

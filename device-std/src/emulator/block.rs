@@ -87,6 +87,7 @@ pub(crate) struct Block<'a> {
     barrier: RefCell<Barrier>,
     pub(crate) warps: RefCell<Vec<WarpState>>,
     pub(crate) mem: RefCell<SharedMem<'a>>,
+    pub(crate) asyncs: RefCell<super::mbarrier::AsyncState>,
     error: RefCell<Option<EmulatorError>>,
     pub(crate) stats: BlockStats,
 }
@@ -130,6 +131,7 @@ impl<'a> Block<'a> {
             }),
             warps: RefCell::new((0..warps).map(|w| WarpState::new(size - 32 * w)).collect()),
             mem: RefCell::new(mem),
+            asyncs: RefCell::new(Default::default()),
             error: RefCell::new(None),
             stats: BlockStats::default(),
         }
@@ -276,6 +278,18 @@ impl<'a> Block<'a> {
         for (w, ws) in warps.iter().enumerate() {
             detail.extend(ws.describe_waits(w as u32));
         }
+        let blocked = sched
+            .status
+            .iter()
+            .filter(|&&s| s == Status::Blocked)
+            .count();
+        let bars = self.asyncs.borrow().describe();
+        if !bars.is_empty() {
+            detail.push(format!(
+                "{blocked} threads wait on mbarriers that nothing will complete: {}",
+                bars.join("; ")
+            ));
+        }
         if detail.is_empty() {
             detail.push("threads wait, but for nothing the emulator knows".to_string());
         }
@@ -341,10 +355,19 @@ fn schedule(
         let Some(t) = next else {
             let sched = block.sched.borrow();
             if sched.done == block.size {
+                if let Some(t) = block.asyncs.borrow().unfinished_store() {
+                    return Err(EmulatorError::AsyncCopy {
+                        at: block.coords(t),
+                        message: "the block ends while this thread's bulk::store may still read its shared memory: call bulk::commit_group and bulk::wait_group_read::<0>() before the kernel returns".to_string(),
+                    });
+                }
                 return Ok(());
             }
             drop(sched);
             if super::warp::resolve_activemask(block) {
+                continue;
+            }
+            if super::mbarrier::land_all(block)? {
                 continue;
             }
             return Err(block.stuck());

@@ -201,6 +201,19 @@ pub enum EmulatorError {
         detail: String,
     },
 
+    /// An mbarrier or asynchronous copy used in a way the GPU would hang on or
+    /// corrupt: a barrier not initialised, more arrivals than expected, a
+    /// transaction count driven past what was announced, an access to bytes a
+    /// copy has not finished writing (or still reads), or a CTA exiting while
+    /// a bulk store still reads its shared memory.
+    #[error("{at}: {message}")]
+    AsyncCopy {
+        /// The thread at fault.
+        at: ThreadCoords,
+        /// What went wrong, with the call site and the barrier's state.
+        message: String,
+    },
+
     /// The host could not give the emulator what it needs (a coroutine
     /// stack).
     #[error("emulator resources: {0}")]

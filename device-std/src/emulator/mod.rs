@@ -90,6 +90,7 @@ pub(crate) mod context;
 mod error;
 mod executor;
 pub(crate) mod global;
+pub(crate) mod mbarrier;
 pub(crate) mod printf;
 pub(crate) mod shared_mem;
 pub(crate) mod warp;

@@ -45,6 +45,9 @@ const ARENA_ALIGN: usize = 4096;
 
 /// `writer` of a byte last written by an atomic.
 const ATOMIC: u16 = 0xFFFF;
+/// `writer` of a byte written by an asynchronous copy whose completion the
+/// block has observed: ordered before every later access.
+const ASYNC: u16 = 0xFFFE;
 /// `reader` of a byte read by threads of several warps.
 const MANY: u16 = 0xFFFF;
 /// `reader` flag: read by several threads of the warp in the low bits.
@@ -132,6 +135,7 @@ impl Arena {
             top: DYN_BASE + dynamic,
             static_bytes: 0,
             dynamic,
+            pending: Vec::new(),
         }
     }
 }
@@ -200,6 +204,27 @@ pub(crate) enum Fault {
     },
     /// The static arrays exceed 48 KiB or 64 declarations.
     TooLarge(String),
+    /// Bytes an asynchronous copy has not finished with.
+    AsyncPending(String),
+}
+
+/// Shared bytes an asynchronous copy has not finished with.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingRange {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) what: Pending,
+}
+
+/// Who holds a [`PendingRange`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pending {
+    /// A `bulk::load` into these bytes that completes on the mbarrier at
+    /// this shared address; no access until its phase completes.
+    Load { bar: u32, site: Site },
+    /// A `bulk::store` of thread `thread` reads these bytes; no write until
+    /// that thread's `wait_group_read` covers it.
+    StoreRead { thread: u32, site: Site },
 }
 
 /// A block's view of its worker's arena.
@@ -216,9 +241,47 @@ pub(crate) struct SharedMem<'a> {
     top: usize,
     static_bytes: usize,
     dynamic: usize,
+    /// Bytes asynchronous copies are still writing or reading.
+    pub(crate) pending: Vec<PendingRange>,
 }
 
 impl SharedMem<'_> {
+    /// Marks `start..start + bytes` as written by an asynchronous copy that
+    /// has completed (ordered before every later access of the block).
+    pub(crate) fn async_written(&mut self, start: usize, bytes: usize) {
+        if self.check {
+            let now = *self.now;
+            for s in &mut self.shadow[start..start + bytes] {
+                s.writer = ASYNC;
+                s.write_time = now;
+            }
+        }
+    }
+
+    /// The generic pointer of shared address `addr`, without checks or
+    /// escape marking (for the emulator's own copies, checked before).
+    pub(crate) fn raw(&self, addr: u32) -> *mut u8 {
+        self.base.wrapping_add(addr as usize)
+    }
+
+    /// The pending range an `access` of `start..end` collides with.
+    fn pending_conflict(&self, start: usize, end: usize, access: Access) -> Option<String> {
+        let p = self.pending.iter().find(|p| {
+            p.start < end
+                && start < p.end
+                && (access != Access::Read || matches!(p.what, Pending::Load { .. }))
+        })?;
+        Some(match p.what {
+            Pending::Load { bar, site } => format!(
+                "shared {:#x}..{:#x} is the destination of the bulk::load at {site}, which completes on the mbarrier at shared {bar:#x}: wait on that barrier's phase (Mbarrier::wait) before accessing it",
+                p.start, p.end
+            ),
+            Pending::StoreRead { thread, site } => format!(
+                "shared {:#x}..{:#x} is the source of the bulk::store at {site} by thread {thread} of the block, which may still read it: that thread must call bulk::wait_group_read before the source is written again",
+                p.start, p.end
+            ),
+        })
+    }
     /// A block barrier completed.
     pub(crate) fn barrier_released(&mut self) {
         *self.now += 1;
@@ -318,6 +381,11 @@ impl SharedMem<'_> {
             )));
         }
         let ptr = self.base.wrapping_add(start);
+        if !self.pending.is_empty() {
+            if let Some(detail) = self.pending_conflict(start, end, access) {
+                return Err(Fault::AsyncPending(detail));
+            }
+        }
         if !self.check || self.allocs[i].escaped {
             return Ok(ptr);
         }
@@ -380,7 +448,8 @@ impl SharedMem<'_> {
     fn ordered(&self, time: u32, who: u16, t: u32) -> bool {
         let w = (t / 32) as usize;
         let warp_synced = self.warp_sync[w] > time;
-        time < self.barrier_time
+        who == ASYNC
+            || time < self.barrier_time
             || who as u32 == t
             || (who < MANY_IN_WARP && who as usize / 32 == w && warp_synced)
             || (who != MANY
@@ -467,7 +536,7 @@ enum ShadowFault {
 }
 
 /// Turns `fault` into the launch's error at the calling thread, and unwinds.
-fn raise(ctx: &ThreadCtx, fault: Fault, addr: u32, bytes: usize) -> ! {
+pub(crate) fn raise(ctx: &ThreadCtx, fault: Fault, addr: u32, bytes: usize) -> ! {
     let block = ctx.block();
     let at = block.coords(ctx.linear);
     context::fail(match fault {
@@ -496,6 +565,10 @@ fn raise(ctx: &ThreadCtx, fault: Fault, addr: u32, bytes: usize) -> ! {
             allocation,
         },
         Fault::TooLarge(detail) => EmulatorError::StaticSharedTooLarge { at, detail },
+        Fault::AsyncPending(detail) => EmulatorError::AsyncCopy {
+            at,
+            message: format!("accesses {bytes} bytes at shared address {addr:#x}, but {detail}"),
+        },
     })
 }
 

@@ -42,6 +42,10 @@ pub const ALL: &[Case] = &[
         run: saxpy,
     },
     Case {
+        name: "bulk_scale",
+        run: bulk_scale,
+    },
+    Case {
         name: "reduce_sum",
         run: reduce_sum,
     },
@@ -277,6 +281,71 @@ fn saxpy(env: &Env) -> Result<Vec<Row>> {
     timed(
         env,
         "saxpy",
+        (bytes, 0.0),
+        &mut y_rust,
+        |_| Ok(()),
+        &[("rust", &rust), ("nvcc", &nvcc)],
+    )
+}
+
+/// Blocks per SM for `bulk_scale`: six 32 KiB rings fit the SM's shared memory.
+const BULK_BLOCKS_PER_SM: u32 = 6;
+
+fn bulk_scale(env: &Env) -> Result<Vec<Row>> {
+    use cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT as SMS;
+    let n = size(env, 1 << 28, (1 << 20) + 3);
+    let mut r = rng(env, 8);
+    let alpha = r.random_range(-2.0f32..2.0);
+    let x: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let want: Vec<f32> = x.iter().map(|x| alpha * x).collect();
+    let x_d = env.stream.clone_htod(&x)?;
+    let sms = env.ctx.attribute(SMS)? as u32;
+    let cfg = LaunchConfig {
+        grid_dim: (sms * BULK_BLOCKS_PER_SM, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let k = env
+        .rust
+        .kernel::<(f32, Slice<f32>, SliceMut<f32>)>("bulk_scale")?;
+    let f = env.reference.load_function("bulk_scale_ref")?;
+    let n64 = n as u64;
+    // SAFETY (both launches): each kernel writes y[i] for i < n only and reads x there.
+    let rust = |y: &mut CudaSlice<f32>| -> Result<()> {
+        Ok(unsafe { k.launch(env.stream, cfg, (alpha, &x_d, y)) }?)
+    };
+    let nvcc = |y: &mut CudaSlice<f32>| -> Result<()> {
+        unsafe {
+            env.stream
+                .launch_builder(&f)
+                .arg(&alpha)
+                .arg(&x_d)
+                .arg(y)
+                .arg(&n64)
+                .launch(cfg)
+        }?;
+        Ok(())
+    };
+    let mut y_rust = poisoned(env, n)?;
+    rust(&mut y_rust)?;
+    check(
+        "bulk_scale rust",
+        &env.stream.clone_dtoh(&y_rust)?,
+        &want,
+        0.0,
+    )?;
+    let mut y_nvcc = poisoned(env, n)?;
+    nvcc(&mut y_nvcc)?;
+    check(
+        "bulk_scale nvcc",
+        &env.stream.clone_dtoh(&y_nvcc)?,
+        &want,
+        0.0,
+    )?;
+    let bytes = 2.0 * (n * 4) as f64;
+    timed(
+        env,
+        "bulk_scale",
         (bytes, 0.0),
         &mut y_rust,
         |_| Ok(()),

@@ -111,6 +111,86 @@ pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
     for_each_scalar(&mut head, &mut tail, n, |k, out| *out = alpha * x[k] + *out);
 }
 
+/// Threads per block of [`bulk_scale`], and 16-byte vectors per tile.
+const BULK_TB: usize = 256;
+/// Tiles of [`bulk_scale`] in flight per block.
+const BULK_STAGES: usize = 8;
+
+/// `y = alpha * x` through shared memory with bulk copies (sm_90): each block
+/// of 256 threads (1D grid, 1D blocks, a trap otherwise) streams the 4 KiB
+/// tiles `k * grid + block` of `x`'s 16-byte vectors through an 8-stage ring
+/// of shared buffers, each filled by one `cp.async.bulk` that completes on
+/// the stage's mbarrier; every thread scales its vector of the tile and
+/// stores it. Thread 0 refills a stage after the block's barrier says every
+/// thread has read it. `x` at least as long as `y`; when `x` and `y` differ in
+/// 16-byte alignment, a plain grid-stride loop does the work instead.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    use device_std::{bulk, Mbarriers, Phases};
+    let n = y.len();
+    let x = &x[..n];
+    let (mut head, mut body, mut tail) = y.split_aligned_mut::<F32x4>();
+    let (xh, x4, _) = split_aligned::<F32x4>(x);
+    let h = head.len();
+    if xh.len() != h {
+        for i in grid_stride(body.len()) {
+            let k = i.get();
+            if let Some(out) = body.get_mut(&i) {
+                *out = unaligned_vec(x, h, k).map(|v| alpha * v);
+            }
+        }
+        for_each_scalar(&mut head, &mut tail, n, |k, out| *out = alpha * x[k]);
+        return;
+    }
+    assert!(
+        thread::block_size() as usize == BULK_TB
+            && thread::gridDim_y() == 1
+            && thread::gridDim_z() == 1
+    );
+    let stages = SharedArray::<F32x4, { BULK_TB * BULK_STAGES }, 128>::new();
+    let full = Mbarriers::<BULK_STAGES>::new(1);
+    let mut phases = Phases::new();
+    let nvec = body.len();
+    let tid = thread::threadIdx_x() as usize;
+    let step = thread::gridDim_x() as usize * BULK_TB;
+    let first = thread::blockIdx_x() as usize * BULK_TB;
+    let tiles = if first < nvec {
+        (nvec - first).div_ceil(step)
+    } else {
+        0
+    };
+    let issue = |k: usize| {
+        let s = k % BULK_STAGES;
+        let start = first + k * step;
+        let len = BULK_TB.min(nvec - start);
+        let bar = full.get(s);
+        bar.arrive_expect_tx((len * 16) as u32);
+        bulk::load(&stages, s * BULK_TB, x4, start, len, &bar);
+    };
+    if tid == 0 {
+        for k in 0..tiles.min(BULK_STAGES) {
+            issue(k);
+        }
+    }
+    let mut mine = grid_stride(nvec);
+    for k in 0..tiles {
+        let s = k % BULK_STAGES;
+        full.wait(s, &mut phases);
+        if let Some(i) = mine.next() {
+            let v = stages.read(s * BULK_TB + tid);
+            if let Some(out) = body.get_mut(&i) {
+                *out = v.map(|v| alpha * v);
+            }
+        }
+        thread::sync_threads();
+        if tid == 0 && k + BULK_STAGES < tiles {
+            issue(k + BULK_STAGES);
+        }
+    }
+    for_each_scalar(&mut head, &mut tail, n, |k, out| *out = alpha * x[k]);
+}
+
 /// Sum of the 32 lanes' `v`, in every lane (butterfly shuffles).
 #[inline(always)]
 fn warp_sum(mut v: f32) -> f32 {

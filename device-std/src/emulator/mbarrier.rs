@@ -1,0 +1,359 @@
+//! mbarriers and bulk asynchronous copies of an emulated block.
+//!
+//! Each barrier keeps its expected arrivals, the arrivals still pending in
+//! the current phase, its transaction count and the number of completed
+//! phases. A `bulk::load` copies nothing at issue: it is queued on its
+//! barrier, its destination bytes are pending (any access is an error), and
+//! it lands when a thread first tests or waits on that barrier, which is
+//! also when its bytes count the transaction count down. So a kernel that
+//! reads a destination without waiting is caught, whatever the schedule.
+//!
+//! A `bulk::store` reads its shared source at issue (checked like a read by
+//! the issuing thread) and writes global memory at once; its source stays
+//! pending for writes until the issuing thread's `wait_group_read` retires
+//! the group, and a block that ends with such a group is an error (the GPU
+//! would release shared memory the copy engine still reads).
+
+use super::block::Block;
+use super::context::{self, Site, ThreadCtx};
+use super::error::EmulatorError;
+use super::shared_mem::{self, Access, Pending, PendingRange};
+use std::collections::VecDeque;
+use std::format;
+use std::string::String;
+use std::vec::Vec;
+
+/// One mbarrier object.
+struct Mbar {
+    addr: u32,
+    site: Site,
+    arrivals: u32,
+    pending: u32,
+    tx: i64,
+    /// Completed phases; the current phase's parity is `phases % 2`.
+    phases: u64,
+    /// Loads issued in the current phase, not landed yet.
+    queued: Vec<QueuedLoad>,
+}
+
+struct QueuedLoad {
+    dst: u32,
+    src: *const u8,
+    bytes: u32,
+}
+
+/// A thread's bulk groups of stores: ranges of shared memory they read.
+#[derive(Default)]
+struct Groups {
+    open: Vec<(usize, usize)>,
+    committed: VecDeque<Vec<(usize, usize)>>,
+}
+
+/// The block's barriers and bulk groups.
+#[derive(Default)]
+pub(crate) struct AsyncState {
+    bars: Vec<Mbar>,
+    groups: Vec<(u32, Groups)>,
+}
+
+impl AsyncState {
+    fn bar(&mut self, addr: u32) -> Option<&mut Mbar> {
+        self.bars.iter_mut().find(|b| b.addr == addr)
+    }
+
+    fn groups(&mut self, t: u32) -> &mut Groups {
+        if let Some(i) = self.groups.iter().position(|(x, _)| *x == t) {
+            return &mut self.groups[i].1;
+        }
+        self.groups.push((t, Groups::default()));
+        &mut self.groups.last_mut().unwrap().1
+    }
+
+    /// What each thread blocked on a barrier waits for (for a deadlock report).
+    pub(crate) fn describe(&self) -> Vec<String> {
+        self.bars
+            .iter()
+            .filter(|b| b.pending != b.arrivals || b.tx != 0)
+            .map(|b| {
+                format!(
+                    "the mbarrier declared at {} (shared {:#x}) is in phase {} with {} of {} arrivals and {} bytes of transactions pending",
+                    b.site, b.addr, b.phases, b.pending, b.arrivals, b.tx
+                )
+            })
+            .collect()
+    }
+
+    /// The first thread whose bulk stores still read shared memory.
+    pub(crate) fn unfinished_store(&self) -> Option<u32> {
+        self.groups
+            .iter()
+            .find(|(_, g)| !g.open.is_empty() || !g.committed.is_empty())
+            .map(|(t, _)| *t)
+    }
+}
+
+fn fail(ctx: &ThreadCtx, message: String) -> ! {
+    context::fail(EmulatorError::AsyncCopy {
+        at: context::coords(ctx),
+        message,
+    })
+}
+
+/// `Mbarrier::new` / `Mbarriers::new`: allocates `n` objects at `site` and,
+/// in thread 0, initialises them.
+pub(crate) fn declare(site: Site, n: usize, arrivals: u32) -> u32 {
+    let first = shared_mem::static_alloc(site, 8 * n, 8);
+    context::with(|ctx| {
+        if ctx.linear != 0 {
+            return;
+        }
+        let mut s = ctx.block().asyncs.borrow_mut();
+        for addr in (0..n as u32).map(|i| first + 8 * i) {
+            s.bars.retain(|b| b.addr != addr);
+            s.bars.push(Mbar {
+                addr,
+                site,
+                arrivals,
+                pending: arrivals,
+                tx: 0,
+                phases: 0,
+                queued: Vec::new(),
+            });
+        }
+    });
+    first
+}
+
+/// Runs `f` on the barrier at `addr`, or reports an uninitialised one.
+#[track_caller]
+fn with_bar<R>(
+    addr: u32,
+    f: impl FnOnce(&ThreadCtx, &Block<'static>, &mut Mbar) -> Result<R, String>,
+) -> R {
+    let site = core::panic::Location::caller();
+    context::with(|ctx| {
+        let block = ctx.block();
+        let result = {
+            let mut s = block.asyncs.borrow_mut();
+            match s.bar(addr) {
+                Some(b) => f(ctx, block, b),
+                None => Err(format!(
+                    "{site}: no initialised mbarrier at shared address {addr:#x}"
+                )),
+            }
+        };
+        result.unwrap_or_else(|m| fail(ctx, m))
+    })
+}
+
+/// Completes the current phase if nothing is pending; returns whether it did.
+fn try_complete(block: &Block<'_>, b: &mut Mbar) -> bool {
+    if b.pending != 0 || b.tx != 0 {
+        return false;
+    }
+    b.phases += 1;
+    b.pending = b.arrivals;
+    for t in 0..block.size {
+        block.wake(t);
+    }
+    true
+}
+
+/// `arrive` (with `tx` bytes announced first: `arrive.expect_tx`).
+#[track_caller]
+pub(crate) fn arrive(addr: u32, tx: u32) {
+    let site = core::panic::Location::caller();
+    with_bar(addr, |_, block, b| {
+        if b.pending == 0 {
+            return Err(format!(
+                "{site}: arrives on the mbarrier declared at {} more often than its {} expected arrivals in phase {}",
+                b.site, b.arrivals, b.phases
+            ));
+        }
+        b.tx += i64::from(tx);
+        b.pending -= 1;
+        try_complete(block, b);
+        Ok(())
+    })
+}
+
+/// `expect_tx`.
+#[track_caller]
+pub(crate) fn expect_tx(addr: u32, tx: u32) {
+    with_bar(addr, |_, _, b| {
+        b.tx += i64::from(tx);
+        Ok(())
+    })
+}
+
+/// Lands the loads queued on `b` (copy, shadow, transaction count).
+fn land(block: &Block<'_>, b: &mut Mbar) -> Result<(), String> {
+    if b.queued.is_empty() {
+        return Ok(());
+    }
+    let mut mem = block.mem.borrow_mut();
+    for q in b.queued.drain(..) {
+        let start = q.dst as usize;
+        mem.pending.retain(|p| {
+            !(p.start == start && matches!(p.what, Pending::Load { bar, .. } if bar == b.addr))
+        });
+        // SAFETY: the destination was bounds-checked at issue; the source is
+        // the caller's slice, borrowed for the launch.
+        unsafe { core::ptr::copy_nonoverlapping(q.src, mem.raw(q.dst), q.bytes as usize) };
+        mem.async_written(start, q.bytes as usize);
+        b.tx -= i64::from(q.bytes);
+    }
+    drop(mem);
+    if b.tx < 0 && b.pending == 0 {
+        return Err(format!(
+            "the copies completing on the mbarrier declared at {} wrote {} more bytes than its phase {} announced (arrive_expect_tx/expect_tx)",
+            b.site, -b.tx, b.phases
+        ));
+    }
+    try_complete(block, b);
+    Ok(())
+}
+
+/// Lands every queued load of the block (a stuck block's last resort: the
+/// copy engine finishes whether or not anyone waits). Whether any landed.
+pub(crate) fn land_all(block: &Block<'_>) -> Result<bool, EmulatorError> {
+    let mut s = block.asyncs.borrow_mut();
+    let mut any = false;
+    for b in &mut s.bars {
+        if !b.queued.is_empty() {
+            any = true;
+            land(block, b).map_err(|message| EmulatorError::AsyncCopy {
+                at: block.coords(0),
+                message,
+            })?;
+        }
+    }
+    Ok(any)
+}
+
+/// `test_wait.parity`: lands queued loads, then whether the phase of parity
+/// `parity` has completed.
+#[track_caller]
+pub(crate) fn test_wait(addr: u32, parity: u32) -> bool {
+    with_bar(addr, |_, block, b| {
+        land(block, b)?;
+        Ok(b.phases % 2 != u64::from(parity))
+    })
+}
+
+/// `wait`: blocks until the phase of parity `parity` has completed.
+#[track_caller]
+pub(crate) fn wait(addr: u32, parity: u32) {
+    if test_wait(addr, parity) {
+        return;
+    }
+    context::with(|ctx| {
+        let block = ctx.block();
+        block.wait(ctx, || {
+            block
+                .asyncs
+                .borrow_mut()
+                .bar(addr)
+                .is_some_and(|b| b.phases % 2 != u64::from(parity))
+        });
+    });
+}
+
+/// `inval`.
+pub(crate) fn inval(addr: u32) {
+    context::with(|ctx| {
+        ctx.block()
+            .asyncs
+            .borrow_mut()
+            .bars
+            .retain(|b| b.addr != addr)
+    });
+}
+
+/// `bulk::load` of `bytes` bytes from `src` to shared `dst`, completing on
+/// the barrier at `bar`.
+#[track_caller]
+pub(crate) fn bulk_load(dst: u32, src: *const u8, bytes: u32, bar: u32) {
+    let site = core::panic::Location::caller();
+    // The copy engine writes the destination: checked as a write by the
+    // issuing thread (bounds, and races with earlier unordered accesses).
+    shared_mem::access(dst, bytes as usize, 16, Access::Write);
+    with_bar(bar, |_, block, b| {
+        b.queued.push(QueuedLoad { dst, src, bytes });
+        block.mem.borrow_mut().pending.push(PendingRange {
+            start: dst as usize,
+            end: (dst + bytes) as usize,
+            what: Pending::Load { bar, site },
+        });
+        Ok(())
+    })
+}
+
+/// `bulk::store` of `bytes` bytes from shared `src` to global `dst`.
+#[track_caller]
+pub(crate) fn bulk_store(dst: *mut u8, src: u32, bytes: u32) {
+    let site = core::panic::Location::caller();
+    let p = shared_mem::access(src, bytes as usize, 16, Access::Read);
+    // SAFETY: `access` checked the source; the caller promised the
+    // destination is valid global memory for `bytes` bytes.
+    unsafe { core::ptr::copy_nonoverlapping(p, dst, bytes as usize) };
+    context::with(|ctx| {
+        let block = ctx.block();
+        let (start, end) = (src as usize, (src + bytes) as usize);
+        block
+            .asyncs
+            .borrow_mut()
+            .groups(ctx.linear)
+            .open
+            .push((start, end));
+        block.mem.borrow_mut().pending.push(PendingRange {
+            start,
+            end,
+            what: Pending::StoreRead {
+                thread: ctx.linear,
+                site,
+            },
+        });
+    });
+}
+
+/// `cp.async.bulk.commit_group`.
+pub(crate) fn commit_group() {
+    context::with(|ctx| {
+        let mut s = ctx.block().asyncs.borrow_mut();
+        let g = s.groups(ctx.linear);
+        let open = core::mem::take(&mut g.open);
+        g.committed.push_back(open);
+    });
+}
+
+/// `cp.async.bulk.wait_group[.read] n`: retires all but the newest `n`
+/// committed groups of the calling thread (stores already wrote global
+/// memory, so both forms free the sources).
+pub(crate) fn wait_group(n: u32, _read_only: bool) {
+    context::with(|ctx| {
+        let block = ctx.block();
+        let mut s = block.asyncs.borrow_mut();
+        let g = s.groups(ctx.linear);
+        let mut retired = Vec::new();
+        while g.committed.len() > n as usize {
+            retired.extend(g.committed.pop_front().unwrap());
+        }
+        drop(s);
+        if retired.is_empty() {
+            return;
+        }
+        let t = ctx.linear;
+        let mut mem = block.mem.borrow_mut();
+        for (start, end) in retired {
+            let mine = |p: &PendingRange| {
+                p.start == start
+                    && p.end == end
+                    && matches!(p.what, Pending::StoreRead { thread, .. } if thread == t)
+            };
+            if let Some(i) = mem.pending.iter().position(mine) {
+                mem.pending.remove(i);
+            }
+        }
+    });
+}

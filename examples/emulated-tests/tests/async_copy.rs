@@ -1,0 +1,222 @@
+//! Bulk asynchronous copies and mbarriers under the emulator: the kernels that use
+//! them (`async_copy`'s round trip, the benchmark's `bulk_scale`) against the CPU at
+//! ragged sizes, and the misuse the GPU would hang on or silently corrupt, each reported
+//! with its thread.
+
+use device_std::emulator::{self, EmulatorError, GlobalMut, LaunchConfig};
+use device_std::{bulk, kernel, thread, DisjointSlice, Mbarrier, Phase, SharedArray};
+use emulated_tests::emulate::POISON;
+use example_support::{random_f32, rng};
+
+/// `n` random values at a 16-byte-aligned address (with `skew` elements more in
+/// front, to misalign on purpose), in a buffer the caller keeps.
+fn aligned_input(seed: u64, n: usize, skew: usize) -> (Vec<f32>, usize) {
+    let buf = random_f32(&mut rng(seed), n + 4 + skew, -1.0, 1.0);
+    let off = buf.as_ptr().align_offset(16) + skew;
+    (buf, off)
+}
+
+/// A poisoned output of `n` elements starting 16-byte aligned: (buffer, offset).
+fn aligned_output(n: usize) -> (Vec<f32>, usize) {
+    let buf = vec![POISON; n + 4];
+    let off = buf.as_ptr().align_offset(16);
+    (buf, off)
+}
+
+fn assert_scaled(got: &[f32], x: &[f32], alpha: f32, what: &str) {
+    let bad: Vec<usize> = (0..x.len())
+        .filter(|&i| got[i].to_bits() != (alpha * x[i]).to_bits())
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{what}: {} of {} elements differ, first at {:?}",
+        bad.len(),
+        x.len(),
+        bad.first()
+    );
+}
+
+#[test]
+fn tile_roundtrip_matches_the_cpu_at_whole_and_ragged_sizes() {
+    use async_copy_kernels::TILE;
+    for (n, block, seed) in [
+        (4 * TILE, 128, 1),
+        (3 * TILE + 7, 96, 2),
+        (5, 32, 3),
+        (TILE + 4, 256, 4),
+    ] {
+        let (xb, xo) = aligned_input(seed, n, 0);
+        let x = &xb[xo..xo + n];
+        let (mut yb, yo) = aligned_output(n);
+        let alpha = 1.5f32;
+        let out = GlobalMut::new(&mut yb[yo..yo + n]);
+        let cfg = LaunchConfig::new((n.div_ceil(TILE) as u32, 1, 1), (block, 1, 1));
+        emulator::launch(cfg, || {
+            async_copy_kernels::tile_roundtrip(alpha, x, out.disjoint())
+        })
+        .unwrap();
+        assert_scaled(
+            &yb[yo..yo + n],
+            x,
+            alpha,
+            &format!("n = {n}, block = {block}"),
+        );
+    }
+}
+
+#[test]
+fn bulk_scale_matches_the_cpu_through_many_ring_rounds_and_misaligned_input() {
+    // 3 blocks of 256 threads: 4 KiB tiles, so n = 100_003 gives 33 tiles per block,
+    // the 8-stage ring wraps four times, the last tile is partial, the tail is 3 floats.
+    for (n, skew, seed) in [(100_003, 0, 5), (4096, 0, 6), (9000, 1, 7), (3, 0, 8)] {
+        let (xb, xo) = aligned_input(seed, n, skew);
+        let x = &xb[xo..xo + n];
+        let (mut yb, yo) = aligned_output(n);
+        let alpha = -0.75f32;
+        let out = GlobalMut::new(&mut yb[yo..yo + n]);
+        let cfg = LaunchConfig::new((3, 1, 1), (256, 1, 1));
+        let stats = emulator::launch(cfg, || bench_kernels::bulk_scale(alpha, x, out.disjoint()));
+        stats.unwrap();
+        assert_scaled(
+            &yb[yo..yo + n],
+            x,
+            alpha,
+            &format!("n = {n}, skew = {skew}"),
+        );
+    }
+}
+
+/// Fault: the issuing thread reads the tile right after the copy is issued, without
+/// waiting on the barrier.
+#[kernel]
+pub fn read_before_wait(x: &[f32], mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 256, 16>::new();
+    let bar = Mbarrier::new(1);
+    let t = thread::threadIdx_x() as usize;
+    if t == 0 {
+        bar.arrive_expect_tx(1024);
+        bulk::load(&tile, 0, x, 0, 256, &bar);
+        let v = tile.read(0); // (the seeded fault: no bar.wait first)
+        if let Some(o) = out.get_mut(thread::index_1d()) {
+            *o = v;
+        }
+    }
+}
+
+/// Fault: the barrier is told to expect `announced` bytes, but 1024 arrive.
+#[kernel]
+pub fn wrong_byte_count(announced: u32, x: &[f32], mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 256, 16>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let t = thread::threadIdx_x() as usize;
+    if t == 0 {
+        bar.arrive_expect_tx(announced);
+        bulk::load(&tile, 0, x, 0, 256, &bar);
+    }
+    bar.wait(&mut phase);
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = tile.read(t);
+    }
+}
+
+/// Fault: a bulk store whose source is overwritten (`overwrite`) or abandoned at exit
+/// (`!overwrite`) before `wait_group_read`.
+#[kernel]
+pub fn store_without_read_wait(overwrite: u32, mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 64, 16>::new();
+    let t = thread::threadIdx_x() as usize;
+    tile.write(t, t as f32);
+    bulk::fence_proxy_async_shared();
+    thread::sync_threads();
+    if t == 0 {
+        // SAFETY: out has 64 elements (the test's launch), 16-byte aligned.
+        unsafe { bulk::store(out.as_mut_ptr(), &tile, 0, 64) };
+        bulk::commit_group();
+        if overwrite != 0 {
+            tile.write(0, -1.0); // (the seeded fault: no wait_group_read first)
+        }
+    }
+}
+
+fn run_faulty(kernel: impl Fn(&[f32], DisjointSlice<f32>) + Sync) -> EmulatorError {
+    let (xb, xo) = aligned_input(9, 256, 0);
+    let x = &xb[xo..xo + 256];
+    let (mut yb, yo) = aligned_output(256);
+    let out = GlobalMut::new(&mut yb[yo..yo + 256]);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (256, 1, 1)), || {
+        kernel(x, out.disjoint())
+    })
+    .unwrap_err()
+}
+
+#[test]
+fn reading_a_bulk_load_destination_before_the_barrier_phase_is_reported() {
+    let err = run_faulty(read_before_wait).to_string();
+    assert!(
+        err.starts_with("block (0, 0, 0) thread (0, 0, 0): accesses 4 bytes at shared address"),
+        "{err}"
+    );
+    assert!(
+        err.contains("is the destination of the bulk::load at"),
+        "{err}"
+    );
+    assert!(
+        err.contains("wait on that barrier's phase (Mbarrier::wait)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_transaction_count_that_does_not_match_the_bytes_copied_is_reported() {
+    // More announced than copied: the phase can never complete.
+    let err = run_faulty(|x, o| wrong_byte_count(2048, x, o)).to_string();
+    assert!(
+        err.starts_with(
+            "deadlock in block (0, 0, 0): 256 threads wait on mbarriers that nothing will complete"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("with 0 of 1 arrivals and 1024 bytes of transactions pending"),
+        "{err}"
+    );
+    // Fewer announced than copied: the count goes below zero.
+    let err = run_faulty(|x, o| wrong_byte_count(512, x, o)).to_string();
+    assert!(
+        err.contains("wrote 512 more bytes than its phase 0 announced"),
+        "{err}"
+    );
+    // The right count passes and copies.
+    let (xb, xo) = aligned_input(9, 256, 0);
+    let x = &xb[xo..xo + 256];
+    let (mut yb, yo) = aligned_output(256);
+    let out = GlobalMut::new(&mut yb[yo..yo + 256]);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (256, 1, 1)), || {
+        wrong_byte_count(1024, x, out.disjoint())
+    })
+    .unwrap();
+    assert_scaled(&yb[yo..yo + 256], x, 1.0, "announced 1024");
+}
+
+#[test]
+fn a_bulk_store_source_overwritten_or_abandoned_before_wait_group_read_is_reported() {
+    let run = |overwrite: bool| {
+        let (mut yb, yo) = aligned_output(64);
+        let out = GlobalMut::new(&mut yb[yo..yo + 64]);
+        emulator::launch(LaunchConfig::new((1, 1, 1), (64, 1, 1)), || {
+            store_without_read_wait(overwrite as u32, out.disjoint())
+        })
+        .map(|_| ())
+        .unwrap_err()
+        .to_string()
+    };
+    let err = run(true);
+    assert!(err.contains("is the source of the bulk::store at"), "{err}");
+    assert!(err.contains("must call bulk::wait_group_read"), "{err}");
+    let err = run(false);
+    assert!(
+        err.starts_with("block (0, 0, 0) thread (0, 0, 0): the block ends while this thread's bulk::store may still read its shared memory"),
+        "{err}"
+    );
+}
