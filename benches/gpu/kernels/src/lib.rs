@@ -111,22 +111,25 @@ pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
     for_each_scalar(&mut head, &mut tail, n, |k, out| *out = alpha * x[k] + *out);
 }
 
-/// Threads per block of [`bulk_scale`], and 16-byte vectors per tile.
+/// Threads per block of [`bulk_scale`], and 16-byte vectors per round.
 const BULK_TB: usize = 256;
-/// Tiles of [`bulk_scale`] in flight per block.
-const BULK_STAGES: usize = 8;
 
 /// `y = alpha * x` through shared memory with bulk copies (sm_90): each block
 /// of 256 threads (1D grid, 1D blocks, a trap otherwise) streams the 4 KiB
-/// tiles `k * grid + block` of `x`'s 16-byte vectors through an 8-stage ring
-/// of shared buffers, each filled by one `cp.async.bulk` that completes on
-/// the stage's mbarrier; every thread scales its vector of the tile and
-/// stores it. Thread 0 refills a stage after the block's barrier says every
-/// thread has read it. `x` at least as long as `y`; when `x` and `y` differ in
-/// 16-byte alignment, a plain grid-stride loop does the work instead.
+/// rounds `k * grid + block` of `x`'s 16-byte vectors through a ring of `S`
+/// shared stages of `R` rounds each; a stage is filled by `R` `cp.async.bulk`
+/// copies that complete on its mbarrier, every thread scales its vector of
+/// each round and stores it, and thread 0 refills the stage once the block's
+/// barrier says every thread has read it. `x` at least as long as `y`; when
+/// `x` and `y` differ in 16-byte alignment, a plain grid-stride loop does the
+/// work instead.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
-pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+#[inline(always)]
+fn bulk_scale_ring<const R: usize, const S: usize, const V: usize>(
+    alpha: f32,
+    x: &[f32],
+    y: DisjointSlice<f32>,
+) {
     use device_std::{bulk, Mbarriers, Phases};
     let n = y.len();
     let x = &x[..n];
@@ -148,47 +151,205 @@ pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
             && thread::gridDim_y() == 1
             && thread::gridDim_z() == 1
     );
-    let stages = SharedArray::<F32x4, { BULK_TB * BULK_STAGES }, 128>::new();
-    let full = Mbarriers::<BULK_STAGES>::new(1);
+    // `V` = `R * S * BULK_TB` vectors (a const generic expression is not allowed here).
+    let stages = SharedArray::<F32x4, V, 128>::new();
+    let full = Mbarriers::<S>::new(1);
     let mut phases = Phases::new();
     let nvec = body.len();
     let tid = thread::threadIdx_x() as usize;
     let step = thread::gridDim_x() as usize * BULK_TB;
     let first = thread::blockIdx_x() as usize * BULK_TB;
-    let tiles = if first < nvec {
+    let rounds = if first < nvec {
         (nvec - first).div_ceil(step)
     } else {
         0
     };
-    let issue = |k: usize| {
-        let s = k % BULK_STAGES;
-        let start = first + k * step;
-        let len = BULK_TB.min(nvec - start);
+    let fills = rounds.div_ceil(R);
+    // Fill `m` of the ring: rounds m * R .. m * R + R into stage m % S.
+    let fill = |m: usize| {
+        let s = m % S;
+        let q0 = m * R;
+        let count = R.min(rounds - q0);
+        let last = first + (q0 + count - 1) * step;
+        let bytes = ((count - 1) * BULK_TB + BULK_TB.min(nvec - last)) * 16;
         let bar = full.get(s);
-        bar.arrive_expect_tx((len * 16) as u32);
-        bulk::load(&stages, s * BULK_TB, x4, start, len, &bar);
+        bar.arrive_expect_tx(bytes as u32);
+        for j in 0..count {
+            let start = first + (q0 + j) * step;
+            let len = BULK_TB.min(nvec - start);
+            bulk::load(&stages, (s * R + j) * BULK_TB, x4, start, len, &bar);
+        }
     };
     if tid == 0 {
-        for k in 0..tiles.min(BULK_STAGES) {
-            issue(k);
+        for m in 0..fills.min(S) {
+            fill(m);
         }
     }
     let mut mine = grid_stride(nvec);
-    for k in 0..tiles {
-        let s = k % BULK_STAGES;
+    for m in 0..fills {
+        let s = m % S;
         full.wait(s, &mut phases);
-        if let Some(i) = mine.next() {
-            let v = stages.read(s * BULK_TB + tid);
-            if let Some(out) = body.get_mut(&i) {
-                *out = v.map(|v| alpha * v);
+        for j in 0..R {
+            if let Some(i) = mine.next() {
+                let v = stages.read((s * R + j) * BULK_TB + tid);
+                if let Some(out) = body.get_mut(&i) {
+                    *out = v.map(|v| alpha * v);
+                }
             }
         }
         thread::sync_threads();
-        if tid == 0 && k + BULK_STAGES < tiles {
-            issue(k + BULK_STAGES);
+        if tid == 0 && m + S < fills {
+            fill(m + S);
         }
     }
     for_each_scalar(&mut head, &mut tail, n, |k, out| *out = alpha * x[k]);
+}
+
+/// Experiment: contiguous tiles of `VPT * 256` vectors (one bulk copy of `VPT * 4` KiB
+/// per tile), `S` stages; thread `t` owns vectors `t + 256 j` of the tile. With `STORE`,
+/// the scaled tile goes back through shared memory and one bulk store per tile.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[inline(always)]
+fn bulk_scale_tiles<const VPT: usize, const S: usize, const V: usize, const STORE: bool>(
+    alpha: f32,
+    x: &[f32],
+    mut y: DisjointSlice<f32>,
+) {
+    use device_std::{bulk, Mbarriers, Phases};
+    let n = y.len();
+    let x = &x[..n];
+    let tid = thread::threadIdx_x() as usize;
+    let nvec = n / 4;
+    assert!(
+        thread::block_size() as usize == BULK_TB
+            && (x.as_ptr() as usize) % 16 == 0
+            && (y.as_mut_ptr() as usize) % 16 == 0
+    );
+    let x4: &[F32x4] = unsafe { core::slice::from_raw_parts(x.as_ptr().cast(), nvec) };
+    let y4 = y.as_mut_ptr().cast::<F32x4>();
+    let stages = SharedArray::<F32x4, V, 128>::new();
+    let full = Mbarriers::<S>::new(1);
+    let mut phases = Phases::new();
+    const { assert!(V == VPT * S * BULK_TB) };
+    let tile = VPT * BULK_TB;
+    let grid = thread::gridDim_x() as usize;
+    let b = thread::blockIdx_x() as usize;
+    let tiles = nvec.div_ceil(tile);
+    let mine = if b < tiles {
+        (tiles - b).div_ceil(grid)
+    } else {
+        0
+    };
+    let fill = |m: usize| {
+        let s = m % S;
+        let start = (b + m * grid) * tile;
+        let len = tile.min(nvec - start);
+        let bar = full.get(s);
+        bar.arrive_expect_tx((len * 16) as u32);
+        bulk::load(&stages, s * tile, x4, start, len, &bar);
+    };
+    let ahead = if STORE { S - 1 } else { S };
+    if tid == 0 {
+        for m in 0..mine.min(ahead) {
+            fill(m);
+        }
+    }
+    for m in 0..mine {
+        let s = m % S;
+        full.wait(s, &mut phases);
+        let start = (b + m * grid) * tile;
+        let len = tile.min(nvec - start);
+        for j in 0..VPT {
+            let v = tid + j * BULK_TB;
+            if v < len {
+                let r = stages.read(s * tile + v).map(|v| alpha * v);
+                if STORE {
+                    stages.write(s * tile + v, r);
+                } else {
+                    unsafe { y4.add(start + v).write(r) };
+                }
+            }
+        }
+        if STORE {
+            bulk::fence_proxy_async_shared();
+        }
+        thread::sync_threads();
+        if tid == 0 {
+            if STORE {
+                unsafe { bulk::store(y4.add(start), &stages, s * tile, len) };
+                bulk::commit_group();
+                // The store of the previous tile has read its stage: refill that one.
+                bulk::wait_group_read::<1>();
+            }
+            if m + ahead < mine {
+                fill(m + ahead);
+            }
+        }
+    }
+    if STORE && tid == 0 {
+        bulk::wait_group_read::<0>();
+    }
+    let rest = nvec * 4;
+    let g = b * BULK_TB + tid;
+    if rest + g < n {
+        unsafe { *y.get_unchecked_mut(rest + g) = alpha * x[rest + g] };
+    }
+}
+
+/// Experiment.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn bulk_scale_t4s2(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    bulk_scale_tiles::<4, 2, { 8 * BULK_TB }, false>(alpha, x, y)
+}
+
+/// Experiment.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn bulk_scale_t2s4(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    bulk_scale_tiles::<2, 4, { 8 * BULK_TB }, false>(alpha, x, y)
+}
+
+/// Experiment.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn bulk_scale_t4s2_store(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    bulk_scale_tiles::<4, 2, { 8 * BULK_TB }, true>(alpha, x, y)
+}
+
+/// Experiment.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn bulk_scale_t2s4_store(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    bulk_scale_tiles::<2, 4, { 8 * BULK_TB }, true>(alpha, x, y)
+}
+
+/// [`bulk_scale_ring`] with 1 round per stage, 8 stages (32 KiB of shared memory).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    bulk_scale_ring::<1, 8, { 8 * BULK_TB }>(alpha, x, y)
+}
+
+/// Experiment: 4 rounds per stage, 2 stages.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn bulk_scale_r4s2(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    bulk_scale_ring::<4, 2, { 8 * BULK_TB }>(alpha, x, y)
+}
+
+/// Experiment: 2 rounds per stage, 4 stages.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn bulk_scale_r2s4(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    bulk_scale_ring::<2, 4, { 8 * BULK_TB }>(alpha, x, y)
+}
+
+/// Experiment: 1 round per stage, 4 stages (16 KiB).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn bulk_scale_r1s4(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    bulk_scale_ring::<1, 4, { 4 * BULK_TB }>(alpha, x, y)
 }
 
 /// Sum of the 32 lanes' `v`, in every lane (butterfly shuffles).
