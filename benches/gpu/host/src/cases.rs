@@ -343,66 +343,14 @@ fn bulk_scale(env: &Env) -> Result<Vec<Row>> {
         0.0,
     )?;
     let bytes = 2.0 * (n * 4) as f64;
-    if std::env::var_os("BULK_EXPERIMENTS").is_none() {
-        return timed(
-            env,
-            "bulk_scale",
-            (bytes, 0.0),
-            &mut y_rust,
-            |_| Ok(()),
-            &[("rust", &rust), ("nvcc", &nvcc)],
-        );
-    }
-    // Experiments: ring shapes and blocks per SM, timed in the same interleaved rounds.
-    type Sig = (f32, Slice<f32>, SliceMut<f32>);
-    let shapes = [
+    timed(
+        env,
         "bulk_scale",
-        "bulk_scale_r4s2",
-        "bulk_scale_t4s2",
-        "bulk_scale_t2s4",
-        "bulk_scale_t4s2_store",
-        "bulk_scale_t2s4_store",
-    ];
-    let kernels: Vec<host_loader::Kernel<Sig>> = shapes
-        .iter()
-        .map(|name| env.rust.kernel::<Sig>(name))
-        .collect::<Result<_, _>>()?;
-    type Boxed<'b> = Box<dyn Fn(&mut CudaSlice<f32>) -> Result<()> + 'b>;
-    let mut variants: Vec<(String, Boxed<'_>)> = Vec::new();
-    for (name, k) in shapes.iter().zip(&kernels) {
-        for per_sm in [3u32, 4, 6] {
-            let cfg = LaunchConfig {
-                grid_dim: (sms * per_sm, 1, 1),
-                ..cfg
-            };
-            let mut y = poisoned(env, n)?;
-            // SAFETY: as above.
-            unsafe { k.launch(env.stream, cfg, (alpha, &x_d, &mut y)) }?;
-            check(name, &env.stream.clone_dtoh(&y)?, &want, 0.0)?;
-            let x_d = &x_d;
-            variants.push((
-                format!("{name} x{per_sm}"),
-                Box::new(move |y: &mut CudaSlice<f32>| -> Result<()> {
-                    // SAFETY: as above.
-                    Ok(unsafe { k.launch(env.stream, cfg, (alpha, x_d, y)) }?)
-                }),
-            ));
-        }
-    }
-    variants.push(("nvcc x6".to_string(), Box::new(nvcc)));
-    let launches: Vec<&dyn Fn(&mut CudaSlice<f32>) -> Result<()>> =
-        variants.iter().map(|v| &*v.1).collect();
-    let ms = crate::timing::interleaved_medians(
-        env.stream,
-        env.opts.runs,
+        (bytes, 0.0),
         &mut y_rust,
         |_| Ok(()),
-        &launches,
-    )?;
-    for (v, ms) in variants.iter().zip(ms) {
-        println!("{:28} {ms:.4} ms {:.0} GB/s", v.0, bytes / ms / 1e6);
-    }
-    Ok(Vec::new())
+        &[("rust", &rust), ("nvcc", &nvcc)],
+    )
 }
 
 fn reduce_sum(env: &Env) -> Result<Vec<Row>> {
