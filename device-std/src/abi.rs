@@ -15,6 +15,7 @@
 //! | `&[T]` (`T: PlainData`) | [`SLICE`] | `.align 8 .b8 NAME[16]` = `(ptr: u64, len: u64)` | 16 |
 //! | `DisjointSlice<T, _>`, `&mut [T]` (`T: PlainData`) | [`DISJOINT_SLICE`] | `.align 8 .b8 NAME[16]` = `(ptr: u64, len: u64)` | 16 |
 //! | `S: KernelStruct` by value | [`STRUCT`] | `.align A .b8 NAME[S]` | `size_of::<S>()` |
+//! | [`tma::TensorMap<T, RANK, B0, …>`](crate::tma::TensorMap) | [`TENSOR_MAP`] | `.u64` (the map's global address) | 8 |
 //!
 //! A slice's `len` counts elements, not bytes. A struct's alignment must be at
 //! most 16 bytes (rustc cannot pass more); a larger one fails to compile.
@@ -117,11 +118,16 @@ pub const SLICE: u32 = 3;
 pub const DISJOINT_SLICE: u32 = 4;
 /// `kind` of a [`KernelStruct`](crate::KernelStruct) passed by value.
 pub const STRUCT: u32 = 5;
+/// `kind` of a [`tma::TensorMap`](crate::tma::TensorMap): the global address of
+/// an encoded tensor map (8 bytes), with `elem_size`/`elem_class` of the tensor's
+/// element type and `F` = the rank, one triple `(box extent, 0, 0)` per
+/// dimension, innermost first.
+pub const TENSOR_MAP: u32 = 6;
 
 /// How one kernel parameter crosses the boundary; see the [module docs](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParamAbi {
-    /// [`SCALAR`], [`POINTER`], [`SLICE`], [`DISJOINT_SLICE`] or [`STRUCT`].
+    /// [`SCALAR`], [`POINTER`], [`SLICE`], [`DISJOINT_SLICE`], [`STRUCT`] or [`TENSOR_MAP`].
     pub kind: u32,
     /// Bytes as passed.
     pub size: u32,
@@ -132,7 +138,8 @@ pub struct ParamAbi {
     pub elem_size: u32,
     /// Class of the scalar, pointee or element; [`ValueClass::Opaque`] for structs.
     pub elem_class: ValueClass,
-    /// A struct's top-level fields; empty for every other kind.
+    /// A struct's top-level fields; a tensor map's box extents (one per
+    /// dimension, the extent in `offset`); empty for every other kind.
     pub fields: &'static [FieldLayout],
 }
 

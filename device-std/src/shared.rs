@@ -155,6 +155,27 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
         }
     }
 
+    /// Part `i` of the array cut into `N / M` consecutive parts of `M` elements,
+    /// as an array of its own (the same memory, not a new allocation): e.g. one
+    /// box-sized part of a ring of tensor-copy stages. `M` must divide `N`, and
+    /// `M * size_of::<T>()` be a multiple of `ALIGN`, so every part keeps the
+    /// alignment (compile errors otherwise). Panics (traps) when `i >= N / M`.
+    #[inline(always)]
+    pub fn part<const M: usize>(&self, i: usize) -> SharedArray<T, M, ALIGN> {
+        const {
+            assert!(M > 0 && N % M == 0, "SharedArray::part: M must divide N");
+            assert!(
+                (M * core::mem::size_of::<T>()) % ALIGN == 0,
+                "SharedArray::part: each part must span a multiple of ALIGN bytes"
+            );
+        }
+        assert!(i < N / M, "SharedArray::part index out of bounds");
+        SharedArray {
+            addr: self.addr + (i * M * core::mem::size_of::<T>()) as u32,
+            _not_send_sync: PhantomData,
+        }
+    }
+
     /// Generic-address pointer to element 0, aligned to `ALIGN`.
     #[inline(always)]
     pub fn as_ptr(&self) -> *const T {

@@ -87,6 +87,9 @@ pub enum AbiKind {
     DisjointSlice,
     /// 5: a `#[repr(C)]` struct by value.
     Struct,
+    /// 6: the global address of a tensor map (`device_std::tma::TensorMap`); its
+    /// "fields" are the box extents, one per dimension, innermost first.
+    TensorMap,
 }
 
 impl AbiKind {
@@ -98,6 +101,7 @@ impl AbiKind {
             3 => AbiKind::Slice,
             4 => AbiKind::DisjointSlice,
             5 => AbiKind::Struct,
+            6 => AbiKind::TensorMap,
             _ => return None,
         })
     }
@@ -110,6 +114,7 @@ impl AbiKind {
             AbiKind::Slice => 3,
             AbiKind::DisjointSlice => 4,
             AbiKind::Struct => 5,
+            AbiKind::TensorMap => 6,
         }
     }
 
@@ -121,6 +126,7 @@ impl AbiKind {
             AbiKind::Slice => "a read-only slice (`&[T]`)",
             AbiKind::DisjointSlice => "a writable slice (`DisjointSlice<T>` / `&mut [T]`)",
             AbiKind::Struct => "a struct by value",
+            AbiKind::TensorMap => "a tensor map (`tma::TensorMap<T, RANK, B0, ...>`)",
         }
     }
 
@@ -132,6 +138,7 @@ impl AbiKind {
             AbiKind::Slice => "`Slice<T>`",
             AbiKind::DisjointSlice => "`SliceMut<T>`",
             AbiKind::Struct => "`Struct<T>`",
+            AbiKind::TensorMap => "`tma::TensorMap<T, RANK, B0, ...>` of the same shape",
         }
     }
 }
@@ -412,7 +419,7 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
             ValueClass::Unsigned | ValueClass::Signed | ValueClass::Float
         ),
         AbiKind::Struct => elem_class == ValueClass::Opaque,
-        AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice => true,
+        AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice | AbiKind::TensorMap => true,
     };
     if !class_ok {
         return Err(bad(
@@ -420,7 +427,13 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
             format!("{kind} has element class {elem_class}"),
         ));
     }
-    if kind != AbiKind::Struct && field_count != 0 {
+    if kind == AbiKind::TensorMap && !(1..=5).contains(&field_count) {
+        return Err(bad(
+            count_at,
+            format!("{kind} has rank {field_count}; tensor maps have 1 to 5 dimensions"),
+        ));
+    }
+    if !matches!(kind, AbiKind::Struct | AbiKind::TensorMap) && field_count != 0 {
         return Err(bad(
             count_at,
             format!("{kind} has {field_count} fields; only a struct has fields"),
@@ -435,7 +448,7 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
         let (fclass_at, fclass) =
             w.next(|| format!("the class of parameter {param} field {field}"))?;
         let fclass = class(fclass, param, Some(field), fclass_at)?;
-        if offset.checked_add(fsize).is_none_or(|end| end > size) {
+        if kind == AbiKind::Struct && offset.checked_add(fsize).is_none_or(|end| end > size) {
             return Err(bad(
                 off_at,
                 format!(

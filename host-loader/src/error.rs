@@ -339,6 +339,13 @@ pub enum AbiMismatchDetail {
         /// The Rust class.
         host: ValueClass,
     },
+    /// A tensor map of another rank or box: the extents, innermost first.
+    TensorBox {
+        /// The kernel's box (`TensorMap<T, RANK, B0, ...>`).
+        device: Vec<u32>,
+        /// The Rust argument's box.
+        host: Vec<u32>,
+    },
     /// A struct field has the same offset and size but another value class (two
     /// equal-size fields of different types swapped, or `f32` for `i32`).
     FieldClass {
@@ -369,6 +376,14 @@ impl fmt::Display for AbiMismatch {
                 f,
                 "the kernel takes {device}, the Rust argument `{ty}` is {host}; use {}",
                 device.host_form()
+            ),
+            AbiMismatchDetail::TensorBox { device, host } => write!(
+                f,
+                "the kernel's tensor map copies boxes of {device:?} elements (rank {}), the \
+                 Rust argument `{ty}` boxes of {host:?} (rank {}); encode the map with the \
+                 kernel's rank and box",
+                device.len(),
+                host.len()
             ),
             AbiMismatchDetail::ElemSize { device, host } => write!(
                 f,
@@ -411,6 +426,7 @@ impl fmt::Display for AbiMismatch {
                         ("element classes", "a writable slice of ", " elements")
                     }
                     AbiKind::Struct => ("classes", "a struct of ", " data"),
+                    AbiKind::TensorMap => ("element classes", "a tensor map of ", " elements"),
                 };
                 write!(
                     f,

@@ -182,6 +182,7 @@ mod param;
 mod param_info;
 mod record_check;
 mod signature;
+pub mod tma;
 
 pub use abi_record::{AbiField, AbiKind, AbiParam, AbiRecord, AbiRecordError};
 /// The `cudarc` this crate is built on (0.19, driver API), re-exported so that a host crate

@@ -137,6 +137,23 @@ pub(crate) fn param_detail(rec: &AbiParam, host: &HostAbi) -> Option<AbiMismatch
             }
             class(rec.elem_size)
         }
+        AbiKind::TensorMap => {
+            if rec.elem_size != host.elem_size {
+                return Some(AbiMismatchDetail::ElemSize {
+                    device: rec.elem_size,
+                    host: host.elem_size,
+                });
+            }
+            let device: Vec<u32> = rec.fields.iter().map(|f| f.offset).collect();
+            let host_box: Vec<u32> = host.fields.iter().map(|f| f.offset).collect();
+            if device != host_box {
+                return Some(AbiMismatchDetail::TensorBox {
+                    device,
+                    host: host_box,
+                });
+            }
+            class(rec.elem_size)
+        }
         AbiKind::Struct => {
             if rec.fields.len() != host.fields.len() {
                 return Some(AbiMismatchDetail::FieldCount {

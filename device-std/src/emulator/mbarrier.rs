@@ -38,8 +38,8 @@ struct Mbar {
 
 struct QueuedLoad {
     dst: u32,
-    src: *const u8,
-    bytes: u32,
+    /// The bytes as read from global memory at issue.
+    data: Vec<u8>,
 }
 
 /// A thread's bulk groups of stores: ranges of shared memory they read.
@@ -197,11 +197,11 @@ fn land(block: &Block<'_>, b: &mut Mbar) -> Result<(), String> {
         mem.pending.retain(|p| {
             !(p.start == start && matches!(p.what, Pending::Load { bar, .. } if bar == b.addr))
         });
-        // SAFETY: the destination was bounds-checked at issue; the source is
-        // the caller's slice, borrowed for the launch.
-        unsafe { core::ptr::copy_nonoverlapping(q.src, mem.raw(q.dst), q.bytes as usize) };
-        mem.async_written(start, q.bytes as usize);
-        b.tx -= i64::from(q.bytes);
+        let bytes = q.data.len();
+        // SAFETY: the destination was bounds-checked for `bytes` bytes at issue.
+        unsafe { core::ptr::copy_nonoverlapping(q.data.as_ptr(), mem.raw(q.dst), bytes) };
+        mem.async_written(start, bytes);
+        b.tx -= bytes as i64;
     }
     drop(mem);
     if b.tx < 0 && b.pending == 0 {
@@ -274,12 +274,22 @@ pub(crate) fn inval(addr: u32) {
 /// the barrier at `bar`.
 #[track_caller]
 pub(crate) fn bulk_load(dst: u32, src: *const u8, bytes: u32, bar: u32) {
+    // SAFETY: `bulk::load` checked that `src` is in bounds of the caller's slice.
+    let data = unsafe { core::slice::from_raw_parts(src, bytes as usize) }.to_vec();
+    queue_load(dst, data, 16, bar);
+}
+
+/// Queues an asynchronous copy of `data` into shared `dst` (aligned to
+/// `align`) that completes on the barrier at `bar`.
+#[track_caller]
+pub(crate) fn queue_load(dst: u32, data: Vec<u8>, align: usize, bar: u32) {
     let site = core::panic::Location::caller();
+    let bytes = data.len() as u32;
     // The copy engine writes the destination: checked as a write by the
     // issuing thread (bounds, and races with earlier unordered accesses).
-    shared_mem::access(dst, bytes as usize, 16, Access::Write);
+    shared_mem::access(dst, bytes as usize, align, Access::Write);
     with_bar(bar, |_, block, b| {
-        b.queued.push(QueuedLoad { dst, src, bytes });
+        b.queued.push(QueuedLoad { dst, data });
         block.mem.borrow_mut().pending.push(PendingRange {
             start: dst as usize,
             end: (dst + bytes) as usize,
@@ -292,11 +302,21 @@ pub(crate) fn bulk_load(dst: u32, src: *const u8, bytes: u32, bar: u32) {
 /// `bulk::store` of `bytes` bytes from shared `src` to global `dst`.
 #[track_caller]
 pub(crate) fn bulk_store(dst: *mut u8, src: u32, bytes: u32) {
+    // SAFETY: the caller promised the destination is valid global memory for
+    // `bytes` bytes; `store_from` checked the source.
+    store_from(src, bytes, 16, |p| unsafe {
+        core::ptr::copy_nonoverlapping(p, dst, bytes as usize)
+    });
+}
+
+/// An asynchronous store of the `bytes` bytes at shared `src` (aligned to
+/// `align`): checks them as a read, hands them to `write`, and keeps them
+/// pending for writes in the calling thread's open bulk group.
+#[track_caller]
+pub(crate) fn store_from(src: u32, bytes: u32, align: usize, write: impl FnOnce(*const u8)) {
     let site = core::panic::Location::caller();
-    let p = shared_mem::access(src, bytes as usize, 16, Access::Read);
-    // SAFETY: `access` checked the source; the caller promised the
-    // destination is valid global memory for `bytes` bytes.
-    unsafe { core::ptr::copy_nonoverlapping(p, dst, bytes as usize) };
+    let p = shared_mem::access(src, bytes as usize, align, Access::Read);
+    write(p);
     context::with(|ctx| {
         let block = ctx.block();
         let (start, end) = (src as usize, (src + bytes) as usize);

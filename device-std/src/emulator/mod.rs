@@ -93,6 +93,7 @@ pub(crate) mod global;
 pub(crate) mod mbarrier;
 pub(crate) mod printf;
 pub(crate) mod shared_mem;
+pub(crate) mod tma;
 pub(crate) mod warp;
 
 pub use error::{EmulatorError, RaceKind, ThreadCoords};
@@ -100,5 +101,6 @@ pub use executor::{
     launch, launch_with, LaunchConfig, LaunchStats, Options, MAX_DYNAMIC_SHARED_BYTES,
 };
 pub use global::GlobalMut;
+pub use tma::TensorMapDesc;
 
 pub(crate) use block::BarrierKind;

@@ -220,3 +220,86 @@ fn a_bulk_store_source_overwritten_or_abandoned_before_wait_group_read_is_report
         "{err}"
     );
 }
+
+/// `bench_kernels::transpose_tma` of a `rows × cols` matrix through emulated tensor maps.
+fn transpose_tma(input: &[f32], rows: usize, cols: usize) -> Result<Vec<f32>, EmulatorError> {
+    use device_std::emulator::TensorMapDesc;
+    let (xb, xo) = {
+        let mut b = vec![0.0f32; rows * cols + 4];
+        let o = b.as_ptr().align_offset(16);
+        b[o..o + rows * cols].copy_from_slice(input);
+        (b, o)
+    };
+    let (mut yb, yo) = aligned_output(rows * cols);
+    let (r, c) = (rows as u64, cols as u64);
+    // SAFETY: each buffer outlives the launch; the output is written only by the
+    // kernel's tensor stores.
+    let in_map = unsafe {
+        TensorMapDesc::new(
+            xb[xo..].as_ptr().cast_mut(),
+            rows * cols,
+            &[c, r],
+            &[c * 4],
+            &[32, 32],
+        )
+    }
+    .unwrap();
+    let out = GlobalMut::new(&mut yb[yo..yo + rows * cols]);
+    // SAFETY: as above.
+    let out_map =
+        unsafe { TensorMapDesc::new(out.as_mut_ptr(), rows * cols, &[r, c], &[r * 4], &[32, 32]) }
+            .unwrap();
+    let cfg = LaunchConfig::new(
+        (cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, 1),
+        (32, 8, 1),
+    );
+    emulator::launch(cfg, || {
+        bench_kernels::transpose_tma(in_map.as_param(), out_map.as_param())
+    })?;
+    drop(out);
+    Ok(yb[yo..yo + rows * cols].to_vec())
+}
+
+#[test]
+fn transpose_tma_matches_the_cpu_with_whole_partial_and_tiny_tiles() {
+    for (rows, cols, seed) in [(64, 64, 21), (100, 68, 22), (36, 40, 23), (4, 4, 24)] {
+        let input = random_f32(&mut rng(seed), rows * cols, -1000.0, 1000.0);
+        let got = transpose_tma(&input, rows, cols).unwrap();
+        let want = emulated_tests::reference::transpose(&input, rows, cols);
+        let bad = (0..want.len())
+            .filter(|&i| got[i].to_bits() != want[i].to_bits())
+            .count();
+        assert_eq!(bad, 0, "{rows} x {cols}: {bad} elements differ");
+    }
+}
+
+#[test]
+fn a_tensor_map_the_driver_would_refuse_is_refused_with_the_rule() {
+    use device_std::emulator::TensorMapDesc;
+    let mut buf = vec![0.0f32; 4096 + 4];
+    let o = buf.as_ptr().align_offset(16);
+    let p = buf[o..].as_mut_ptr();
+    // SAFETY (each): `p` is valid for 4096 f32s; no launch uses the maps.
+    let err = |dims: &[u64], strides: &[u64], boxes: &[u32]| {
+        unsafe { TensorMapDesc::new(p, 4096, dims, strides, boxes) }.unwrap_err()
+    };
+    assert_eq!(
+        err(&[63, 64], &[63 * 4], &[32, 32]),
+        "the stride of dimension 1 is 252 bytes; it must be a multiple of 16 below 2^40"
+    );
+    assert_eq!(
+        err(&[64, 64], &[256], &[3, 32]),
+        "the innermost box extent 3 spans 12 bytes, not a multiple of 16"
+    );
+    assert_eq!(
+        err(&[64, 65], &[256], &[32, 32]),
+        "the tensor spans 16640 bytes but the buffer holds 16384"
+    );
+    assert_eq!(
+        err(&[64, 64], &[256], &[32, 512]),
+        "box extent 1 is 512; 1 to 256 allowed"
+    );
+    // SAFETY: as above, one element in.
+    let skew = unsafe { TensorMapDesc::new(p.add(1), 4000, &[64], &[], &[32]) }.unwrap_err();
+    assert!(skew.contains("is not 16-byte aligned"), "{skew}");
+}

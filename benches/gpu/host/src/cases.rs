@@ -4,8 +4,8 @@
 
 use anyhow::{bail, ensure, Context, Result};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, LaunchConfig,
-    PushKernelArg,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
+    LaunchConfig, PushKernelArg,
 };
 use host_loader::{Module, PtrMut, Slice, SliceMut};
 use rand::Rng;
@@ -52,6 +52,10 @@ pub const ALL: &[Case] = &[
     Case {
         name: "transpose",
         run: transpose,
+    },
+    Case {
+        name: "transpose_tma",
+        run: transpose_tma,
     },
     Case {
         name: "histogram",
@@ -458,6 +462,179 @@ fn transpose(env: &Env) -> Result<Vec<Row>> {
         |_| Ok(()),
         &[("rust", &rust), ("nvcc", &nvcc)],
     )
+}
+
+/// A `CUtensorMap` passed by value, as a `__grid_constant__` parameter (128 bytes,
+/// aligned to 64).
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct GridConstantMap(cudarc::driver::sys::CUtensorMap);
+// SAFETY: plain bytes; the kernel's parameter is a `CUtensorMap` of the same size.
+unsafe impl DeviceRepr for GridConstantMap {}
+
+/// `transpose_tma` of a `rows × cols` matrix: Rust, nvcc with the maps in global memory,
+/// nvcc with `__grid_constant__` maps; each checked against the CPU first (outputs
+/// poisoned), at a ragged size and then at the timed one, then timed interleaved.
+fn transpose_tma(env: &Env) -> Result<Vec<Row>> {
+    use host_loader::tma::TensorMap;
+    type Map = TensorMap<'static, f32, 2, 32, 32>;
+    let k = env.rust.kernel::<(Map, Map)>("transpose_tma")?;
+    let f_ptr = env.reference.load_function("transpose_tma_ref")?;
+    let f_param = env.reference.load_function("transpose_tma_param_ref")?;
+    let n = size(env, 8192, 256);
+    let mut r = rng(env, 9);
+    let mut result = Vec::new();
+    for (rows, cols, timed_size) in [(1004, 700, false), (n, n, true)] {
+        let input: Vec<f32> = (0..rows * cols)
+            .map(|_| r.random_range(-1.0..1.0))
+            .collect();
+        let mut want = vec![0.0f32; rows * cols];
+        for y in 0..rows {
+            for x in 0..cols {
+                want[x * rows + y] = input[y * cols + x];
+            }
+        }
+        let in_d = env.stream.clone_htod(&input)?;
+        let out_d = poisoned(env, rows * cols)?;
+        let (r64, c64) = (rows as u64, cols as u64);
+        let in_map = TensorMap::<f32, 2, 32, 32>::tiled(env.stream, &in_d, [c64, r64], &[c64 * 4])?;
+        let out_map =
+            TensorMap::<f32, 2, 32, 32>::tiled(env.stream, &out_d, [r64, c64], &[r64 * 4])?;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                u32::try_from(cols.div_ceil(32))?,
+                u32::try_from(rows.div_ceil(32))?,
+                1,
+            ),
+            block_dim: (32, 8, 1),
+            shared_mem_bytes: 0,
+        };
+        let (in_addr, out_addr) = (
+            in_map.device_address(env.stream),
+            out_map.device_address(env.stream),
+        );
+        let (in_gc, out_gc) = (
+            GridConstantMap(in_map.as_cu_tensor_map()),
+            GridConstantMap(out_map.as_cu_tensor_map()),
+        );
+        // SAFETY (all three): each block writes only its own output tile through the map
+        // of `out_d`, which lives to the end of this scope.
+        let rust = |_: &mut ()| -> Result<()> {
+            Ok(unsafe { k.launch(env.stream, cfg, (&in_map, &out_map)) }?)
+        };
+        let nvcc = |_: &mut ()| -> Result<()> {
+            unsafe {
+                env.stream
+                    .launch_builder(&f_ptr)
+                    .arg(&in_addr)
+                    .arg(&out_addr)
+                    .launch(cfg)
+            }?;
+            Ok(())
+        };
+        let nvcc_param = |_: &mut ()| -> Result<()> {
+            unsafe {
+                env.stream
+                    .launch_builder(&f_param)
+                    .arg(&in_gc)
+                    .arg(&out_gc)
+                    .launch(cfg)
+            }?;
+            Ok(())
+        };
+        let shaped = |name: &str,
+                      tx: usize,
+                      ty: usize,
+                      warps: u32|
+         -> Result<(host_loader::Kernel<(Map, Map)>, LaunchConfig)> {
+            Ok((
+                env.rust.kernel::<(Map, Map)>(name)?,
+                LaunchConfig {
+                    grid_dim: (
+                        u32::try_from(cols.div_ceil(32 * tx))?,
+                        u32::try_from(rows.div_ceil(32 * ty))?,
+                        1,
+                    ),
+                    block_dim: (32, warps, 1),
+                    shared_mem_bytes: 0,
+                },
+            ))
+        };
+        let (k2, c2) = shaped("transpose_tma2", 2, 1, 8)?;
+        let (k2w4, c2w4) = shaped("transpose_tma2w4", 2, 1, 4)?;
+        let (k2y, c2y) = shaped("transpose_tma2y", 1, 2, 8)?;
+        let (k1w4, c1w4) = shaped("transpose_tma1w4", 1, 1, 4)?;
+        let (k2yw4, c2yw4) = shaped("transpose_tma2yw4", 1, 2, 4)?;
+        let (k4y, c4y) = shaped("transpose_tma4y", 1, 4, 8)?;
+        let (k4yw4, c4yw4) = shaped("transpose_tma4yw4", 1, 4, 4)?;
+        // SAFETY (each): as above.
+        let rust2 = |_: &mut ()| -> Result<()> {
+            Ok(unsafe { k2.launch(env.stream, c2, (&in_map, &out_map)) }?)
+        };
+        let rust2w4 = |_: &mut ()| -> Result<()> {
+            Ok(unsafe { k2w4.launch(env.stream, c2w4, (&in_map, &out_map)) }?)
+        };
+        let rust2y = |_: &mut ()| -> Result<()> {
+            Ok(unsafe { k2y.launch(env.stream, c2y, (&in_map, &out_map)) }?)
+        };
+        let rust1w4 = |_: &mut ()| -> Result<()> {
+            Ok(unsafe { k1w4.launch(env.stream, c1w4, (&in_map, &out_map)) }?)
+        };
+        let rust2yw4 = |_: &mut ()| -> Result<()> {
+            Ok(unsafe { k2yw4.launch(env.stream, c2yw4, (&in_map, &out_map)) }?)
+        };
+        let rust4y = |_: &mut ()| -> Result<()> {
+            Ok(unsafe { k4y.launch(env.stream, c4y, (&in_map, &out_map)) }?)
+        };
+        let rust4yw4 = |_: &mut ()| -> Result<()> {
+            Ok(unsafe { k4yw4.launch(env.stream, c4yw4, (&in_map, &out_map)) }?)
+        };
+        let variants: [(&'static str, Launch<'_, ()>); 10] = [
+            ("rust", &rust),
+            ("nvcc", &nvcc),
+            ("nvcc param", &nvcc_param),
+            ("rust 2x 8w", &rust2),
+            ("rust 2x 4w", &rust2w4),
+            ("rust 2y 8w", &rust2y),
+            ("rust 1 4w", &rust1w4),
+            ("rust 2y 4w", &rust2yw4),
+            ("rust 4y 8w", &rust4y),
+            ("rust 4y 4w", &rust4yw4),
+        ];
+        let out_raw = out_d.device_ptr(env.stream).0;
+        for (by, launch) in &variants {
+            // Poison (0xFF bytes: NaN) through the raw address: the map borrows `out_d`.
+            // SAFETY: `out_raw` holds rows * cols f32s; the stream orders the memset
+            // before the launch.
+            unsafe {
+                cudarc::driver::result::memset_d8_async(
+                    out_raw,
+                    0xFF,
+                    rows * cols * 4,
+                    env.stream.cu_stream(),
+                )
+            }?;
+            launch(&mut ())?;
+            check(
+                &format!("transpose_tma {by} {rows}x{cols}"),
+                &env.stream.clone_dtoh(&out_d)?,
+                &want,
+                0.0,
+            )?;
+        }
+        if timed_size {
+            let bytes = 2.0 * (rows * cols * 4) as f64;
+            result = timed(
+                env,
+                "transpose_tma",
+                (bytes, 0.0),
+                &mut (),
+                |_| Ok(()),
+                &variants,
+            )?;
+        }
+    }
+    Ok(result)
 }
 
 fn histogram(env: &Env) -> Result<Vec<Row>> {

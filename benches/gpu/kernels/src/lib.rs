@@ -212,6 +212,162 @@ pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
     bulk_scale_ring::<1, 8, { 8 * BULK_TB }>(alpha, x, y)
 }
 
+/// `out = inᵀ` with tensor copies (sm_90): `input` is a `rows × cols` row-major
+/// matrix (map dims `[cols, rows]`), `output` its `cols × rows` transpose (map dims
+/// `[rows, cols]`); both maps copy 32 × 32 boxes. Block `(bx, by)` of a
+/// `(ceil(cols / 32), ceil(rows / 32))` grid of 32 × 8 threads (a trap otherwise)
+/// loads tile `[32 bx, 32 by]` into shared memory (the copy engine fills outside
+/// elements with zeros), transposes it into a second shared tile, and stores that
+/// at `[32 by, 32 bx]` (the engine skips outside elements). Thread `(l, w)` moves
+/// element `(row (l + k) % 32, column l)` for `k = w, w + 8, w + 16, w + 24`: lane
+/// `l` reads bank `l` and writes bank `(l + k) % 32`, so neither side has a bank
+/// conflict, though the copy engine wants both tiles dense.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn transpose_tma(
+    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
+) {
+    transpose_tma_tiles::<1, 1024, 8, false>(input, output)
+}
+
+/// Experiment: [`transpose_tma`] with 2 tiles per block along x.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn transpose_tma2(
+    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
+) {
+    transpose_tma_tiles::<2, 2048, 8, false>(input, output)
+}
+
+/// Experiment: 2 tiles per block along y, 32 × 4 threads.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn transpose_tma2yw4(
+    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
+) {
+    transpose_tma_tiles::<2, 2048, 4, true>(input, output)
+}
+
+/// Experiment: 4 tiles per block along y, 32 × 8 threads.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn transpose_tma4y(
+    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
+) {
+    transpose_tma_tiles::<4, 4096, 8, true>(input, output)
+}
+
+/// Experiment: 4 tiles per block along y, 32 × 4 threads.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn transpose_tma4yw4(
+    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
+) {
+    transpose_tma_tiles::<4, 4096, 4, true>(input, output)
+}
+
+/// Experiment: 2 tiles per block along x, 32 × 4 threads.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn transpose_tma2w4(
+    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
+) {
+    transpose_tma_tiles::<2, 2048, 4, false>(input, output)
+}
+
+/// Experiment: 2 tiles per block along y, 32 × 8 threads.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn transpose_tma2y(
+    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
+) {
+    transpose_tma_tiles::<2, 2048, 8, true>(input, output)
+}
+
+/// Experiment: 1 tile per block, 32 × 4 threads.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn transpose_tma1w4(
+    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
+) {
+    transpose_tma_tiles::<1, 1024, 4, false>(input, output)
+}
+
+/// The body of [`transpose_tma`] for `T` tiles per block (along x, or along y with
+/// `ALONG_Y`) and blocks of 32 × `W` threads (`E` = `1024 T` elements of shared
+/// memory per side): all `T` loads on one barrier, then the transposes, then `T`
+/// stores in one bulk group.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[inline(always)]
+fn transpose_tma_tiles<const T: usize, const E: usize, const W: usize, const ALONG_Y: bool>(
+    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
+) {
+    use device_std::tma::TensorMap;
+    use device_std::{bulk, Mbarrier, Phase};
+    assert!(
+        thread::blockDim_x() == 32
+            && thread::blockDim_y() as usize == W
+            && thread::blockDim_z() == 1
+    );
+    let a = SharedArray::<f32, E, 128>::new();
+    let b = SharedArray::<f32, E, 128>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let (sx, sy) = if ALONG_Y {
+        (32, 32 * T as i32)
+    } else {
+        (32 * T as i32, 32)
+    };
+    let bx0 = sx * thread::blockIdx_x() as i32;
+    let by0 = sy * thread::blockIdx_y() as i32;
+    let at = |t: usize| {
+        if ALONG_Y {
+            (bx0, by0 + 32 * t as i32)
+        } else {
+            (bx0 + 32 * t as i32, by0)
+        }
+    };
+    let (lane, warp) = (
+        thread::threadIdx_x() as usize,
+        thread::threadIdx_y() as usize,
+    );
+    let leader = lane == 0 && warp == 0;
+    if leader {
+        bar.arrive_expect_tx(T as u32 * TensorMap::<f32, 2, 32, 32>::BOX_BYTES);
+        for t in 0..T {
+            let (x, y) = at(t);
+            input.load(&a.part::<1024>(t), [x, y], &bar);
+        }
+    }
+    bar.wait(&mut phase);
+    for t in 0..T {
+        for q in 0..32 / W {
+            let r = (lane + warp + W * q) % 32;
+            b.write(1024 * t + lane * 32 + r, a.read(1024 * t + r * 32 + lane));
+        }
+    }
+    bulk::fence_proxy_async_shared();
+    thread::sync_threads();
+    if leader {
+        for t in 0..T {
+            let (x, y) = at(t);
+            // SAFETY: this block alone writes the output tile at [y, x].
+            unsafe { output.store(&b.part::<1024>(t), [y, x]) };
+        }
+        bulk::commit_group();
+        bulk::wait_group_read::<0>();
+    }
+}
+
 /// Sum of the 32 lanes' `v`, in every lane (butterfly shuffles).
 #[inline(always)]
 fn warp_sum(mut v: f32) -> f32 {

@@ -1,0 +1,223 @@
+//! Tensor maps and tensor copies under the emulator.
+//!
+//! On the GPU a tensor map is 128 opaque bytes the driver encodes; here it is a
+//! [`TensorMapDesc`], built on the host with the same rules the driver checks
+//! (`cuTensorMapEncodeTiled`, tile mode, no interleave, no swizzle), whose
+//! address a kernel receives as its [`TensorMap`] parameter. A load gathers the
+//! box at issue (elements outside the tensor read as zero) and lands like a
+//! bulk load (see `mbarrier`); a store writes the box's elements that lie
+//! inside the tensor.
+
+use super::mbarrier;
+use crate::layout::PlainData;
+use crate::tma::TensorMap;
+use std::format;
+use std::string::String;
+use std::vec::Vec;
+
+/// The emulator's tensor map: a `RANK`-dimensional tensor of `elem`-byte
+/// elements at `base`, and the box its copies move.
+#[derive(Debug, Clone)]
+pub struct TensorMapDesc {
+    base: *mut u8,
+    elem: usize,
+    rank: usize,
+    dims: [u64; 5],
+    /// Byte stride of each dimension (`strides[0]` = the element size).
+    strides: [u64; 5],
+    boxes: [u32; 5],
+}
+
+// SAFETY: the descriptor only holds the address the caller vouched for in
+// `new`; the emulator's blocks read and write through it as global memory.
+unsafe impl Sync for TensorMapDesc {}
+// SAFETY: as above.
+unsafe impl Send for TensorMapDesc {}
+
+impl TensorMapDesc {
+    /// A map of the tensor at `base` with extents `dims` (elements, innermost
+    /// first), byte strides `strides` of dimensions 1.. (`dims.len() - 1` of
+    /// them), copied in boxes of `box_dims`, checked as
+    /// `host_loader::tma::TensorMap::tiled` checks before the driver: rank
+    /// 1..=5, every extent and stride in range, strides multiples of 16 bytes,
+    /// `base` 16-byte aligned, box extents in 1..=256 with the innermost one a
+    /// multiple of 16 bytes, and the whole tensor inside `len` elements.
+    ///
+    /// # Safety
+    /// `base` is valid for reads (and, if the kernel stores through the map,
+    /// writes) of `len` elements of `T` for as long as launches use the map.
+    pub unsafe fn new<T: PlainData>(
+        base: *mut T,
+        len: usize,
+        dims: &[u64],
+        strides: &[u64],
+        box_dims: &[u32],
+    ) -> Result<Self, String> {
+        let rank = dims.len();
+        let elem = core::mem::size_of::<T>();
+        if !(1..=5).contains(&rank) {
+            return Err(format!("rank {rank}: a tensor map has 1 to 5 dimensions"));
+        }
+        if strides.len() != rank - 1 || box_dims.len() != rank {
+            return Err(format!(
+                "rank {rank} needs {} strides and {rank} box extents, got {} and {}",
+                rank - 1,
+                strides.len(),
+                box_dims.len()
+            ));
+        }
+        if (base as usize) % 16 != 0 {
+            return Err(format!("the base address {base:p} is not 16-byte aligned"));
+        }
+        let mut d = [1u64; 5];
+        let mut s = [0u64; 5];
+        let mut b = [1u32; 5];
+        s[0] = elem as u64;
+        let mut end = elem as u64;
+        for i in 0..rank {
+            if dims[i] == 0 || dims[i] > 1 << 32 {
+                return Err(format!(
+                    "dimension {i} has {} elements; 1 to 2^32 allowed",
+                    dims[i]
+                ));
+            }
+            if box_dims[i] == 0 || box_dims[i] > 256 {
+                return Err(format!(
+                    "box extent {i} is {}; 1 to 256 allowed",
+                    box_dims[i]
+                ));
+            }
+            if i > 0 {
+                let st = strides[i - 1];
+                if st % 16 != 0 || st >= 1 << 40 {
+                    return Err(format!(
+                        "the stride of dimension {i} is {st} bytes; it must be a multiple of 16 below 2^40"
+                    ));
+                }
+                s[i] = st;
+            }
+            d[i] = dims[i];
+            b[i] = box_dims[i];
+            end += (dims[i] - 1) * s[i];
+        }
+        if (b[0] as usize * elem) % 16 != 0 {
+            return Err(format!(
+                "the innermost box extent {} spans {} bytes, not a multiple of 16",
+                b[0],
+                b[0] as usize * elem
+            ));
+        }
+        if end > (len * elem) as u64 {
+            return Err(format!(
+                "the tensor spans {end} bytes but the buffer holds {}",
+                len * elem
+            ));
+        }
+        Ok(TensorMapDesc {
+            base: base.cast(),
+            elem,
+            rank,
+            dims: d,
+            strides: s,
+            boxes: b,
+        })
+    }
+
+    /// This map as the kernel parameter of the given shape. Panics when the
+    /// element size, rank or box differ (the host loader's ABI check, here).
+    pub fn as_param<
+        T: PlainData,
+        const RANK: usize,
+        const B0: usize,
+        const B1: usize,
+        const B2: usize,
+        const B3: usize,
+        const B4: usize,
+    >(
+        &self,
+    ) -> TensorMap<T, RANK, B0, B1, B2, B3, B4> {
+        let want = [B0, B1, B2, B3, B4].map(|b| b as u32);
+        assert!(
+            self.elem == core::mem::size_of::<T>() && self.rank == RANK && self.boxes == want,
+            "TensorMapDesc of {} {}-byte elements, box {:?}, passed for a TensorMap of rank {RANK}, {}-byte elements, box {want:?}",
+            self.rank,
+            self.elem,
+            self.boxes,
+            core::mem::size_of::<T>()
+        );
+        // SAFETY: the descriptor has this shape (checked above); the emulator's
+        // copies read it as a `TensorMapDesc`.
+        unsafe { TensorMap::from_ptr(core::ptr::from_ref(self).cast()) }
+    }
+
+    /// For each element of the box at `coords`, in box order: its byte offset
+    /// in the tensor, or `None` when it lies outside.
+    fn box_elements(&self, coords: [i32; 5]) -> impl Iterator<Item = Option<u64>> + '_ {
+        let b = self.boxes;
+        let count = b.iter().map(|&x| x as usize).product::<usize>();
+        (0..count).map(move |mut k| {
+            let mut off = 0u64;
+            let mut inside = true;
+            for i in 0..5 {
+                let j = (k % b[i] as usize) as i64;
+                k /= b[i] as usize;
+                let x = coords[i] as i64 + j;
+                if i < self.rank && (x < 0 || x >= self.dims[i] as i64) {
+                    inside = false;
+                }
+                off = off.wrapping_add((x as u64).wrapping_mul(self.strides[i]));
+            }
+            inside.then_some(off)
+        })
+    }
+}
+
+/// The descriptor behind a kernel's map parameter.
+fn desc<'a>(map: *const u8, rank: usize) -> &'a TensorMapDesc {
+    // SAFETY: under the emulator a `TensorMap` is only made by `as_param`,
+    // which points it at a live `TensorMapDesc` of this rank.
+    let d = unsafe { &*map.cast::<TensorMapDesc>() };
+    assert_eq!(d.rank, rank, "tensor map rank");
+    d
+}
+
+/// `TensorMap::load`: gathers the box at `coords` and queues it for shared
+/// `dst` on the barrier at `bar`.
+#[track_caller]
+pub(crate) fn load(map: *const u8, rank: usize, coords: [i32; 5], dst: u32, bytes: u32, bar: u32) {
+    let d = desc(map, rank);
+    let mut data = Vec::with_capacity(bytes as usize);
+    for e in d.box_elements(coords) {
+        match e {
+            // SAFETY: inside the tensor, which `new` checked lies in the buffer.
+            Some(off) => data.extend_from_slice(unsafe {
+                core::slice::from_raw_parts(d.base.add(off as usize), d.elem)
+            }),
+            None => data.extend(core::iter::repeat_n(0u8, d.elem)),
+        }
+    }
+    mbarrier::queue_load(dst, data, 128, bar);
+}
+
+/// `TensorMap::store`: writes the box in shared `src` to the tensor at
+/// `coords`, elements outside the tensor skipped.
+#[track_caller]
+pub(crate) fn store(map: *const u8, rank: usize, coords: [i32; 5], src: u32, bytes: u32) {
+    let d = desc(map, rank);
+    mbarrier::store_from(src, bytes, 128, |p| {
+        for (k, e) in d.box_elements(coords).enumerate() {
+            if let Some(off) = e {
+                // SAFETY: the source holds `bytes` = box bytes (checked read);
+                // the destination is inside the tensor, writable per `new`'s
+                // contract.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        p.add(k * d.elem),
+                        d.base.add(off as usize),
+                        d.elem,
+                    )
+                };
+            }
+        }
+    });
+}

@@ -1,0 +1,341 @@
+//! Tensor maps for the Tensor Memory Accelerator (sm_90): [`TensorMap`] encodes one with
+//! `cuTensorMapEncodeTiled` (CUDA Driver API, "Tensor Map Object Management") after
+//! checking here, with precise errors, the rules the driver checks, and uploads its 128
+//! bytes to device memory, where the kernel's `device_std::tma::TensorMap` parameter of
+//! the same type, rank and box finds it (`device_std::tma` says why the map travels in
+//! global memory rather than as a `__grid_constant__` parameter).
+//!
+//! ```no_run
+//! # fn demo(stream: &std::sync::Arc<host_loader::cudarc::driver::CudaStream>) -> Result<(), Box<dyn std::error::Error>> {
+//! use host_loader::tma::TensorMap;
+//! // A 1000 x 700 row-major f32 matrix, copied in 32 x 32 boxes.
+//! let m = stream.alloc_zeros::<f32>(1000 * 700)?;
+//! let map = TensorMap::<f32, 2, 32, 32>::tiled(stream, &m, [700, 1000], &[700 * 4])?;
+//! // kernel.launch(stream, cfg, (&map, ...)) for a kernel taking `TensorMap<f32, 2, 32, 32>`
+//! # Ok(()) }
+//! ```
+
+use std::marker::PhantomData;
+use std::mem::size_of;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{
+    self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
+    CUtensorMapL2promotion, CUtensorMapSwizzle,
+};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, SyncOnDrop};
+use device_std::{FieldLayout, HasValueClass, ValueClass};
+
+use crate::abi_record::AbiKind;
+use crate::layout::ParamLayout;
+use crate::param::{HostAbi, KernelParam};
+
+/// Element types a tensor map can describe, with the driver's data type for each. Sealed.
+pub trait TensorElement: HasValueClass + DeviceRepr + private::Sealed {
+    /// `CUtensorMapDataType` of the element.
+    const DATA_TYPE: CUtensorMapDataType;
+}
+
+mod private {
+    pub trait Sealed {}
+}
+
+macro_rules! elements {
+    ($($t:ty => $dt:ident),*) => {$(
+        impl private::Sealed for $t {}
+        impl TensorElement for $t {
+            const DATA_TYPE: CUtensorMapDataType = CUtensorMapDataType::$dt;
+        }
+    )*};
+}
+elements!(
+    u8 => CU_TENSOR_MAP_DATA_TYPE_UINT8,
+    u16 => CU_TENSOR_MAP_DATA_TYPE_UINT16,
+    u32 => CU_TENSOR_MAP_DATA_TYPE_UINT32,
+    i32 => CU_TENSOR_MAP_DATA_TYPE_INT32,
+    u64 => CU_TENSOR_MAP_DATA_TYPE_UINT64,
+    i64 => CU_TENSOR_MAP_DATA_TYPE_INT64,
+    f32 => CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+    f64 => CU_TENSOR_MAP_DATA_TYPE_FLOAT64
+);
+
+/// Why a tensor map could not be made. Each names the dimension or value at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TensorMapError {
+    /// A type parameter breaks a rule (rank, box extents past the rank, box sizes).
+    #[error("invalid TensorMap type: {0}")]
+    Shape(String),
+    /// `dims[i]` is 0 or above 2^32.
+    #[error("dimension {index} has {extent} elements; the driver allows 1 to 2^32")]
+    Extent {
+        /// Dimension, 0 = innermost.
+        index: usize,
+        /// Its extent in elements.
+        extent: u64,
+    },
+    /// Not `RANK - 1` strides.
+    #[error("a rank-{rank} map takes {} byte strides (dimensions 1..{rank}), got {got}", rank - 1)]
+    StrideCount {
+        /// The map's rank.
+        rank: usize,
+        /// Strides given.
+        got: usize,
+    },
+    /// A stride is not a multiple of 16 bytes, or not below 2^40.
+    #[error("the stride of dimension {index} is {stride} bytes; the driver needs a multiple of 16 below 2^40 (pad each row to a multiple of 16 bytes)")]
+    Stride {
+        /// Dimension (1 and up).
+        index: usize,
+        /// Its stride in bytes.
+        stride: u64,
+    },
+    /// The tensor's base address is not 16-byte aligned.
+    #[error("the tensor's device address {address:#x} is not 16-byte aligned")]
+    Alignment {
+        /// The address.
+        address: u64,
+    },
+    /// The tensor reaches past the end of the buffer.
+    #[error("the tensor spans {needed} bytes (last element's offset + its size) but the buffer holds {held}")]
+    OutOfBuffer {
+        /// Bytes the dimensions and strides reach.
+        needed: u64,
+        /// Bytes in the buffer.
+        held: u64,
+    },
+    /// The driver refused (a rule not checked here).
+    #[error("cuTensorMapEncodeTiled failed: {0}")]
+    Driver(String),
+}
+
+/// An encoded tensor map in device memory (128 bytes), for boxes of
+/// `B0 × B1 × B2 × B3 × B4` elements of `T` (extents past `RANK` are 1) of the tensor
+/// it borrows; tile mode, no interleave, no swizzle, out-of-bounds elements read as
+/// zero. As a kernel-signature parameter it stands for the kernel's
+/// `device_std::tma::TensorMap<T, RANK, B0, ...>`, whose ABI record the loader compares
+/// (element type, rank, box); the launch argument is `&TensorMap`.
+pub struct TensorMap<
+    'a,
+    T,
+    const RANK: usize,
+    const B0: usize,
+    const B1: usize = 1,
+    const B2: usize = 1,
+    const B3: usize = 1,
+    const B4: usize = 1,
+> {
+    encoded: CudaSlice<u64>,
+    host: sys::CUtensorMap,
+    _tensor: PhantomData<&'a CudaSlice<T>>,
+}
+
+impl<
+        T,
+        const RANK: usize,
+        const B0: usize,
+        const B1: usize,
+        const B2: usize,
+        const B3: usize,
+        const B4: usize,
+    > std::fmt::Debug for TensorMap<'_, T, RANK, B0, B1, B2, B3, B4>
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "TensorMap<{}, {RANK}, {:?}>",
+            std::any::type_name::<T>(),
+            &[B0, B1, B2, B3, B4][..RANK]
+        )
+    }
+}
+
+impl<
+        'a,
+        T: TensorElement,
+        const RANK: usize,
+        const B0: usize,
+        const B1: usize,
+        const B2: usize,
+        const B3: usize,
+        const B4: usize,
+    > TensorMap<'a, T, RANK, B0, B1, B2, B3, B4>
+{
+    const BOX: [usize; 5] = [B0, B1, B2, B3, B4];
+
+    fn check_shape() -> Result<(), TensorMapError> {
+        let bad = |m: String| Err(TensorMapError::Shape(m));
+        if !(1..=5).contains(&RANK) {
+            return bad(format!("RANK is {RANK}; 1 to 5"));
+        }
+        for (i, &b) in Self::BOX.iter().enumerate() {
+            if !(1..=256).contains(&b) {
+                return bad(format!("box extent B{i} is {b}; 1 to 256"));
+            }
+            if i >= RANK && b != 1 {
+                return bad(format!(
+                    "box extent B{i} is {b} past RANK {RANK}; must be 1"
+                ));
+            }
+        }
+        if (B0 * size_of::<T>()) % 16 != 0 {
+            return bad(format!(
+                "B0 = {B0} elements span {} bytes; the innermost box extent must span a multiple of 16",
+                B0 * size_of::<T>()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Encodes a map of `tensor` as a `RANK`-dimensional tensor with extents `dims` (in
+    /// elements, innermost first) and byte strides `strides` of dimensions `1..RANK`
+    /// (`RANK - 1` of them; dimension 0 is contiguous), and uploads it on `stream`.
+    ///
+    /// Errors, each checked before the driver sees the map: the type's rank or box
+    /// ([`TensorMapError::Shape`]), an extent of 0 or above 2^32, a stride count other
+    /// than `RANK - 1`, a stride not a multiple of 16 bytes or not below 2^40, a base
+    /// address not 16-byte aligned, a tensor reaching past the buffer; then whatever
+    /// `cuTensorMapEncodeTiled` refuses, and the upload's error.
+    pub fn tiled(
+        stream: &Arc<CudaStream>,
+        tensor: &'a CudaSlice<T>,
+        dims: [u64; RANK],
+        strides: &[u64],
+    ) -> Result<Self, TensorMapError> {
+        Self::check_shape()?;
+        for (index, &extent) in dims.iter().enumerate() {
+            if extent == 0 || extent > 1 << 32 {
+                return Err(TensorMapError::Extent { index, extent });
+            }
+        }
+        if strides.len() != RANK - 1 {
+            return Err(TensorMapError::StrideCount {
+                rank: RANK,
+                got: strides.len(),
+            });
+        }
+        for (i, &stride) in strides.iter().enumerate() {
+            if stride % 16 != 0 || stride >= 1 << 40 {
+                return Err(TensorMapError::Stride {
+                    index: i + 1,
+                    stride,
+                });
+            }
+        }
+        let elem = size_of::<T>() as u64;
+        let needed = elem
+            + dims[0].saturating_sub(1) * elem
+            + (1..RANK)
+                .map(|i| (dims[i] - 1).saturating_mul(strides[i - 1]))
+                .sum::<u64>();
+        let held = tensor.len() as u64 * elem;
+        if needed > held {
+            return Err(TensorMapError::OutOfBuffer { needed, held });
+        }
+        let (address, guard) = tensor.device_ptr(stream);
+        drop::<SyncOnDrop>(guard);
+        if address % 16 != 0 {
+            return Err(TensorMapError::Alignment { address });
+        }
+        let box_dims: Vec<u32> = Self::BOX[..RANK].iter().map(|&b| b as u32).collect();
+        let element_strides = vec![1u32; RANK];
+        let mut map = sys::CUtensorMap { opaque: [0; 16] };
+        // SAFETY: every pointer is valid for the lengths the driver reads (RANK
+        // dimensions, RANK - 1 strides, RANK box extents and element strides); `map`
+        // is written in place. The driver only encodes: nothing is dereferenced on the
+        // device here.
+        let result = unsafe {
+            sys::cuTensorMapEncodeTiled(
+                &mut map,
+                T::DATA_TYPE,
+                RANK as u32,
+                address as *mut std::ffi::c_void,
+                dims.as_ptr(),
+                strides.as_ptr(),
+                box_dims.as_ptr(),
+                element_strides.as_ptr(),
+                CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+                CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            )
+        };
+        result
+            .result()
+            .map_err(|e| TensorMapError::Driver(e.to_string()))?;
+        let encoded = stream
+            .clone_htod(&map.opaque)
+            .map_err(|e| TensorMapError::Driver(format!("uploading the map: {e}")))?;
+        Ok(TensorMap {
+            encoded,
+            host: map,
+            _tensor: PhantomData,
+        })
+    }
+
+    /// The encoded map itself, for a CUDA C++ kernel that takes it by value
+    /// (`const __grid_constant__ CUtensorMap`).
+    pub fn as_cu_tensor_map(&self) -> sys::CUtensorMap {
+        self.host
+    }
+
+    /// The map's device address (64-byte aligned: a fresh allocation).
+    pub fn device_address(&self, stream: &CudaStream) -> u64 {
+        self.encoded.device_ptr(stream).0
+    }
+}
+
+const fn box_field(extent: usize) -> FieldLayout {
+    FieldLayout {
+        name: "box",
+        offset: extent as u32,
+        size: 0,
+        class: ValueClass::Opaque,
+    }
+}
+
+// SAFETY: the kernel's `device_std::tma::TensorMap` is a `#[repr(transparent)]` raw
+// pointer: one `.u64 .ptr` parameter; `Raw` is the 8-byte device address of the
+// encoded map, which lives as long as the argument borrow, and the guard orders the
+// launch after the map's upload.
+unsafe impl<
+        T: TensorElement,
+        const RANK: usize,
+        const B0: usize,
+        const B1: usize,
+        const B2: usize,
+        const B3: usize,
+        const B4: usize,
+    > KernelParam for TensorMap<'static, T, RANK, B0, B1, B2, B3, B4>
+{
+    const LAYOUT: ParamLayout = ParamLayout::pointer();
+    const ABI: HostAbi = {
+        let all: &'static [FieldLayout; 5] = &[
+            box_field(B0),
+            box_field(B1),
+            box_field(B2),
+            box_field(B3),
+            box_field(B4),
+        ];
+        let (fields, _) = all.split_at(if RANK <= 5 { RANK } else { 5 });
+        HostAbi {
+            kind: AbiKind::TensorMap,
+            elem_size: size_of::<T>() as u32,
+            elem_class: T::VALUE_CLASS,
+            fields,
+        }
+    };
+    type Arg<'b>
+        = &'b TensorMap<'b, T, RANK, B0, B1, B2, B3, B4>
+    where
+        Self: 'b;
+    type Raw = u64;
+    type Guard<'b>
+        = SyncOnDrop<'b>
+    where
+        Self: 'b;
+    #[inline(always)]
+    fn lower<'b>(arg: Self::Arg<'b>, stream: &'b CudaStream) -> (u64, SyncOnDrop<'b>) {
+        arg.encoded.device_ptr(stream)
+    }
+}
