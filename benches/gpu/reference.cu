@@ -94,14 +94,15 @@ REF void bulk_scale_ref(float alpha, const float* __restrict__ x, float* __restr
     for (unsigned long long i = nvec * 4 + g; i < n; i += step) y[i] = alpha * x[i];
 }
 
-// out = in^T with tensor copies, as the Rust transpose_tma: 32 x 32 boxes, 32 x 8
-// threads, element (row (l + k) % 32, column l) per lane l for k = w, w + 8, ...
+// out = in^T with tensor copies, as the Rust transpose_tma: two 32 x 32 boxes per
+// block along y on one mbarrier, 32 x 8 threads, element (row (l + k) % 32, column l)
+// per lane l for k = w, w + 8, ...; both stores in one bulk group.
 // Two entry points: the maps in global memory (as the Rust kernel takes them) and
 // by value as __grid_constant__ parameters (CUDA C++'s usual form), to measure what
 // keeping the map in global memory costs.
 __device__ __forceinline__ void transpose_tma_body(const void* in_map, const void* out_map) {
-    __shared__ __align__(128) float a[1024];
-    __shared__ __align__(128) float b[1024];
+    __shared__ __align__(128) float a[2048];
+    __shared__ __align__(128) float b[2048];
     __shared__ __align__(8) unsigned long long bar;
     unsigned lane = threadIdx.x, warp = threadIdx.y;
     bool leader = lane == 0 && warp == 0;
@@ -111,26 +112,30 @@ __device__ __forceinline__ void transpose_tma_body(const void* in_map, const voi
         asm volatile("fence.mbarrier_init.release.cluster;");
     }
     __syncthreads();
-    int bx = 32 * blockIdx.x, by = 32 * blockIdx.y;
+    int bx = 32 * blockIdx.x, by = 64 * blockIdx.y;
     if (leader) {
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 4096;" :: "r"(bar_a) : "memory");
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                     :: "r"(smem_addr(a)), "l"(in_map), "r"(bx), "r"(by), "r"(bar_a) : "memory");
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 8192;" :: "r"(bar_a) : "memory");
+        for (int t = 0; t < 2; t++)
+            asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                         :: "r"(smem_addr(a + 1024 * t)), "l"(in_map), "r"(bx), "r"(by + 32 * t), "r"(bar_a) : "memory");
     }
     unsigned done = 0;
     while (!done)
         asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
                      : "=r"(done) : "r"(bar_a) : "memory");
 #pragma unroll
-    for (unsigned q = 0; q < 4; q++) {
-        unsigned r = (lane + warp + 8 * q) % 32;
-        b[lane * 32 + r] = a[r * 32 + lane];
-    }
+    for (unsigned t = 0; t < 2; t++)
+#pragma unroll
+        for (unsigned q = 0; q < 4; q++) {
+            unsigned r = (lane + warp + 8 * q) % 32;
+            b[1024 * t + lane * 32 + r] = a[1024 * t + r * 32 + lane];
+        }
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
     if (leader) {
-        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
-                     :: "l"(out_map), "r"(by), "r"(bx), "r"(smem_addr(b)) : "memory");
+        for (int t = 0; t < 2; t++)
+            asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
+                         :: "l"(out_map), "r"(by + 32 * t), "r"(bx), "r"(smem_addr(b + 1024 * t)) : "memory");
         asm volatile("cp.async.bulk.commit_group;");
         asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
     }

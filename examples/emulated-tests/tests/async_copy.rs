@@ -250,7 +250,7 @@ fn transpose_tma(input: &[f32], rows: usize, cols: usize) -> Result<Vec<f32>, Em
         unsafe { TensorMapDesc::new(out.as_mut_ptr(), rows * cols, &[r, c], &[r * 4], &[32, 32]) }
             .unwrap();
     let cfg = LaunchConfig::new(
-        (cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, 1),
+        (cols.div_ceil(32) as u32, rows.div_ceil(64) as u32, 1),
         (32, 8, 1),
     );
     emulator::launch(cfg, || {

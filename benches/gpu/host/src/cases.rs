@@ -503,7 +503,7 @@ fn transpose_tma(env: &Env) -> Result<Vec<Row>> {
         let cfg = LaunchConfig {
             grid_dim: (
                 u32::try_from(cols.div_ceil(32))?,
-                u32::try_from(rows.div_ceil(32))?,
+                u32::try_from(rows.div_ceil(64))?,
                 1,
             ),
             block_dim: (32, 8, 1),
@@ -542,64 +542,10 @@ fn transpose_tma(env: &Env) -> Result<Vec<Row>> {
             }?;
             Ok(())
         };
-        let shaped = |name: &str,
-                      tx: usize,
-                      ty: usize,
-                      warps: u32|
-         -> Result<(host_loader::Kernel<(Map, Map)>, LaunchConfig)> {
-            Ok((
-                env.rust.kernel::<(Map, Map)>(name)?,
-                LaunchConfig {
-                    grid_dim: (
-                        u32::try_from(cols.div_ceil(32 * tx))?,
-                        u32::try_from(rows.div_ceil(32 * ty))?,
-                        1,
-                    ),
-                    block_dim: (32, warps, 1),
-                    shared_mem_bytes: 0,
-                },
-            ))
-        };
-        let (k2, c2) = shaped("transpose_tma2", 2, 1, 8)?;
-        let (k2w4, c2w4) = shaped("transpose_tma2w4", 2, 1, 4)?;
-        let (k2y, c2y) = shaped("transpose_tma2y", 1, 2, 8)?;
-        let (k1w4, c1w4) = shaped("transpose_tma1w4", 1, 1, 4)?;
-        let (k2yw4, c2yw4) = shaped("transpose_tma2yw4", 1, 2, 4)?;
-        let (k4y, c4y) = shaped("transpose_tma4y", 1, 4, 8)?;
-        let (k4yw4, c4yw4) = shaped("transpose_tma4yw4", 1, 4, 4)?;
-        // SAFETY (each): as above.
-        let rust2 = |_: &mut ()| -> Result<()> {
-            Ok(unsafe { k2.launch(env.stream, c2, (&in_map, &out_map)) }?)
-        };
-        let rust2w4 = |_: &mut ()| -> Result<()> {
-            Ok(unsafe { k2w4.launch(env.stream, c2w4, (&in_map, &out_map)) }?)
-        };
-        let rust2y = |_: &mut ()| -> Result<()> {
-            Ok(unsafe { k2y.launch(env.stream, c2y, (&in_map, &out_map)) }?)
-        };
-        let rust1w4 = |_: &mut ()| -> Result<()> {
-            Ok(unsafe { k1w4.launch(env.stream, c1w4, (&in_map, &out_map)) }?)
-        };
-        let rust2yw4 = |_: &mut ()| -> Result<()> {
-            Ok(unsafe { k2yw4.launch(env.stream, c2yw4, (&in_map, &out_map)) }?)
-        };
-        let rust4y = |_: &mut ()| -> Result<()> {
-            Ok(unsafe { k4y.launch(env.stream, c4y, (&in_map, &out_map)) }?)
-        };
-        let rust4yw4 = |_: &mut ()| -> Result<()> {
-            Ok(unsafe { k4yw4.launch(env.stream, c4yw4, (&in_map, &out_map)) }?)
-        };
-        let variants: [(&'static str, Launch<'_, ()>); 10] = [
+        let variants: [(&'static str, Launch<'_, ()>); 3] = [
             ("rust", &rust),
             ("nvcc", &nvcc),
             ("nvcc param", &nvcc_param),
-            ("rust 2x 8w", &rust2),
-            ("rust 2x 4w", &rust2w4),
-            ("rust 2y 8w", &rust2y),
-            ("rust 1 4w", &rust1w4),
-            ("rust 2y 4w", &rust2yw4),
-            ("rust 4y 8w", &rust4y),
-            ("rust 4y 4w", &rust4yw4),
         ];
         let out_raw = out_d.device_ptr(env.stream).0;
         for (by, launch) in &variants {

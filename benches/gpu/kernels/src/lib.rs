@@ -215,90 +215,22 @@ pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
 /// `out = inᵀ` with tensor copies (sm_90): `input` is a `rows × cols` row-major
 /// matrix (map dims `[cols, rows]`), `output` its `cols × rows` transpose (map dims
 /// `[rows, cols]`); both maps copy 32 × 32 boxes. Block `(bx, by)` of a
-/// `(ceil(cols / 32), ceil(rows / 32))` grid of 32 × 8 threads (a trap otherwise)
-/// loads tile `[32 bx, 32 by]` into shared memory (the copy engine fills outside
-/// elements with zeros), transposes it into a second shared tile, and stores that
-/// at `[32 by, 32 bx]` (the engine skips outside elements). Thread `(l, w)` moves
-/// element `(row (l + k) % 32, column l)` for `k = w, w + 8, w + 16, w + 24`: lane
-/// `l` reads bank `l` and writes bank `(l + k) % 32`, so neither side has a bank
-/// conflict, though the copy engine wants both tiles dense.
+/// `(ceil(cols / 32), ceil(rows / 64))` grid of 32 × 8 threads (a trap otherwise)
+/// loads the two tiles `[32 bx, 64 by]` and `[32 bx, 64 by + 32]` into shared memory
+/// on one barrier (the copy engine fills outside elements with zeros), transposes
+/// them into two more shared tiles, and stores those at `[64 by, 32 bx]` and
+/// `[64 by + 32, 32 bx]` in one bulk group (the engine skips outside elements).
+/// Thread `(l, w)` moves element `(row (l + k) % 32, column l)` of each tile for
+/// `k = w, w + 8, w + 16, w + 24`: lane `l` reads bank `l` and writes bank
+/// `(l + k) % 32`, so neither side has a bank conflict, though the copy engine
+/// wants all tiles dense. BENCHMARKS.md has the shapes tried.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[kernel]
 pub fn transpose_tma(
     input: device_std::tma::TensorMap<f32, 2, 32, 32>,
     output: device_std::tma::TensorMap<f32, 2, 32, 32>,
 ) {
-    transpose_tma_tiles::<1, 1024, 8, false>(input, output)
-}
-
-/// Experiment: [`transpose_tma`] with 2 tiles per block along x.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
-pub fn transpose_tma2(
-    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
-    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
-) {
-    transpose_tma_tiles::<2, 2048, 8, false>(input, output)
-}
-
-/// Experiment: 2 tiles per block along y, 32 × 4 threads.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
-pub fn transpose_tma2yw4(
-    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
-    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
-) {
-    transpose_tma_tiles::<2, 2048, 4, true>(input, output)
-}
-
-/// Experiment: 4 tiles per block along y, 32 × 8 threads.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
-pub fn transpose_tma4y(
-    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
-    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
-) {
-    transpose_tma_tiles::<4, 4096, 8, true>(input, output)
-}
-
-/// Experiment: 4 tiles per block along y, 32 × 4 threads.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
-pub fn transpose_tma4yw4(
-    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
-    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
-) {
-    transpose_tma_tiles::<4, 4096, 4, true>(input, output)
-}
-
-/// Experiment: 2 tiles per block along x, 32 × 4 threads.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
-pub fn transpose_tma2w4(
-    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
-    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
-) {
-    transpose_tma_tiles::<2, 2048, 4, false>(input, output)
-}
-
-/// Experiment: 2 tiles per block along y, 32 × 8 threads.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
-pub fn transpose_tma2y(
-    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
-    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
-) {
     transpose_tma_tiles::<2, 2048, 8, true>(input, output)
-}
-
-/// Experiment: 1 tile per block, 32 × 4 threads.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
-pub fn transpose_tma1w4(
-    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
-    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
-) {
-    transpose_tma_tiles::<1, 1024, 4, false>(input, output)
 }
 
 /// The body of [`transpose_tma`] for `T` tiles per block (along x, or along y with
