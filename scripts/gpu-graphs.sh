@@ -27,7 +27,7 @@ for l in sys.stdin:
   rm -rf "$dest" && mkdir -p "$dest/cu"
   cp "$exe" "$dest/test-graph"
   cp "${CARGO_TARGET_DIR:-target}/release/graph-bench" "$dest/"
-  cp "${CARGO_TARGET_DIR:-target}/ptx/bench-kernels.ptx" "$dest/"
+  cp "${CARGO_TARGET_DIR:-target}/ptx/bench-kernels.ptx" host-loader/tests/data/fixture.ptx "$dest/"
   cp benches/gpu/reference.cu benches/gpu/graph_reference.cu "$dest/cu/"
   cp scripts/gpu-graphs.sh "$dest/"
   git rev-parse HEAD > "$dest/commit"
@@ -57,9 +57,16 @@ echo "staged commit: $(cat "$bin/commit" 2>/dev/null)" | tee -a "$logs/gpu.txt"
 
 step "graph tests (tests/graph.rs)" tests.log \
   "$bin/test-graph" --ignored --test-threads=1 --nocapture
-step "memcheck graph tests (all but the 400 x 4 Mi free test)" sanitizer.log \
+step "memcheck graph tests (all but the capture-error and the 400 x 4 Mi free tests)" sanitizer.log \
   compute-sanitizer --tool memcheck --error-exitcode 99 \
-  "$bin/test-graph" --ignored --test-threads=1 --skip gpu_frees
+  "$bin/test-graph" --ignored --test-threads=1 --skip gpu_frees --skip gpu_capture_errors
+# The capture-error test makes the driver refuse calls on purpose: memory errors only,
+# then once more listing the refused API calls (for the log, not a failure).
+step "memcheck capture-error test (memory errors; API errors are the test's point)" sanitizer.log \
+  compute-sanitizer --tool memcheck --error-exitcode 99 --report-api-errors no \
+  "$bin/test-graph" --ignored --exact gpu_capture_errors_are_typed
+compute-sanitizer --tool memcheck --show-backtrace no \
+  "$bin/test-graph" --ignored --exact gpu_capture_errors_are_typed >"$logs/api-errors.log" 2>&1
 
 step "nvcc reference.cu -> PTX" build.log \
   nvcc -O3 -arch=sm_90 -ptx "$bin/cu/reference.cu" -o "$logs/reference.ptx"
@@ -67,7 +74,7 @@ step "nvcc graph_reference.cu -> libgraphref.so" build.log \
   nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -shared "$bin/cu/graph_reference.cu" -o "$logs/libgraphref.so"
 grep -m1 -A5 "\.entry vecadd_ref" "$logs/reference.ptx" >>"$logs/build.log" 2>&1
 
-bench=("$bin/graph-bench" --rust-ptx "$bin/bench-kernels.ptx" --ref-ptx "$logs/reference.ptx" --ref-lib "$logs/libgraphref.so")
+bench=("$bin/graph-bench" --rust-ptx "$bin/bench-kernels.ptx" --ref-ptx "$logs/reference.ptx" --ref-lib "$logs/libgraphref.so" --simple-ptx "$bin/fixture.ptx")
 step "memcheck graph-bench (50 steps, 1 run)" sanitizer.log \
   compute-sanitizer --tool memcheck --error-exitcode 99 "${bench[@]}" --steps 50 --runs 1
 for seed in 1 2 3; do
@@ -79,6 +86,8 @@ echo
 echo "graphs GPU summary ($(head -1 "$logs/gpu.txt"))"
 grep -hE "^test .* \.\.\. (ok|FAILED)$" "$logs/tests.log" | sed 's/^/  /'
 grep -h "ERROR SUMMARY" "$logs/sanitizer.log" | sed 's/^/  /'
+echo "  API calls the capture-error test makes the driver refuse (compute-sanitizer):"
+grep -h "Program hit" "$logs/api-errors.log" | sort | uniq -c | sed 's/^/   /'
 for f in "$logs"/bench-*.txt; do
   echo "-- $(basename "$f")"
   sed -n '/^variant/,$p' "$f"

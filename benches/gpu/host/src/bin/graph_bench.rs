@@ -54,6 +54,11 @@ struct Options {
     /// Seed for the random inputs (default: the clock).
     #[arg(long)]
     seed: Option<u64>,
+    /// PTX with a plain one-element-per-thread `vecadd(&[f32], &[f32],
+    /// DisjointSlice<f32>)` (host-loader's `tests/data/fixture.ptx`): adds the variant
+    /// `rust graph (simple kernel)`, to tell the kernel's cost from the graph's.
+    #[arg(long)]
+    simple_ptx: Option<PathBuf>,
 }
 
 type LoopFn =
@@ -125,6 +130,7 @@ enum NvccKernel {
 struct State<'a> {
     rust_graph: GraphExec<'a>,
     nvcc_graph: GraphExec<'a>,
+    simple_graph: Option<GraphExec<'a>>,
     x_loop: [CudaSlice<f32>; 2],
 }
 
@@ -173,6 +179,7 @@ fn main() -> Result<()> {
     let fresh = || -> Result<[CudaSlice<f32>; 2]> {
         Ok([stream.clone_htod(&x0)?, stream.clone_htod(&nan)?])
     };
+    let mut x_sg = fresh()?;
     let (mut x_rg, mut x_ng, x_loop, x_cl, x_cg) =
         (fresh()?, fresh()?, fresh()?, fresh()?, fresh()?);
     // Four floats per thread (the kernels' 16-byte vectors): 256 threads for 1024 floats.
@@ -232,6 +239,34 @@ fn main() -> Result<()> {
     };
     let mut nvcc_graph = g.instantiate()?;
 
+    // The simple Rust kernel, one element per thread.
+    let simple_module = match &o.simple_ptx {
+        Some(p) => Some(Module::from_ptx_file(&ctx, p)?),
+        None => None,
+    };
+    let simple = match &simple_module {
+        Some(m) => Some(m.kernel::<RustSig>("vecadd")?),
+        None => None,
+    };
+    let mut simple_graph = None;
+    let mut sg_tokens = None;
+    if let Some(k) = &simple {
+        let cfg1 = for_num_elems(n as u32, 256)?;
+        let [x0s, x1s] = &mut x_sg;
+        let (g, x) = graph::capture(&stream, |rec| {
+            let (b, x) = (rec.read(&b_d)?, [rec.write(x0s)?, rec.write(x1s)?]);
+            for i in 0..steps {
+                // SAFETY: the simple vecadd writes c[k] for its own k < c.len() = n only.
+                unsafe { rec.launch(k, cfg1, (x[i % 2].read(), b, x[(i + 1) % 2])) }?;
+            }
+            Ok(x)
+        })?;
+        let mut e = g.instantiate()?;
+        e.upload(&stream)?;
+        simple_graph = Some(e);
+        sg_tokens = Some(x);
+    }
+
     // The C++ graph.
     let cpp_ptrs = |x: &[CudaSlice<f32>; 2]| {
         (
@@ -273,6 +308,7 @@ fn main() -> Result<()> {
     let mut state = State {
         rust_graph,
         nvcc_graph,
+        simple_graph,
         x_loop,
     };
     let rust_loop = |s: &mut State| -> Result<()> {
@@ -302,13 +338,22 @@ fn main() -> Result<()> {
         ensure!(rc == 0, "graphref_launch: cudaError {rc}");
         Ok(())
     };
-    let variants: [(&str, timing::Launch<'_, State>); 5] = [
+    let simple_graph_run = |s: &mut State| -> Result<()> {
+        match &mut s.simple_graph {
+            Some(g) => Ok(g.launch(&stream)?),
+            None => Ok(()),
+        }
+    };
+    let mut variants: Vec<(&str, timing::Launch<'_, State>)> = vec![
         ("rust loop", &rust_loop),
         ("c++ loop", &cpp_loop_run),
         ("rust graph", &rust_graph_run),
         ("rust graph (nvcc kernel)", &nvcc_graph_run),
         ("c++ graph", &cpp_graph_run),
     ];
+    if simple.is_some() {
+        variants.push(("rust graph (simple kernel)", &simple_graph_run));
+    }
     for (_, run) in &variants {
         run(&mut state)?;
     }
@@ -332,6 +377,10 @@ fn main() -> Result<()> {
         None => check_raw("rust graph (nvcc kernel)", &stream, ng_addr, n, &want)?,
     }
     check("c++ graph", &stream, [&x_cg[0], &x_cg[1]], &want)?;
+    if let (Some(g), Some(t)) = (&state.simple_graph, sg_tokens) {
+        let xs = [g.slice(t[0].read())?, g.slice(t[1].read())?];
+        check("rust graph (simple kernel)", &stream, xs, &want)?;
+    }
 
     let launches: Vec<timing::Launch<'_, State>> = variants.iter().map(|v| v.1).collect();
     let ms = timing::interleaved_medians(&stream, o.runs, &mut state, |_| Ok(()), &launches)?;
@@ -359,6 +408,12 @@ fn main() -> Result<()> {
         "speedup c++ loop / c++ graph             = {:.2}x",
         ms[1] / ms[4]
     );
+    if ms.len() > 5 {
+        println!(
+            "ratio rust graph (simple kernel) / c++ graph = {:.3}",
+            ms[5] / ms[4]
+        );
+    }
     drop(state);
     // SAFETY: the executable graph is no longer launched; the stream is synchronized
     // first so no run is in flight.
