@@ -29,8 +29,8 @@
 //! are the graph's launch arguments: a `Slice<T>` parameter takes a `Buf<T>`
 //! ([`BufMut::read`] turns a writable one into one), a `SliceMut<T>` or `PtrMut<T>`
 //! parameter only a `BufMut<T>`. The borrows last for `'a`, the lifetime of the
-//! [`Graph<'a>`] and [`GraphExec<'a>`], so the borrow checker refuses to drop (or write
-//! from the host) a buffer while a graph that uses it exists:
+//! [`Graph<'a>`] and [`GraphExec<'a>`], so the borrow checker refuses to drop a buffer
+//! while a graph that uses it exists:
 //!
 //! ```compile_fail,E0505
 //! # use host_loader::*;
@@ -46,6 +46,43 @@
 //! let mut exec = graph.instantiate()?;
 //! drop(a); // error[E0505]: cannot move out of `a` because it is borrowed
 //! exec.launch(s)?;
+//! # Ok(()) }
+//! ```
+//!
+//! nor write it while the graph exists, except through the executable graph
+//! ([`GraphExec::slice_mut`]):
+//!
+//! ```compile_fail,E0499
+//! # use host_loader::*;
+//! # fn f(k: &Kernel<(Slice<f32>, Slice<f32>, SliceMut<f32>)>, s: &std::sync::Arc<cudarc::driver::CudaStream>,
+//! #      a: cudarc::driver::CudaSlice<f32>, mut c: cudarc::driver::CudaSlice<f32>) -> Result<(), Box<dyn std::error::Error>> {
+//! let cfg = for_num_elems(1024, 256)?;
+//! let (graph, c_tok) = graph::capture(s, |r| {
+//!     let (a, c) = (r.read(&a)?, r.write(&mut c)?);
+//!     // SAFETY: vecadd stays within its buffers.
+//!     unsafe { r.launch(k, cfg, (a, a, c)) }?;
+//!     Ok(c)
+//! })?;
+//! let mut exec = graph.instantiate()?;
+//! s.memcpy_htod(&[0.0f32; 1024], &mut c)?; // error[E0499]: `c` is borrowed by the graph
+//! s.memcpy_htod(&[0.0f32; 1024], exec.slice_mut(c_tok)?)?; // this is the way
+//! exec.launch(s)?;
+//! # Ok(()) }
+//! ```
+//!
+//! A read-only token where the kernel writes is refused by the compiler, as a `&` for a
+//! `&mut` is for a launch:
+//!
+//! ```compile_fail,E0308
+//! # use host_loader::*;
+//! # fn f(k: &Kernel<(Slice<f32>, Slice<f32>, SliceMut<f32>)>, s: &cudarc::driver::CudaStream,
+//! #      a: &cudarc::driver::CudaSlice<f32>, c: &mut cudarc::driver::CudaSlice<f32>) -> Result<(), Error> {
+//! let cfg = for_num_elems(1024, 256)?;
+//! graph::capture(s, |r| {
+//!     let (a, c) = (r.read(a)?, r.write(c)?);
+//!     // error[E0308]: expected `BufMut<f32>`, found `Buf<f32>`
+//!     unsafe { r.launch(k, cfg, (a, a, c.read())) }
+//! })?;
 //! # Ok(()) }
 //! ```
 //!
@@ -168,8 +205,9 @@ pub enum GraphError {
         source: DriverError,
         /// What that code means for a capture, and the usual cause.
         cause: &'static str,
-        /// The first error cudarc recorded without returning it during the capture (its
-        /// event waits and records are reported that way), when there was one.
+        /// An error cudarc recorded during the capture without returning it (its event
+        /// waits and records report errors that way; it keeps the last one, and its next
+        /// `bind_to_thread` returns it), when there was one.
         refused: Option<DriverError>,
     },
 
@@ -261,7 +299,8 @@ pub enum GraphError {
 fn refused_suffix(refused: &Option<DriverError>) -> String {
     match refused {
         Some(e) => format!(
-            "; the first call refused during the capture (reported late by cudarc) said: {}",
+            "; cudarc also recorded, without returning it, an error of a call during the \
+             capture: {}",
             DriverMsg(e)
         ),
         None => String::new(),
@@ -1190,12 +1229,14 @@ pub fn capture_with_mode<'a, R>(
     };
     let out = f(&mut rec);
     guard.armed = false;
+    // Taken before binding: cudarc's `bind_to_thread` returns (and clears) a recorded
+    // error as its own.
+    let during = ctx.check_err().err();
     let _ = ctx.bind_to_thread();
     let mut g: sys::CUgraph = std::ptr::null_mut();
     // SAFETY: the stream is live and was capturing (unless `f` ended it, which the
     // driver reports).
     let ended = unsafe { sys::cuStreamEndCapture(raw, &mut g) }.result();
-    let during = ctx.check_err().err();
     ctx.record_err(earlier);
     let destroy = |g: sys::CUgraph| {
         if !g.is_null() {
@@ -1833,7 +1874,7 @@ mod tests {
         );
         assert!(msg.contains("invalidated the whole capture"), "{msg}");
         assert!(
-            msg.contains("the first call refused during the capture"),
+            msg.contains("cudarc also recorded, without returning it"),
             "{msg}"
         );
         for code in [
