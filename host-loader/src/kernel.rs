@@ -16,7 +16,7 @@ use crate::module::RawModule;
 use crate::signature::KernelSignature;
 
 /// What every clone of one kernel handle shares.
-struct Shared {
+pub(crate) struct Shared {
     func: sys::CUfunction,
     module: Arc<RawModule>,
     name: String,
@@ -294,19 +294,7 @@ impl<S: KernelSignature> Kernel<S> {
         S: 'a,
     {
         let s = &*self.shared;
-        if stream.context().cu_ctx() != s.module.ctx.cu_ctx() {
-            return Err(self.wrong_context(stream));
-        }
-        s.limits
-            .validate(&cfg, s.max_threads_per_block)
-            .map_err(|e| self.name_error(e))?;
-        if cfg.shared_mem_bytes > s.dynamic_shared_limit.load(Ordering::Relaxed) {
-            self.raise_dynamic_shared_limit(cfg.shared_mem_bytes)?;
-        }
-        stream
-            .context()
-            .bind_to_thread()
-            .map_err(|source| self.bind_error(source))?;
+        self.prepare(stream, &cfg)?;
         // SAFETY: `S` was checked against this function's signature when `self` was made;
         // `cfg` was validated above against the device and the function (threads, dynamic
         // shared memory); the stream's context is the function's and is current; the
@@ -317,6 +305,50 @@ impl<S: KernelSignature> Kernel<S> {
                 source,
             }
         })
+    }
+
+    /// What every launch checks before it reaches the driver: `stream` in the kernel's
+    /// context, `cfg` within the device's and the kernel's limits (raising the dynamic
+    /// shared memory limit on first need), the context current. Also used for graph
+    /// nodes ([`crate::graph`]).
+    #[inline]
+    pub(crate) fn prepare(&self, stream: &CudaStream, cfg: &LaunchConfig) -> Result<(), Error> {
+        if stream.context().cu_ctx() != self.shared.module.ctx.cu_ctx() {
+            return Err(self.wrong_context(stream));
+        }
+        self.prepare_config(cfg)?;
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(|source| self.bind_error(source))
+    }
+
+    /// The configuration half of [`prepare`](Self::prepare): `cfg` within the device's and
+    /// the kernel's limits, the dynamic shared memory limit raised on first need.
+    #[inline]
+    pub(crate) fn prepare_config(&self, cfg: &LaunchConfig) -> Result<(), Error> {
+        let s = &*self.shared;
+        s.limits
+            .validate(cfg, s.max_threads_per_block)
+            .map_err(|e| self.name_error(e))?;
+        if cfg.shared_mem_bytes > s.dynamic_shared_limit.load(Ordering::Relaxed) {
+            self.raise_dynamic_shared_limit(cfg.shared_mem_bytes)?;
+        }
+        Ok(())
+    }
+
+    /// What every clone of this handle shares (the function, its module, its limits).
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// A handle of signature `S` over `shared`, which was checked against `S` when the
+    /// handle it came from was made.
+    pub(crate) fn from_shared(shared: Arc<Shared>) -> Self {
+        Kernel {
+            shared,
+            _sig: PhantomData,
+        }
     }
 
     /// Lets the kernel use `bytes` of dynamic shared memory: checks them against the

@@ -10,6 +10,7 @@
 //! | [`check_signature`], [`Signatures`] | the verdict: Rust signature vs PTX `.entry` and ABI record, no GPU needed | none |
 //! | [`Module`] | load PTX (file, embedded, with a link map), a cubin or a fatbin, with JIT options | `cuModuleLoadDataEx` |
 //! | [`Kernel`] | checked handle; launch with limits checked and the dynamic shared memory opt-in set | `cuModuleGetFunction`, `cuFuncGetAttribute`, `cuFuncGetParamInfo`, `cuFuncSetAttribute`, `cuLaunchKernel` |
+//! | [`graph`] | typed CUDA graphs: stream capture of typed launches, replay, typed update of a kernel node | `cuStreamBeginCapture`, `cuStreamEndCapture`, `cuGraphInstantiateWithFlags`, `cuGraphLaunch`, `cuGraphExecKernelNodeSetParams`, `cuGraphExecUpdate` |
 //! | [`open_device`] | driver start-up that errors instead of panicking | `cuInit`, `cuDevicePrimaryCtxRetain` |
 //! | `cudarc::driver` | safe/result/sys wrappers this crate builds on (buffers, streams, events) | all of the above |
 //!
@@ -172,6 +173,7 @@
 pub mod abi_record;
 mod device;
 mod error;
+pub mod graph;
 mod image;
 mod kernel;
 mod launch;

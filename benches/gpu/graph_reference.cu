@@ -1,0 +1,57 @@
+// CUDA C++ side of the graph benchmark (`graph-bench`, benches/gpu/host/src/bin):
+// the chain of `steps` dependent vecadd_ref launches (reference.cu) ping-ponging
+// between x0 and x1, as a plain launch loop and as a stream-captured CUDA graph.
+// Built on the GPU machine as a shared library and called by the Rust host in the
+// same process, on the same stream and context (the device's primary context):
+//   nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -shared graph_reference.cu -o libgraphref.so
+#include "reference.cu"
+#include <cuda_runtime.h>
+
+extern "C" {
+
+// x[(i+1)%2] = x[i%2] + b for i < steps, launched one by one (cudaLaunchKernel).
+int graphref_loop(void* stream, const float* b, float* x0, float* x1,
+                  unsigned long long n, int steps, unsigned grid, unsigned block) {
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    float* x[2] = {x0, x1};
+    for (int i = 0; i < steps; ++i)
+        vecadd_ref<<<grid, block, 0, s>>>(x[i % 2], b, x[(i + 1) % 2], n);
+    return static_cast<int>(cudaGetLastError());
+}
+
+// The same chain captured into a graph (thread-local capture mode) and instantiated.
+int graphref_capture(void* stream, const float* b, float* x0, float* x1,
+                     unsigned long long n, int steps, unsigned grid, unsigned block,
+                     void** out_exec) {
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    if (e != cudaSuccess) return static_cast<int>(e);
+    float* x[2] = {x0, x1};
+    for (int i = 0; i < steps; ++i)
+        vecadd_ref<<<grid, block, 0, s>>>(x[i % 2], b, x[(i + 1) % 2], n);
+    cudaGraph_t graph = nullptr;
+    e = cudaStreamEndCapture(s, &graph);
+    if (e != cudaSuccess) return static_cast<int>(e);
+    cudaGraphExec_t exec = nullptr;
+    e = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    if (e != cudaSuccess) return static_cast<int>(e);
+    *out_exec = exec;
+    return 0;
+}
+
+int graphref_launch(void* exec, void* stream) {
+    return static_cast<int>(
+        cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec), static_cast<cudaStream_t>(stream)));
+}
+
+int graphref_upload(void* exec, void* stream) {
+    return static_cast<int>(
+        cudaGraphUpload(static_cast<cudaGraphExec_t>(exec), static_cast<cudaStream_t>(stream)));
+}
+
+int graphref_destroy(void* exec) {
+    return static_cast<int>(cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec)));
+}
+
+}  // extern "C"

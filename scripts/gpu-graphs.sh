@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Typed CUDA graphs (host_loader::graph) on a GPU: the graph tests (chain replays, node
+# updates, whole-graph update, capture errors, stream-ordered frees), compute-sanitizer
+# memcheck on them and on the benchmark, then graph-bench: a chain of 1000 dependent
+# tiny kernels launched one by one, as our graph and as a CUDA C++ graph, interleaved,
+# three seeds, plus one run at 64 Ki elements.
+#
+# Stage (on a build machine, from the repo root; needs Rust, no GPU):
+#   bash scripts/gpu-graphs.sh --stage [DEST]           # -> .gpu/graphs/ (self-contained)
+# Run (on the GPU machine, from any directory; needs the driver, nvcc, compute-sanitizer):
+#   bash .gpu/graphs/gpu-graphs.sh .gpu/graphs LOG_DIR
+# Prints a summary last; full logs go to LOG_DIR; exits non-zero on any failure.
+set -uo pipefail
+
+if [ "${1:-}" = "--stage" ]; then
+  set -e
+  cd "$(dirname "$0")/.."
+  dest=${2:-.gpu/graphs}
+  cargo xtask build-ptx -p bench-kernels
+  cargo build --release --quiet -p gpu-bench --bin graph-bench
+  exe=$(cargo test --release -p host-loader --test graph --no-run --message-format=json 2>/dev/null |
+        python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "graph":
+        print(m["executable"])')
+  rm -rf "$dest" && mkdir -p "$dest/cu"
+  cp "$exe" "$dest/test-graph"
+  cp "${CARGO_TARGET_DIR:-target}/release/graph-bench" "$dest/"
+  cp "${CARGO_TARGET_DIR:-target}/ptx/bench-kernels.ptx" host-loader/tests/data/fixture.ptx "$dest/"
+  cp benches/gpu/reference.cu benches/gpu/graph_reference.cu "$dest/cu/"
+  cp scripts/gpu-graphs.sh "$dest/"
+  git rev-parse HEAD > "$dest/commit"
+  ls -la "$dest"
+  echo "staged: $(du -sh "$dest" | cut -f1) in $dest (commit $(cat "$dest/commit"))"
+  exit 0
+fi
+
+bin=${1:?STAGED_DIR (e.g. .gpu/graphs)}
+logs=${2:?LOG_DIR}
+mkdir -p "$logs"
+summary=()
+fail=0
+step() { # name, log, command...
+  local name=$1 log=$2; shift 2
+  echo "== $name: $*" >>"$logs/$log"
+  if timeout 150 "$@" >>"$logs/$log" 2>&1; then
+    summary+=("PASS $name")
+  else
+    summary+=("FAIL $name (exit $?, see $log)")
+    fail=1
+  fi
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$logs/gpu.txt"
+echo "staged commit: $(cat "$bin/commit" 2>/dev/null)" | tee -a "$logs/gpu.txt"
+
+step "graph tests (tests/graph.rs)" tests.log \
+  "$bin/test-graph" --ignored --test-threads=1 --nocapture
+step "memcheck graph tests (all but the two that make the driver refuse calls, and the 400 x 4 Mi free test)" sanitizer.log \
+  compute-sanitizer --tool memcheck --error-exitcode 99 \
+  "$bin/test-graph" --ignored --test-threads=1 --skip gpu_frees --skip gpu_capture_errors \
+  --skip gpu_whole_graph_update
+# The capture-error and whole-graph-update tests make the driver refuse calls on
+# purpose: memory errors only, then once more listing the refused API calls (for the
+# log, not a failure).
+for t in gpu_capture_errors_are_typed gpu_whole_graph_update; do
+  step "memcheck $t (memory errors; refused API calls are the test's point)" sanitizer.log \
+    compute-sanitizer --tool memcheck --error-exitcode 99 --report-api-errors no \
+    "$bin/test-graph" --ignored --exact $t
+  compute-sanitizer --tool memcheck --show-backtrace no \
+    "$bin/test-graph" --ignored --exact $t >>"$logs/api-errors.log" 2>&1
+done
+
+step "nvcc reference.cu -> PTX" build.log \
+  nvcc -O3 -arch=sm_90 -ptx "$bin/cu/reference.cu" -o "$logs/reference.ptx"
+step "nvcc graph_reference.cu -> libgraphref.so" build.log \
+  nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -shared "$bin/cu/graph_reference.cu" -o "$logs/libgraphref.so"
+grep -m1 -A5 "\.entry vecadd_ref" "$logs/reference.ptx" >>"$logs/build.log" 2>&1
+
+bench=("$bin/graph-bench" --rust-ptx "$bin/bench-kernels.ptx" --ref-ptx "$logs/reference.ptx" --ref-lib "$logs/libgraphref.so" --simple-ptx "$bin/fixture.ptx")
+step "memcheck graph-bench (50 steps, 1 run)" sanitizer.log \
+  compute-sanitizer --tool memcheck --error-exitcode 99 "${bench[@]}" --steps 50 --runs 1
+for seed in 1 2 3; do
+  step "graph-bench 1000 x 1024 floats, seed $seed" "bench-$seed.txt" "${bench[@]}" --seed $seed
+done
+step "graph-bench 1000 x 65536 floats, seed 4" bench-64k.txt "${bench[@]}" --seed 4 --n 65536
+
+echo
+echo "graphs GPU summary ($(head -1 "$logs/gpu.txt"))"
+grep -hE "^test .* \.\.\. (ok|FAILED)$" "$logs/tests.log" | sed 's/^/  /'
+grep -h "ERROR SUMMARY" "$logs/sanitizer.log" | sed 's/^/  /'
+echo "  API calls the capture-error test makes the driver refuse (compute-sanitizer):"
+grep -h "Program hit" "$logs/api-errors.log" | sort | uniq -c | sed 's/^/   /'
+for f in "$logs"/bench-*.txt; do
+  echo "-- $(basename "$f")"
+  sed -n '/^variant/,$p' "$f"
+done
+printf '%s\n' "${summary[@]}"
+exit $fail
