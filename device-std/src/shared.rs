@@ -161,6 +161,7 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
     /// `M * size_of::<T>()` be a multiple of `ALIGN`, so every part keeps the
     /// alignment (compile errors otherwise). Panics (traps) when `i >= N / M`.
     #[inline(always)]
+    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
     pub fn part<const M: usize>(&self, i: usize) -> SharedArray<T, M, ALIGN> {
         const {
             assert!(M > 0 && N % M == 0, "SharedArray::part: M must divide N");

@@ -48,6 +48,8 @@
 //! }
 //! ```
 
+#![allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+
 use crate::abi::{KernelParam, ParamAbi, TENSOR_MAP};
 use crate::host::on_device;
 use crate::layout::{FieldLayout, HasValueClass, PlainData, ValueClass};

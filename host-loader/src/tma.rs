@@ -15,6 +15,8 @@
 //! # Ok(()) }
 //! ```
 
+#![allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+
 use std::marker::PhantomData;
 use std::mem::size_of;
 use std::sync::Arc;

@@ -8,6 +8,8 @@
 //! bulk load (see `mbarrier`); a store writes the box's elements that lie
 //! inside the tensor.
 
+#![allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+
 use super::mbarrier;
 use crate::layout::PlainData;
 use crate::tma::TensorMap;

@@ -256,7 +256,6 @@ fn transpose_tma(input: &[f32], rows: usize, cols: usize) -> Result<Vec<f32>, Em
     emulator::launch(cfg, || {
         bench_kernels::transpose_tma(in_map.as_param(), out_map.as_param())
     })?;
-    drop(out);
     Ok(yb[yo..yo + rows * cols].to_vec())
 }
 
