@@ -12,6 +12,7 @@
 //! | [`atomic`] | scoped atomics with orderings, on global and shared memory | `atom` with `.sem` and `.scope` |
 //! | [`mbarrier`] | [`Mbarrier`], the transaction barrier copies complete on, with its [`Phase`] | `mbarrier` (sm_80; `expect_tx` sm_90) |
 //! | [`bulk`] | bulk asynchronous copies global ↔ shared, their groups, the async-proxy fence | `cp.async.bulk` (sm_90, PTX 8.0) |
+//! | [`cluster`] | thread-block clusters: their registers, the cluster barrier, distributed shared memory ([`SharedArray::in_cta`]), `elect.sync` | `%cluster_*`, `barrier.cluster`, `mapa`, `ld/st/atom.shared::cluster` (sm_90) |
 //! | [`tma`] | [`tma::TensorMap`]: 1D–5D tensor copies global ↔ shared, the box in the type | `cp.async.bulk.tensor` (sm_90, PTX 8.0) |
 //! | [`print`] | [`device_println!`] through `vprintf` | CUDA device `printf` |
 //! | [`math`] | `exp`, `exp2` (the hardware's approximate `ex2`), which `core` lacks without `std` | `ex2.approx.ftz.f32` |
@@ -97,6 +98,8 @@ pub mod abi;
 pub mod atomic;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub mod bulk;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+pub mod cluster;
 pub mod disjoint;
 pub mod dynamic_shared;
 #[cfg(emulated)]

@@ -295,6 +295,9 @@ impl<S: KernelSignature> Kernel<S> {
     {
         let s = &*self.shared;
         self.prepare(stream, &cfg)?;
+        if let Some(cluster) = attrs.cluster() {
+            self.check_cluster(stream, &cfg, cluster)?;
+        }
         // SAFETY: `S` was checked against this function's signature when `self` was made;
         // `cfg` was validated above against the device and the function (threads, dynamic
         // shared memory); the stream's context is the function's and is current; the
@@ -333,6 +336,97 @@ impl<S: KernelSignature> Kernel<S> {
             .map_err(|e| self.name_error(e))?;
         if cfg.shared_mem_bytes > s.dynamic_shared_limit.load(Ordering::Relaxed) {
             self.raise_dynamic_shared_limit(cfg.shared_mem_bytes)?;
+        }
+        Ok(())
+    }
+
+    /// The checks [`LaunchAttributes::cluster_dim`] promises, before the driver sees the
+    /// launch: each dimension at least 1 and dividing the grid's, at most 8 CTAs, compute
+    /// capability 9.0 or newer, and no more CTAs than `cuOccupancyMaxPotentialClusterSize`
+    /// allows for this kernel, block shape and dynamic shared memory.
+    #[cold]
+    fn check_cluster(
+        &self,
+        stream: &CudaStream,
+        cfg: &LaunchConfig,
+        (x, y, z): (u32, u32, u32),
+    ) -> Result<(), Error> {
+        use cudarc::driver::sys;
+        let name = Some(self.shared.name.as_str());
+        let grid = cfg.grid_dim;
+        if x == 0 || y == 0 || z == 0 {
+            return Err(invalid(
+                name,
+                format!("cluster ({x}, {y}, {z}) has a zero dimension"),
+            ));
+        }
+        if grid.0 % x != 0 || grid.1 % y != 0 || grid.2 % z != 0 {
+            return Err(invalid(
+                name,
+                format!(
+                    "grid {grid:?} is not a whole number of clusters ({x}, {y}, {z}): each grid \
+                     dimension must be a multiple of the cluster's"
+                ),
+            ));
+        }
+        let size = x as u64 * y as u64 * z as u64;
+        if size > 8 {
+            return Err(invalid(
+                name,
+                format!(
+                    "cluster ({x}, {y}, {z}) has {size} CTAs; the portable maximum is 8 (larger \
+                     clusters need CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, which \
+                     host-loader does not set)"
+                ),
+            ));
+        }
+        let ctx = stream.context();
+        let major = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+            .map_err(|source| Error::Driver {
+                context: "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)".into(),
+                source,
+            })?;
+        if major < 9 {
+            return Err(invalid(
+                name,
+                format!("thread-block clusters need compute capability 9.0 or newer; this device is {major}.x"),
+            ));
+        }
+        let mut list = LaunchAttributes::new()
+            .cluster_dim(x, y, z)
+            .to_driver_list();
+        let config = sys::CUlaunchConfig {
+            gridDimX: grid.0,
+            gridDimY: grid.1,
+            gridDimZ: grid.2,
+            blockDimX: cfg.block_dim.0,
+            blockDimY: cfg.block_dim.1,
+            blockDimZ: cfg.block_dim.2,
+            sharedMemBytes: cfg.shared_mem_bytes,
+            hStream: stream.cu_stream(),
+            attrs: list.as_mut_ptr(),
+            numAttrs: list.len() as u32,
+        };
+        let mut fit: std::ffi::c_int = 0;
+        // SAFETY: `config` and `list` outlive the call; the function is live and its
+        // context current (`prepare` bound it).
+        unsafe { sys::cuOccupancyMaxPotentialClusterSize(&mut fit, self.shared.func, &config) }
+            .result()
+            .map_err(|source| Error::Driver {
+                context: format!("cuOccupancyMaxPotentialClusterSize(`{}`)", self.shared.name),
+                source,
+            })?;
+        if size > fit.max(0) as u64 {
+            return Err(invalid(
+                name,
+                format!(
+                    "cluster ({x}, {y}, {z}) has {size} CTAs, but at most {fit} CTAs of this \
+                     kernel with blocks {:?} and {} bytes of dynamic shared memory fit in one \
+                     cluster on this device (cuOccupancyMaxPotentialClusterSize)",
+                    cfg.block_dim, cfg.shared_mem_bytes
+                ),
+            ));
         }
         Ok(())
     }

@@ -320,6 +320,7 @@ mod tests {
 pub struct LaunchAttributes {
     programmatic: bool,
     priority: Option<i32>,
+    cluster: Option<(u32, u32, u32)>,
 }
 
 impl LaunchAttributes {
@@ -348,6 +349,25 @@ impl LaunchAttributes {
         self
     }
 
+    /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` (thread-block clusters, sm_90+): blocks
+    /// run in clusters of `x × y × z` CTAs, co-scheduled on one GPC, which can
+    /// synchronise (`device_std::cluster::sync`) and read and write each other's shared
+    /// memory. Checked before the driver sees it, by
+    /// [`Kernel::launch_with`](crate::Kernel::launch_with): every dimension at least 1 and
+    /// dividing the grid's, at most 8 CTAs (the portable cluster size; larger
+    /// non-portable sizes are not enabled here), a device of compute capability 9.0 or
+    /// newer, and no more CTAs than `cuOccupancyMaxPotentialClusterSize` says fit for
+    /// this kernel and block shape.
+    pub fn cluster_dim(mut self, x: u32, y: u32, z: u32) -> Self {
+        self.cluster = Some((x, y, z));
+        self
+    }
+
+    /// The cluster shape, if set.
+    pub fn cluster(&self) -> Option<(u32, u32, u32)> {
+        self.cluster
+    }
+
     /// Whether programmatic stream serialization is on.
     pub fn is_programmatic(&self) -> bool {
         self.programmatic
@@ -359,7 +379,47 @@ impl LaunchAttributes {
     }
 
     fn is_empty(&self) -> bool {
-        !self.programmatic && self.priority.is_none()
+        !self.programmatic && self.priority.is_none() && self.cluster.is_none()
+    }
+
+    /// The `CUlaunchAttribute`s these attributes stand for.
+    pub(crate) fn to_driver_list(self) -> Vec<cudarc::driver::sys::CUlaunchAttribute> {
+        use cudarc::driver::sys::{
+            CUlaunchAttribute, CUlaunchAttributeID as Id, CUlaunchAttributeValue as Value,
+        };
+        let attribute = |id, value| CUlaunchAttribute {
+            id,
+            pad: [0; 4],
+            value,
+        };
+        let mut list = Vec::with_capacity(3);
+        if self.programmatic {
+            list.push(attribute(
+                Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                Value {
+                    programmaticStreamSerializationAllowed: 1,
+                },
+            ));
+        }
+        if let Some(priority) = self.priority {
+            list.push(attribute(
+                Id::CU_LAUNCH_ATTRIBUTE_PRIORITY,
+                Value { priority },
+            ));
+        }
+        if let Some((x, y, z)) = self.cluster {
+            list.push(attribute(
+                Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                Value {
+                    clusterDim: cudarc::driver::sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+                        x,
+                        y,
+                        z,
+                    },
+                },
+            ));
+        }
+        list
     }
 }
 
@@ -390,26 +450,7 @@ pub(crate) unsafe fn launch_kernel(
             )
         };
     }
-    let attribute = |id, value| sys::CUlaunchAttribute {
-        id,
-        pad: [0; 4],
-        value,
-    };
-    let mut list: [sys::CUlaunchAttribute; 2] = [
-        attribute(
-            sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
-            sys::CUlaunchAttributeValue {
-                programmaticStreamSerializationAllowed: i32::from(attrs.programmatic),
-            },
-        ),
-        attribute(
-            sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY,
-            sys::CUlaunchAttributeValue {
-                priority: attrs.priority.unwrap_or(0),
-            },
-        ),
-    ];
-    let used = if attrs.priority.is_some() { 2 } else { 1 };
+    let mut list = attrs.to_driver_list();
     let config = sys::CUlaunchConfig {
         gridDimX: cfg.grid_dim.0,
         gridDimY: cfg.grid_dim.1,
@@ -420,7 +461,7 @@ pub(crate) unsafe fn launch_kernel(
         sharedMemBytes: cfg.shared_mem_bytes,
         hStream: stream.cu_stream(),
         attrs: list.as_mut_ptr(),
-        numAttrs: used,
+        numAttrs: list.len() as u32,
     };
     // SAFETY: `config` and `list` outlive the call, which copies them; the caller's
     // contract covers `func` and `params`.

@@ -7,6 +7,7 @@
 //! and threads are still waiting, the block is stuck: the scheduler resolves
 //! pending `activemask` calls, or else reports what every thread waits for.
 
+use super::cluster::Cluster;
 use super::context::{self, same_site, Abort, Site, ThreadCtx};
 use super::error::{EmulatorError, ThreadCoords};
 use super::executor::Launch;
@@ -88,6 +89,10 @@ pub(crate) struct Block<'a> {
     pub(crate) warps: RefCell<Vec<WarpState>>,
     pub(crate) mem: RefCell<SharedMem<'a>>,
     pub(crate) asyncs: RefCell<super::mbarrier::AsyncState>,
+    /// The block's cluster (a cluster of one without a cluster launch); outlives it.
+    cluster: *const Cluster,
+    /// `%cluster_ctarank`.
+    pub(crate) rank: u32,
     error: RefCell<Option<EmulatorError>>,
     pub(crate) stats: BlockStats,
 }
@@ -99,7 +104,13 @@ enum Outcome {
 }
 
 impl<'a> Block<'a> {
-    fn new(launch: &'a Launch, linear: u64, mem: SharedMem<'a>) -> Self {
+    fn new(
+        launch: &'a Launch,
+        linear: u64,
+        mem: SharedMem<'a>,
+        cluster: &Cluster,
+        rank: u32,
+    ) -> Self {
         let g = launch.grid;
         let ctaid = [
             (linear % g[0] as u64) as u32,
@@ -132,9 +143,18 @@ impl<'a> Block<'a> {
             warps: RefCell::new((0..warps).map(|w| WarpState::new(size - 32 * w)).collect()),
             mem: RefCell::new(mem),
             asyncs: RefCell::new(Default::default()),
+            cluster: core::ptr::from_ref(cluster),
+            rank,
             error: RefCell::new(None),
             stats: BlockStats::default(),
         }
+    }
+
+    /// The block's cluster.
+    pub(crate) fn cluster(&self) -> &Cluster {
+        // SAFETY: `run_cluster` creates the cluster before its blocks and drops it
+        // after them.
+        unsafe { &*self.cluster }
     }
 
     /// Coordinates of thread `linear` of this block.
@@ -290,6 +310,9 @@ impl<'a> Block<'a> {
                 bars.join("; ")
             ));
         }
+        if let Some(d) = self.cluster().describe() {
+            detail.push(d);
+        }
         if detail.is_empty() {
             detail.push("threads wait, but for nothing the emulator knows".to_string());
         }
@@ -300,120 +323,172 @@ impl<'a> Block<'a> {
     }
 }
 
-/// Runs every thread of block `linear` to completion on `stacks` (at least
-/// `launch.block_size` of them).
+/// Runs every thread of the blocks `linears` (one cluster, in rank order) to
+/// completion on `stacks` (at least `launch.block_size` per block), each block on its
+/// own shared memory from `mems`.
 ///
 /// Errors: whatever a thread recorded (the first), a kernel panic with its
 /// location, or a deadlock.
-pub(crate) fn run_block<F: Fn() + Sync>(
+pub(crate) fn run_cluster<F: Fn() + Sync>(
     launch: &Launch,
-    linear: u64,
+    linears: &[u64],
     stacks: &mut [DefaultStack],
-    mem: SharedMem<'_>,
+    mems: Vec<SharedMem<'_>>,
     kernel: &F,
 ) -> Result<(u64, u64), EmulatorError> {
-    let block = Block::new(launch, linear, mem);
-    let n = block.size as usize;
-    let ctxs: Vec<ThreadCtx> = (0..block.size).map(|t| ThreadCtx::new(&block, t)).collect();
-    let mut coros = Vec::with_capacity(n);
-    for (ctx, stack) in ctxs.iter().zip(stacks.iter_mut()) {
-        let body = move |y: &Yielder<(), ()>, ()| -> Outcome {
-            ctx.yielder.set(y);
-            match catch_unwind(AssertUnwindSafe(kernel)) {
-                Ok(()) => Outcome::Done,
-                Err(payload) => Outcome::Panicked(payload),
-            }
-        };
-        // SAFETY: the body borrows `ctxs`, `block` (through the context) and
-        // `kernel`, which outlive `coros`: every coroutine is dropped below
-        // (run to completion or force-unwound) before this function returns,
-        // and `coros` is declared after what it borrows.
-        coros.push(unsafe { Coroutine::with_stack_unchecked(stack, body) });
+    let cluster = Cluster::new(linears.len() as u32, launch.block_size);
+    let blocks: Vec<Block<'_>> = linears
+        .iter()
+        .zip(mems)
+        .enumerate()
+        .map(|(rank, (&linear, mem))| Block::new(launch, linear, mem, &cluster, rank as u32))
+        .collect();
+    cluster.set_blocks(&blocks);
+    let n = launch.block_size as usize;
+    let ctxs: Vec<Vec<ThreadCtx>> = blocks
+        .iter()
+        .map(|b| (0..b.size).map(|t| ThreadCtx::new(b, t)).collect())
+        .collect();
+    let mut coros: Vec<Vec<Coro<'_>>> = Vec::with_capacity(blocks.len());
+    for (block_ctxs, block_stacks) in ctxs.iter().zip(stacks.chunks_mut(n)) {
+        let mut v = Vec::with_capacity(n);
+        for (ctx, stack) in block_ctxs.iter().zip(block_stacks.iter_mut()) {
+            let body = move |y: &Yielder<(), ()>, ()| -> Outcome {
+                ctx.yielder.set(y);
+                match catch_unwind(AssertUnwindSafe(kernel)) {
+                    Ok(()) => Outcome::Done,
+                    Err(payload) => Outcome::Panicked(payload),
+                }
+            };
+            // SAFETY: the body borrows `ctxs`, the blocks and the cluster (through
+            // the context) and `kernel`, which outlive `coros`: every coroutine is
+            // dropped below (run to completion or force-unwound) before this function
+            // returns, and `coros` is declared after what it borrows.
+            v.push(unsafe { Coroutine::with_stack_unchecked(stack, body) });
+        }
+        coros.push(v);
     }
 
-    let result = schedule(&block, &ctxs, &mut coros);
+    let result = schedule(&blocks, &ctxs, &mut coros);
 
     // Unwind the threads still suspended (after an error), each with its
     // own context current, so that destructors in kernel code see it.
-    for (ctx, coro) in ctxs.iter().zip(coros.drain(..)) {
-        let prev = context::set_current(ctx);
-        drop(coro);
-        context::set_current(prev);
+    for (block_ctxs, block_coros) in ctxs.iter().zip(coros.iter_mut()) {
+        for (ctx, coro) in block_ctxs.iter().zip(block_coros.drain(..)) {
+            let prev = context::set_current(ctx);
+            drop(coro);
+            context::set_current(prev);
+        }
     }
-    result.map(|()| (block.stats.barriers.get(), block.stats.collectives.get()))
+    result.map(|()| {
+        blocks.iter().fold((0, 0), |(b, c), block| {
+            (
+                b + block.stats.barriers.get(),
+                c + block.stats.collectives.get(),
+            )
+        })
+    })
 }
 
 type Coro<'s> = Coroutine<(), (), Outcome, &'s mut DefaultStack>;
 
+/// Runs the blocks of one cluster round-robin, each until its run queue is empty,
+/// until every thread has returned or none can go on.
 fn schedule(
-    block: &Block<'_>,
-    ctxs: &[ThreadCtx],
-    coros: &mut [Coro<'_>],
+    blocks: &[Block<'_>],
+    ctxs: &[Vec<ThreadCtx>],
+    coros: &mut [Vec<Coro<'_>>],
 ) -> Result<(), EmulatorError> {
     loop {
-        let next = block.sched.borrow_mut().queue.pop_front();
-        let Some(t) = next else {
-            let sched = block.sched.borrow();
-            if sched.done == block.size {
+        let mut ran = false;
+        for (bi, block) in blocks.iter().enumerate() {
+            loop {
+                let next = block.sched.borrow_mut().queue.pop_front();
+                let Some(t) = next else { break };
+                ran = true;
+                if block.launch.aborted(block.linear) {
+                    // Another block failed; its error is the launch's.
+                    return Ok(());
+                }
+                step(block, &ctxs[bi][t as usize], &mut coros[bi][t as usize], t)?;
+            }
+        }
+        if ran {
+            continue;
+        }
+        if blocks.iter().all(|b| b.sched.borrow().done == b.size) {
+            for block in blocks {
                 if let Some(t) = block.asyncs.borrow().unfinished_store() {
                     return Err(EmulatorError::AsyncCopy {
                         at: block.coords(t),
                         message: "the block ends while this thread's bulk::store may still read its shared memory: call bulk::commit_group and bulk::wait_group_read::<0>() before the kernel returns".to_string(),
                     });
                 }
-                return Ok(());
             }
-            drop(sched);
-            if super::warp::resolve_activemask(block) {
-                continue;
-            }
-            if super::mbarrier::land_all(block)? {
-                continue;
-            }
-            return Err(block.stuck());
-        };
-        if block.launch.aborted(block.linear) {
-            // Another block failed; its error is the launch's.
             return Ok(());
         }
-        let ctx = &ctxs[t as usize];
-        let prev = context::set_current(ctx);
-        block.sched.borrow_mut().status[t as usize] = Status::Runnable;
-        let step = coros[t as usize].resume(());
-        context::set_current(prev);
-        match step {
-            CoroutineResult::Yield(()) => {}
-            CoroutineResult::Return(Outcome::Done) => {
-                {
-                    let mut s = block.sched.borrow_mut();
-                    s.status[t as usize] = Status::Done;
-                    s.done += 1;
-                }
-                super::warp::thread_exited(block, t)?;
-            }
-            CoroutineResult::Return(Outcome::Panicked(payload)) => {
-                if let Some(err) = block.error.borrow_mut().take() {
-                    return Err(err);
-                }
-                if payload.is::<Abort>() {
-                    return Err(EmulatorError::Resources(
-                        "a thread aborted without an error".to_string(),
-                    ));
-                }
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "(a non-string panic payload)".to_string());
-                return Err(EmulatorError::Panic {
-                    at: block.coords(t),
-                    message,
-                    location: context::take_panic_location(),
-                });
-            }
+        let mut unstuck = false;
+        for block in blocks {
+            unstuck |= super::warp::resolve_activemask(block);
         }
-        if let Some(err) = block.error.borrow_mut().take() {
-            return Err(err);
+        for block in blocks {
+            unstuck |= super::mbarrier::land_all(block)?;
+        }
+        if !unstuck {
+            let waiting = blocks
+                .iter()
+                .find(|b| b.sched.borrow().done < b.size)
+                .unwrap_or(&blocks[0]);
+            return Err(waiting.stuck());
         }
     }
+}
+
+/// Resumes thread `t` of `block` once.
+fn step(
+    block: &Block<'_>,
+    ctx: &ThreadCtx,
+    coro: &mut Coro<'_>,
+    t: u32,
+) -> Result<(), EmulatorError> {
+    let prev = context::set_current(ctx);
+    block.sched.borrow_mut().status[t as usize] = Status::Runnable;
+    let step = coro.resume(());
+    context::set_current(prev);
+    match step {
+        CoroutineResult::Yield(()) => {}
+        CoroutineResult::Return(Outcome::Done) => {
+            {
+                let mut s = block.sched.borrow_mut();
+                s.status[t as usize] = Status::Done;
+                s.done += 1;
+            }
+            super::warp::thread_exited(block, t)?;
+            block.cluster().thread_exited();
+        }
+        CoroutineResult::Return(Outcome::Panicked(payload)) => {
+            if let Some(err) = block.error.borrow_mut().take() {
+                return Err(err);
+            }
+            if payload.is::<Abort>() {
+                return Err(EmulatorError::Resources(
+                    "a thread aborted without an error".to_string(),
+                ));
+            }
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(a non-string panic payload)".to_string());
+            return Err(EmulatorError::Panic {
+                at: block.coords(t),
+                message,
+                location: context::take_panic_location(),
+            });
+        }
+    }
+    if let Some(err) = block.error.borrow_mut().take() {
+        return Err(err);
+    }
+    Ok(())
 }

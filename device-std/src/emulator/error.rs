@@ -214,6 +214,17 @@ pub enum EmulatorError {
         message: String,
     },
 
+    /// A thread-block cluster used in a way the GPU would hang on or corrupt: a
+    /// cluster barrier arrived at twice or waited at without arriving, distributed
+    /// shared memory accessed out of bounds, misaligned, or in a CTA that has exited.
+    #[error("{at}: {message}")]
+    Cluster {
+        /// The thread at fault.
+        at: ThreadCoords,
+        /// What went wrong, with the call site.
+        message: String,
+    },
+
     /// The host could not give the emulator what it needs (a coroutine
     /// stack).
     #[error("emulator resources: {0}")]

@@ -1,7 +1,7 @@
 //! [`launch`]: checks the configuration, spreads the blocks over worker OS
 //! threads, and returns the first error or the launch's statistics.
 
-use super::block::run_block;
+use super::block::run_cluster;
 use super::context;
 use super::error::{EmulatorError, ThreadCoords};
 use super::global::WriteLog;
@@ -27,6 +27,9 @@ pub struct LaunchConfig {
     pub block: (u32, u32, u32),
     /// Dynamic shared memory per block, in bytes (`sharedMemBytes`).
     pub dynamic_shared_bytes: u32,
+    /// CTAs per thread-block cluster along x, y, z (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`);
+    /// `(1, 1, 1)`: every block is its own cluster.
+    pub cluster: (u32, u32, u32),
 }
 
 impl LaunchConfig {
@@ -36,6 +39,7 @@ impl LaunchConfig {
             grid,
             block,
             dynamic_shared_bytes: 0,
+            cluster: (1, 1, 1),
         }
     }
 
@@ -43,6 +47,17 @@ impl LaunchConfig {
     /// `block_x` threads: at least `n` threads.
     pub fn for_num_elems(n: u32, block_x: u32) -> Self {
         Self::new((n.div_ceil(block_x.max(1)).max(1), 1, 1), (block_x, 1, 1))
+    }
+
+    /// The same launch in thread-block clusters of `x × y × z` CTAs (at most 8 in all,
+    /// each dividing the grid's dimension, as the driver requires), as
+    /// `host_loader::LaunchAttributes::cluster_dim` does on the GPU. The CTAs of a
+    /// cluster run together on one worker.
+    pub fn with_cluster(self, x: u32, y: u32, z: u32) -> Self {
+        LaunchConfig {
+            cluster: (x, y, z),
+            ..self
+        }
     }
 
     /// The same launch with `bytes` of dynamic shared memory per block.
@@ -106,6 +121,8 @@ pub(crate) struct Launch {
     pub(crate) block: [u32; 3],
     pub(crate) block_size: u32,
     pub(crate) dynamic: u32,
+    /// CTAs per cluster along x, y, z.
+    pub(crate) cluster: [u32; 3],
     /// Unique per launch in the process (never 0).
     pub(crate) id: u64,
     pub(crate) writes: WriteLog,
@@ -160,6 +177,20 @@ fn validate(cfg: &LaunchConfig) -> Result<(), EmulatorError> {
             "block {b:?} exceeds (1024, 1024, 64) or 1024 threads in all"
         ));
     }
+    let c = cfg.cluster;
+    if c.0 == 0 || c.1 == 0 || c.2 == 0 {
+        return invalid(format!("a zero dimension in cluster {c:?}"));
+    }
+    if g.0 % c.0 != 0 || g.1 % c.1 != 0 || g.2 % c.2 != 0 {
+        return invalid(format!(
+            "grid {g:?} is not a whole number of clusters {c:?}: each grid dimension must be a multiple of the cluster's"
+        ));
+    }
+    if c.0 as u64 * c.1 as u64 * c.2 as u64 > 8 {
+        return invalid(format!(
+            "cluster {c:?} has more than the portable maximum of 8 CTAs"
+        ));
+    }
     if cfg.dynamic_shared_bytes > MAX_DYNAMIC_SHARED_BYTES {
         return invalid(format!(
             "{} bytes of dynamic shared memory exceed {MAX_DYNAMIC_SHARED_BYTES}",
@@ -200,17 +231,33 @@ pub fn launch_with<F: Fn() + Sync>(
         block: [b.0, b.1, b.2],
         block_size: b.0 * b.1 * b.2,
         dynamic: cfg.dynamic_shared_bytes,
+        cluster: [cfg.cluster.0, cfg.cluster.1, cfg.cluster.2],
         id: IDS.fetch_add(1, Ordering::Relaxed),
         writes: WriteLog::new(),
         failed: AtomicU64::new(u64::MAX),
         output: options.capture_output.then(|| Mutex::new(Vec::new())),
     };
     let blocks = g.0 as u64 * g.1 as u64 * g.2 as u64;
+    let c = launch.cluster;
+    let per_cluster = c[0] * c[1] * c[2];
+    let clusters = blocks / per_cluster as u64;
+    // The linear indices of the blocks of cluster `k`, in rank order (x fastest).
+    let members = |k: u64| -> Vec<u64> {
+        let n = [g.0 / c[0], g.1 / c[1]].map(u64::from);
+        let origin = [k % n[0], (k / n[0]) % n[1], k / (n[0] * n[1])];
+        (0..per_cluster)
+            .map(|r| {
+                let local = [r % c[0], (r / c[0]) % c[1], r / (c[0] * c[1])];
+                let at = |i: usize| origin[i] * c[i] as u64 + local[i] as u64;
+                at(0) + at(1) * g.0 as u64 + at(2) * g.0 as u64 * g.1 as u64
+            })
+            .collect()
+    };
     let workers = match options.workers {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     }
-    .min(blocks.min(usize::MAX as u64) as usize)
+    .min(clusters.min(usize::MAX as u64) as usize)
     .max(1);
 
     let next = AtomicU64::new(0);
@@ -224,27 +271,39 @@ pub fn launch_with<F: Fn() + Sync>(
         launch.failed.fetch_min(block, Ordering::Relaxed);
     };
     let work = || {
-        let mut stacks = match Stacks::take(launch.block_size as usize, options.stack_bytes) {
+        let per = per_cluster as usize;
+        let mut stacks = match Stacks::take(launch.block_size as usize * per, options.stack_bytes) {
             Ok(s) => s,
             Err(e) => return fail(0, EmulatorError::Resources(e)),
         };
-        let mut arena = match Arena::new(launch.dynamic as usize, options.check_shared) {
-            Ok(a) => a,
-            Err(e) => return fail(0, EmulatorError::Resources(e)),
-        };
+        let mut arenas = Vec::with_capacity(per);
+        for _ in 0..per {
+            match Arena::new(launch.dynamic as usize, options.check_shared) {
+                Ok(a) => arenas.push(a),
+                Err(e) => return fail(0, EmulatorError::Resources(e)),
+            }
+        }
         let warps = launch.block_size.div_ceil(32) as usize;
         loop {
-            let block = next.fetch_add(1, Ordering::Relaxed);
-            if block >= blocks || launch.aborted(block) {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= clusters {
                 break;
             }
-            let mem = arena.block(launch.dynamic as usize, warps);
-            match run_block(&launch, block, &mut stacks.stacks, mem, &kernel) {
+            let linears = members(k);
+            let first = linears.iter().copied().min().unwrap_or(0);
+            if launch.aborted(first) {
+                break;
+            }
+            let mems = arenas
+                .iter_mut()
+                .map(|a| a.block(launch.dynamic as usize, warps))
+                .collect();
+            match run_cluster(&launch, &linears, &mut stacks.stacks, mems, &kernel) {
                 Ok((barriers, collectives)) => {
                     counts[0].fetch_add(barriers, Ordering::Relaxed);
                     counts[1].fetch_add(collectives, Ordering::Relaxed);
                 }
-                Err(err) => fail(block, err),
+                Err(err) => fail(first, err),
             }
         }
         stacks.give_back();

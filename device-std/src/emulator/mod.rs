@@ -86,6 +86,7 @@
 //!   math): `exp2f` and `expf` differ in the last bits.
 
 pub(crate) mod block;
+pub(crate) mod cluster;
 pub(crate) mod context;
 mod error;
 mod executor;

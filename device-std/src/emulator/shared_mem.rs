@@ -409,6 +409,43 @@ impl SharedMem<'_> {
         Ok(ptr)
     }
 
+    /// The pointer for an access of `bytes` bytes aligned to `align` at `addr` by a
+    /// thread of *another* block of the cluster: bounds, alignment and pending
+    /// asynchronous copies are checked; races are not (the shadow knows this block's
+    /// threads only). A write or atomic marks the bytes written, ordered before this
+    /// block's later accesses (the cluster barrier that must separate them is what
+    /// orders them on the GPU).
+    pub(crate) fn check_remote(
+        &mut self,
+        addr: u32,
+        bytes: usize,
+        align: usize,
+        access: Access,
+    ) -> Result<*mut u8, String> {
+        let (start, end) = (addr as usize, addr as usize + bytes);
+        let Some(a) = self
+            .allocs
+            .iter()
+            .find(|a| a.start <= start && end <= a.end)
+        else {
+            return Err(format!("out of bounds: {}", self.locate(start, end)));
+        };
+        #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+        if start % align != 0 {
+            return Err(format!(
+                "misaligned for its {align}-byte alignment, in {}",
+                a.describe()
+            ));
+        }
+        if let Some(detail) = self.pending_conflict(start, end, access) {
+            return Err(detail);
+        }
+        if access != Access::Read {
+            self.async_written(start, bytes);
+        }
+        Ok(self.base.wrapping_add(start))
+    }
+
     /// "offset N in <allocation>".
     fn at(&self, i: usize, b: usize) -> String {
         let a = &self.allocs[i];

@@ -126,7 +126,8 @@ impl WarpState {
         }
     }
 
-    fn live(&self) -> u32 {
+    /// Lanes of the warp that have not returned.
+    pub(crate) fn live(&self) -> u32 {
         self.lanes & !self.exited
     }
 

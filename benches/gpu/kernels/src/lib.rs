@@ -300,6 +300,72 @@ fn transpose_tma_tiles<const T: usize, const E: usize, const W: usize, const ALO
     }
 }
 
+/// CTAs per cluster of [`cluster_histogram`], and the share of the 256 bins each holds.
+pub const CLUSTER_CTAS: u32 = 2;
+const BINS_PER_CTA: usize = 256 / CLUSTER_CTAS as usize;
+
+/// [`histogram`] with the 256 bins spread over the shared memory of a thread-block
+/// cluster of [`CLUSTER_CTAS`] CTAs (sm_90; launch with clusters of `(2, 1, 1)`): CTA
+/// rank `r` holds bins `128 r .. 128 r + 128`, every thread adds each byte to its bin
+/// in whichever CTA holds it (`atom.shared::cluster.add`), and after a cluster barrier
+/// each CTA adds its bins into `bins` (added to; the host zeroes it). The barriers
+/// before and after the counting keep every CTA's bins alive and zeroed while others
+/// update them.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn cluster_histogram(data: &[u8], bins: *mut u32) {
+    use device_std::cluster;
+    let local = SharedArray::<u32, BINS_PER_CTA>::new();
+    assert!(cluster::cta_count() == CLUSTER_CTAS);
+    let tid = thread::thread_in_block() as usize;
+    let threads = thread::block_size() as usize;
+    let mut b = tid;
+    while b < BINS_PER_CTA {
+        local.write(b, 0);
+        b += threads;
+    }
+    cluster::sync();
+    const { assert!(CLUSTER_CTAS == 2) };
+    // Two handles and a branch, not an array indexed at run time (local memory).
+    let (low, high) = (local.in_cta(0), local.in_cta(1));
+    let count = |byte: u8| {
+        let b = byte as usize;
+        if b < BINS_PER_CTA {
+            low.atomic_add(b, 1);
+        } else {
+            high.atomic_add(b - BINS_PER_CTA, 1);
+        }
+    };
+    let (head, body, tail) = split_aligned::<U8x16>(data);
+    for i in grid_stride(body.len()) {
+        let v = body[i.get()].0;
+        unroll!(W in [0, 1, 2, 3] => {
+            let word = u32::from_le_bytes([v[4 * W], v[4 * W + 1], v[4 * W + 2], v[4 * W + 3]]);
+            count(word as u8);
+            count((word >> 8) as u8);
+            count((word >> 16) as u8);
+            count((word >> 24) as u8);
+        });
+    }
+    for i in grid_stride(head.len()) {
+        count(head[i.get()]);
+    }
+    for i in grid_stride(tail.len()) {
+        count(tail[i.get()]);
+    }
+    cluster::sync();
+    let base = cluster::cta_rank() as usize * BINS_PER_CTA;
+    let mut b = tid;
+    while b < BINS_PER_CTA {
+        let v = local.read(b);
+        if v != 0 {
+            // SAFETY: the host passes 256 u32 bins that only atomics touch.
+            unsafe { atomic::fetch_add(bins.add(base + b), v, Relaxed, Scope::Gpu) };
+        }
+        b += threads;
+    }
+}
+
 /// Sum of the 32 lanes' `v`, in every lane (butterfly shuffles).
 #[inline(always)]
 fn warp_sum(mut v: f32) -> f32 {
