@@ -10,6 +10,7 @@
 //! | [`dynamic_shared`] | [`DynamicSharedArray`], the launch-sized shared memory split by byte offset | CUDA `extern __shared__` |
 //! | [`warp`] | shuffles, votes, match, `redux.sync`, `activemask` | `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync` |
 //! | [`atomic`] | scoped atomics with orderings, on global and shared memory | `atom` with `.sem` and `.scope` |
+//! | [`cp_async`] | per-thread 4/8/16-byte asynchronous copies global → shared, in groups | `cp.async` (sm_80) |
 //! | [`mbarrier`] | [`Mbarrier`], the transaction barrier copies complete on, with its [`Phase`] | `mbarrier` (sm_80; `expect_tx` sm_90) |
 //! | [`bulk`] | bulk asynchronous copies global ↔ shared, their groups, the async-proxy fence | `cp.async.bulk` (sm_90, PTX 8.0) |
 //! | [`cluster`] | thread-block clusters: their registers, the cluster barrier, distributed shared memory ([`SharedArray::in_cta`]), `elect.sync` | `%cluster_*`, `barrier.cluster`, `mapa`, `ld/st/atom.shared::cluster` (sm_90) |
@@ -100,6 +101,8 @@ pub mod atomic;
 pub mod bulk;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub mod cluster;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+pub mod cp_async;
 pub mod disjoint;
 pub mod dynamic_shared;
 #[cfg(emulated)]
@@ -133,7 +136,7 @@ pub use index::{
 pub use layout::{FieldLayout, HasValueClass, KernelStruct, PlainData, StructLayout, ValueClass};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub use mbarrier::{Mbarrier, Mbarriers, Phase, Phases};
-pub use shared::{SharedArray, SharedPtr};
+pub use shared::{SharedArray, SharedPtr, SharedRegion};
 
 /// Turns a function into a PTX kernel.
 ///

@@ -434,3 +434,43 @@ unsafe fn st_shared<T: Copy>(addr: u32, value: T) {
         }
     }
 }
+
+/// Shared memory an asynchronous copy (`cp_async`, `bulk`) may read or write: [`SharedArray`] and
+/// [`DynamicSharedArray`](crate::DynamicSharedArray). Sealed.
+pub trait SharedRegion<T>: sealed::Sealed {
+    /// Number of elements.
+    fn region_len(&self) -> usize;
+    /// Shared-window address of element `i` (`i <= len`), in bytes.
+    fn region_addr(&self, i: usize) -> u32;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl<T, const N: usize, const A: usize> Sealed for crate::SharedArray<T, N, A> {}
+    impl<T, const A: usize> Sealed for crate::DynamicSharedArray<T, A> {}
+}
+
+impl<T: Copy, const N: usize, const A: usize> SharedRegion<T> for SharedArray<T, N, A> {
+    #[inline(always)]
+    fn region_len(&self) -> usize {
+        N
+    }
+    #[inline(always)]
+    fn region_addr(&self, i: usize) -> u32 {
+        self.ptr(0).addr() + (i * core::mem::size_of::<T>()) as u32
+    }
+}
+
+impl<T: Copy, const A: usize> SharedRegion<T> for crate::DynamicSharedArray<T, A>
+where
+    crate::dynamic_shared::Align<A>: crate::dynamic_shared::AlignUnit,
+{
+    #[inline(always)]
+    fn region_len(&self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn region_addr(&self, i: usize) -> u32 {
+        crate::SharedPtr::from_generic(self.add(i)).addr()
+    }
+}

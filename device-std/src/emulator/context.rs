@@ -35,6 +35,8 @@ pub(crate) struct ThreadCtx {
     pub(crate) yielder: Cell<*const Yielder<(), ()>>,
     /// `GlobalMut`s this thread took a `DisjointSlice` from (their addresses).
     pub(crate) handles: RefCell<Vec<usize>>,
+    /// The thread's `cp.async` groups.
+    pub(crate) cp_async: RefCell<super::cp_async::CpGroups>,
 }
 
 impl ThreadCtx {
@@ -51,6 +53,7 @@ impl ThreadCtx {
             linear,
             yielder: Cell::new(ptr::null()),
             handles: RefCell::new(Vec::new()),
+            cp_async: RefCell::new(Default::default()),
         }
     }
 

@@ -88,6 +88,7 @@
 pub(crate) mod block;
 pub(crate) mod cluster;
 pub(crate) mod context;
+pub(crate) mod cp_async;
 mod error;
 mod executor;
 pub(crate) mod global;

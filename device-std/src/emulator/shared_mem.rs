@@ -225,6 +225,9 @@ pub(crate) enum Pending {
     /// A `bulk::store` of thread `thread` reads these bytes; no write until
     /// that thread's `wait_group_read` covers it.
     StoreRead { thread: u32, site: Site },
+    /// A `cp_async::copy` of thread `thread` writes these bytes; no access until
+    /// that thread's `cp_async::wait_group` retires it.
+    CpAsync { thread: u32, site: Site },
 }
 
 /// A block's view of its worker's arena.
@@ -269,11 +272,16 @@ impl SharedMem<'_> {
         let p = self.pending.iter().find(|p| {
             p.start < end
                 && start < p.end
-                && (access != Access::Read || matches!(p.what, Pending::Load { .. }))
+                && (access != Access::Read
+                    || matches!(p.what, Pending::Load { .. } | Pending::CpAsync { .. }))
         })?;
         Some(match p.what {
             Pending::Load { bar, site } => format!(
                 "shared {:#x}..{:#x} is the destination of the bulk::load at {site}, which completes on the mbarrier at shared {bar:#x}: wait on that barrier's phase (Mbarrier::wait) before accessing it",
+                p.start, p.end
+            ),
+            Pending::CpAsync { thread, site } => format!(
+                "shared {:#x}..{:#x} is the destination of the cp_async::copy at {site} by thread {thread} of the block, still in flight: that thread's cp_async::wait_group (then a barrier, for other threads) comes first",
                 p.start, p.end
             ),
             Pending::StoreRead { thread, site } => format!(
@@ -409,12 +417,41 @@ impl SharedMem<'_> {
         Ok(ptr)
     }
 
+    /// Bounds, alignment and pending asynchronous copies of an `access` of `bytes`
+    /// bytes aligned to `align` at `addr`; no shadow check, nothing recorded.
+    pub(crate) fn check_bounds(
+        &self,
+        addr: u32,
+        bytes: usize,
+        align: usize,
+        access: Access,
+    ) -> Result<(), Fault> {
+        let (start, end) = (addr as usize, addr as usize + bytes);
+        let Some(a) = self
+            .allocs
+            .iter()
+            .find(|a| a.start <= start && end <= a.end)
+        else {
+            return Err(Fault::OutOfBounds(self.locate(start, end)));
+        };
+        #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+        if start % align != 0 {
+            return Err(Fault::OutOfBounds(format!(
+                "misaligned for its {align}-byte alignment, in {}",
+                a.describe()
+            )));
+        }
+        match self.pending_conflict(start, end, access) {
+            Some(detail) => Err(Fault::AsyncPending(detail)),
+            None => Ok(()),
+        }
+    }
+
     /// The pointer for an access of `bytes` bytes aligned to `align` at `addr` by a
-    /// thread of *another* block of the cluster: bounds, alignment and pending
-    /// asynchronous copies are checked; races are not (the shadow knows this block's
-    /// threads only). A write or atomic marks the bytes written, ordered before this
-    /// block's later accesses (the cluster barrier that must separate them is what
-    /// orders them on the GPU).
+    /// thread of *another* block of the cluster: [`check_bounds`](Self::check_bounds);
+    /// races are not checked (the shadow knows this block's threads only). A write or
+    /// atomic marks the bytes written, ordered before this block's later accesses (the
+    /// cluster barrier that must separate them is what orders them on the GPU).
     pub(crate) fn check_remote(
         &mut self,
         addr: u32,
@@ -422,28 +459,16 @@ impl SharedMem<'_> {
         align: usize,
         access: Access,
     ) -> Result<*mut u8, String> {
-        let (start, end) = (addr as usize, addr as usize + bytes);
-        let Some(a) = self
-            .allocs
-            .iter()
-            .find(|a| a.start <= start && end <= a.end)
-        else {
-            return Err(format!("out of bounds: {}", self.locate(start, end)));
-        };
-        #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
-        if start % align != 0 {
-            return Err(format!(
-                "misaligned for its {align}-byte alignment, in {}",
-                a.describe()
-            ));
-        }
-        if let Some(detail) = self.pending_conflict(start, end, access) {
-            return Err(detail);
-        }
+        self.check_bounds(addr, bytes, align, access)
+            .map_err(|f| match f {
+                Fault::OutOfBounds(d) => format!("out of bounds or misaligned: {d}"),
+                Fault::AsyncPending(d) => d,
+                other => format!("{other:?}"),
+            })?;
         if access != Access::Read {
-            self.async_written(start, bytes);
+            self.async_written(addr as usize, bytes);
         }
-        Ok(self.base.wrapping_add(start))
+        Ok(self.base.wrapping_add(addr as usize))
     }
 
     /// "offset N in <allocation>".
@@ -619,6 +644,21 @@ pub(crate) fn access(addr: u32, bytes: usize, align: usize, access: Access) -> *
             .borrow_mut()
             .check(ctx.linear, addr, bytes, align, access);
         result.unwrap_or_else(|fault| raise(ctx, fault, addr, bytes))
+    })
+}
+
+/// Checks an `access` of `bytes` bytes at `addr` for bounds, alignment and pending
+/// copies only (an asynchronous copy's destination at issue), raising the error.
+pub(crate) fn check_only(addr: u32, bytes: usize, align: usize, access: Access) {
+    context::with(|ctx| {
+        let result = ctx
+            .block()
+            .mem
+            .borrow()
+            .check_bounds(addr, bytes, align, access);
+        if let Err(fault) = result {
+            raise(ctx, fault, addr, bytes)
+        }
     })
 }
 

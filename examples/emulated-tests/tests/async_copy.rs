@@ -302,3 +302,83 @@ fn a_tensor_map_the_driver_would_refuse_is_refused_with_the_rule() {
     let skew = unsafe { TensorMapDesc::new(p.add(1), 4000, &[64], &[], &[32]) }.unwrap_err();
     assert!(skew.contains("is not 16-byte aligned"), "{skew}");
 }
+
+#[test]
+fn cp_async_reverse_matches_the_cpu() {
+    use device_std::vector::F32x4;
+    let tiles = 5;
+    let n = tiles * async_copy_kernels::REVERSE_TILE;
+    let x: Vec<F32x4> = random_f32(&mut rng(41), 4 * n, -1.0, 1.0)
+        .chunks(4)
+        .map(|c| F32x4([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut y = vec![F32x4([f32::NAN; 4]); n];
+    let out = GlobalMut::new(&mut y);
+    emulator::launch(LaunchConfig::new((tiles as u32, 1, 1), (256, 1, 1)), || {
+        async_copy_kernels::cp_async_reverse(&x, out.disjoint())
+    })
+    .unwrap();
+    let flat = |v: &[F32x4]| -> Vec<f32> { v.iter().flat_map(|v| v.0).collect() };
+    let (xf, yf) = (flat(&x), flat(&y));
+    for i in 0..yf.len() {
+        let j = i - i % 1024 + 1023 - i % 1024;
+        assert_eq!(yf[i].to_bits(), xf[j].to_bits(), "element {i}");
+    }
+}
+
+/// Fault `which`: 0 reads its own copy before `wait_group`; 1 reads the previous
+/// thread's landed copy without a barrier after the waits (thread 0 runs first, so
+/// its copy has landed when thread 1 reads it: a race, not an unwritten read).
+#[kernel]
+pub fn cp_async_faults(which: u32, x: &[f32], mut out: DisjointSlice<f32>) {
+    use device_std::cp_async;
+    let tile = SharedArray::<f32, 64, 16>::new();
+    let t = thread::thread_in_block() as usize;
+    cp_async::copy(&tile, t, x, t);
+    cp_async::commit_group();
+    if which == 0 {
+        let v = tile.read(t); // (the seeded fault: before wait_group)
+        cp_async::wait_group::<0>();
+        if let Some(o) = out.get_mut(thread::index_1d()) {
+            *o = v;
+        }
+    } else {
+        cp_async::wait_group::<0>();
+        if t > 0 {
+            let v = tile.read(t - 1); // (the seeded fault: no sync_threads first)
+            if let Some(o) = out.get_mut(thread::index_1d()) {
+                *o = v;
+            }
+        }
+    }
+}
+
+#[test]
+fn cp_async_destinations_read_before_the_wait_or_the_barrier_are_reported() {
+    let x = random_f32(&mut rng(42), 64, -1.0, 1.0);
+    let run = |which: u32| {
+        let mut y = vec![POISON; 64];
+        let out = GlobalMut::new(&mut y);
+        emulator::launch(LaunchConfig::new((1, 1, 1), (64, 1, 1)), || {
+            cp_async_faults(which, &x, out.disjoint())
+        })
+        .map(|_| ())
+        .unwrap_err()
+    };
+    let err = run(0).to_string();
+    assert!(
+        err.starts_with("block (0, 0, 0) thread (0, 0, 0): accesses 4 bytes at shared address")
+            && err.contains("is the destination of the cp_async::copy at")
+            && err.contains("by thread 0 of the block, still in flight"),
+        "{err}"
+    );
+    match run(1) {
+        EmulatorError::SharedRace {
+            at, other, kind, ..
+        } => {
+            assert_eq!(kind, device_std::emulator::RaceKind::ReadAfterWrite);
+            assert_eq!((at.thread.0, other.thread.0), (1, 0));
+        }
+        other => panic!("expected a race, got {other}"),
+    }
+}

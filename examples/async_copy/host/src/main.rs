@@ -2,7 +2,7 @@
 //! input, output poisoned first, and checks every element against the CPU.
 
 use anyhow::{bail, Result};
-use async_copy_kernels::TILE;
+use async_copy_kernels::{REVERSE_TILE, TILE};
 use clap::Parser;
 use host_loader::{open_device, LaunchConfig, Module, Slice, SliceMut};
 use rand::{Rng, SeedableRng};
@@ -53,6 +53,41 @@ fn main() -> Result<()> {
     );
     if bad != 0 {
         bail!("tile_roundtrip differs from the CPU");
+    }
+
+    // cp_async_reverse: whole 1024-float tiles, each reversed through shared memory.
+    let r = module.kernel::<(Slice<[f32; 4]>, SliceMut<[f32; 4]>)>("cp_async_reverse")?;
+    let tiles = args.n / (4 * REVERSE_TILE);
+    let vecs = tiles * REVERSE_TILE;
+    let xv: Vec<[f32; 4]> = (0..vecs)
+        .map(|i| [x[4 * i], x[4 * i + 1], x[4 * i + 2], x[4 * i + 3]])
+        .collect();
+    let xv_d = stream.clone_htod(&xv)?;
+    let mut yv_d = stream.clone_htod(&vec![[f32::NAN; 4]; vecs])?;
+    let cfg = LaunchConfig {
+        grid_dim: (u32::try_from(tiles)?, 1, 1),
+        block_dim: (REVERSE_TILE as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    if tiles > 0 {
+        // SAFETY: block b writes y[b * 256 ..][..256] only, reads x there.
+        unsafe { r.launch(&stream, cfg, (&xv_d, &mut yv_d)) }?;
+    }
+    let yv = stream.clone_dtoh(&yv_d)?;
+    let floats = |v: &[[f32; 4]]| -> Vec<f32> { v.iter().flatten().copied().collect() };
+    let (xf, yf) = (floats(&xv), floats(&yv));
+    let tile = 4 * REVERSE_TILE;
+    let bad = (0..yf.len())
+        .filter(|&i| yf[i].to_bits() != xf[i - i % tile + tile - 1 - i % tile].to_bits())
+        .count();
+    println!(
+        "{} cp_async_reverse: {bad} of {} elements differ from the CPU ({tiles} tiles, seed {})",
+        if bad == 0 { "PASS" } else { "FAIL" },
+        yf.len(),
+        args.seed
+    );
+    if bad != 0 {
+        bail!("cp_async_reverse differs from the CPU");
     }
     Ok(())
 }

@@ -5,7 +5,8 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-use device_std::{bulk, kernel, thread, DisjointSlice, Mbarrier, Phase, SharedArray};
+use device_std::{bulk, Mbarrier, Phase};
+use device_std::{kernel, thread, DisjointSlice, SharedArray};
 
 /// Elements of one tile: 4 KiB of `f32`.
 pub const TILE: usize = 1024;
@@ -61,5 +62,36 @@ pub fn tile_roundtrip(alpha: f32, x: &[f32], mut y: DisjointSlice<f32>) {
     if rest < n && start + TILE >= n && t < n - rest {
         // SAFETY: only thread t of the last block writes element rest + t (< n).
         unsafe { *y.get_unchecked_mut(rest + t) = alpha * x[rest + t] };
+    }
+}
+
+/// Vectors (16 bytes) per block of [`cp_async_reverse`].
+pub const REVERSE_TILE: usize = 256;
+
+/// `y[b * 1024 + i] = x[b * 1024 + 1023 - i]` within each 1024-float tile, through
+/// shared memory filled with `cp.async` (sm_80): thread `t` of a 256-thread block copies
+/// vector `t` of tile `b` (16 bytes), waits for its group, and after the block barrier
+/// reads another thread's vector: the barrier makes every thread's landed copies
+/// visible to all. Only whole tiles are moved (`y.len()` a multiple of 1024, `x` as
+/// long); 1D grid of `y.len() / 1024` blocks of 256 threads (a trap otherwise).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn cp_async_reverse(
+    x: &[device_std::vector::F32x4],
+    mut y: DisjointSlice<device_std::vector::F32x4>,
+) {
+    use device_std::cp_async;
+    assert!(thread::block_size() as usize == REVERSE_TILE);
+    let tile = SharedArray::<device_std::vector::F32x4, REVERSE_TILE>::new();
+    let t = thread::threadIdx_x() as usize;
+    let base = thread::blockIdx_x() as usize * REVERSE_TILE;
+    cp_async::copy(&tile, t, x, base + t);
+    cp_async::commit_group();
+    cp_async::wait_group::<0>();
+    thread::sync_threads();
+    let v = tile.read(REVERSE_TILE - 1 - t);
+    if let Some(out) = y.get_mut(thread::index_1d()) {
+        let [a, b, c, d] = v.0;
+        *out = device_std::vector::F32x4([d, c, b, a]);
     }
 }

@@ -1,0 +1,124 @@
+//! Asynchronous copies of 4, 8 or 16 bytes from global to shared memory per thread
+//! (sm_80, PTX ISA 7.0), grouped per thread: the Ampere way to overlap loads with
+//! compute, and the portable one where there is no copy engine.
+//!
+//! | here | PTX (PTX ISA 9.0 §9.7.9.25.3 "cp.async", "cp.async.commit_group", "cp.async.wait_group") |
+//! |---|---|
+//! | [`copy`] | `cp.async.ca.shared.global [dst], [src], 4/8/16` (`.cg` for 16 bytes: L2 only) |
+//! | [`commit_group`] | `cp.async.commit_group` |
+//! | [`wait_group`] | `cp.async.wait_group N` |
+//! | [`wait_all`] | `cp.async.wait_all` |
+//!
+//! A thread's copies land in shared memory some time after [`copy`] returns; its
+//! [`wait_group`] makes the copies of all but its newest `N` committed groups
+//! visible **to that thread**. Other threads see them after a barrier that follows
+//! the wait:
+//!
+//! ```no_run
+//! use device_std::{cp_async, thread, SharedArray};
+//! fn stage(src: &[f32]) -> f32 {
+//!     let tile = SharedArray::<f32, 1024>::new();
+//!     let t = thread::thread_in_block() as usize;
+//!     cp_async::copy(&tile, t, src, t); // one f32 per thread
+//!     cp_async::commit_group();
+//!     cp_async::wait_group::<0>();
+//!     thread::sync_threads();          // everyone's copies visible to everyone
+//!     tile.read(1023 - t)
+//! }
+//! ```
+//!
+//! Under the emulator a copy is pending until its thread's `wait_group` retires
+//! it: touching its destination before then, from any thread, is an error, and
+//! the landed bytes count as that thread's writes for the race checks.
+
+use crate::host::on_device;
+use crate::layout::PlainData;
+use crate::shared::SharedRegion;
+
+/// Copies `src[src_index]` into `dst[dst_index]` asynchronously, as part of the
+/// calling thread's current group (see the [module docs](self)). `T` is 4, 8 or
+/// 16 bytes (a compile error otherwise); both indices are bounds-checked and both
+/// addresses must be aligned to `size_of::<T>()` (a trap otherwise). sm_80.
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub fn copy<T: PlainData>(
+    dst: &impl SharedRegion<T>,
+    dst_index: usize,
+    src: &[T],
+    src_index: usize,
+) {
+    const {
+        let size = core::mem::size_of::<T>();
+        assert!(
+            size == 4 || size == 8 || size == 16,
+            "cp_async::copy: elements of 4, 8 or 16 bytes"
+        );
+    }
+    let size = core::mem::size_of::<T>();
+    assert!(
+        dst_index < dst.region_len(),
+        "cp_async::copy: destination index out of bounds"
+    );
+    let s = &src[src_index] as *const T;
+    let d = dst.region_addr(dst_index);
+    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+    let aligned = d as usize % size == 0 && s as usize % size == 0;
+    assert!(
+        aligned,
+        "cp_async::copy: both addresses must be aligned to the element size"
+    );
+    on_device!("cp_async::copy", {
+        // SAFETY: both addresses in bounds and aligned (checked above); the
+        // destination is written asynchronously and read only after this thread's
+        // wait_group (and a barrier for other threads): the documented contract.
+        unsafe {
+            match size {
+                4 => core::arch::asm!("cp.async.ca.shared.global [{d}], [{s}], 4;", d = in(reg32) d, s = in(reg64) s, options(nostack, preserves_flags)),
+                8 => core::arch::asm!("cp.async.ca.shared.global [{d}], [{s}], 8;", d = in(reg32) d, s = in(reg64) s, options(nostack, preserves_flags)),
+                _ => core::arch::asm!("cp.async.cg.shared.global [{d}], [{s}], 16;", d = in(reg32) d, s = in(reg64) s, options(nostack, preserves_flags)),
+            }
+        }
+    }, emulated: {
+        crate::emulator::cp_async::copy(d, s.cast(), size)
+    })
+}
+
+/// Closes the calling thread's current group of [`copy`]s (an empty group if it
+/// issued none). sm_80.
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub fn commit_group() {
+    on_device!("cp_async::commit_group", {
+        // SAFETY: no operands.
+        unsafe { core::arch::asm!("cp.async.commit_group;", options(nostack, preserves_flags)) }
+    }, emulated: {
+        crate::emulator::cp_async::commit_group()
+    })
+}
+
+/// Waits until at most `N` of the calling thread's committed groups are still in
+/// flight; the copies of the others are visible to this thread. sm_80.
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub fn wait_group<const N: u32>() {
+    on_device!("cp_async::wait_group", {
+        // SAFETY: waits; not `nomem`, so memory accesses stay on their side.
+        unsafe { core::arch::asm!("cp.async.wait_group {n};", n = const N, options(nostack, preserves_flags)) }
+    }, emulated: {
+        crate::emulator::cp_async::wait_group(N)
+    })
+}
+
+/// Commits the current group and waits for all of the calling thread's copies
+/// (`cp.async.wait_all`). sm_80.
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub fn wait_all() {
+    on_device!("cp_async::wait_all", {
+        // SAFETY: waits; not `nomem`.
+        unsafe { core::arch::asm!("cp.async.wait_all;", options(nostack, preserves_flags)) }
+    }, emulated: {
+        crate::emulator::cp_async::commit_group();
+        crate::emulator::cp_async::wait_group(0)
+    })
+}
