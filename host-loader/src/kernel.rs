@@ -345,6 +345,7 @@ impl<S: KernelSignature> Kernel<S> {
     /// capability 9.0 or newer, and no more CTAs than `cuOccupancyMaxPotentialClusterSize`
     /// allows for this kernel, block shape and dynamic shared memory.
     #[cold]
+    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
     fn check_cluster(
         &self,
         stream: &CudaStream,

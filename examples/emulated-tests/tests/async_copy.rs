@@ -320,9 +320,9 @@ fn cp_async_reverse_matches_the_cpu() {
     .unwrap();
     let flat = |v: &[F32x4]| -> Vec<f32> { v.iter().flat_map(|v| v.0).collect() };
     let (xf, yf) = (flat(&x), flat(&y));
-    for i in 0..yf.len() {
+    for (i, y) in yf.iter().enumerate() {
         let j = i - i % 1024 + 1023 - i % 1024;
-        assert_eq!(yf[i].to_bits(), xf[j].to_bits(), "element {i}");
+        assert_eq!(y.to_bits(), xf[j].to_bits(), "element {i}");
     }
 }
 
