@@ -297,3 +297,42 @@ fn a_package_name_with_underscores_is_pointed_to_its_dashed_name() {
     assert!(msg.contains("no package named `my_k`"), "{msg}");
     assert!(msg.contains("did you mean `my-k`?"), "{msg}");
 }
+
+/// Hopper-only device-std modules (`bulk`, `tma`, `cluster`) exist only when building
+/// for sm_90 or newer: building for sm_80 stops in rustc, which names the gate, never
+/// in ptxas.
+#[test]
+fn a_hopper_module_used_for_an_older_target_is_a_compile_error_naming_the_gate() {
+    let kernel = "#![no_std]\n#![cfg_attr(target_arch = \"nvptx64\", feature(abi_ptx))]\n\
+        use device_std::{bulk, kernel, thread, DisjointSlice};\n\
+        #[kernel]\npub fn fill(mut out: DisjointSlice<u32>) {\n    bulk::commit_group();\n\
+        let i = thread::index_1d();\n    if let Some(o) = out.get_mut(&i) { *o = 7; }\n}\n";
+    let root = workspace(
+        "hopper-on-sm80",
+        &[
+            ("Cargo.toml", WORKSPACE),
+            ("k/Cargo.toml", &kernel_manifest("kernels = true", "")),
+            ("k/src/lib.rs", kernel),
+        ],
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-ptx"))
+        .args([
+            "build-ptx",
+            "--arch",
+            "sm_80",
+            "--no-verify",
+            "--manifest-path",
+        ])
+        .arg(root.join("Cargo.toml"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("unresolved import `device_std::bulk`")
+            && stderr.contains("found an item that was configured out")
+            && stderr.contains("target_feature = \"sm_90\""),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("ptxas"), "{stderr}");
+}
