@@ -12,9 +12,7 @@ use syn::{Error, FnArg, ItemFn, Result, ReturnType};
 /// Errors: arguments to the attribute; a generic, `async`, `const`, variadic
 /// or `extern` function; a method; a return type other than `()`.
 pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
-    if !attr.is_empty() {
-        return Err(Error::new(attr.span(), "#[kernel] takes no arguments"));
-    }
+    let cluster = parse_args(attr)?;
     let func: ItemFn = syn::parse2(item)?;
     check_shape(&func)?;
 
@@ -47,6 +45,25 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
     let record_static = format_ident!("__kernel_abi_{}", name);
     let record_doc =
         format!("The ABI record of kernel `{name}`, as `device_std::abi` describes it.");
+    let cluster_items = cluster.map(|[x, y, z]| {
+        let cluster_const = format_ident!("__KERNEL_CLUSTER_{}", name);
+        let cluster_static = format_ident!("__kernel_cluster_{}", name);
+        quote! {
+            /// The kernel's cluster shape `(x, y, z)`, in CTAs.
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals)]
+            pub const #cluster_const: [u32; 3] = [#x, #y, #z];
+
+            /// The kernel's cluster shape: ptx-linker turns it into
+            /// `.explicitcluster` and `.reqnctapercluster` on the entry.
+            #[doc(hidden)]
+            #[cfg(target_arch = "nvptx64")]
+            #[unsafe(no_mangle)]
+            #[used]
+            #[allow(non_upper_case_globals)]
+            pub static #cluster_static: [u32; 3] = #cluster_const;
+        }
+    });
 
     Ok(quote! {
         #(#attrs)*
@@ -78,7 +95,57 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         #[allow(non_upper_case_globals)]
         pub static #record_static: [u32; ::device_std::abi::record_words(#params_const)] =
             #record_const;
+
+        #cluster_items
     })
+}
+
+/// `#[kernel]` or `#[kernel(cluster = (x, y, z))]`: the cluster shape, checked (each
+/// extent in 1..=8, at most 8 CTAs: the portable cluster size).
+fn parse_args(attr: TokenStream) -> Result<Option<[u32; 3]>> {
+    if attr.is_empty() {
+        return Ok(None);
+    }
+    let usage = "expected `#[kernel]` or `#[kernel(cluster = (x, y, z))]`";
+    let arg: syn::MetaNameValue =
+        syn::parse2(attr.clone()).map_err(|_| Error::new(attr.span(), usage))?;
+    if !arg.path.is_ident("cluster") {
+        return Err(Error::new(arg.path.span(), usage));
+    }
+    let syn::Expr::Tuple(t) = &arg.value else {
+        return Err(Error::new(arg.value.span(), usage));
+    };
+    let mut shape = [0u32; 3];
+    if t.elems.len() != 3 {
+        return Err(Error::new(
+            t.span(),
+            "a cluster shape has three extents: `(x, y, z)`",
+        ));
+    }
+    for (i, e) in t.elems.iter().enumerate() {
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) = e
+        else {
+            return Err(Error::new(
+                e.span(),
+                "a cluster extent is an integer literal",
+            ));
+        };
+        let v: u32 = n.base10_parse()?;
+        if !(1..=8).contains(&v) {
+            return Err(Error::new(e.span(), "a cluster extent is 1 to 8"));
+        }
+        shape[i] = v;
+    }
+    if shape.iter().product::<u32>() > 8 {
+        return Err(Error::new(
+            t.span(),
+            "a cluster has at most 8 CTAs (the portable cluster size)",
+        ));
+    }
+    Ok(Some(shape))
 }
 
 fn check_shape(func: &ItemFn) -> Result<()> {

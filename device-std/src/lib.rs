@@ -153,6 +153,12 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 /// type-checks on stable, and with the `emulator` feature `emulator::launch`
 /// runs it over a grid on the CPU.
 ///
+/// `#[kernel(cluster = (x, y, z))]` also fixes the kernel's thread-block cluster shape
+/// (sm_90; each extent 1..=8, at most 8 CTAs): ptx-linker writes `.explicitcluster` and
+/// `.reqnctapercluster x, y, z` on the entry (rustc cannot), every launch runs in
+/// clusters of that shape, and `host_loader` refuses a launch with another shape or a
+/// grid that is not whole clusters.
+///
 /// It refuses, with a compile error: generic, `async`, `const`, variadic
 /// functions, an explicit `extern` ABI, a return type other than `()`, and
 /// every parameter type that is not a [`KernelParam`]:

@@ -24,6 +24,9 @@ pub(crate) struct Shared {
     max_threads_per_block: u32,
     static_shared_bytes: u32,
     dynamic_shared_align: Option<u32>,
+    /// The cluster shape the kernel was compiled for (`.reqnctapercluster`, from
+    /// `#[kernel(cluster = ...)]`), if any.
+    required_cluster: Option<(u32, u32, u32)>,
     param_info_checked: bool,
     /// The function's current `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, in bytes.
     /// Only grows; a launch asking for at most this much does one load and one compare.
@@ -127,6 +130,16 @@ impl<S: KernelSignature> Kernel<S> {
             name,
             A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
         )?;
+        // 0 (or an error, before CUDA 12 / sm_90) means no compile-time cluster shape.
+        let cluster = |a| attr(func, name, a).unwrap_or(0);
+        let required_cluster = match (
+            cluster(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH),
+            cluster(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT),
+            cluster(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH),
+        ) {
+            (0, _, _) => None,
+            (x, y, z) => Some((x, y.max(1), z.max(1))),
+        };
         let param_info_checked = if module.signatures_from_loaded_text {
             false
         } else {
@@ -141,6 +154,7 @@ impl<S: KernelSignature> Kernel<S> {
                 max_threads_per_block: max_threads,
                 static_shared_bytes: static_shared,
                 dynamic_shared_align,
+                required_cluster,
                 param_info_checked,
                 dynamic_shared_limit: AtomicU32::new(dyn_limit),
             }),
@@ -181,6 +195,14 @@ impl<S: KernelSignature> Kernel<S> {
             .limits
             .max_shared_per_block_optin
             .saturating_sub(self.shared.static_shared_bytes)
+    }
+
+    /// The cluster shape the kernel was compiled for (`#[kernel(cluster = (x, y, z))]`,
+    /// PTX `.reqnctapercluster`; `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_*`), if any. Launches
+    /// run in clusters of this shape with or without a cluster attribute; one with
+    /// another shape, or a grid that is not whole clusters, is refused before the driver.
+    pub fn required_cluster(&self) -> Option<(u32, u32, u32)> {
+        self.shared.required_cluster
     }
 
     /// The alignment in bytes the kernel declared for its dynamic shared memory
@@ -334,6 +356,20 @@ impl<S: KernelSignature> Kernel<S> {
         s.limits
             .validate(cfg, s.max_threads_per_block)
             .map_err(|e| self.name_error(e))?;
+        if let Some((x, y, z)) = s.required_cluster {
+            let g = cfg.grid_dim;
+            #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+            let whole = g.0 % x == 0 && g.1 % y == 0 && g.2 % z == 0;
+            if !whole {
+                return Err(invalid(
+                    Some(&s.name),
+                    format!(
+                        "the kernel runs in clusters of ({x}, {y}, {z}) (`#[kernel(cluster = ...)]`, \
+                         `.reqnctapercluster`), and grid {g:?} is not a whole number of them"
+                    ),
+                ));
+            }
+        }
         if cfg.shared_mem_bytes > s.dynamic_shared_limit.load(Ordering::Relaxed) {
             self.raise_dynamic_shared_limit(cfg.shared_mem_bytes)?;
         }
@@ -355,6 +391,18 @@ impl<S: KernelSignature> Kernel<S> {
         use cudarc::driver::sys;
         let name = Some(self.shared.name.as_str());
         let grid = cfg.grid_dim;
+        if let Some(required) = self.shared.required_cluster {
+            if required != (x, y, z) {
+                return Err(invalid(
+                    name,
+                    format!(
+                        "the launch asks for clusters of ({x}, {y}, {z}), but the kernel was \
+                         compiled for clusters of {required:?} (`#[kernel(cluster = ...)]`, \
+                         `.reqnctapercluster`); launch without a cluster attribute, or with that shape"
+                    ),
+                ));
+            }
+        }
         if x == 0 || y == 0 || z == 0 {
             return Err(invalid(
                 name,

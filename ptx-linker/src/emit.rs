@@ -37,6 +37,8 @@ pub struct EmitInput<'a, 'src> {
     pub files: &'a FileTable,
     /// Whether debug sections are kept.
     pub keep_sections: bool,
+    /// Kernels with a compile-time cluster shape ([`crate::cluster`]).
+    pub clusters: &'a HashMap<SymbolId, [u32; 3]>,
 }
 
 /// The emitted text and the symbols it contains, in output order, each with
@@ -181,9 +183,18 @@ pub fn emit(e: EmitInput<'_, '_>) -> Emitted {
 
     // Function definitions, then aliases.
     for &r in &live_defs {
-        if matches!(kind_of(r), ItemKind::Function(_)) {
+        if let ItemKind::Function(f) = kind_of(r) {
             out.push('\n');
-            write_item(&mut out, &e, r, e.modules[r.module].items[r.item].span.end);
+            let end = e.modules[r.module].items[r.item].span.end;
+            match sym_of(r).and_then(|id| e.clusters.get(&id)) {
+                Some([x, y, z]) if f.kind == FnKind::Entry => {
+                    let start = e.modules[r.module].items[r.item].span.start;
+                    write_patched(&mut out, &e, r, start, f.proto_end);
+                    let _ = write!(out, "\n.explicitcluster\n.reqnctapercluster {x}, {y}, {z}");
+                    write_patched(&mut out, &e, r, f.proto_end, end);
+                }
+                _ => write_item(&mut out, &e, r, end),
+            }
             out.push('\n');
             if let Some(id) = sym_of(r) {
                 symbols.push((id, r));

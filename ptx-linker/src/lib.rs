@@ -63,6 +63,7 @@
 pub mod agree;
 pub mod ast;
 pub mod body;
+pub mod cluster;
 pub mod diagnostic;
 pub mod emit;
 pub mod gc;
@@ -136,6 +137,7 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
         header.drop_debug_option();
     }
     let kernels = validate::check_kernels(&modules, &table, &res, &live, &header, &mut diags);
+    let clusters = cluster::cluster_shapes(&modules, &table, &live, &header, &mut diags);
     if diags.iter().any(Diagnostic::is_error) {
         return fail(diags);
     }
@@ -149,6 +151,7 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
         header: &header,
         files: &file_table,
         keep_sections,
+        clusters: &clusters,
     });
     let map = map::build(&modules, &paths, &table, &res, &header, &kernels, &emitted);
     let warnings = diags

@@ -658,10 +658,28 @@ fn cluster_histogram(env: &Env) -> Result<Vec<Row>> {
     let n64 = n as u64;
     let mut bins = env.stream.alloc_zeros::<u32>(256)?;
     let zero = |b: &mut CudaSlice<u32>| -> Result<()> { Ok(env.stream.memset_zeros(b)?) };
-    // SAFETY (all four): each kernel reads data[..n] and atomically adds into bins[..256].
+    ensure!(
+        k.required_cluster() == Some((2, 1, 1)),
+        "cluster_histogram: compiled cluster shape {:?}, want (2, 1, 1)",
+        k.required_cluster()
+    );
+    // SAFETY (all five): each kernel reads data[..n] and atomically adds into bins[..256].
+    // The compiled shape applies to a plain launch; the attribute form must agree with it.
     let rust = |b: &mut CudaSlice<u32>| -> Result<()> {
+        Ok(unsafe { k.launch(env.stream, cfg, (&d, b)) }?)
+    };
+    let rust_attr = |b: &mut CudaSlice<u32>| -> Result<()> {
         Ok(unsafe { k.launch_with(env.stream, cfg, &attrs, (&d, b)) }?)
     };
+    let wrong = host_loader::LaunchAttributes::new().cluster_dim(4, 1, 1);
+    // SAFETY: refused before the driver (the shape differs from the compiled one).
+    let refused = unsafe { k.launch_with(env.stream, cfg, &wrong, (&d, &mut bins)) };
+    ensure!(
+        refused
+            .as_ref()
+            .is_err_and(|e| e.to_string().contains("compiled for clusters of (2, 1, 1)")),
+        "a launch with clusters of 4 was not refused: {refused:?}"
+    );
     let rust1 = |b: &mut CudaSlice<u32>| -> Result<()> {
         Ok(unsafe { k1.launch(env.stream, cfg, (&d, b)) }?)
     };
@@ -673,7 +691,8 @@ fn cluster_histogram(env: &Env) -> Result<Vec<Row>> {
         ("rust 1 CTA", &rust1),
         ("nvcc 1 CTA", &nvcc1),
     ];
-    for (who, launch) in &variants {
+    let attr_variant: (&'static str, Launch<'_, CudaSlice<u32>>) = ("rust attr", &rust_attr);
+    for (who, launch) in variants.iter().chain([&attr_variant]) {
         env.stream.memcpy_htod(&[u32::MAX; 256], &mut bins)?;
         zero(&mut bins)?;
         launch(&mut bins)?;

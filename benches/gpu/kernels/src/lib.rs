@@ -305,14 +305,15 @@ pub const CLUSTER_CTAS: u32 = 2;
 const BINS_PER_CTA: usize = 256 / CLUSTER_CTAS as usize;
 
 /// [`histogram`] with the 256 bins spread over the shared memory of a thread-block
-/// cluster of [`CLUSTER_CTAS`] CTAs (sm_90; launch with clusters of `(2, 1, 1)`): CTA
+/// cluster of [`CLUSTER_CTAS`] CTAs (sm_90; compiled for clusters of `(2, 1, 1)`, so
+/// every launch runs in them, with or without a cluster attribute): CTA
 /// rank `r` holds bins `128 r .. 128 r + 128`, every thread adds each byte to its bin
 /// in whichever CTA holds it (`atom.shared::cluster.add`), and after a cluster barrier
 /// each CTA adds its bins into `bins` (added to; the host zeroes it). The barriers
 /// before and after the counting keep every CTA's bins alive and zeroed while others
 /// update them.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
+#[kernel(cluster = (2, 1, 1))]
 pub fn cluster_histogram(data: &[u8], bins: *mut u32) {
     use device_std::cluster;
     let local = SharedArray::<u32, BINS_PER_CTA>::new();
