@@ -302,3 +302,144 @@ fn a_tensor_map_the_driver_would_refuse_is_refused_with_the_rule() {
     let skew = unsafe { TensorMapDesc::new(p.add(1), 4000, &[64], &[], &[32]) }.unwrap_err();
     assert!(skew.contains("is not 16-byte aligned"), "{skew}");
 }
+
+/// Fault: only the issuing thread waits on the barrier; the others read the tile with
+/// nothing ordering them after the copy (on the GPU they may read before it lands).
+#[kernel]
+pub fn only_the_issuer_waits(x: &[f32], mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 256, 16>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let t = thread::threadIdx_x() as usize;
+    if t == 0 {
+        bar.arrive_expect_tx(1024);
+        bulk::load(&tile, 0, x, 0, 256, &bar);
+        bar.wait(&mut phase);
+    } else {
+        // Long enough on any GPU? No sleep orders anything; under the emulator it
+        // lets thread 0 issue, land and observe the copy first.
+        thread::nanosleep(1000);
+    }
+    let v = tile.read(t); // (the seeded fault: threads 1.. never wait)
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = v;
+    }
+}
+
+#[test]
+fn a_thread_that_reads_a_landed_load_without_waiting_is_reported() {
+    let err = run_faulty(only_the_issuer_waits).to_string();
+    assert!(
+        err.starts_with("block (0, 0, 0) thread (1, 0, 0): accesses 4 bytes at shared address"),
+        "{err}"
+    );
+    assert!(
+        err.contains("was written by the bulk::load at"),
+        "{err}"
+    );
+    assert!(
+        err.contains("this thread has not waited on that phase"),
+        "{err}"
+    );
+}
+
+/// The same load, waited for by every thread, then a `sync_threads`-ordered read by
+/// thread 0 only waiting and the others ordered through a block barrier: correct.
+#[kernel]
+pub fn issuer_waits_then_block_barrier(x: &[f32], mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 256, 16>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let t = thread::threadIdx_x() as usize;
+    if t == 0 {
+        bar.arrive_expect_tx(1024);
+        bulk::load(&tile, 0, x, 0, 256, &bar);
+        bar.wait(&mut phase);
+    }
+    thread::sync_threads();
+    let v = tile.read(t);
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = v;
+    }
+}
+
+#[test]
+fn a_load_observed_by_one_thread_then_a_block_barrier_is_visible_to_all() {
+    let (xb, xo) = aligned_input(9, 256, 0);
+    let x = &xb[xo..xo + 256];
+    let (mut yb, yo) = aligned_output(256);
+    let out = GlobalMut::new(&mut yb[yo..yo + 256]);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (256, 1, 1)), || {
+        issuer_waits_then_block_barrier(x, out.disjoint())
+    })
+    .unwrap();
+    assert_scaled(&yb[yo..yo + 256], x, 1.0, "issuer waits, then sync_threads");
+}
+
+/// Fault: the copy's bytes are never announced, so the phase completes on the plain
+/// arrival, before (or after: a race) the copy lands.
+#[kernel]
+pub fn load_without_expect_tx(x: &[f32], mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 256, 16>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let t = thread::threadIdx_x() as usize;
+    if t == 0 {
+        bulk::load(&tile, 0, x, 0, 256, &bar);
+        bar.arrive(); // (the seeded fault: arrive_expect_tx(1024) expected)
+    }
+    bar.wait(&mut phase);
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = tile.read(t);
+    }
+}
+
+#[test]
+fn a_phase_that_completes_while_an_unannounced_copy_is_in_flight_is_reported() {
+    let err = run_faulty(load_without_expect_tx).to_string();
+    assert!(
+        err.starts_with("block (0, 0, 0) thread (0, 0, 0): "),
+        "{err}"
+    );
+    assert!(
+        err.contains("phase 0 completes while 1024 bytes of copies issued on it are in flight"),
+        "{err}"
+    );
+}
+
+/// Fault: the block returns with a load still writing its shared memory.
+#[kernel]
+pub fn load_never_waited(x: &[f32], _out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 256, 16>::new();
+    let bar = Mbarrier::new(1);
+    if thread::threadIdx_x() == 0 {
+        bar.arrive_expect_tx(1024);
+        bulk::load(&tile, 0, x, 0, 256, &bar); // (the seeded fault: nobody waits)
+    }
+}
+
+#[test]
+fn a_block_that_ends_with_a_load_in_flight_is_reported() {
+    let err = run_faulty(load_never_waited).to_string();
+    assert!(
+        err.contains("the block ends while the bulk::load at"),
+        "{err}"
+    );
+    assert!(err.contains("still writes shared"), "{err}");
+}
+
+#[test]
+fn a_tensor_map_whose_extent_overflows_64_bits_is_refused_not_wrapped() {
+    use device_std::emulator::TensorMapDesc;
+    let mut buf = vec![0.0f32; 64 + 4];
+    let o = buf.as_ptr().align_offset(16);
+    let p = buf[o..].as_mut_ptr();
+    // (2^28) * 2^36 = 2^64: wraps to 0 in 64-bit arithmetic.
+    // SAFETY: `p` is valid for 64 f32s; no launch uses the map.
+    let err = unsafe { TensorMapDesc::new(p, 64, &[4, (1 << 28) + 1], &[1 << 36], &[4, 1]) }
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "the tensor spans more than 2^64 bytes but the buffer holds 256"
+    );
+}
