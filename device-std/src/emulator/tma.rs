@@ -100,7 +100,17 @@ impl TensorMapDesc {
             }
             d[i] = dims[i];
             b[i] = box_dims[i];
-            end += (dims[i] - 1) * s[i];
+            // Checked: 2^32 elements of a 2^40-byte stride overflow 64 bits, and a
+            // wrapped sum would pass the buffer check below.
+            end = (dims[i] - 1)
+                .checked_mul(s[i])
+                .and_then(|x| end.checked_add(x))
+                .ok_or_else(|| {
+                    format!(
+                        "the tensor spans more than 2^64 bytes but the buffer holds {}",
+                        len * elem
+                    )
+                })?;
         }
         if (b[0] as usize * elem) % 16 != 0 {
             return Err(format!(
