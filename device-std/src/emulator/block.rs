@@ -355,6 +355,12 @@ fn schedule(
         let Some(t) = next else {
             let sched = block.sched.borrow();
             if sched.done == block.size {
+                if let Some((t, message)) = block.asyncs.borrow().unfinished_load() {
+                    return Err(EmulatorError::AsyncCopy {
+                        at: block.coords(t),
+                        message,
+                    });
+                }
                 if let Some(t) = block.asyncs.borrow().unfinished_store() {
                     return Err(EmulatorError::AsyncCopy {
                         at: block.coords(t),
