@@ -205,35 +205,7 @@ impl<
         strides: &[u64],
     ) -> Result<Self, TensorMapError> {
         Self::check_shape()?;
-        for (index, &extent) in dims.iter().enumerate() {
-            if extent == 0 || extent > 1 << 32 {
-                return Err(TensorMapError::Extent { index, extent });
-            }
-        }
-        if strides.len() != RANK - 1 {
-            return Err(TensorMapError::StrideCount {
-                rank: RANK,
-                got: strides.len(),
-            });
-        }
-        for (i, &stride) in strides.iter().enumerate() {
-            if stride % 16 != 0 || stride >= 1 << 40 {
-                return Err(TensorMapError::Stride {
-                    index: i + 1,
-                    stride,
-                });
-            }
-        }
-        let elem = size_of::<T>() as u64;
-        let needed = elem
-            + dims[0].saturating_sub(1) * elem
-            + (1..RANK)
-                .map(|i| (dims[i] - 1).saturating_mul(strides[i - 1]))
-                .sum::<u64>();
-        let held = tensor.len() as u64 * elem;
-        if needed > held {
-            return Err(TensorMapError::OutOfBuffer { needed, held });
-        }
+        check_layout(&dims, strides, size_of::<T>() as u64, tensor.len() as u64)?;
         let (address, guard) = tensor.device_ptr(stream);
         drop::<SyncOnDrop>(guard);
         if address % 16 != 0 {
@@ -285,6 +257,47 @@ impl<
     pub fn device_address(&self, stream: &CudaStream) -> u64 {
         self.encoded.device_ptr(stream).0
     }
+}
+
+/// The checks of [`TensorMap::tiled`] on extents and strides (`dims.len()` = the rank):
+/// each extent in 1..=2^32, `dims.len() - 1` strides, each a multiple of 16 below 2^40,
+/// and the tensor inside `held_elems` elements of `elem` bytes.
+fn check_layout(
+    dims: &[u64],
+    strides: &[u64],
+    elem: u64,
+    held_elems: u64,
+) -> Result<(), TensorMapError> {
+    let rank = dims.len();
+    for (index, &extent) in dims.iter().enumerate() {
+        if extent == 0 || extent > 1 << 32 {
+            return Err(TensorMapError::Extent { index, extent });
+        }
+    }
+    if strides.len() != rank - 1 {
+        return Err(TensorMapError::StrideCount {
+            rank,
+            got: strides.len(),
+        });
+    }
+    for (i, &stride) in strides.iter().enumerate() {
+        if stride % 16 != 0 || stride >= 1 << 40 {
+            return Err(TensorMapError::Stride {
+                index: i + 1,
+                stride,
+            });
+        }
+    }
+    let needed = elem
+        + dims[0].saturating_sub(1) * elem
+        + (1..rank)
+            .map(|i| (dims[i] - 1).saturating_mul(strides[i - 1]))
+            .sum::<u64>();
+    let held = held_elems * elem;
+    if needed > held {
+        return Err(TensorMapError::OutOfBuffer { needed, held });
+    }
+    Ok(())
 }
 
 const fn box_field(extent: usize) -> FieldLayout {
