@@ -354,3 +354,52 @@ unsafe impl<
         arg.encoded.device_ptr(stream)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_checks_follow_the_driver_rules() {
+        assert_eq!(
+            check_layout(&[700, 1000], &[2800], 4, 700 * 1000),
+            Ok(())
+        );
+        assert_eq!(
+            check_layout(&[700, 1000], &[2804], 4, 701 * 1000),
+            Err(TensorMapError::Stride {
+                index: 1,
+                stride: 2804
+            })
+        );
+        assert_eq!(
+            check_layout(&[0], &[], 4, 16),
+            Err(TensorMapError::Extent {
+                index: 0,
+                extent: 0
+            })
+        );
+        assert_eq!(
+            check_layout(&[64, 65], &[256], 4, 4096),
+            Err(TensorMapError::OutOfBuffer {
+                needed: 16640,
+                held: 16384
+            })
+        );
+    }
+
+    #[test]
+    fn a_tensor_larger_than_2_to_the_64_bytes_is_out_of_any_buffer() {
+        // Two outer dimensions of 2^24 + 1 rows, 2^39-byte strides: 2^63 bytes each, a
+        // sum of 2^64 that wraps to 0 in u64 arithmetic.
+        let dims = [4, (1 << 24) + 1, (1 << 24) + 1];
+        let strides = [1 << 39, 1 << 39];
+        assert_eq!(
+            check_layout(&dims, &strides, 4, 4),
+            Err(TensorMapError::OutOfBuffer {
+                needed: u64::MAX,
+                held: 16
+            })
+        );
+    }
+}
