@@ -288,12 +288,12 @@ fn check_layout(
             });
         }
     }
-    let needed = elem
-        + dims[0].saturating_sub(1) * elem
-        + (1..rank)
-            .map(|i| (dims[i] - 1).saturating_mul(strides[i - 1]))
-            .sum::<u64>();
-    let held = held_elems * elem;
+    // Saturating throughout: a wrapped sum (two 2^63-byte dimensions) would pass the
+    // comparison below and let copies reach far past the buffer.
+    let needed = (1..rank).fold(dims[0].saturating_mul(elem), |sum, i| {
+        sum.saturating_add((dims[i] - 1).saturating_mul(strides[i - 1]))
+    });
+    let held = held_elems.saturating_mul(elem);
     if needed > held {
         return Err(TensorMapError::OutOfBuffer { needed, held });
     }
