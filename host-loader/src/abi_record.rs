@@ -581,11 +581,12 @@ mod tests {
 
     #[test]
     fn kind_and_class_words_round_trip() {
-        for k in 1..=5 {
+        for k in 1..=6 {
             assert_eq!(AbiKind::from_word(k).unwrap().word(), k);
         }
         assert_eq!(AbiKind::from_word(0), None);
-        assert_eq!(AbiKind::from_word(6), None);
+        assert_eq!(AbiKind::from_word(6), Some(AbiKind::TensorMap));
+        assert_eq!(AbiKind::from_word(7), None);
         for c in 0..=5 {
             assert_eq!(ValueClass::from_word(c).unwrap().word(), c);
         }
