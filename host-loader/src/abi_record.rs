@@ -887,6 +887,82 @@ mod tests {
         ));
     }
 
+    /// `transpose(input: TensorMap<f32, 2, 32, 32>, n: u32)`.
+    fn tensor_map_words() -> Vec<u32> {
+        vec![
+            ABI_MAGIC, 2, 2, //
+            6, 8, 8, 4, 3, 2, 32, 0, 0, 16, 0, 0, //
+            1, 4, 4, 4, 1, 0,
+        ]
+    }
+
+    #[test]
+    fn reads_tensor_maps() {
+        let r = AbiRecord::parse(&bytes(&tensor_map_words())).unwrap();
+        let p = &r.params[0];
+        assert_eq!(p.kind, AbiKind::TensorMap);
+        assert_eq!((p.size, p.align, p.elem_size, p.elem_class), (8, 8, 4, Float));
+        assert_eq!(
+            p.fields.iter().map(|f| f.offset).collect::<Vec<_>>(),
+            [32, 16]
+        );
+        assert_eq!(r.params[1].kind, AbiKind::Scalar);
+    }
+
+    #[test]
+    fn inconsistent_tensor_maps() {
+        let err = |edit: &dyn Fn(&mut Vec<u32>)| {
+            let mut w = tensor_map_words();
+            edit(&mut w);
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string()
+        };
+        assert_eq!(
+            err(&|w| w[4] = 16),
+            "parameter 0 (word 4): a tensor map (`tma::TensorMap<T, RANK, B0, ...>`) is 8 \
+             bytes aligned to 8 (the map's address), not 16 bytes aligned to 8"
+        );
+        assert_eq!(
+            err(&|w| w[6] = 0),
+            "parameter 0 (word 6): a tensor map (`tma::TensorMap<T, RANK, B0, ...>`) has \
+             elements of 0 bytes"
+        );
+        assert_eq!(
+            err(&|w| w[7] = 4),
+            "parameter 0 (word 7): a tensor map (`tma::TensorMap<T, RANK, B0, ...>`) has \
+             element class raw pointer"
+        );
+        assert_eq!(
+            err(&|w| w[8] = 0),
+            "parameter 0 (word 8): a tensor map (`tma::TensorMap<T, RANK, B0, ...>`) has \
+             rank 0; tensor maps have 1 to 5 dimensions"
+        );
+        assert_eq!(
+            err(&|w| w[12] = 0),
+            "parameter 0 (word 12): box extent 1 is 0; a tensor map's box extents are 1 \
+             to 256"
+        );
+        assert_eq!(
+            err(&|w| w[9] = 257),
+            "parameter 0 (word 9): box extent 0 is 257; a tensor map's box extents are 1 \
+             to 256"
+        );
+        assert_eq!(
+            err(&|w| w[9] = 3),
+            "parameter 0 (word 9): box extent 0 is 3 elements of 4 bytes, 12 bytes; the \
+             innermost extent of a tensor map's box spans a multiple of 16 bytes"
+        );
+        assert_eq!(
+            err(&|w| w[13] = 4),
+            "parameter 0 (word 13): box extent 1 has size 4 and class opaque; a tensor \
+             map's box extents have size 0 and class opaque"
+        );
+        assert_eq!(
+            err(&|w| w[14] = 3),
+            "parameter 0 (word 14): box extent 1 has size 0 and class float; a tensor \
+             map's box extents have size 0 and class opaque"
+        );
+    }
+
     #[test]
     fn trailing_garbage() {
         let mut w = vecadd_words();
