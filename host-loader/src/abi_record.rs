@@ -396,9 +396,9 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
         word: kind_at,
         found: kind,
     })?;
-    let (_, size) = w.next(|| format!("the size of parameter {param}"))?;
+    let (size_at, size) = w.next(|| format!("the size of parameter {param}"))?;
     let (align_at, align) = w.next(|| format!("the alignment of parameter {param}"))?;
-    let (_, elem_size) = w.next(|| format!("the element size of parameter {param}"))?;
+    let (elem_at, elem_size) = w.next(|| format!("the element size of parameter {param}"))?;
     let (class_at, elem_class) = w.next(|| format!("the element class of parameter {param}"))?;
     let elem_class = class(elem_class, param, None, class_at)?;
     let (count_at, field_count) = w.next(|| format!("the field count of parameter {param}"))?;
@@ -419,13 +419,27 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
             ValueClass::Unsigned | ValueClass::Signed | ValueClass::Float
         ),
         AbiKind::Struct => elem_class == ValueClass::Opaque,
-        AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice | AbiKind::TensorMap => true,
+        // A tensor's elements are plain data: never a pointer or a `bool`.
+        AbiKind::TensorMap => !matches!(elem_class, ValueClass::Pointer | ValueClass::Bool),
+        AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice => true,
     };
     if !class_ok {
         return Err(bad(
             class_at,
             format!("{kind} has element class {elem_class}"),
         ));
+    }
+    if kind == AbiKind::TensorMap && (size, align) != (8, 8) {
+        return Err(bad(
+            size_at,
+            format!(
+                "{kind} is 8 bytes aligned to 8 (the map's address), not {size} bytes aligned \
+                 to {align}"
+            ),
+        ));
+    }
+    if kind == AbiKind::TensorMap && elem_size == 0 {
+        return Err(bad(elem_at, format!("{kind} has elements of 0 bytes")));
     }
     if kind == AbiKind::TensorMap && !(1..=5).contains(&field_count) {
         return Err(bad(
@@ -444,10 +458,24 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
     for field in 0..field_count {
         let (off_at, offset) =
             w.next(|| format!("the offset of parameter {param} field {field}"))?;
-        let (_, fsize) = w.next(|| format!("the size of parameter {param} field {field}"))?;
+        let (fsize_at, fsize) =
+            w.next(|| format!("the size of parameter {param} field {field}"))?;
         let (fclass_at, fclass) =
             w.next(|| format!("the class of parameter {param} field {field}"))?;
         let fclass = class(fclass, param, Some(field), fclass_at)?;
+        if kind == AbiKind::TensorMap {
+            check_box_extent(field, offset, elem_size)
+                .map_err(|reason| bad(off_at, reason))?;
+            if fsize != 0 || fclass != ValueClass::Opaque {
+                return Err(bad(
+                    if fsize != 0 { fsize_at } else { fclass_at },
+                    format!(
+                        "box extent {field} has size {fsize} and class {fclass}; a tensor \
+                         map's box extents have size 0 and class opaque"
+                    ),
+                ));
+            }
+        }
         if kind == AbiKind::Struct && offset.checked_add(fsize).is_none_or(|end| end > size) {
             return Err(bad(
                 off_at,
@@ -472,6 +500,24 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
         elem_class,
         fields,
     })
+}
+
+/// `device_std::tma::TensorMap`'s compile-time rules for box extent `field`, `extent`
+/// elements of `elem_size` bytes: 1 to 256, and the innermost a multiple of 16 bytes.
+fn check_box_extent(field: usize, extent: u32, elem_size: u32) -> Result<(), String> {
+    if !(1..=256).contains(&extent) {
+        return Err(format!(
+            "box extent {field} is {extent}; a tensor map's box extents are 1 to 256"
+        ));
+    }
+    let row = u64::from(extent) * u64::from(elem_size);
+    if field == 0 && row % 16 != 0 {
+        return Err(format!(
+            "box extent 0 is {extent} elements of {elem_size} bytes, {row} bytes; the \
+             innermost extent of a tensor map's box spans a multiple of 16 bytes"
+        ));
+    }
+    Ok(())
 }
 
 /// The [`ValueClass`] of class word `found` (word `word`).
