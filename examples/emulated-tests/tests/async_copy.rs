@@ -444,3 +444,61 @@ fn a_tensor_map_whose_extent_overflows_64_bits_is_refused_not_wrapped() {
         "the tensor spans more than 2^64 bytes but the buffer holds 256"
     );
 }
+
+/// Loads the 1D box of 16 `f32` at `at` (may reach outside the tensor) and writes it out.
+#[kernel]
+pub fn load_box_1d(map: device_std::tma::TensorMap<f32, 1, 16>, at: i32, mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 16, 128>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let t = thread::threadIdx_x() as usize;
+    if t == 0 {
+        bar.arrive_expect_tx(64);
+        map.load(&tile, [at], &bar);
+    }
+    bar.wait(&mut phase);
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = tile.read(t);
+    }
+}
+
+/// A map of the `len` `f32`s at address `x`, made (and its descriptor dropped) in a
+/// frame of its own.
+#[inline(never)]
+fn map_of(x: usize, len: usize) -> device_std::tma::TensorMap<f32, 1, 16> {
+    use device_std::emulator::TensorMapDesc;
+    // SAFETY: the test's buffer at `x` outlives every launch that uses the map.
+    let desc =
+        unsafe { TensorMapDesc::new(x as *mut f32, len, &[len as u64], &[], &[16]) }.unwrap();
+    desc.as_param()
+}
+
+/// Overwrites the stack below the caller's frame.
+#[inline(never)]
+fn clobber_stack() -> u8 {
+    let junk = std::hint::black_box([0xA5u8; 4096]);
+    junk[17]
+}
+
+#[test]
+fn a_tensor_map_parameter_outlives_its_descriptor() {
+    let mut xb = vec![0.0f32; 32 + 4];
+    let o = xb.as_ptr().align_offset(16);
+    for (i, v) in xb[o..o + 32].iter_mut().enumerate() {
+        *v = i as f32;
+    }
+    let x = xb[o..].as_mut_ptr() as usize;
+    let mut got = vec![POISON; 16];
+    let out = GlobalMut::new(&mut got);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (16, 1, 1)), || {
+        // Safe code after the descriptor's `new`: `as_param` gives a `'static` value.
+        let map = map_of(x, 32);
+        clobber_stack();
+        load_box_1d(map, 24, out.disjoint())
+    })
+    .unwrap();
+    let want: Vec<f32> = (0..16)
+        .map(|i| if 24 + i < 32 { (24 + i) as f32 } else { 0.0 })
+        .collect();
+    assert_eq!(got, want);
+}
