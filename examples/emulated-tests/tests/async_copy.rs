@@ -502,3 +502,51 @@ fn a_tensor_map_parameter_outlives_its_descriptor() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// A bulk store of what the block wrote, with (`fence != 0`) or without the proxy
+/// fence that makes ordinary shared-memory writes visible to the copy engine.
+#[kernel]
+pub fn store_after_barrier(fence: u32, mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 64, 16>::new();
+    let t = thread::threadIdx_x() as usize;
+    tile.write(t, t as f32);
+    if fence != 0 {
+        bulk::fence_proxy_async_shared();
+    }
+    thread::sync_threads(); // (the seeded fault when fence == 0: no proxy fence first)
+    if t == 0 {
+        // SAFETY: out has 64 elements (the test's launch), 16-byte aligned.
+        unsafe { bulk::store(out.as_mut_ptr(), &tile, 0, 64) };
+        bulk::commit_group();
+        bulk::wait_group_read::<0>();
+    }
+}
+
+#[test]
+fn a_bulk_store_of_writes_no_proxy_fence_ordered_is_reported() {
+    let run = |fence: bool| {
+        let (mut yb, yo) = aligned_output(64);
+        let out = GlobalMut::new(&mut yb[yo..yo + 64]);
+        let r = emulator::launch(LaunchConfig::new((1, 1, 1), (64, 1, 1)), || {
+            store_after_barrier(fence as u32, out.disjoint())
+        })
+        .map(|_| ());
+        (r, yb[yo..yo + 64].to_vec())
+    };
+    let (ok, got) = run(true);
+    ok.unwrap();
+    assert_eq!(got, (0..64).map(|i| i as f32).collect::<Vec<_>>());
+    let err = run(false).0.unwrap_err().to_string();
+    assert!(
+        err.starts_with("block (0, 0, 0) thread (0, 0, 0): the bulk::store at"),
+        "{err}"
+    );
+    assert!(
+        err.contains("reads shared 0x"),
+        "{err}"
+    );
+    assert!(
+        err.contains("which thread (0, 0, 0) wrote with no bulk::fence_proxy_async_shared after it"),
+        "{err}"
+    );
+}
