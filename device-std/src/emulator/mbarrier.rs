@@ -399,6 +399,20 @@ pub(crate) fn bulk_store(dst: *mut u8, src: u32, bytes: u32) {
 pub(crate) fn store_from(src: u32, bytes: u32, align: usize, write: impl FnOnce(*const u8)) {
     let site = core::panic::Location::caller();
     let p = shared_mem::access(src, bytes as usize, align, Access::Read);
+    context::with(|ctx| {
+        let block = ctx.block();
+        let (start, end) = (src as usize, (src + bytes) as usize);
+        let unfenced = block.mem.borrow().unfenced_write(ctx.linear, start, end);
+        if let Some((b, w)) = unfenced {
+            let who = block.coords(w).thread;
+            fail(
+                ctx,
+                format!(
+                    "the bulk::store at {site} reads shared {b:#x}, which thread {who:?} wrote with no bulk::fence_proxy_async_shared after it: the copy engine may read the old bytes (every writing thread fences, then a barrier, then one thread issues the store)"
+                ),
+            );
+        }
+    });
     write(p);
     context::with(|ctx| {
         let block = ctx.block();

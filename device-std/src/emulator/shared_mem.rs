@@ -137,6 +137,7 @@ impl Arena {
             dynamic,
             pending: Vec::new(),
             landed: Vec::new(),
+            proxy_fenced: std::vec![0; 32 * warps],
         }
     }
 }
@@ -262,6 +263,8 @@ pub(crate) struct SharedMem<'a> {
     pub(crate) pending: Vec<PendingRange>,
     /// Bytes loads wrote that not every thread is ordered after yet.
     pub(crate) landed: Vec<Landed>,
+    /// Each thread's last `fence.proxy.async` (a `now` value; 0: none).
+    proxy_fenced: Vec<u32>,
 }
 
 impl SharedMem<'_> {
@@ -331,6 +334,43 @@ impl SharedMem<'_> {
                 *m = !0;
             }
         }
+    }
+
+    /// Thread `t` ran `fence.proxy.async`: its ordinary writes so far are
+    /// visible to the copy engine.
+    pub(crate) fn proxy_fence(&mut self, t: u32) {
+        *self.now += 1;
+        self.proxy_fenced[t as usize] = *self.now;
+    }
+
+    /// The first byte of `start..end` (an asynchronous store's source, issued
+    /// by thread `t`) written by an ordinary store that neither its writer nor
+    /// `t` fenced for the copy engine (`fence.proxy.async`) afterwards: the
+    /// byte and its writer. Bytes whose writer is not one known thread
+    /// (atomics, copies) and unchecked allocations are not judged.
+    pub(crate) fn unfenced_write(&self, t: u32, start: usize, end: usize) -> Option<(usize, u32)> {
+        if !self.check
+            || self
+                .allocs
+                .iter()
+                .any(|a| a.escaped && a.start < end && start < a.end)
+        {
+            return None;
+        }
+        let fenced_after = |who: u32, time: u32| {
+            self.proxy_fenced
+                .get(who as usize)
+                .is_some_and(|&f| f > time)
+        };
+        (start..end).find_map(|b| {
+            let s = self.shadow[b];
+            let w = u32::from(s.writer);
+            (s.write_time >= self.block_start
+                && s.writer < MANY_IN_WARP
+                && !fenced_after(w, s.write_time)
+                && !fenced_after(t, s.write_time))
+            .then_some((b, w))
+        })
     }
 
     /// The number of warps of the block (words of a [`Landed`]'s observers).
@@ -669,6 +709,11 @@ pub(crate) fn static_alloc(site: Site, bytes: usize, align: usize) -> u32 {
 /// shared memory.
 pub(crate) fn dynamic() -> (*mut u8, usize) {
     context::with(|ctx| ctx.block().mem.borrow().dynamic())
+}
+
+/// `fence.proxy.async.shared::cta` by the calling thread.
+pub(crate) fn proxy_fence() {
+    context::with(|ctx| ctx.block().mem.borrow_mut().proxy_fence(ctx.linear))
 }
 
 /// `cvta.shared`: the generic pointer of shared address `addr`.
