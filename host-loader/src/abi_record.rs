@@ -464,8 +464,7 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
             w.next(|| format!("the class of parameter {param} field {field}"))?;
         let fclass = class(fclass, param, Some(field), fclass_at)?;
         if kind == AbiKind::TensorMap {
-            check_box_extent(field, offset, elem_size)
-                .map_err(|reason| bad(off_at, reason))?;
+            check_box_extent(field, offset, elem_size).map_err(|reason| bad(off_at, reason))?;
             if fsize != 0 || fclass != ValueClass::Opaque {
                 return Err(bad(
                     if fsize != 0 { fsize_at } else { fclass_at },
@@ -947,7 +946,10 @@ mod tests {
         let r = AbiRecord::parse(&bytes(&tensor_map_words())).unwrap();
         let p = &r.params[0];
         assert_eq!(p.kind, AbiKind::TensorMap);
-        assert_eq!((p.size, p.align, p.elem_size, p.elem_class), (8, 8, 4, Float));
+        assert_eq!(
+            (p.size, p.align, p.elem_size, p.elem_class),
+            (8, 8, 4, Float)
+        );
         assert_eq!(
             p.fields.iter().map(|f| f.offset).collect::<Vec<_>>(),
             [32, 16]

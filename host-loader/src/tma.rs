@@ -361,10 +361,7 @@ mod tests {
 
     #[test]
     fn layout_checks_follow_the_driver_rules() {
-        assert_eq!(
-            check_layout(&[700, 1000], &[2800], 4, 700 * 1000),
-            Ok(())
-        );
+        assert_eq!(check_layout(&[700, 1000], &[2800], 4, 700 * 1000), Ok(()));
         assert_eq!(
             check_layout(&[700, 1000], &[2804], 4, 701 * 1000),
             Err(TensorMapError::Stride {

@@ -321,8 +321,7 @@ impl SharedMem<'_> {
     pub(crate) fn barrier_released(&mut self) {
         *self.now += 1;
         self.barrier_time = *self.now;
-        self.landed
-            .retain(|l| l.observers.iter().all(|&m| m == 0));
+        self.landed.retain(|l| l.observers.iter().all(|&m| m == 0));
     }
 
     /// Warp `w` completed a `sync_warp`.

@@ -177,7 +177,6 @@ impl TensorMapDesc {
 }
 
 impl Desc {
-
     /// For each element of the box at `coords`, in box order: its byte offset
     /// in the tensor, or `None` when it lies outside.
     fn box_elements(&self, coords: [i32; 5]) -> impl Iterator<Item = Option<u64>> + '_ {

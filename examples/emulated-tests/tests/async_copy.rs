@@ -334,10 +334,7 @@ fn a_thread_that_reads_a_landed_load_without_waiting_is_reported() {
         err.starts_with("block (0, 0, 0) thread (255, 0, 0): accesses 4 bytes at shared address"),
         "{err}"
     );
-    assert!(
-        err.contains("was written by the bulk::load at"),
-        "{err}"
-    );
+    assert!(err.contains("was written by the bulk::load at"), "{err}");
     assert!(
         err.contains("this thread has not waited on that phase"),
         "{err}"
@@ -437,8 +434,8 @@ fn a_tensor_map_whose_extent_overflows_64_bits_is_refused_not_wrapped() {
     let p = buf[o..].as_mut_ptr();
     // (2^28) * 2^36 = 2^64: wraps to 0 in 64-bit arithmetic.
     // SAFETY: `p` is valid for 64 f32s; no launch uses the map.
-    let err = unsafe { TensorMapDesc::new(p, 64, &[4, (1 << 28) + 1], &[1 << 36], &[4, 1]) }
-        .unwrap_err();
+    let err =
+        unsafe { TensorMapDesc::new(p, 64, &[4, (1 << 28) + 1], &[1 << 36], &[4, 1]) }.unwrap_err();
     assert_eq!(
         err,
         "the tensor spans more than 2^64 bytes but the buffer holds 256"
@@ -447,7 +444,11 @@ fn a_tensor_map_whose_extent_overflows_64_bits_is_refused_not_wrapped() {
 
 /// Loads the 1D box of 16 `f32` at `at` (may reach outside the tensor) and writes it out.
 #[kernel]
-pub fn load_box_1d(map: device_std::tma::TensorMap<f32, 1, 16>, at: i32, mut out: DisjointSlice<f32>) {
+pub fn load_box_1d(
+    map: device_std::tma::TensorMap<f32, 1, 16>,
+    at: i32,
+    mut out: DisjointSlice<f32>,
+) {
     let tile = SharedArray::<f32, 16, 128>::new();
     let bar = Mbarrier::new(1);
     let mut phase = Phase::new();
@@ -482,7 +483,7 @@ fn clobber_stack() -> u8 {
 
 #[test]
 fn a_tensor_map_parameter_outlives_its_descriptor() {
-    let mut xb = vec![0.0f32; 32 + 4];
+    let mut xb = [0.0f32; 32 + 4];
     let o = xb.as_ptr().align_offset(16);
     for (i, v) in xb[o..o + 32].iter_mut().enumerate() {
         *v = i as f32;
@@ -541,12 +542,11 @@ fn a_bulk_store_of_writes_no_proxy_fence_ordered_is_reported() {
         err.starts_with("block (0, 0, 0) thread (0, 0, 0): the bulk::store at"),
         "{err}"
     );
+    assert!(err.contains("reads shared 0x"), "{err}");
     assert!(
-        err.contains("reads shared 0x"),
-        "{err}"
-    );
-    assert!(
-        err.contains("which thread (0, 0, 0) wrote with no bulk::fence_proxy_async_shared after it"),
+        err.contains(
+            "which thread (0, 0, 0) wrote with no bulk::fence_proxy_async_shared after it"
+        ),
         "{err}"
     );
 }
