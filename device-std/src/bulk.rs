@@ -198,5 +198,7 @@ pub fn fence_proxy_async_shared() {
     on_device!("bulk::fence_proxy_async_shared", {
         // SAFETY: a fence; no operands.
         unsafe { core::arch::asm!("fence.proxy.async.shared::cta;", options(nostack, preserves_flags)) }
-    }, emulated: {})
+    }, emulated: {
+        crate::emulator::shared_mem::proxy_fence()
+    })
 }

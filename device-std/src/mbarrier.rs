@@ -35,7 +35,9 @@
 //! Under the emulator, each barrier's phase, pending arrivals and
 //! transaction count are modelled; a thread that waits for a phase nothing
 //! can complete is reported with the barrier's state, and reading bytes a
-//! copy has not completed yet is an error.
+//! copy has not completed yet, or that the reading thread has not waited for
+//! (itself, or through a `sync_threads` after a thread that did), is an
+//! error.
 
 use crate::host::on_device;
 use core::marker::PhantomData;

@@ -143,7 +143,8 @@ impl<
     /// `map` is the global-memory address of a valid `CUtensorMap` (64-byte
     /// aligned) for a `RANK`-dimensional tensor of `T` with exactly this box,
     /// in non-interleaved tile mode without swizzle, valid for the whole
-    /// launch; or, under the emulator, an `emulator::TensorMapDesc` of that shape.
+    /// launch. Under the emulator there is no such address to wrap: make the
+    /// parameter with `emulator::TensorMapDesc::as_param` instead.
     #[inline(always)]
     pub const unsafe fn from_ptr(map: *const u8) -> Self {
         TensorMap {

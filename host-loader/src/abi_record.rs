@@ -396,9 +396,9 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
         word: kind_at,
         found: kind,
     })?;
-    let (_, size) = w.next(|| format!("the size of parameter {param}"))?;
+    let (size_at, size) = w.next(|| format!("the size of parameter {param}"))?;
     let (align_at, align) = w.next(|| format!("the alignment of parameter {param}"))?;
-    let (_, elem_size) = w.next(|| format!("the element size of parameter {param}"))?;
+    let (elem_at, elem_size) = w.next(|| format!("the element size of parameter {param}"))?;
     let (class_at, elem_class) = w.next(|| format!("the element class of parameter {param}"))?;
     let elem_class = class(elem_class, param, None, class_at)?;
     let (count_at, field_count) = w.next(|| format!("the field count of parameter {param}"))?;
@@ -419,13 +419,27 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
             ValueClass::Unsigned | ValueClass::Signed | ValueClass::Float
         ),
         AbiKind::Struct => elem_class == ValueClass::Opaque,
-        AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice | AbiKind::TensorMap => true,
+        // A tensor's elements are plain data: never a pointer or a `bool`.
+        AbiKind::TensorMap => !matches!(elem_class, ValueClass::Pointer | ValueClass::Bool),
+        AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice => true,
     };
     if !class_ok {
         return Err(bad(
             class_at,
             format!("{kind} has element class {elem_class}"),
         ));
+    }
+    if kind == AbiKind::TensorMap && (size, align) != (8, 8) {
+        return Err(bad(
+            size_at,
+            format!(
+                "{kind} is 8 bytes aligned to 8 (the map's address), not {size} bytes aligned \
+                 to {align}"
+            ),
+        ));
+    }
+    if kind == AbiKind::TensorMap && elem_size == 0 {
+        return Err(bad(elem_at, format!("{kind} has elements of 0 bytes")));
     }
     if kind == AbiKind::TensorMap && !(1..=5).contains(&field_count) {
         return Err(bad(
@@ -444,10 +458,23 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
     for field in 0..field_count {
         let (off_at, offset) =
             w.next(|| format!("the offset of parameter {param} field {field}"))?;
-        let (_, fsize) = w.next(|| format!("the size of parameter {param} field {field}"))?;
+        let (fsize_at, fsize) =
+            w.next(|| format!("the size of parameter {param} field {field}"))?;
         let (fclass_at, fclass) =
             w.next(|| format!("the class of parameter {param} field {field}"))?;
         let fclass = class(fclass, param, Some(field), fclass_at)?;
+        if kind == AbiKind::TensorMap {
+            check_box_extent(field, offset, elem_size).map_err(|reason| bad(off_at, reason))?;
+            if fsize != 0 || fclass != ValueClass::Opaque {
+                return Err(bad(
+                    if fsize != 0 { fsize_at } else { fclass_at },
+                    format!(
+                        "box extent {field} has size {fsize} and class {fclass}; a tensor \
+                         map's box extents have size 0 and class opaque"
+                    ),
+                ));
+            }
+        }
         if kind == AbiKind::Struct && offset.checked_add(fsize).is_none_or(|end| end > size) {
             return Err(bad(
                 off_at,
@@ -472,6 +499,24 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
         elem_class,
         fields,
     })
+}
+
+/// `device_std::tma::TensorMap`'s compile-time rules for box extent `field`, `extent`
+/// elements of `elem_size` bytes: 1 to 256, and the innermost a multiple of 16 bytes.
+fn check_box_extent(field: usize, extent: u32, elem_size: u32) -> Result<(), String> {
+    if !(1..=256).contains(&extent) {
+        return Err(format!(
+            "box extent {field} is {extent}; a tensor map's box extents are 1 to 256"
+        ));
+    }
+    let row = u64::from(extent) * u64::from(elem_size);
+    if field == 0 && row % 16 != 0 {
+        return Err(format!(
+            "box extent 0 is {extent} elements of {elem_size} bytes, {row} bytes; the \
+             innermost extent of a tensor map's box spans a multiple of 16 bytes"
+        ));
+    }
+    Ok(())
 }
 
 /// The [`ValueClass`] of class word `found` (word `word`).
@@ -581,11 +626,12 @@ mod tests {
 
     #[test]
     fn kind_and_class_words_round_trip() {
-        for k in 1..=5 {
+        for k in 1..=6 {
             assert_eq!(AbiKind::from_word(k).unwrap().word(), k);
         }
         assert_eq!(AbiKind::from_word(0), None);
-        assert_eq!(AbiKind::from_word(6), None);
+        assert_eq!(AbiKind::from_word(6), Some(AbiKind::TensorMap));
+        assert_eq!(AbiKind::from_word(7), None);
         for c in 0..=5 {
             assert_eq!(ValueClass::from_word(c).unwrap().word(), c);
         }
@@ -884,6 +930,85 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    /// `transpose(input: TensorMap<f32, 2, 32, 32>, n: u32)`.
+    fn tensor_map_words() -> Vec<u32> {
+        vec![
+            ABI_MAGIC, 2, 2, //
+            6, 8, 8, 4, 3, 2, 32, 0, 0, 16, 0, 0, //
+            1, 4, 4, 4, 1, 0,
+        ]
+    }
+
+    #[test]
+    fn reads_tensor_maps() {
+        let r = AbiRecord::parse(&bytes(&tensor_map_words())).unwrap();
+        let p = &r.params[0];
+        assert_eq!(p.kind, AbiKind::TensorMap);
+        assert_eq!(
+            (p.size, p.align, p.elem_size, p.elem_class),
+            (8, 8, 4, Float)
+        );
+        assert_eq!(
+            p.fields.iter().map(|f| f.offset).collect::<Vec<_>>(),
+            [32, 16]
+        );
+        assert_eq!(r.params[1].kind, AbiKind::Scalar);
+    }
+
+    #[test]
+    fn inconsistent_tensor_maps() {
+        let err = |edit: &dyn Fn(&mut Vec<u32>)| {
+            let mut w = tensor_map_words();
+            edit(&mut w);
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string()
+        };
+        assert_eq!(
+            err(&|w| w[4] = 16),
+            "parameter 0 (word 4): a tensor map (`tma::TensorMap<T, RANK, B0, ...>`) is 8 \
+             bytes aligned to 8 (the map's address), not 16 bytes aligned to 8"
+        );
+        assert_eq!(
+            err(&|w| w[6] = 0),
+            "parameter 0 (word 6): a tensor map (`tma::TensorMap<T, RANK, B0, ...>`) has \
+             elements of 0 bytes"
+        );
+        assert_eq!(
+            err(&|w| w[7] = 4),
+            "parameter 0 (word 7): a tensor map (`tma::TensorMap<T, RANK, B0, ...>`) has \
+             element class raw pointer"
+        );
+        assert_eq!(
+            err(&|w| w[8] = 0),
+            "parameter 0 (word 8): a tensor map (`tma::TensorMap<T, RANK, B0, ...>`) has \
+             rank 0; tensor maps have 1 to 5 dimensions"
+        );
+        assert_eq!(
+            err(&|w| w[12] = 0),
+            "parameter 0 (word 12): box extent 1 is 0; a tensor map's box extents are 1 \
+             to 256"
+        );
+        assert_eq!(
+            err(&|w| w[9] = 257),
+            "parameter 0 (word 9): box extent 0 is 257; a tensor map's box extents are 1 \
+             to 256"
+        );
+        assert_eq!(
+            err(&|w| w[9] = 3),
+            "parameter 0 (word 9): box extent 0 is 3 elements of 4 bytes, 12 bytes; the \
+             innermost extent of a tensor map's box spans a multiple of 16 bytes"
+        );
+        assert_eq!(
+            err(&|w| w[13] = 4),
+            "parameter 0 (word 13): box extent 1 has size 4 and class opaque; a tensor \
+             map's box extents have size 0 and class opaque"
+        );
+        assert_eq!(
+            err(&|w| w[14] = 3),
+            "parameter 0 (word 14): box extent 1 has size 0 and class float; a tensor \
+             map's box extents have size 0 and class opaque"
+        );
     }
 
     #[test]

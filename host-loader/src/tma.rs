@@ -205,35 +205,7 @@ impl<
         strides: &[u64],
     ) -> Result<Self, TensorMapError> {
         Self::check_shape()?;
-        for (index, &extent) in dims.iter().enumerate() {
-            if extent == 0 || extent > 1 << 32 {
-                return Err(TensorMapError::Extent { index, extent });
-            }
-        }
-        if strides.len() != RANK - 1 {
-            return Err(TensorMapError::StrideCount {
-                rank: RANK,
-                got: strides.len(),
-            });
-        }
-        for (i, &stride) in strides.iter().enumerate() {
-            if stride % 16 != 0 || stride >= 1 << 40 {
-                return Err(TensorMapError::Stride {
-                    index: i + 1,
-                    stride,
-                });
-            }
-        }
-        let elem = size_of::<T>() as u64;
-        let needed = elem
-            + dims[0].saturating_sub(1) * elem
-            + (1..RANK)
-                .map(|i| (dims[i] - 1).saturating_mul(strides[i - 1]))
-                .sum::<u64>();
-        let held = tensor.len() as u64 * elem;
-        if needed > held {
-            return Err(TensorMapError::OutOfBuffer { needed, held });
-        }
+        check_layout(&dims, strides, size_of::<T>() as u64, tensor.len() as u64)?;
         let (address, guard) = tensor.device_ptr(stream);
         drop::<SyncOnDrop>(guard);
         if address % 16 != 0 {
@@ -285,6 +257,47 @@ impl<
     pub fn device_address(&self, stream: &CudaStream) -> u64 {
         self.encoded.device_ptr(stream).0
     }
+}
+
+/// The checks of [`TensorMap::tiled`] on extents and strides (`dims.len()` = the rank):
+/// each extent in 1..=2^32, `dims.len() - 1` strides, each a multiple of 16 below 2^40,
+/// and the tensor inside `held_elems` elements of `elem` bytes.
+fn check_layout(
+    dims: &[u64],
+    strides: &[u64],
+    elem: u64,
+    held_elems: u64,
+) -> Result<(), TensorMapError> {
+    let rank = dims.len();
+    for (index, &extent) in dims.iter().enumerate() {
+        if extent == 0 || extent > 1 << 32 {
+            return Err(TensorMapError::Extent { index, extent });
+        }
+    }
+    if strides.len() != rank - 1 {
+        return Err(TensorMapError::StrideCount {
+            rank,
+            got: strides.len(),
+        });
+    }
+    for (i, &stride) in strides.iter().enumerate() {
+        if stride % 16 != 0 || stride >= 1 << 40 {
+            return Err(TensorMapError::Stride {
+                index: i + 1,
+                stride,
+            });
+        }
+    }
+    // Saturating throughout: a wrapped sum (two 2^63-byte dimensions) would pass the
+    // comparison below and let copies reach far past the buffer.
+    let needed = (1..rank).fold(dims[0].saturating_mul(elem), |sum, i| {
+        sum.saturating_add((dims[i] - 1).saturating_mul(strides[i - 1]))
+    });
+    let held = held_elems.saturating_mul(elem);
+    if needed > held {
+        return Err(TensorMapError::OutOfBuffer { needed, held });
+    }
+    Ok(())
 }
 
 const fn box_field(extent: usize) -> FieldLayout {
@@ -339,5 +352,51 @@ unsafe impl<
     #[inline(always)]
     fn lower<'b>(arg: Self::Arg<'b>, stream: &'b CudaStream) -> (u64, SyncOnDrop<'b>) {
         arg.encoded.device_ptr(stream)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_checks_follow_the_driver_rules() {
+        assert_eq!(check_layout(&[700, 1000], &[2800], 4, 700 * 1000), Ok(()));
+        assert_eq!(
+            check_layout(&[700, 1000], &[2804], 4, 701 * 1000),
+            Err(TensorMapError::Stride {
+                index: 1,
+                stride: 2804
+            })
+        );
+        assert_eq!(
+            check_layout(&[0], &[], 4, 16),
+            Err(TensorMapError::Extent {
+                index: 0,
+                extent: 0
+            })
+        );
+        assert_eq!(
+            check_layout(&[64, 65], &[256], 4, 4096),
+            Err(TensorMapError::OutOfBuffer {
+                needed: 16640,
+                held: 16384
+            })
+        );
+    }
+
+    #[test]
+    fn a_tensor_larger_than_2_to_the_64_bytes_is_out_of_any_buffer() {
+        // Two outer dimensions of 2^24 + 1 rows, 2^39-byte strides: 2^63 bytes each, a
+        // sum of 2^64 that wraps to 0 in u64 arithmetic.
+        let dims = [4, (1 << 24) + 1, (1 << 24) + 1];
+        let strides = [1 << 39, 1 << 39];
+        assert_eq!(
+            check_layout(&dims, &strides, 4, 4),
+            Err(TensorMapError::OutOfBuffer {
+                needed: u64::MAX,
+                held: 16
+            })
+        );
     }
 }

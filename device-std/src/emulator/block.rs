@@ -418,6 +418,12 @@ fn schedule(
         }
         if blocks.iter().all(|b| b.sched.borrow().done == b.size) {
             for block in blocks {
+                if let Some((t, message)) = block.asyncs.borrow().unfinished_load() {
+                    return Err(EmulatorError::AsyncCopy {
+                        at: block.coords(t),
+                        message,
+                    });
+                }
                 if let Some(t) = block.asyncs.borrow().unfinished_store() {
                     return Err(EmulatorError::AsyncCopy {
                         at: block.coords(t),

@@ -5,8 +5,15 @@
 //! phases. A `bulk::load` copies nothing at issue: it is queued on its
 //! barrier, its destination bytes are pending (any access is an error), and
 //! it lands when a thread first tests or waits on that barrier, which is
-//! also when its bytes count the transaction count down. So a kernel that
-//! reads a destination without waiting is caught, whatever the schedule.
+//! also when its bytes count the transaction count down. Its bytes are then
+//! visible only to the threads that observe the phase's completion (a
+//! `wait`, or a `test_wait` that returns `true`), to their warps after a
+//! `sync_warp`, and to every thread after the next `sync_threads`. So a
+//! kernel that reads a destination without waiting is caught, whatever the
+//! schedule. A phase that completes while a copy issued on it is in flight
+//! with its bytes unannounced (the copy may land in this phase or the next
+//! on the GPU), and a block that ends with a load in flight (the copy engine
+//! would write shared memory the next block owns), are errors.
 //!
 //! A `bulk::store` reads its shared source at issue (checked like a read by
 //! the issuing thread) and writes global memory at once; its source stays
@@ -17,7 +24,7 @@
 use super::block::Block;
 use super::context::{self, Site, ThreadCtx};
 use super::error::EmulatorError;
-use super::shared_mem::{self, Access, Pending, PendingRange};
+use super::shared_mem::{self, Access, Landed, Pending, PendingRange};
 use std::collections::VecDeque;
 use std::format;
 use std::string::String;
@@ -40,6 +47,9 @@ struct QueuedLoad {
     dst: u32,
     /// The bytes as read from global memory at issue.
     data: Vec<u8>,
+    /// Where and by which thread it was issued.
+    site: Site,
+    thread: u32,
 }
 
 /// A thread's bulk groups of stores: ranges of shared memory they read.
@@ -81,6 +91,24 @@ impl AsyncState {
                 )
             })
             .collect()
+    }
+
+    /// A load still in flight: its issuing thread and what to say.
+    pub(crate) fn unfinished_load(&self) -> Option<(u32, String)> {
+        self.bars.iter().find_map(|b| {
+            let q = b.queued.first()?;
+            Some((
+                q.thread,
+                format!(
+                    "the block ends while the bulk::load at {} still writes shared {:#x}..{:#x}: nothing waited on the mbarrier declared at {} for its phase {}, and on the GPU the copy engine would write shared memory the next block on this SM owns",
+                    q.site,
+                    q.dst,
+                    q.dst as usize + q.data.len(),
+                    b.site,
+                    b.phases
+                ),
+            ))
+        })
     }
 
     /// The first thread whose bulk stores still read shared memory.
@@ -172,6 +200,19 @@ pub(crate) fn arrive(addr: u32, tx: u32) {
         }
         b.tx += i64::from(tx);
         b.pending -= 1;
+        if b.pending == 0 && b.tx == 0 && !b.queued.is_empty() {
+            let bytes: usize = b.queued.iter().map(|q| q.data.len()).sum();
+            return Err(format!(
+                "{site}: this is the last arrival on the mbarrier declared at {}, so its phase {} completes while {bytes} bytes of copies issued on it are in flight and were never announced (arrive_expect_tx/expect_tx before the phase's last arrival): on the GPU they land in this phase or the next",
+                b.site, b.phases
+            ));
+        }
+        if b.pending == 0 && b.tx < 0 {
+            return Err(format!(
+                "{site}: this is the last arrival on the mbarrier declared at {}, whose copies wrote {} more bytes than its phase {} announced (arrive_expect_tx/expect_tx)",
+                b.site, -b.tx, b.phases
+            ));
+        }
         try_complete(block, b);
         Ok(())
     })
@@ -192,6 +233,7 @@ fn land(block: &Block<'_>, b: &mut Mbar) -> Result<(), String> {
         return Ok(());
     }
     let mut mem = block.mem.borrow_mut();
+    let warps = mem.warps();
     for q in b.queued.drain(..) {
         let start = q.dst as usize;
         mem.pending.retain(|p| {
@@ -201,6 +243,14 @@ fn land(block: &Block<'_>, b: &mut Mbar) -> Result<(), String> {
         // SAFETY: the destination was bounds-checked for `bytes` bytes at issue.
         unsafe { core::ptr::copy_nonoverlapping(q.data.as_ptr(), mem.raw(q.dst), bytes) };
         mem.async_written(start, bytes);
+        mem.landed.push(Landed {
+            start,
+            end: start + bytes,
+            bar: b.addr,
+            phase: b.phases,
+            site: q.site,
+            observers: std::vec![0; warps],
+        });
         b.tx -= bytes as i64;
     }
     drop(mem);
@@ -231,13 +281,38 @@ pub(crate) fn land_all(block: &Block<'_>) -> Result<bool, EmulatorError> {
     Ok(any)
 }
 
+/// Thread `t` saw the phase of parity `parity` of `b` complete: the loads
+/// that landed on `b` in that phase or before are visible to it.
+fn observe(block: &Block<'_>, b: &Mbar, parity: u32, t: u32) {
+    // The most recent completed phase of that parity (none on a fresh barrier
+    // asked for parity 1: "the phase before the first").
+    let seen = match b.phases {
+        0 => return,
+        n if (n - 1) % 2 == u64::from(parity) => n - 1,
+        1 => return,
+        n => n - 2,
+    };
+    let (w, bit) = ((t / 32) as usize, 1u32 << (t % 32));
+    for l in &mut block.mem.borrow_mut().landed {
+        if l.bar == b.addr && l.phase <= seen {
+            if let Some(m) = l.observers.get_mut(w) {
+                *m |= bit;
+            }
+        }
+    }
+}
+
 /// `test_wait.parity`: lands queued loads, then whether the phase of parity
 /// `parity` has completed.
 #[track_caller]
 pub(crate) fn test_wait(addr: u32, parity: u32) -> bool {
-    with_bar(addr, |_, block, b| {
+    with_bar(addr, |ctx, block, b| {
         land(block, b)?;
-        Ok(b.phases % 2 != u64::from(parity))
+        let done = b.phases % 2 != u64::from(parity);
+        if done {
+            observe(block, b, parity, ctx.linear);
+        }
+        Ok(done)
     })
 }
 
@@ -256,6 +331,9 @@ pub(crate) fn wait(addr: u32, parity: u32) {
                 .bar(addr)
                 .is_some_and(|b| b.phases % 2 != u64::from(parity))
         });
+        if let Some(b) = block.asyncs.borrow_mut().bar(addr) {
+            observe(block, b, parity, ctx.linear);
+        }
     });
 }
 
@@ -288,8 +366,13 @@ pub(crate) fn queue_load(dst: u32, data: Vec<u8>, align: usize, bar: u32) {
     // The copy engine writes the destination: checked as a write by the
     // issuing thread (bounds, and races with earlier unordered accesses).
     shared_mem::access(dst, bytes as usize, align, Access::Write);
-    with_bar(bar, |_, block, b| {
-        b.queued.push(QueuedLoad { dst, data });
+    with_bar(bar, |ctx, block, b| {
+        b.queued.push(QueuedLoad {
+            dst,
+            data,
+            site,
+            thread: ctx.linear,
+        });
         block.mem.borrow_mut().pending.push(PendingRange {
             start: dst as usize,
             end: (dst + bytes) as usize,
@@ -316,6 +399,20 @@ pub(crate) fn bulk_store(dst: *mut u8, src: u32, bytes: u32) {
 pub(crate) fn store_from(src: u32, bytes: u32, align: usize, write: impl FnOnce(*const u8)) {
     let site = core::panic::Location::caller();
     let p = shared_mem::access(src, bytes as usize, align, Access::Read);
+    context::with(|ctx| {
+        let block = ctx.block();
+        let (start, end) = (src as usize, (src + bytes) as usize);
+        let unfenced = block.mem.borrow().unfenced_write(ctx.linear, start, end);
+        if let Some((b, w)) = unfenced {
+            let who = block.coords(w).thread;
+            fail(
+                ctx,
+                format!(
+                    "the bulk::store at {site} reads shared {b:#x}, which thread {who:?} wrote with no bulk::fence_proxy_async_shared after it: the copy engine may read the old bytes (every writing thread fences, then a barrier, then one thread issues the store)"
+                ),
+            );
+        }
+    });
     write(p);
     context::with(|ctx| {
         let block = ctx.block();

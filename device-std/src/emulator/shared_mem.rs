@@ -136,6 +136,8 @@ impl Arena {
             static_bytes: 0,
             dynamic,
             pending: Vec::new(),
+            landed: Vec::new(),
+            proxy_fenced: std::vec![0; 32 * warps],
         }
     }
 }
@@ -230,6 +232,22 @@ pub(crate) enum Pending {
     CpAsync { thread: u32, site: Site },
 }
 
+/// Shared bytes a `bulk::load` wrote (it landed), visible only to the
+/// threads that observed the completion of its mbarrier phase
+/// (`Mbarrier::wait`/`test_wait`), to their warps after a `sync_warp`, and
+/// to every thread after the next block barrier.
+#[derive(Debug, Clone)]
+pub(crate) struct Landed {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    /// The mbarrier it completed on, and the phase it counted in.
+    pub(crate) bar: u32,
+    pub(crate) phase: u64,
+    pub(crate) site: Site,
+    /// One bit per thread, one word per warp: who observed it.
+    pub(crate) observers: Vec<u32>,
+}
+
 /// A block's view of its worker's arena.
 pub(crate) struct SharedMem<'a> {
     base: *mut u8,
@@ -246,6 +264,10 @@ pub(crate) struct SharedMem<'a> {
     dynamic: usize,
     /// Bytes asynchronous copies are still writing or reading.
     pub(crate) pending: Vec<PendingRange>,
+    /// Bytes loads wrote that not every thread is ordered after yet.
+    pub(crate) landed: Vec<Landed>,
+    /// Each thread's last `fence.proxy.async` (a `now` value; 0: none).
+    proxy_fenced: Vec<u32>,
 }
 
 impl SharedMem<'_> {
@@ -290,16 +312,77 @@ impl SharedMem<'_> {
             ),
         })
     }
-    /// A block barrier completed.
+    /// A landed load of `start..end` that thread `t` has not observed.
+    fn unobserved_load(&self, t: u32, start: usize, end: usize) -> Option<String> {
+        let (w, bit) = ((t / 32) as usize, 1u32 << (t % 32));
+        let l = self.landed.iter().find(|l| {
+            l.start < end && start < l.end && l.observers.get(w).is_none_or(|m| m & bit == 0)
+        })?;
+        Some(format!(
+            "shared {:#x}..{:#x} was written by the bulk::load at {}, which completed on the mbarrier at shared {:#x} in its phase {}, and this thread has not waited on that phase (Mbarrier::wait) nor passed a sync_threads after a thread that did: on the GPU it may see the bytes before the copy lands",
+            l.start, l.end, l.site, l.bar, l.phase
+        ))
+    }
+
+    /// A block barrier completed: every thread is ordered after the landed
+    /// loads some thread observed.
     pub(crate) fn barrier_released(&mut self) {
         *self.now += 1;
         self.barrier_time = *self.now;
+        self.landed.retain(|l| l.observers.iter().all(|&m| m == 0));
     }
 
     /// Warp `w` completed a `sync_warp`.
     pub(crate) fn warp_synced(&mut self, w: usize) {
         *self.now += 1;
         self.warp_sync[w] = *self.now;
+        for l in &mut self.landed {
+            if let Some(m) = l.observers.get_mut(w).filter(|m| **m != 0) {
+                *m = !0;
+            }
+        }
+    }
+
+    /// Thread `t` ran `fence.proxy.async`: its ordinary writes so far are
+    /// visible to the copy engine.
+    pub(crate) fn proxy_fence(&mut self, t: u32) {
+        *self.now += 1;
+        self.proxy_fenced[t as usize] = *self.now;
+    }
+
+    /// The first byte of `start..end` (an asynchronous store's source, issued
+    /// by thread `t`) written by an ordinary store that neither its writer nor
+    /// `t` fenced for the copy engine (`fence.proxy.async`) afterwards: the
+    /// byte and its writer. Bytes whose writer is not one known thread
+    /// (atomics, copies) and unchecked allocations are not judged.
+    pub(crate) fn unfenced_write(&self, t: u32, start: usize, end: usize) -> Option<(usize, u32)> {
+        if !self.check
+            || self
+                .allocs
+                .iter()
+                .any(|a| a.escaped && a.start < end && start < a.end)
+        {
+            return None;
+        }
+        let fenced_after = |who: u32, time: u32| {
+            self.proxy_fenced
+                .get(who as usize)
+                .is_some_and(|&f| f > time)
+        };
+        (start..end).find_map(|b| {
+            let s = self.shadow[b];
+            let w = u32::from(s.writer);
+            (s.write_time >= self.block_start
+                && s.writer < MANY_IN_WARP
+                && !fenced_after(w, s.write_time)
+                && !fenced_after(t, s.write_time))
+            .then_some((b, w))
+        })
+    }
+
+    /// The number of warps of the block (words of a [`Landed`]'s observers).
+    pub(crate) fn warps(&self) -> usize {
+        self.warp_sync.len()
     }
 
     /// The shared address of the array declared at `site`, allocating it on
@@ -391,6 +474,11 @@ impl SharedMem<'_> {
         let ptr = self.base.wrapping_add(start);
         if !self.pending.is_empty() {
             if let Some(detail) = self.pending_conflict(start, end, access) {
+                return Err(Fault::AsyncPending(detail));
+            }
+        }
+        if !self.landed.is_empty() {
+            if let Some(detail) = self.unobserved_load(t, start, end) {
                 return Err(Fault::AsyncPending(detail));
             }
         }
@@ -697,6 +785,11 @@ pub(crate) fn static_alloc(site: Site, bytes: usize, align: usize) -> u32 {
 /// shared memory.
 pub(crate) fn dynamic() -> (*mut u8, usize) {
     context::with(|ctx| ctx.block().mem.borrow().dynamic())
+}
+
+/// `fence.proxy.async.shared::cta` by the calling thread.
+pub(crate) fn proxy_fence() {
+    context::with(|ctx| ctx.block().mem.borrow_mut().proxy_fence(ctx.linear))
 }
 
 /// `cvta.shared`: the generic pointer of shared address `addr`.

@@ -19,8 +19,19 @@ use std::vec::Vec;
 
 /// The emulator's tensor map: a `RANK`-dimensional tensor of `elem`-byte
 /// elements at `base`, and the box its copies move.
-#[derive(Debug, Clone)]
+///
+/// The description itself lives for the rest of the process (about 100
+/// bytes leaked per [`new`](Self::new)): the kernel parameter
+/// [`as_param`](Self::as_param) makes is a `'static` address, as on the GPU,
+/// so it must never dangle when the descriptor is dropped first.
+#[derive(Debug, Clone, Copy)]
 pub struct TensorMapDesc {
+    d: &'static Desc,
+}
+
+/// What a [`TensorMapDesc`] describes.
+#[derive(Debug)]
+struct Desc {
     base: *mut u8,
     elem: usize,
     rank: usize,
@@ -32,9 +43,9 @@ pub struct TensorMapDesc {
 
 // SAFETY: the descriptor only holds the address the caller vouched for in
 // `new`; the emulator's blocks read and write through it as global memory.
-unsafe impl Sync for TensorMapDesc {}
+unsafe impl Sync for Desc {}
 // SAFETY: as above.
-unsafe impl Send for TensorMapDesc {}
+unsafe impl Send for Desc {}
 
 impl TensorMapDesc {
     /// A map of the tensor at `base` with extents `dims` (elements, innermost
@@ -100,7 +111,17 @@ impl TensorMapDesc {
             }
             d[i] = dims[i];
             b[i] = box_dims[i];
-            end += (dims[i] - 1) * s[i];
+            // Checked: 2^32 elements of a 2^40-byte stride overflow 64 bits, and a
+            // wrapped sum would pass the buffer check below.
+            end = (dims[i] - 1)
+                .checked_mul(s[i])
+                .and_then(|x| end.checked_add(x))
+                .ok_or_else(|| {
+                    format!(
+                        "the tensor spans more than 2^64 bytes but the buffer holds {}",
+                        len * elem
+                    )
+                })?;
         }
         if (b[0] as usize * elem) % 16 != 0 {
             return Err(format!(
@@ -115,14 +136,15 @@ impl TensorMapDesc {
                 len * elem
             ));
         }
-        Ok(TensorMapDesc {
+        let d = std::boxed::Box::leak(std::boxed::Box::new(Desc {
             base: base.cast(),
             elem,
             rank,
             dims: d,
             strides: s,
             boxes: b,
-        })
+        }));
+        Ok(TensorMapDesc { d })
     }
 
     /// This map as the kernel parameter of the given shape. Panics when the
@@ -138,20 +160,23 @@ impl TensorMapDesc {
     >(
         &self,
     ) -> TensorMap<T, RANK, B0, B1, B2, B3, B4> {
+        let d = self.d;
         let want = [B0, B1, B2, B3, B4].map(|b| b as u32);
         assert!(
-            self.elem == core::mem::size_of::<T>() && self.rank == RANK && self.boxes == want,
+            d.elem == core::mem::size_of::<T>() && d.rank == RANK && d.boxes == want,
             "TensorMapDesc of {} {}-byte elements, box {:?}, passed for a TensorMap of rank {RANK}, {}-byte elements, box {want:?}",
-            self.rank,
-            self.elem,
-            self.boxes,
+            d.rank,
+            d.elem,
+            d.boxes,
             core::mem::size_of::<T>()
         );
-        // SAFETY: the descriptor has this shape (checked above); the emulator's
-        // copies read it as a `TensorMapDesc`.
-        unsafe { TensorMap::from_ptr(core::ptr::from_ref(self).cast()) }
+        // SAFETY: the description has this shape (checked above) and lives for
+        // the rest of the process; the emulator's copies read it as a `Desc`.
+        unsafe { TensorMap::from_ptr(core::ptr::from_ref(d).cast()) }
     }
+}
 
+impl Desc {
     /// For each element of the box at `coords`, in box order: its byte offset
     /// in the tensor, or `None` when it lies outside.
     fn box_elements(&self, coords: [i32; 5]) -> impl Iterator<Item = Option<u64>> + '_ {
@@ -174,11 +199,11 @@ impl TensorMapDesc {
     }
 }
 
-/// The descriptor behind a kernel's map parameter.
-fn desc<'a>(map: *const u8, rank: usize) -> &'a TensorMapDesc {
-    // SAFETY: under the emulator a `TensorMap` is only made by `as_param`,
-    // which points it at a live `TensorMapDesc` of this rank.
-    let d = unsafe { &*map.cast::<TensorMapDesc>() };
+/// The description behind a kernel's map parameter.
+fn desc(map: *const u8, rank: usize) -> &'static Desc {
+    // SAFETY: under the emulator a safe `TensorMap` is only made by
+    // `as_param`, which points it at a leaked (never freed) `Desc` of this rank.
+    let d = unsafe { &*map.cast::<Desc>() };
     assert_eq!(d.rank, rank, "tensor map rank");
     d
 }

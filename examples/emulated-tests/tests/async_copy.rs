@@ -303,6 +303,254 @@ fn a_tensor_map_the_driver_would_refuse_is_refused_with_the_rule() {
     assert!(skew.contains("is not 16-byte aligned"), "{skew}");
 }
 
+/// Fault: only the issuing thread waits on the barrier; the others read the tile with
+/// nothing ordering them after the copy (on the GPU they may read before it lands).
+#[kernel]
+pub fn only_the_issuer_waits(x: &[f32], mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 256, 16>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let t = thread::threadIdx_x() as usize;
+    if t == 0 {
+        bar.arrive_expect_tx(1024);
+        bulk::load(&tile, 0, x, 0, 256, &bar);
+        bar.wait(&mut phase);
+    } else {
+        // Long enough on any GPU? No sleep orders anything; under the emulator it
+        // lets thread 0 issue, land and observe the copy first.
+        thread::nanosleep(1000);
+    }
+    let v = tile.read(t); // (the seeded fault: threads 1.. never wait)
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = v;
+    }
+}
+
+#[test]
+fn a_thread_that_reads_a_landed_load_without_waiting_is_reported() {
+    let err = run_faulty(only_the_issuer_waits).to_string();
+    // One of the threads that did not wait (the emulator runs the last one first).
+    assert!(
+        err.starts_with("block (0, 0, 0) thread (255, 0, 0): accesses 4 bytes at shared address"),
+        "{err}"
+    );
+    assert!(err.contains("was written by the bulk::load at"), "{err}");
+    assert!(
+        err.contains("this thread has not waited on that phase"),
+        "{err}"
+    );
+}
+
+/// The same load, waited for by every thread, then a `sync_threads`-ordered read by
+/// thread 0 only waiting and the others ordered through a block barrier: correct.
+#[kernel]
+pub fn issuer_waits_then_block_barrier(x: &[f32], mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 256, 16>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let t = thread::threadIdx_x() as usize;
+    if t == 0 {
+        bar.arrive_expect_tx(1024);
+        bulk::load(&tile, 0, x, 0, 256, &bar);
+        bar.wait(&mut phase);
+    }
+    thread::sync_threads();
+    let v = tile.read(t);
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = v;
+    }
+}
+
+#[test]
+fn a_load_observed_by_one_thread_then_a_block_barrier_is_visible_to_all() {
+    let (xb, xo) = aligned_input(9, 256, 0);
+    let x = &xb[xo..xo + 256];
+    let (mut yb, yo) = aligned_output(256);
+    let out = GlobalMut::new(&mut yb[yo..yo + 256]);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (256, 1, 1)), || {
+        issuer_waits_then_block_barrier(x, out.disjoint())
+    })
+    .unwrap();
+    assert_scaled(&yb[yo..yo + 256], x, 1.0, "issuer waits, then sync_threads");
+}
+
+/// Fault: the copy's bytes are never announced, so the phase completes on the plain
+/// arrival, before (or after: a race) the copy lands.
+#[kernel]
+pub fn load_without_expect_tx(x: &[f32], mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 256, 16>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let t = thread::threadIdx_x() as usize;
+    if t == 0 {
+        bulk::load(&tile, 0, x, 0, 256, &bar);
+        bar.arrive(); // (the seeded fault: arrive_expect_tx(1024) expected)
+    }
+    bar.wait(&mut phase);
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = tile.read(t);
+    }
+}
+
+#[test]
+fn a_phase_that_completes_while_an_unannounced_copy_is_in_flight_is_reported() {
+    let err = run_faulty(load_without_expect_tx).to_string();
+    assert!(
+        err.starts_with("block (0, 0, 0) thread (0, 0, 0): "),
+        "{err}"
+    );
+    assert!(
+        err.contains("phase 0 completes while 1024 bytes of copies issued on it are in flight"),
+        "{err}"
+    );
+}
+
+/// Fault: the block returns with a load still writing its shared memory.
+#[kernel]
+pub fn load_never_waited(x: &[f32], _out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 256, 16>::new();
+    let bar = Mbarrier::new(1);
+    if thread::threadIdx_x() == 0 {
+        bar.arrive_expect_tx(1024);
+        bulk::load(&tile, 0, x, 0, 256, &bar); // (the seeded fault: nobody waits)
+    }
+}
+
+#[test]
+fn a_block_that_ends_with_a_load_in_flight_is_reported() {
+    let err = run_faulty(load_never_waited).to_string();
+    assert!(
+        err.contains("the block ends while the bulk::load at"),
+        "{err}"
+    );
+    assert!(err.contains("still writes shared"), "{err}");
+}
+
+#[test]
+fn a_tensor_map_whose_extent_overflows_64_bits_is_refused_not_wrapped() {
+    use device_std::emulator::TensorMapDesc;
+    let mut buf = vec![0.0f32; 64 + 4];
+    let o = buf.as_ptr().align_offset(16);
+    let p = buf[o..].as_mut_ptr();
+    // (2^28) * 2^36 = 2^64: wraps to 0 in 64-bit arithmetic.
+    // SAFETY: `p` is valid for 64 f32s; no launch uses the map.
+    let err =
+        unsafe { TensorMapDesc::new(p, 64, &[4, (1 << 28) + 1], &[1 << 36], &[4, 1]) }.unwrap_err();
+    assert_eq!(
+        err,
+        "the tensor spans more than 2^64 bytes but the buffer holds 256"
+    );
+}
+
+/// Loads the 1D box of 16 `f32` at `at` (may reach outside the tensor) and writes it out.
+#[kernel]
+pub fn load_box_1d(
+    map: device_std::tma::TensorMap<f32, 1, 16>,
+    at: i32,
+    mut out: DisjointSlice<f32>,
+) {
+    let tile = SharedArray::<f32, 16, 128>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let t = thread::threadIdx_x() as usize;
+    if t == 0 {
+        bar.arrive_expect_tx(64);
+        map.load(&tile, [at], &bar);
+    }
+    bar.wait(&mut phase);
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = tile.read(t);
+    }
+}
+
+/// A map of the `len` `f32`s at address `x`, made (and its descriptor dropped) in a
+/// frame of its own.
+#[inline(never)]
+fn map_of(x: usize, len: usize) -> device_std::tma::TensorMap<f32, 1, 16> {
+    use device_std::emulator::TensorMapDesc;
+    // SAFETY: the test's buffer at `x` outlives every launch that uses the map.
+    let desc =
+        unsafe { TensorMapDesc::new(x as *mut f32, len, &[len as u64], &[], &[16]) }.unwrap();
+    desc.as_param()
+}
+
+/// Overwrites the stack below the caller's frame.
+#[inline(never)]
+fn clobber_stack() -> u8 {
+    let junk = std::hint::black_box([0xA5u8; 4096]);
+    junk[17]
+}
+
+#[test]
+fn a_tensor_map_parameter_outlives_its_descriptor() {
+    let mut xb = [0.0f32; 32 + 4];
+    let o = xb.as_ptr().align_offset(16);
+    for (i, v) in xb[o..o + 32].iter_mut().enumerate() {
+        *v = i as f32;
+    }
+    let x = xb[o..].as_mut_ptr() as usize;
+    let mut got = vec![POISON; 16];
+    let out = GlobalMut::new(&mut got);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (16, 1, 1)), || {
+        // Safe code after the descriptor's `new`: `as_param` gives a `'static` value.
+        let map = map_of(x, 32);
+        clobber_stack();
+        load_box_1d(map, 24, out.disjoint())
+    })
+    .unwrap();
+    let want: Vec<f32> = (0..16)
+        .map(|i| if 24 + i < 32 { (24 + i) as f32 } else { 0.0 })
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// A bulk store of what the block wrote, with (`fence != 0`) or without the proxy
+/// fence that makes ordinary shared-memory writes visible to the copy engine.
+#[kernel]
+pub fn store_after_barrier(fence: u32, mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 64, 16>::new();
+    let t = thread::threadIdx_x() as usize;
+    tile.write(t, t as f32);
+    if fence != 0 {
+        bulk::fence_proxy_async_shared();
+    }
+    thread::sync_threads(); // (the seeded fault when fence == 0: no proxy fence first)
+    if t == 0 {
+        // SAFETY: out has 64 elements (the test's launch), 16-byte aligned.
+        unsafe { bulk::store(out.as_mut_ptr(), &tile, 0, 64) };
+        bulk::commit_group();
+        bulk::wait_group_read::<0>();
+    }
+}
+
+#[test]
+fn a_bulk_store_of_writes_no_proxy_fence_ordered_is_reported() {
+    let run = |fence: bool| {
+        let (mut yb, yo) = aligned_output(64);
+        let out = GlobalMut::new(&mut yb[yo..yo + 64]);
+        let r = emulator::launch(LaunchConfig::new((1, 1, 1), (64, 1, 1)), || {
+            store_after_barrier(fence as u32, out.disjoint())
+        })
+        .map(|_| ());
+        (r, yb[yo..yo + 64].to_vec())
+    };
+    let (ok, got) = run(true);
+    ok.unwrap();
+    assert_eq!(got, (0..64).map(|i| i as f32).collect::<Vec<_>>());
+    let err = run(false).0.unwrap_err().to_string();
+    assert!(
+        err.starts_with("block (0, 0, 0) thread (0, 0, 0): the bulk::store at"),
+        "{err}"
+    );
+    assert!(err.contains("reads shared 0x"), "{err}");
+    assert!(
+        err.contains(
+            "which thread (0, 0, 0) wrote with no bulk::fence_proxy_async_shared after it"
+        ),
+        "{err}"
+    );
+}
+
 #[test]
 fn cp_async_reverse_matches_the_cpu() {
     use device_std::vector::F32x4;
