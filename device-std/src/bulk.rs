@@ -51,8 +51,9 @@ fn copy_bytes<T>(count: usize) -> u32 {
 /// [`Mbarrier::wait`] returns for that phase. The bytes must be a multiple of
 /// 16 and below 2^20, both ranges in bounds, and both addresses aligned to 16
 /// (`SharedArray<T, N, 16>` or more, and a 16-byte-aligned global element);
-/// otherwise it panics (traps), where the GPU would fault or corrupt.
-/// sm_90.
+/// otherwise it panics (traps), where the GPU would fault or corrupt. The source
+/// must lie in global memory (a kernel argument's slice), not a local or shared array:
+/// checked with `isspacep.global`, a trap otherwise. sm_90.
 #[inline(always)]
 #[cfg_attr(emulated, track_caller)]
 pub fn load<T: PlainData>(
@@ -78,6 +79,10 @@ pub fn load<T: PlainData>(
     assert!(
         d % 16 == 0 && (s as usize) % 16 == 0,
         "bulk::load: both addresses must be aligned to 16 bytes"
+    );
+    assert!(
+        crate::shared::is_global(s),
+        "bulk::load: the source must be global memory (a kernel's slice), not a local or shared array"
     );
     on_device!("bulk::load", {
         // SAFETY: both ranges are in bounds and aligned (checked above); `bar`

@@ -37,8 +37,9 @@ use crate::shared::SharedRegion;
 
 /// Copies `src[src_index]` into `dst[dst_index]` asynchronously, as part of the
 /// calling thread's current group (see the [module docs](self)). `T` is 4, 8 or
-/// 16 bytes (a compile error otherwise); both indices are bounds-checked and both
-/// addresses must be aligned to `size_of::<T>()` (a trap otherwise). sm_80.
+/// 16 bytes (a compile error otherwise); both indices are bounds-checked, both
+/// addresses must be aligned to `size_of::<T>()`, and the source must lie in global
+/// memory (`isspacep.global`; a trap otherwise). sm_80.
 #[inline(always)]
 #[cfg_attr(emulated, track_caller)]
 pub fn copy<T: PlainData>(
@@ -66,6 +67,10 @@ pub fn copy<T: PlainData>(
     assert!(
         aligned,
         "cp_async::copy: both addresses must be aligned to the element size"
+    );
+    assert!(
+        crate::shared::is_global(s),
+        "cp_async::copy: the source must be global memory (a kernel's slice), not a local or shared array"
     );
     on_device!("cp_async::copy", {
         // SAFETY: both addresses in bounds and aligned (checked above); the

@@ -474,3 +474,27 @@ where
         crate::SharedPtr::from_generic(self.add(i)).addr()
     }
 }
+
+/// Whether a generic address lies in the global window (`isspacep.global`, PTX ISA 9.0
+/// §9.7.9.23): what the asynchronous copies need of their sources, since a local array
+/// (the thread's stack) or a shared one passed as a `&[T]` would fault the copy or, the
+/// copy being asynchronous, be read after it is gone. Always `true` off the device.
+#[inline(always)]
+pub(crate) fn is_global<T>(ptr: *const T) -> bool {
+    crate::host::on_device!("is_global", {
+        let global: u32;
+        // SAFETY: classifies an address; reads no memory.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred %p; isspacep.global %p, {a}; selp.u32 {g}, 1, 0, %p; }}",
+                a = in(reg64) ptr,
+                g = out(reg32) global,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        global != 0
+    }, emulated: {
+        let _ = ptr;
+        true
+    })
+}
