@@ -6,6 +6,7 @@
 //! |---|---|
 //! | [`load`] | `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]` |
 //! | [`store`] | `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size` |
+//! | [`prefetch_l2`] | `cp.async.bulk.prefetch.L2.global [src], size` |
 //! | [`commit_group`] | `cp.async.bulk.commit_group` |
 //! | [`wait_group`], [`wait_group_read`] | `cp.async.bulk.wait_group N`, `cp.async.bulk.wait_group.read N` |
 //! | [`fence_proxy_async_shared`] | `fence.proxy.async.shared::cta` (§9.7.13.4 "membar/fence") |
@@ -100,6 +101,39 @@ pub fn load<T: PlainData>(
         }
     }, emulated: {
         crate::emulator::mbarrier::bulk_load(d, s.cast(), bytes, bar.shared_addr())
+    })
+}
+
+/// Brings `src[index .. index + count]` into the L2 cache, asynchronously
+/// (`cp.async.bulk.prefetch.L2.global`, PTX ISA 9.0 §9.7.9.25.4.3): a hint that
+/// puts more reads in flight ahead of the [`load`]s that will want the data. Size
+/// and alignment rules as for [`load`] (a trap otherwise); the range must be in
+/// bounds. sm_90.
+#[inline(always)]
+pub fn prefetch_l2<T: PlainData>(src: &[T], index: usize, count: usize) {
+    let bytes = copy_bytes::<T>(count);
+    assert!(
+        index <= src.len() && count <= src.len() - index,
+        "bulk::prefetch_l2: range out of bounds"
+    );
+    // SAFETY: in bounds (checked above).
+    let s = unsafe { src.as_ptr().add(index) };
+    assert!(
+        (s as usize) % 16 == 0 && crate::shared::is_global(s),
+        "bulk::prefetch_l2: the source must be 16-byte-aligned global memory"
+    );
+    on_device!("bulk::prefetch_l2", {
+        // SAFETY: a prefetch of an in-bounds global range; changes no memory.
+        unsafe {
+            core::arch::asm!(
+                "cp.async.bulk.prefetch.L2.global [{s}], {n};",
+                s = in(reg64) s,
+                n = in(reg32) bytes,
+                options(nostack, preserves_flags),
+            );
+        }
+    }, emulated: {
+        let _ = (s, bytes);
     })
 }
 

@@ -334,6 +334,47 @@ fn bulk_scale(env: &Env) -> Result<Vec<Row>> {
         }?;
         Ok(())
     };
+    let plain = env
+        .rust
+        .kernel::<(f32, Slice<f32>, SliceMut<f32>)>("scale")?;
+    let plain_cfg = linear(n, 4)?;
+    // SAFETY: writes y[i] for i < n only and reads x there.
+    let rust_plain = |y: &mut CudaSlice<f32>| -> Result<()> {
+        Ok(unsafe { plain.launch(env.stream, plain_cfg, (alpha, &x_d, y)) }?)
+    };
+    let pf8 = env
+        .rust
+        .kernel::<(f32, Slice<f32>, SliceMut<f32>)>("bulk_scale_pf8")?;
+    let pf16 = env
+        .rust
+        .kernel::<(f32, Slice<f32>, SliceMut<f32>)>("bulk_scale_pf16")?;
+    // SAFETY: as for `rust`.
+    let rust_pf8 = |y: &mut CudaSlice<f32>| -> Result<()> {
+        Ok(unsafe { pf8.launch(env.stream, cfg, (alpha, &x_d, y)) }?)
+    };
+    // SAFETY: as for `rust`.
+    let rust_pf16 = |y: &mut CudaSlice<f32>| -> Result<()> {
+        Ok(unsafe { pf16.launch(env.stream, cfg, (alpha, &x_d, y)) }?)
+    };
+    for (name, f) in [
+        (
+            "pf8",
+            &rust_pf8 as &dyn Fn(&mut CudaSlice<f32>) -> Result<()>,
+        ),
+        ("pf16", &rust_pf16),
+    ] {
+        let mut y = poisoned(env, n)?;
+        f(&mut y)?;
+        check(
+            &format!("bulk_scale {name}"),
+            &env.stream.clone_dtoh(&y)?,
+            &want,
+            0.0,
+        )?;
+    }
+    let mut y_plain = poisoned(env, n)?;
+    rust_plain(&mut y_plain)?;
+    check("scale rust", &env.stream.clone_dtoh(&y_plain)?, &want, 0.0)?;
     let mut y_rust = poisoned(env, n)?;
     rust(&mut y_rust)?;
     check(
@@ -357,7 +398,13 @@ fn bulk_scale(env: &Env) -> Result<Vec<Row>> {
         (bytes, 0.0),
         &mut y_rust,
         |_| Ok(()),
-        &[("rust", &rust), ("nvcc", &nvcc)],
+        &[
+            ("rust", &rust),
+            ("nvcc", &nvcc),
+            ("rust plain", &rust_plain),
+            ("rust pf8", &rust_pf8),
+            ("rust pf16", &rust_pf16),
+        ],
     )
 }
 
@@ -482,6 +529,7 @@ unsafe impl DeviceRepr for GridConstantMap {}
 fn transpose_tma(env: &Env) -> Result<Vec<Row>> {
     use host_loader::tma::TensorMap;
     type Map = TensorMap<'static, f32, 2, 32, 32>;
+    type Map64 = TensorMap<'static, f32, 2, 64, 64>;
     let k = env.rust.kernel::<(Map, Map)>("transpose_tma")?;
     let f_ptr = env.reference.load_function("transpose_tma_ref")?;
     let f_param = env.reference.load_function("transpose_tma_param_ref")?;
@@ -546,10 +594,26 @@ fn transpose_tma(env: &Env) -> Result<Vec<Row>> {
             }?;
             Ok(())
         };
-        let variants: [(&'static str, Launch<'_, ()>); 3] = [
+        let k64 = env.rust.kernel::<(Map64, Map64)>("transpose_tma64")?;
+        let in64 = TensorMap::<f32, 2, 64, 64>::tiled(env.stream, &in_d, [c64, r64], &[c64 * 4])?;
+        let out64 = TensorMap::<f32, 2, 64, 64>::tiled(env.stream, &out_d, [r64, c64], &[r64 * 4])?;
+        let cfg64 = LaunchConfig {
+            grid_dim: (
+                u32::try_from(cols.div_ceil(64))?,
+                u32::try_from(rows.div_ceil(64))?,
+                1,
+            ),
+            ..cfg
+        };
+        // SAFETY: as above.
+        let rust64 = |_: &mut ()| -> Result<()> {
+            Ok(unsafe { k64.launch(env.stream, cfg64, (&in64, &out64)) }?)
+        };
+        let variants: [(&'static str, Launch<'_, ()>); 4] = [
             ("rust", &rust),
             ("nvcc", &nvcc),
             ("nvcc param", &nvcc_param),
+            ("rust 64x64", &rust64),
         ];
         let out_raw = out_d.device_ptr(env.stream).0;
         for (by, launch) in &variants {

@@ -111,6 +111,34 @@ pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
     for_each_scalar(&mut head, &mut tail, n, |k, out| *out = alpha * x[k] + *out);
 }
 
+/// `y = alpha * x` with plain 16-byte loads and stores over a grid-stride loop (the
+/// shape of [`saxpy`]): the baseline [`bulk_scale`] is compared with. `x` at least as
+/// long as `y`.
+#[kernel]
+pub fn scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    let n = y.len();
+    let x = &x[..n];
+    let (mut head, mut body, mut tail) = y.split_aligned_mut::<F32x4>();
+    let (xh, x4, _) = split_aligned::<F32x4>(x);
+    let h = head.len();
+    if xh.len() == h {
+        for i in grid_stride(body.len()) {
+            let k = i.get();
+            if let (Some(out), Some(v)) = (body.get_mut(&i), x4.get(k)) {
+                *out = v.map(|v| alpha * v);
+            }
+        }
+    } else {
+        for i in grid_stride(body.len()) {
+            let k = i.get();
+            if let Some(out) = body.get_mut(&i) {
+                *out = unaligned_vec(x, h, k).map(|v| alpha * v);
+            }
+        }
+    }
+    for_each_scalar(&mut head, &mut tail, n, |k, out| *out = alpha * x[k]);
+}
+
 /// Threads per block of [`bulk_scale`], and 16-byte vectors per round.
 const BULK_TB: usize = 256;
 
@@ -125,7 +153,7 @@ const BULK_TB: usize = 256;
 /// work instead.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
-fn bulk_scale_ring<const R: usize, const S: usize, const V: usize>(
+fn bulk_scale_ring<const R: usize, const S: usize, const V: usize, const PREFETCH: usize>(
     alpha: f32,
     x: &[f32],
     y: DisjointSlice<f32>,
@@ -179,6 +207,12 @@ fn bulk_scale_ring<const R: usize, const S: usize, const V: usize>(
             let len = BULK_TB.min(nvec - start);
             bulk::load(&stages, (s * R + j) * BULK_TB, x4, start, len, &bar);
         }
+        // Warm L2 for the round PREFETCH fills ahead (0: no prefetch).
+        let ahead = q0 + PREFETCH * R;
+        if PREFETCH > 0 && ahead < rounds {
+            let start = first + ahead * step;
+            bulk::prefetch_l2(x4, start, BULK_TB.min(nvec - start));
+        }
     };
     if tid == 0 {
         for m in 0..fills.min(S) {
@@ -209,7 +243,21 @@ fn bulk_scale_ring<const R: usize, const S: usize, const V: usize>(
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[kernel]
 pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
-    bulk_scale_ring::<1, 8, { 8 * BULK_TB }>(alpha, x, y)
+    bulk_scale_ring::<1, 8, { 8 * BULK_TB }, 0>(alpha, x, y)
+}
+
+/// Experiment: [`bulk_scale`] with an L2 prefetch 8 fills ahead of each load.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn bulk_scale_pf8(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    bulk_scale_ring::<1, 8, { 8 * BULK_TB }, 8>(alpha, x, y)
+}
+
+/// Experiment: [`bulk_scale`] with an L2 prefetch 16 fills ahead of each load.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn bulk_scale_pf16(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+    bulk_scale_ring::<1, 8, { 8 * BULK_TB }, 16>(alpha, x, y)
 }
 
 /// `out = inᵀ` with tensor copies (sm_90): `input` is a `rows × cols` row-major
@@ -231,6 +279,56 @@ pub fn transpose_tma(
     output: device_std::tma::TensorMap<f32, 2, 32, 32>,
 ) {
     transpose_tma_tiles::<2, 2048, 8, true>(input, output)
+}
+
+/// Experiment: [`transpose_tma`] with one 64 × 64 box per block (16 KiB each way, rows
+/// of 256 bytes in both tensors); lane `l` of warp `w` moves element
+/// `(row (l + k) % 64, column l + 32 h)` for `h` in 0..2 and `k = w, w + 8, ...`, which
+/// keeps both shared-memory sides free of bank conflicts.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn transpose_tma64(
+    input: device_std::tma::TensorMap<f32, 2, 64, 64>,
+    output: device_std::tma::TensorMap<f32, 2, 64, 64>,
+) {
+    use device_std::tma::TensorMap;
+    use device_std::{bulk, Mbarrier, Phase};
+    assert!(thread::blockDim_x() == 32 && thread::blockDim_y() == 8 && thread::blockDim_z() == 1);
+    let a = SharedArray::<f32, 4096, 128>::new();
+    let b = SharedArray::<f32, 4096, 128>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let (bx, by) = (
+        64 * thread::blockIdx_x() as i32,
+        64 * thread::blockIdx_y() as i32,
+    );
+    let (lane, warp) = (
+        thread::threadIdx_x() as usize,
+        thread::threadIdx_y() as usize,
+    );
+    let leader = lane == 0 && warp == 0;
+    if leader {
+        bar.arrive_expect_tx(TensorMap::<f32, 2, 64, 64>::BOX_BYTES);
+        input.load(&a, [bx, by], &bar);
+    }
+    bar.wait(&mut phase);
+    for h in 0..2 {
+        let c = lane + 32 * h;
+        let mut k = warp;
+        while k < 64 {
+            let r = (lane + k) % 64;
+            b.write(c * 64 + r, a.read(r * 64 + c));
+            k += 8;
+        }
+    }
+    bulk::fence_proxy_async_shared();
+    thread::sync_threads();
+    if leader {
+        // SAFETY: this block alone writes the output tile at [by, bx].
+        unsafe { output.store(&b, [by, bx]) };
+        bulk::commit_group();
+        bulk::wait_group_read::<0>();
+    }
 }
 
 /// The body of [`transpose_tma`] for `T` tiles per block (along x, or along y with
