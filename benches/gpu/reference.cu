@@ -95,15 +95,16 @@ REF void bulk_scale_ref(float alpha, const float* __restrict__ x, float* __restr
     for (unsigned long long i = nvec * 4 + g; i < n; i += step) y[i] = alpha * x[i];
 }
 
-// out = in^T with tensor copies, as the Rust transpose_tma: two 32 x 32 boxes per
-// block along y on one mbarrier, 32 x 8 threads, element (row (l + k) % 32, column l)
-// per lane l for k = w, w + 8, ...; both stores in one bulk group.
+// out = in^T with tensor copies, as the Rust transpose_tma: one 64 x 64 box per block
+// (16 KiB each way), 32 x 8 threads, element (row (l + k) % 64, column l + 32 h) per
+// lane l, for h in 0..2 and k = w, w + 8, ...; load on one mbarrier, one bulk group
+// for the store.
 // Two entry points: the maps in global memory (as the Rust kernel takes them) and
 // by value as __grid_constant__ parameters (CUDA C++'s usual form), to measure what
 // keeping the map in global memory costs.
 __device__ __forceinline__ void transpose_tma_body(const void* in_map, const void* out_map) {
-    __shared__ __align__(128) float a[2048];
-    __shared__ __align__(128) float b[2048];
+    __shared__ __align__(128) float a[4096];
+    __shared__ __align__(128) float b[4096];
     __shared__ __align__(8) unsigned long long bar;
     unsigned lane = threadIdx.x, warp = threadIdx.y;
     bool leader = lane == 0 && warp == 0;
@@ -113,30 +114,30 @@ __device__ __forceinline__ void transpose_tma_body(const void* in_map, const voi
         asm volatile("fence.mbarrier_init.release.cluster;");
     }
     __syncthreads();
-    int bx = 32 * blockIdx.x, by = 64 * blockIdx.y;
+    int bx = 64 * blockIdx.x, by = 64 * blockIdx.y;
     if (leader) {
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 8192;" :: "r"(bar_a) : "memory");
-        for (int t = 0; t < 2; t++)
-            asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                         :: "r"(smem_addr(a + 1024 * t)), "l"(in_map), "r"(bx), "r"(by + 32 * t), "r"(bar_a) : "memory");
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16384;" :: "r"(bar_a) : "memory");
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                     :: "r"(smem_addr(a)), "l"(in_map), "r"(bx), "r"(by), "r"(bar_a) : "memory");
     }
     unsigned done = 0;
     while (!done)
         asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
                      : "=r"(done) : "r"(bar_a) : "memory");
 #pragma unroll
-    for (unsigned t = 0; t < 2; t++)
+    for (unsigned h = 0; h < 2; h++) {
+        unsigned c = lane + 32 * h;
 #pragma unroll
-        for (unsigned q = 0; q < 4; q++) {
-            unsigned r = (lane + warp + 8 * q) % 32;
-            b[1024 * t + lane * 32 + r] = a[1024 * t + r * 32 + lane];
+        for (unsigned k = warp; k < 64; k += 8) {
+            unsigned r = (lane + k) % 64;
+            b[c * 64 + r] = a[r * 64 + c];
         }
+    }
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
     if (leader) {
-        for (int t = 0; t < 2; t++)
-            asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
-                         :: "l"(out_map), "r"(by + 32 * t), "r"(bx), "r"(smem_addr(b + 1024 * t)) : "memory");
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
+                     :: "l"(out_map), "r"(by), "r"(bx), "r"(smem_addr(b)) : "memory");
         asm volatile("cp.async.bulk.commit_group;");
         asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
     }

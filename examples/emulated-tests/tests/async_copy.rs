@@ -240,17 +240,17 @@ fn transpose_tma(input: &[f32], rows: usize, cols: usize) -> Result<Vec<f32>, Em
             rows * cols,
             &[c, r],
             &[c * 4],
-            &[32, 32],
+            &[64, 64],
         )
     }
     .unwrap();
     let out = GlobalMut::new(&mut yb[yo..yo + rows * cols]);
     // SAFETY: as above.
     let out_map =
-        unsafe { TensorMapDesc::new(out.as_mut_ptr(), rows * cols, &[r, c], &[r * 4], &[32, 32]) }
+        unsafe { TensorMapDesc::new(out.as_mut_ptr(), rows * cols, &[r, c], &[r * 4], &[64, 64]) }
             .unwrap();
     let cfg = LaunchConfig::new(
-        (cols.div_ceil(32) as u32, rows.div_ceil(64) as u32, 1),
+        (cols.div_ceil(64) as u32, rows.div_ceil(64) as u32, 1),
         (32, 8, 1),
     );
     emulator::launch(cfg, || {
@@ -261,7 +261,13 @@ fn transpose_tma(input: &[f32], rows: usize, cols: usize) -> Result<Vec<f32>, Em
 
 #[test]
 fn transpose_tma_matches_the_cpu_with_whole_partial_and_tiny_tiles() {
-    for (rows, cols, seed) in [(64, 64, 21), (100, 68, 22), (36, 40, 23), (4, 4, 24)] {
+    for (rows, cols, seed) in [
+        (64, 64, 21),
+        (100, 68, 22),
+        (36, 40, 23),
+        (4, 4, 24),
+        (132, 200, 25),
+    ] {
         let input = random_f32(&mut rng(seed), rows * cols, -1000.0, 1000.0);
         let got = transpose_tma(&input, rows, cols).unwrap();
         let want = emulated_tests::reference::transpose(&input, rows, cols);
@@ -629,4 +635,35 @@ fn cp_async_destinations_read_before_the_wait_or_the_barrier_are_reported() {
         }
         other => panic!("expected a race, got {other}"),
     }
+}
+
+/// `bulk::prefetch_l2` of `count` floats from `at`: a hint, checked like a load.
+#[kernel]
+pub fn prefetch(at: u32, count: u32, x: &[f32], mut out: DisjointSlice<f32>) {
+    bulk::prefetch_l2(x, at as usize, count as usize);
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = 1.0;
+    }
+}
+
+#[test]
+fn an_l2_prefetch_is_checked_like_a_load() {
+    let (xb, xo) = aligned_input(51, 256, 0);
+    let x = &xb[xo..xo + 256];
+    let run = |at: u32, count: u32| {
+        let mut y = vec![POISON; 32];
+        let out = GlobalMut::new(&mut y);
+        emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+            prefetch(at, count, x, out.disjoint())
+        })
+        .map(|_| y.iter().all(|&v| v == 1.0))
+    };
+    assert_eq!(run(0, 256), Ok(true));
+    let past = run(4, 256).unwrap_err().to_string();
+    assert!(
+        past.contains("bulk::prefetch_l2: range out of bounds"),
+        "{past}"
+    );
+    let odd = run(0, 3).unwrap_err().to_string();
+    assert!(odd.contains("a non-zero multiple of 16 bytes"), "{odd}");
 }

@@ -153,7 +153,7 @@ const BULK_TB: usize = 256;
 /// work instead.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
-fn bulk_scale_ring<const R: usize, const S: usize, const V: usize, const PREFETCH: usize>(
+fn bulk_scale_ring<const R: usize, const S: usize, const V: usize>(
     alpha: f32,
     x: &[f32],
     y: DisjointSlice<f32>,
@@ -207,12 +207,6 @@ fn bulk_scale_ring<const R: usize, const S: usize, const V: usize, const PREFETC
             let len = BULK_TB.min(nvec - start);
             bulk::load(&stages, (s * R + j) * BULK_TB, x4, start, len, &bar);
         }
-        // Warm L2 for the round PREFETCH fills ahead (0: no prefetch).
-        let ahead = q0 + PREFETCH * R;
-        if PREFETCH > 0 && ahead < rounds {
-            let start = first + ahead * step;
-            bulk::prefetch_l2(x4, start, BULK_TB.min(nvec - start));
-        }
     };
     if tid == 0 {
         for m in 0..fills.min(S) {
@@ -243,51 +237,23 @@ fn bulk_scale_ring<const R: usize, const S: usize, const V: usize, const PREFETC
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[kernel]
 pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
-    bulk_scale_ring::<1, 8, { 8 * BULK_TB }, 0>(alpha, x, y)
-}
-
-/// Experiment: [`bulk_scale`] with an L2 prefetch 8 fills ahead of each load.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
-pub fn bulk_scale_pf8(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
-    bulk_scale_ring::<1, 8, { 8 * BULK_TB }, 8>(alpha, x, y)
-}
-
-/// Experiment: [`bulk_scale`] with an L2 prefetch 16 fills ahead of each load.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
-pub fn bulk_scale_pf16(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
-    bulk_scale_ring::<1, 8, { 8 * BULK_TB }, 16>(alpha, x, y)
+    bulk_scale_ring::<1, 8, { 8 * BULK_TB }>(alpha, x, y)
 }
 
 /// `out = inᵀ` with tensor copies (sm_90): `input` is a `rows × cols` row-major
 /// matrix (map dims `[cols, rows]`), `output` its `cols × rows` transpose (map dims
-/// `[rows, cols]`); both maps copy 32 × 32 boxes. Block `(bx, by)` of a
-/// `(ceil(cols / 32), ceil(rows / 64))` grid of 32 × 8 threads (a trap otherwise)
-/// loads the two tiles `[32 bx, 64 by]` and `[32 bx, 64 by + 32]` into shared memory
-/// on one barrier (the copy engine fills outside elements with zeros), transposes
-/// them into two more shared tiles, and stores those at `[64 by, 32 bx]` and
-/// `[64 by + 32, 32 bx]` in one bulk group (the engine skips outside elements).
-/// Thread `(l, w)` moves element `(row (l + k) % 32, column l)` of each tile for
-/// `k = w, w + 8, w + 16, w + 24`: lane `l` reads bank `l` and writes bank
-/// `(l + k) % 32`, so neither side has a bank conflict, though the copy engine
-/// wants all tiles dense. BENCHMARKS.md has the shapes tried.
+/// `[rows, cols]`); both maps copy 64 × 64 boxes (16 KiB, rows of 256 bytes). Block
+/// `(bx, by)` of a `(ceil(cols / 64), ceil(rows / 64))` grid of 32 × 8 threads (a trap
+/// otherwise) loads the tile at `[64 bx, 64 by]` into shared memory (the copy engine
+/// fills outside elements with zeros), transposes it into a second shared tile, and
+/// stores that at `[64 by, 64 bx]` (the engine skips outside elements). Lane `l` of warp
+/// `w` moves element `(row (l + k) % 64, column l + 32 h)` for `h` in 0..2 and
+/// `k = w, w + 8, ...`: it reads bank `l` and writes bank `(l + k) % 32`, so neither
+/// side has a bank conflict, though the copy engine wants both tiles dense.
+/// BENCHMARKS.md has the shapes tried.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[kernel]
 pub fn transpose_tma(
-    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
-    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
-) {
-    transpose_tma_tiles::<2, 2048, 8, true>(input, output)
-}
-
-/// Experiment: [`transpose_tma`] with one 64 × 64 box per block (16 KiB each way, rows
-/// of 256 bytes in both tensors); lane `l` of warp `w` moves element
-/// `(row (l + k) % 64, column l + 32 h)` for `h` in 0..2 and `k = w, w + 8, ...`, which
-/// keeps both shared-memory sides free of bank conflicts.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
-pub fn transpose_tma64(
     input: device_std::tma::TensorMap<f32, 2, 64, 64>,
     output: device_std::tma::TensorMap<f32, 2, 64, 64>,
 ) {
@@ -326,73 +292,6 @@ pub fn transpose_tma64(
     if leader {
         // SAFETY: this block alone writes the output tile at [by, bx].
         unsafe { output.store(&b, [by, bx]) };
-        bulk::commit_group();
-        bulk::wait_group_read::<0>();
-    }
-}
-
-/// The body of [`transpose_tma`] for `T` tiles per block (along x, or along y with
-/// `ALONG_Y`) and blocks of 32 × `W` threads (`E` = `1024 T` elements of shared
-/// memory per side): all `T` loads on one barrier, then the transposes, then `T`
-/// stores in one bulk group.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[inline(always)]
-fn transpose_tma_tiles<const T: usize, const E: usize, const W: usize, const ALONG_Y: bool>(
-    input: device_std::tma::TensorMap<f32, 2, 32, 32>,
-    output: device_std::tma::TensorMap<f32, 2, 32, 32>,
-) {
-    use device_std::tma::TensorMap;
-    use device_std::{bulk, Mbarrier, Phase};
-    assert!(
-        thread::blockDim_x() == 32
-            && thread::blockDim_y() as usize == W
-            && thread::blockDim_z() == 1
-    );
-    let a = SharedArray::<f32, E, 128>::new();
-    let b = SharedArray::<f32, E, 128>::new();
-    let bar = Mbarrier::new(1);
-    let mut phase = Phase::new();
-    let (sx, sy) = if ALONG_Y {
-        (32, 32 * T as i32)
-    } else {
-        (32 * T as i32, 32)
-    };
-    let bx0 = sx * thread::blockIdx_x() as i32;
-    let by0 = sy * thread::blockIdx_y() as i32;
-    let at = |t: usize| {
-        if ALONG_Y {
-            (bx0, by0 + 32 * t as i32)
-        } else {
-            (bx0 + 32 * t as i32, by0)
-        }
-    };
-    let (lane, warp) = (
-        thread::threadIdx_x() as usize,
-        thread::threadIdx_y() as usize,
-    );
-    let leader = lane == 0 && warp == 0;
-    if leader {
-        bar.arrive_expect_tx(T as u32 * TensorMap::<f32, 2, 32, 32>::BOX_BYTES);
-        for t in 0..T {
-            let (x, y) = at(t);
-            input.load(&a.part::<1024>(t), [x, y], &bar);
-        }
-    }
-    bar.wait(&mut phase);
-    for t in 0..T {
-        for q in 0..32 / W {
-            let r = (lane + warp + W * q) % 32;
-            b.write(1024 * t + lane * 32 + r, a.read(1024 * t + r * 32 + lane));
-        }
-    }
-    bulk::fence_proxy_async_shared();
-    thread::sync_threads();
-    if leader {
-        for t in 0..T {
-            let (x, y) = at(t);
-            // SAFETY: this block alone writes the output tile at [y, x].
-            unsafe { output.store(&b.part::<1024>(t), [y, x]) };
-        }
         bulk::commit_group();
         bulk::wait_group_read::<0>();
     }
