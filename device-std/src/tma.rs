@@ -5,6 +5,7 @@
 //! | here | PTX (PTX ISA 9.0 §9.7.9.27 "cp.async.bulk.tensor", §9.7.9.28 "prefetch.tensormap") |
 //! |---|---|
 //! | [`TensorMap::load`] | `cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst], [map, {c0, …}], [mbar]` |
+//! | [`TensorMap::load_multicast`] | the same with `.multicast::cluster [..], ctaMask` (every CTA of the cluster in the mask) |
 //! | [`TensorMap::store`] | `cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group [map, {c0, …}], [src]` |
 //! | [`TensorMap::prefetch`] | `prefetch.tensormap [map]` |
 //!
@@ -193,6 +194,42 @@ impl<
         })
     }
 
+    /// [`load`](Self::load) into the same `dst` of every CTA of the cluster whose rank
+    /// bit is set in `cta_mask` (`.multicast::cluster`), each completing on its own
+    /// barrier at `bar`'s offset: every receiving CTA announces
+    /// [`BOX_BYTES`](Self::BOX_BYTES) on its barrier, and the barriers and arrays of the
+    /// other CTAs must be initialised (a [`cluster::sync`](crate::cluster::sync) after
+    /// `Mbarrier::new`) before the copy is issued. One global read feeds several CTAs:
+    /// the way a cluster shares a tile. Ranks past the cluster, or an empty mask, are
+    /// errors under the emulator and undefined on the GPU. sm_90.
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn load_multicast<const N: usize, const A: usize>(
+        self,
+        dst: &SharedArray<T, N, A>,
+        coords: [i32; RANK],
+        bar: &Mbarrier,
+        cta_mask: u16,
+    ) {
+        const {
+            assert!(
+                N == Self::BOX_ELEMS,
+                "TensorMap::load_multicast: the SharedArray must hold exactly one box"
+            );
+            assert!(
+                A >= 128,
+                "TensorMap::load_multicast: the SharedArray must be aligned to 128 bytes"
+            );
+        }
+        let d = dst.ptr(0).addr();
+        let c = pad(coords);
+        on_device!("TensorMap::load_multicast", {
+            tensor_asm::load_multicast(RANK, d, self.map, c, bar.shared_addr(), cta_mask)
+        }, emulated: {
+            crate::emulator::tma::load_multicast(self.map, RANK, c, d, Self::BOX_BYTES, bar.shared_addr(), cta_mask)
+        })
+    }
+
     /// Copies the box in `src` to the tensor at `coords`, asynchronously, as
     /// part of the calling thread's current bulk group (as
     /// [`bulk::store`](crate::bulk::store): fence and barrier before,
@@ -317,6 +354,44 @@ mod tensor_asm {
                 _ => {
                     asm!("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c0}, {c1}, {c2}, {c3}, {c4}}}], [{b}];",
                     d = in(reg32) dst, m = in(reg64) map, c0 = in(reg32) c[0], c1 = in(reg32) c[1], c2 = in(reg32) c[2], c3 = in(reg32) c[3], c4 = in(reg32) c[4], b = in(reg32) bar, options(nostack, preserves_flags))
+                }
+            }
+        }
+    }
+
+    /// The multicast form of [`load`]: every CTA of the cluster in `mask` receives the box.
+    #[inline(always)]
+    pub(super) fn load_multicast(
+        rank: usize,
+        dst: u32,
+        map: *const u8,
+        c: [i32; 5],
+        bar: u32,
+        mask: u16,
+    ) {
+        // SAFETY (all arms): as for `load`, with the receiving CTAs' barriers and arrays
+        // initialised (the caller's contract, documented on `load_multicast`).
+        unsafe {
+            match rank {
+                1 => {
+                    asm!("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{c0}}}], [{b}], {k};",
+                    d = in(reg32) dst, m = in(reg64) map, c0 = in(reg32) c[0], b = in(reg32) bar, k = in(reg16) mask, options(nostack, preserves_flags))
+                }
+                2 => {
+                    asm!("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{c0}, {c1}}}], [{b}], {k};",
+                    d = in(reg32) dst, m = in(reg64) map, c0 = in(reg32) c[0], c1 = in(reg32) c[1], b = in(reg32) bar, k = in(reg16) mask, options(nostack, preserves_flags))
+                }
+                3 => {
+                    asm!("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{c0}, {c1}, {c2}}}], [{b}], {k};",
+                    d = in(reg32) dst, m = in(reg64) map, c0 = in(reg32) c[0], c1 = in(reg32) c[1], c2 = in(reg32) c[2], b = in(reg32) bar, k = in(reg16) mask, options(nostack, preserves_flags))
+                }
+                4 => {
+                    asm!("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{c0}, {c1}, {c2}, {c3}}}], [{b}], {k};",
+                    d = in(reg32) dst, m = in(reg64) map, c0 = in(reg32) c[0], c1 = in(reg32) c[1], c2 = in(reg32) c[2], c3 = in(reg32) c[3], b = in(reg32) bar, k = in(reg16) mask, options(nostack, preserves_flags))
+                }
+                _ => {
+                    asm!("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{c0}, {c1}, {c2}, {c3}, {c4}}}], [{b}], {k};",
+                    d = in(reg32) dst, m = in(reg64) map, c0 = in(reg32) c[0], c1 = in(reg32) c[1], c2 = in(reg32) c[2], c3 = in(reg32) c[3], c4 = in(reg32) c[4], b = in(reg32) bar, k = in(reg16) mask, options(nostack, preserves_flags))
                 }
             }
         }

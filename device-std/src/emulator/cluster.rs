@@ -53,7 +53,13 @@ impl Cluster {
             .collect();
     }
 
-    fn block(&self, rank: u32) -> &Block<'static> {
+    /// CTAs in the cluster.
+    pub(crate) fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// The block of rank `rank` (`< size`).
+    pub(crate) fn block(&self, rank: u32) -> &Block<'static> {
         // SAFETY: `run_cluster` drops the blocks after every coroutine that can
         // reach this cluster.
         unsafe { &*self.blocks.borrow()[rank as usize] }

@@ -382,6 +382,73 @@ pub(crate) fn queue_load(dst: u32, data: Vec<u8>, align: usize, bar: u32) {
     })
 }
 
+/// A multicast tensor load: `data` queued for shared `dst` on the barrier at `bar` in
+/// every CTA of the cluster whose rank bit is set in `mask`; the issuing CTA's own copy
+/// goes through [`queue_load`] (race-checked), the others' are checked for bounds,
+/// alignment and pending copies.
+#[track_caller]
+pub(crate) fn queue_multicast(dst: u32, data: Vec<u8>, align: usize, bar: u32, mask: u16) {
+    let site = core::panic::Location::caller();
+    let (own, count) = context::with(|ctx| (ctx.block().rank, ctx.block().cluster().size()));
+    if mask == 0 || u32::from(mask) >> count != 0 {
+        context::with(|ctx| {
+            fail(
+                ctx,
+                format!(
+                    "{site}: the multicast mask {mask:#06x} names no CTA or a rank past the cluster's {count} CTAs"
+                ),
+            )
+        });
+    }
+    for rank in (0..count).filter(|r| mask & (1 << r) != 0) {
+        if rank == own {
+            queue_load(dst, data.clone(), align, bar);
+            continue;
+        }
+        context::with(|ctx| {
+            let target = ctx.block().cluster().block(rank);
+            let bytes = data.len();
+            let checked = target
+                .mem
+                .borrow()
+                .check_bounds(dst, bytes, align, Access::Write);
+            if let Err(fault) = checked {
+                let why = match fault {
+                    shared_mem::Fault::OutOfBounds(d) => format!(
+                        "that CTA has no such array yet ({d}); declare the arrays and barriers, then cluster::sync, before the copy is issued"
+                    ),
+                    shared_mem::Fault::AsyncPending(d) => d,
+                    other => format!("{other:?}"),
+                };
+                fail(
+                    ctx,
+                    format!("{site}: the multicast into CTA rank {rank} at shared {dst:#x}: {why}"),
+                );
+            }
+            let mut s = target.asyncs.borrow_mut();
+            let Some(b) = s.bar(bar) else {
+                drop(s);
+                fail(
+                    ctx,
+                    format!("{site}: the multicast into CTA rank {rank} completes on shared {bar:#x}, where that CTA has no initialised mbarrier (initialise it, then cluster::sync, before the copy is issued)"),
+                );
+            };
+            b.queued.push(QueuedLoad {
+                dst,
+                data: data.clone(),
+                site,
+                thread: ctx.linear,
+            });
+            drop(s);
+            target.mem.borrow_mut().pending.push(PendingRange {
+                start: dst as usize,
+                end: dst as usize + bytes,
+                what: Pending::Load { bar, site },
+            });
+        });
+    }
+}
+
 /// `bulk::store` of `bytes` bytes from shared `src` to global `dst`.
 #[track_caller]
 pub(crate) fn bulk_store(dst: *mut u8, src: u32, bytes: u32) {

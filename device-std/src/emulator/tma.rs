@@ -213,6 +213,13 @@ fn desc(map: *const u8, rank: usize) -> &'static Desc {
 #[track_caller]
 pub(crate) fn load(map: *const u8, rank: usize, coords: [i32; 5], dst: u32, bytes: u32, bar: u32) {
     let d = desc(map, rank);
+    let data = gather(d, coords, bytes);
+    mbarrier::queue_load(dst, data, 128, bar);
+}
+
+/// The box at `coords` as the copy engine reads it (`bytes` of it): elements outside
+/// the tensor are zeros.
+fn gather(d: &Desc, coords: [i32; 5], bytes: u32) -> Vec<u8> {
     let mut data = Vec::with_capacity(bytes as usize);
     for e in d.box_elements(coords) {
         match e {
@@ -223,7 +230,24 @@ pub(crate) fn load(map: *const u8, rank: usize, coords: [i32; 5], dst: u32, byte
             None => data.extend(core::iter::repeat_n(0u8, d.elem)),
         }
     }
-    mbarrier::queue_load(dst, data, 128, bar);
+    data
+}
+
+/// `TensorMap::load_multicast`: gathers the box at `coords` and queues it for shared
+/// `dst` on the barrier at `bar` in every CTA of the cluster in `mask`.
+#[track_caller]
+pub(crate) fn load_multicast(
+    map: *const u8,
+    rank: usize,
+    coords: [i32; 5],
+    dst: u32,
+    bytes: u32,
+    bar: u32,
+    mask: u16,
+) {
+    let d = desc(map, rank);
+    let data = gather(d, coords, bytes);
+    mbarrier::queue_multicast(dst, data, 128, bar, mask);
 }
 
 /// `TensorMap::store`: writes the box in shared `src` to the tensor at

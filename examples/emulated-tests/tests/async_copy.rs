@@ -667,3 +667,93 @@ fn an_l2_prefetch_is_checked_like_a_load() {
     let odd = run(0, 3).unwrap_err().to_string();
     assert!(odd.contains("a non-zero multiple of 16 bytes"), "{odd}");
 }
+
+#[test]
+fn a_multicast_tensor_load_reaches_both_ctas_of_the_cluster() {
+    use device_std::emulator::TensorMapDesc;
+    let (rows, cols) = (70usize, 64usize);
+    let (xb, xo) = aligned_input(61, rows * cols, 0);
+    let x = &xb[xo..xo + rows * cols];
+    // SAFETY: `x` outlives the launch; the kernel only loads through the map.
+    let map = unsafe {
+        TensorMapDesc::new(
+            x.as_ptr().cast_mut(),
+            rows * cols,
+            &[cols as u64, rows as u64],
+            &[cols as u64 * 4],
+            &[32, 32],
+        )
+    }
+    .unwrap();
+    let (tiles_x, tiles) = (cols / 32, (cols / 32) * rows.div_ceil(32));
+    let mut out = vec![POISON; 2 * tiles * 1024];
+    let o = GlobalMut::new(&mut out);
+    emulator::launch(
+        LaunchConfig::new((2 * tiles as u32, 1, 1), (256, 1, 1)).with_cluster(2, 1, 1),
+        || async_copy_kernels::tma_multicast(map.as_param(), tiles_x as u32, o.disjoint()),
+    )
+    .unwrap();
+    for c in 0..tiles {
+        let (tx, ty) = (c % tiles_x, c / tiles_x);
+        for r in 0..2 {
+            for i in 0..1024 {
+                let (row, col) = (32 * ty + i / 32, 32 * tx + i % 32);
+                let v = if row < rows { x[row * cols + col] } else { 0.0 };
+                assert_eq!(
+                    out[(2 * c + r) * 1024 + i].to_bits(),
+                    (v * (r + 1) as f32).to_bits(),
+                    "cluster {c} rank {r} element {i}"
+                );
+            }
+        }
+    }
+}
+
+/// Fault: rank 0 multicasts before the cluster barrier that would show it rank 1's
+/// barrier is initialised.
+#[kernel]
+pub fn multicast_without_cluster_sync(
+    map: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    mut out: DisjointSlice<f32>,
+) {
+    use device_std::cluster;
+    let tile = SharedArray::<f32, 1024, 128>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    if thread::thread_in_block() == 0 {
+        bar.arrive_expect_tx(4096);
+        if cluster::cta_rank() == 0 {
+            map.load_multicast(&tile, [0, 0], &bar, 0b11); // (the seeded fault: no cluster::sync first)
+        }
+    }
+    bar.wait(&mut phase);
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = tile.read(0);
+    }
+}
+
+#[test]
+fn a_multicast_into_a_cta_that_may_not_have_its_barrier_yet_is_reported() {
+    use device_std::emulator::TensorMapDesc;
+    let (xb, xo) = aligned_input(62, 64 * 64, 0);
+    let x = &xb[xo..xo + 64 * 64];
+    // SAFETY: `x` outlives the launch; loads only.
+    let map =
+        unsafe { TensorMapDesc::new(x.as_ptr().cast_mut(), 64 * 64, &[64, 64], &[256], &[32, 32]) }
+            .unwrap();
+    let mut out = vec![POISON; 64];
+    let o = GlobalMut::new(&mut out);
+    let err = emulator::launch(
+        LaunchConfig::new((2, 1, 1), (32, 1, 1)).with_cluster(2, 1, 1),
+        || multicast_without_cluster_sync(map.as_param(), o.disjoint()),
+    )
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("block (0, 0, 0) thread (0, 0, 0): ")
+            && err.contains("the multicast into CTA rank 1")
+            && err.contains("then cluster::sync, before the copy is issued"),
+        "{err}"
+    );
+}

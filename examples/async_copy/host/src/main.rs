@@ -89,5 +89,54 @@ fn main() -> Result<()> {
     if bad != 0 {
         bail!("cp_async_reverse differs from the CPU");
     }
+
+    // tma_multicast: the input as a rows x 64 matrix (rows = n / 64), 32 x 32 tiles, each
+    // loaded once per cluster of two CTAs.
+    let cols = 64usize;
+    let rows = args.n / cols;
+    if rows > 0 {
+        use host_loader::tma::TensorMap;
+        let m = module
+            .kernel::<(TensorMap<'static, f32, 2, 32, 32>, u32, SliceMut<f32>)>("tma_multicast")?;
+        let (tiles_x, tiles_y) = (cols / 32, rows.div_ceil(32));
+        let tiles = tiles_x * tiles_y;
+        let map = TensorMap::<f32, 2, 32, 32>::tiled(
+            &stream,
+            &x_d,
+            [cols as u64, rows as u64],
+            &[cols as u64 * 4],
+        )?;
+        let mut out_d = stream.clone_htod(&vec![f32::NAN; 2 * tiles * 1024])?;
+        let cfg = LaunchConfig {
+            grid_dim: (u32::try_from(2 * tiles)?, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: CTA (cluster c, rank r) writes out[(2c + r) * 1024 ..][..1024] only.
+        unsafe { m.launch(&stream, cfg, (&map, tiles_x as u32, &mut out_d)) }?;
+        let out = stream.clone_dtoh(&out_d)?;
+        let mut bad = 0usize;
+        for c in 0..tiles {
+            let (tx, ty) = (c % tiles_x, c / tiles_x);
+            for r in 0..2 {
+                for i in 0..1024 {
+                    let (row, col) = (32 * ty + i / 32, 32 * tx + i % 32);
+                    let v = if row < rows { x[row * cols + col] } else { 0.0 };
+                    if out[(2 * c + r) * 1024 + i].to_bits() != (v * (r + 1) as f32).to_bits() {
+                        bad += 1;
+                    }
+                }
+            }
+        }
+        println!(
+            "{} tma_multicast: {bad} of {} elements differ from the CPU ({tiles} clusters of 2, seed {})",
+            if bad == 0 { "PASS" } else { "FAIL" },
+            out.len(),
+            args.seed
+        );
+        if bad != 0 {
+            bail!("tma_multicast differs from the CPU");
+        }
+    }
     Ok(())
 }

@@ -95,3 +95,48 @@ pub fn cp_async_reverse(
         *out = device_std::vector::F32x4([d, c, b, a]);
     }
 }
+
+/// One tensor load feeding both CTAs of a cluster (`.multicast::cluster`, sm_90): cluster
+/// `c` (of a grid of `2 × tiles` CTAs, compiled for clusters of 2) takes tile
+/// `(c % tiles_x, c / tiles_x)` of 32 × 32 floats of the row-major matrix behind `map`;
+/// CTA rank 0 loads it once into the same shared array of both CTAs, each of which
+/// waits on its own barrier and writes the tile times `rank + 1` to
+/// `out[(2 c + rank) * 1024 ..][..1024]` (elements outside the matrix read as zeros).
+/// Blocks of 256 threads (a trap otherwise).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel(cluster = (2, 1, 1))]
+pub fn tma_multicast(
+    map: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    tiles_x: u32,
+    mut out: DisjointSlice<f32>,
+) {
+    use device_std::cluster;
+    use device_std::tma::TensorMap;
+    assert!(thread::block_size() == 256);
+    let tile = SharedArray::<f32, 1024, 128>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    // Both CTAs' barriers and arrays exist before rank 0 writes into them.
+    cluster::sync();
+    let (c, rank) = (cluster::cluster_id_x(), cluster::cta_rank());
+    let t = thread::thread_in_block() as usize;
+    if t == 0 {
+        bar.arrive_expect_tx(TensorMap::<f32, 2, 32, 32>::BOX_BYTES);
+        if rank == 0 {
+            let (x, y) = (32 * (c % tiles_x) as i32, 32 * (c / tiles_x) as i32);
+            map.load_multicast(&tile, [x, y], &bar, 0b11);
+        }
+    }
+    bar.wait(&mut phase);
+    let base = (2 * c as usize + rank as usize) * 1024;
+    let mut i = t;
+    while i < 1024 {
+        let v = tile.read(i) * (rank + 1) as f32;
+        if base + i < out.len() {
+            // SAFETY: (cluster, rank, i) maps one-to-one onto base + i; only this
+            // thread writes it.
+            unsafe { *out.get_unchecked_mut(base + i) = v };
+        }
+        i += 256;
+    }
+}
