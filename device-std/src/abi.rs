@@ -69,6 +69,8 @@
 //! | 3 | float | `f32`, `f64` |
 //! | 4 | raw pointer | `*const T`, `*mut T` (8 bytes; the host may pass a `u64` for it) |
 //! | 5 | bool | `bool` (never a scalar parameter; a pointee) |
+//! | 6 | bfloat16 | `bf16` |
+//! | 7 | float16 | `f16` |
 //!
 //! An array has its element's class. Version 1 records had no `elem_class`
 //! and field pairs `(offset, size)`.

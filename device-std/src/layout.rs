@@ -20,6 +20,8 @@
 //! | `f32`, `f64` | [`Float`](ValueClass::Float) | 3 | float, opaque |
 //! | `*const T`, `*mut T` (`T: Sized`) | [`Pointer`](ValueClass::Pointer) | 4 | raw pointer, opaque, and an 8-byte unsigned integer (`u64`, `usize`): a device address on the host is a `CUdeviceptr`, a `u64` |
 //! | `bool` | [`Bool`](ValueClass::Bool) | 5 | bool, opaque |
+//! | `bf16` (`half::bf16`) | [`BFloat16`](ValueClass::BFloat16) | 6 | bfloat16, opaque |
+//! | `f16` (`half::f16`) | [`Float16`](ValueClass::Float16) | 7 | float16, opaque |
 //! | `[T; N]`, the `vector` types | the class of `T` (the lane type) | | as for `T` |
 //!
 //! Arrays take their element's class, so `[f32; 4]` is a float; a nested
@@ -73,6 +75,11 @@ macro_rules! plain {
     )*};
 }
 plain!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+// SAFETY: `half::bf16` and `half::f16` are `#[repr(transparent)]` over `u16`; every bit
+// pattern is a valid value (a number, an infinity or a NaN).
+unsafe impl PlainData for half::bf16 {}
+// SAFETY: as for `bf16`.
+unsafe impl PlainData for half::f16 {}
 
 // SAFETY: an array of plain data is plain data: no padding between elements,
 // and each element accepts every bit pattern.
@@ -101,15 +108,21 @@ pub enum ValueClass {
     /// Word 5: a `bool`, one byte that must be 0 or 1. Not [`Unsigned`](Self::Unsigned):
     /// a `u8` may hold 2..=255.
     Bool = 5,
+    /// Word 6: a bfloat16 (`half::bf16`, re-exported as `device_std::bf16`): 8 exponent
+    /// bits, 7 mantissa bits. Not a `u16`, not an IEEE `f16`.
+    BFloat16 = 6,
+    /// Word 7: an IEEE 754 binary16 (`half::f16`, `device_std::f16`). Not a `u16`, not a
+    /// `bf16`.
+    Float16 = 7,
 }
 
 impl ValueClass {
-    /// The class's word in the ABI record (0 to 5).
+    /// The class's word in the ABI record (0 to 7).
     pub const fn word(self) -> u32 {
         self as u32
     }
 
-    /// The class for a record word; `None` for a word above 5.
+    /// The class for a record word; `None` for a word above 7.
     pub const fn from_word(word: u32) -> Option<Self> {
         Some(match word {
             0 => ValueClass::Opaque,
@@ -118,12 +131,14 @@ impl ValueClass {
             3 => ValueClass::Float,
             4 => ValueClass::Pointer,
             5 => ValueClass::Bool,
+            6 => ValueClass::BFloat16,
+            7 => ValueClass::Float16,
             _ => return None,
         })
     }
 
     /// Its name in messages: "opaque", "unsigned integer", "signed integer",
-    /// "float", "raw pointer" or "bool".
+    /// "float", "raw pointer", "bool", "bfloat16" or "float16".
     pub const fn name(self) -> &'static str {
         match self {
             ValueClass::Opaque => "opaque",
@@ -132,6 +147,8 @@ impl ValueClass {
             ValueClass::Float => "float",
             ValueClass::Pointer => "raw pointer",
             ValueClass::Bool => "bool",
+            ValueClass::BFloat16 => "bfloat16",
+            ValueClass::Float16 => "float16",
         }
     }
 
@@ -194,6 +211,8 @@ classed!(Unsigned: u8, u16, u32, u64, u128, usize);
 classed!(Signed: i8, i16, i32, i64, i128, isize);
 classed!(Float: f32, f64);
 classed!(Bool: bool);
+classed!(BFloat16: half::bf16);
+classed!(Float16: half::f16);
 
 // SAFETY: an array's bytes are its elements' bytes.
 unsafe impl<T: HasValueClass, const N: usize> HasValueClass for [T; N] {

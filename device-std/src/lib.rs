@@ -130,6 +130,9 @@ pub mod warp;
 pub use abi::KernelParam;
 pub use disjoint::{AsThreadIndex, DisjointSlice};
 pub use dynamic_shared::DynamicSharedArray;
+/// The 16-bit float element types (from the `half` crate, `no_std`): `bf16` (bfloat16)
+/// and `f16` (IEEE binary16), plain data with value classes of their own.
+pub use half::{bf16, f16};
 pub use index::{
     BlockIndex1D, Index1D, Index2D, IndexSpace, Runtime2DIndex, ThreadIndex, WarpIndex1D,
 };

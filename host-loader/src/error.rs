@@ -477,6 +477,10 @@ fn class_hint(device: ValueClass, host: ValueClass) -> &'static str {
         (ValueClass::Bool, _) | (_, ValueClass::Bool) => {
             "; `bool` is a class of its own: a `bool` must be 0 or 1, a byte need not be"
         }
+        (ValueClass::BFloat16 | ValueClass::Float16, _)
+        | (_, ValueClass::BFloat16 | ValueClass::Float16) => {
+            "; `bf16`, `f16` and `u16` read the same 16 bits as different numbers"
+        }
         _ => "",
     }
 }

@@ -478,6 +478,41 @@ mod tests {
         r
     }
 
+    /// `k(a: &[bf16], b: &[f16])`: the words `#[kernel]` writes.
+    fn halves() -> AbiRecord {
+        let w = [0x4B41_4249, 2, 2, 3, 16, 8, 2, 6, 0, 3, 16, 8, 2, 7, 0];
+        let r = words(&w);
+        let device = device_std::abi::record::<15>(&[
+            <&[device_std::bf16] as device_std::KernelParam>::ABI,
+            <&[device_std::f16] as device_std::KernelParam>::ABI,
+        ]);
+        assert_eq!(device, w);
+        r
+    }
+
+    #[test]
+    fn bf16_f16_and_u16_are_three_classes() {
+        use device_std::{bf16, f16};
+        let r = halves();
+        check(&r, &[Slice::<bf16>::ABI, Slice::<f16>::ABI], &[]).unwrap();
+        assert_eq!(
+            check(&r, &[Slice::<u16>::ABI, Slice::<f16>::ABI], &["Slice<u16>"]).unwrap_err(),
+            "m.ptx:7: kernel `k` parameter 0 (`k_param_0`): the kernel takes a read-only slice \
+             of 2-byte bfloat16 elements, the Rust argument `Slice<u16>` is a read-only slice of \
+             2-byte unsigned integer elements; element classes differ: bfloat16 vs unsigned \
+             integer; `bf16`, `f16` and `u16` read the same 16 bits as different numbers"
+        );
+        assert_eq!(
+            detail(check_detail(&r, &[Slice::<bf16>::ABI, Slice::<bf16>::ABI])),
+            AbiMismatchDetail::ElemClass {
+                kind: AbiKind::Slice,
+                size: 2,
+                device: ValueClass::Float16,
+                host: ValueClass::BFloat16
+            }
+        );
+    }
+
     #[test]
     fn bool_is_not_u8_either_way() {
         let r = bools();
