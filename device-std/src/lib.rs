@@ -11,6 +11,7 @@
 //! | [`warp`] | shuffles, votes, match, `redux.sync`, `activemask` | `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync` |
 //! | [`atomic`] | scoped atomics with orderings, on global and shared memory | `atom` with `.sem` and `.scope` |
 //! | [`cp_async`] | per-thread 4/8/16-byte asynchronous copies global → shared, in groups | `cp.async` (sm_80) |
+//! | [`mma`] | tensor-core `m16n8k16` multiply-accumulate with typed fragments ([`mma::FragA`], [`mma::FragB`], [`mma::Accum`]) for `bf16`/`f16` in, `f32` out | `mma.sync` (sm_80) |
 //! | [`mbarrier`] | [`Mbarrier`], the transaction barrier copies complete on, with its [`Phase`] | `mbarrier` (sm_80; `expect_tx` sm_90) |
 //! | [`bulk`] | bulk asynchronous copies global ↔ shared, their groups, the async-proxy fence | `cp.async.bulk` (sm_90, PTX 8.0) |
 //! | [`cluster`] | thread-block clusters: their registers, the cluster barrier, distributed shared memory ([`SharedArray::in_cta`]), `elect.sync` | `%cluster_*`, `barrier.cluster`, `mapa`, `ld/st/atom.shared::cluster` (sm_90) |
@@ -117,6 +118,8 @@ pub mod ldg;
 pub mod math;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub mod mbarrier;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+pub mod mma;
 #[cfg(target_arch = "nvptx64")]
 mod panic;
 pub mod print;

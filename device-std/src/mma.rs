@@ -1,0 +1,319 @@
+//! Warp-level tensor-core matrix multiply-accumulate (`mma.sync`, sm_80): the
+//! `m16n8k16` shape with `bf16` or `f16` inputs and `f32` accumulators, through
+//! fragment types that carry their shape and element type, so no kernel indexes
+//! registers by hand and a mismatched shape or type does not compile.
+//!
+//! | here | PTX (PTX ISA 9.0 §9.7.14.5 "Matrix multiply-accumulate operation using mma instruction"; fragments §9.7.14.5.8 "Matrix Fragments for mma.m16n8k16 with floating point type") |
+//! |---|---|
+//! | [`mma_m16n8k16`] | `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.{bf16,f16}.f32` |
+//!
+//! All 32 lanes of the warp take part in each operation (`.aligned`): call it
+//! from warp-uniform control flow, never from inside a branch some lanes skip.
+//! A warp computes `D = A · B + C` for a 16 × 16 `A` ([`FragA`], row-major), a
+//! 16 × 8 `B` ([`FragB`], column-major, the PTX `.col`) and a 16 × 8 `f32` `C`/`D`
+//! ([`Accum`]); each lane holds a fixed part of each matrix, which the `coords`
+//! functions give, so a fragment is loaded and stored element by element from any
+//! layout (a `load` closure gets `(row, col)` and returns the element).
+//!
+//! ```no_run
+//! use device_std::mma::{mma_m16n8k16, Accum, FragA, FragB};
+//! use device_std::bf16;
+//! // One 16 x 8 tile of C = A * B, A (m x k) and B (k x n) row-major, k a multiple of 16.
+//! fn tile(a: &[bf16], b: &[bf16], k: usize, n: usize, row0: usize, col0: usize) -> Accum {
+//!     let mut acc = Accum::zero();
+//!     for k0 in (0..k).step_by(16) {
+//!         let fa = FragA::<bf16>::load(|r, c| a[(row0 + r) * k + k0 + c]);
+//!         let fb = FragB::<bf16>::load(|r, c| b[(k0 + r) * n + col0 + c]);
+//!         mma_m16n8k16(&fa, &fb, &mut acc);
+//!     }
+//!     acc
+//! }
+//! ```
+//!
+//! Under the emulator the warp's fragments are exchanged with shuffles and the
+//! product is computed in `f32`, `k` in order; the tensor cores round differently
+//! in the last bits (compare with a tolerance, as against any other `f32` sum).
+
+use crate::host::on_device;
+use crate::{bf16, f16};
+use core::marker::PhantomData;
+
+/// An input element type of `mma.m16n8k16`: [`bf16`] or [`f16`]. Sealed.
+pub trait MmaInput: Copy + sealed::Sealed {
+    /// The element's bits.
+    fn to_bits(self) -> u16;
+    /// The element from its bits.
+    fn from_bits(bits: u16) -> Self;
+    /// The element as an `f32` (exact for both types).
+    fn to_f32(self) -> f32;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for crate::bf16 {}
+    impl Sealed for crate::f16 {}
+}
+
+impl MmaInput for bf16 {
+    #[inline(always)]
+    fn to_bits(self) -> u16 {
+        bf16::to_bits(self)
+    }
+    #[inline(always)]
+    fn from_bits(bits: u16) -> Self {
+        bf16::from_bits(bits)
+    }
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        bf16::to_f32(self)
+    }
+}
+
+impl MmaInput for f16 {
+    #[inline(always)]
+    fn to_bits(self) -> u16 {
+        f16::to_bits(self)
+    }
+    #[inline(always)]
+    fn from_bits(bits: u16) -> Self {
+        f16::from_bits(bits)
+    }
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        f16::to_f32(self)
+    }
+}
+
+/// `(groupID, threadID_in_group)` of a lane: `(lane / 4, lane % 4)`.
+#[inline(always)]
+const fn group(lane: u32) -> (usize, usize) {
+    ((lane / 4) as usize, (lane % 4) as usize)
+}
+
+/// A lane's part of a 16 × 16 row-major `A` of `E`: 8 elements in 4 registers.
+#[derive(Debug, Clone, Copy)]
+pub struct FragA<E> {
+    regs: [u32; 4],
+    _elem: PhantomData<E>,
+}
+
+/// A lane's part of a 16 × 8 column-major `B` of `E`: 4 elements in 2 registers.
+#[derive(Debug, Clone, Copy)]
+pub struct FragB<E> {
+    regs: [u32; 2],
+    _elem: PhantomData<E>,
+}
+
+/// A lane's part of a 16 × 8 `f32` accumulator `C`/`D`: 4 elements.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Accum {
+    vals: [f32; 4],
+}
+
+/// Packs two elements into a register, the first in the low half.
+#[inline(always)]
+fn pack<E: MmaInput>(lo: E, hi: E) -> u32 {
+    lo.to_bits() as u32 | (hi.to_bits() as u32) << 16
+}
+
+impl<E: MmaInput> FragA<E> {
+    /// `(row, col)` in the 16 × 16 tile of element `i` (0..8) of lane `lane`:
+    /// row `lane / 4` (+ 8 for `i` in 2, 3, 6, 7), column `2 (lane % 4) + i % 2`
+    /// (+ 8 for `i` >= 4).
+    #[inline(always)]
+    pub const fn coords(lane: u32, i: usize) -> (usize, usize) {
+        let (g, t) = group(lane);
+        (g + 8 * ((i / 2) % 2), 2 * t + i % 2 + 8 * (i / 4))
+    }
+
+    /// The calling lane's fragment, element `(row, col)` of the tile from `get`.
+    #[inline(always)]
+    pub fn load(get: impl Fn(usize, usize) -> E) -> Self {
+        let lane = crate::thread::lane_id();
+        let e = |i| {
+            let (r, c) = Self::coords(lane, i);
+            get(r, c)
+        };
+        FragA {
+            regs: [
+                pack(e(0), e(1)),
+                pack(e(2), e(3)),
+                pack(e(4), e(5)),
+                pack(e(6), e(7)),
+            ],
+            _elem: PhantomData,
+        }
+    }
+
+    /// Element `i` (0..8) of this lane's fragment (at [`coords`](Self::coords)).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> E {
+        E::from_bits((self.regs[i / 2] >> (16 * (i % 2))) as u16)
+    }
+}
+
+impl<E: MmaInput> FragB<E> {
+    /// `(row, col)` (that is `(k, n)`) in the 16 × 8 tile of element `i` (0..4) of lane
+    /// `lane`: row `2 (lane % 4) + i % 2` (+ 8 for `i` >= 2), column `lane / 4`.
+    #[inline(always)]
+    pub const fn coords(lane: u32, i: usize) -> (usize, usize) {
+        let (g, t) = group(lane);
+        (2 * t + i % 2 + 8 * (i / 2), g)
+    }
+
+    /// The calling lane's fragment, element `(row, col)` of the tile from `get`.
+    #[inline(always)]
+    pub fn load(get: impl Fn(usize, usize) -> E) -> Self {
+        let lane = crate::thread::lane_id();
+        let e = |i| {
+            let (r, c) = Self::coords(lane, i);
+            get(r, c)
+        };
+        FragB {
+            regs: [pack(e(0), e(1)), pack(e(2), e(3))],
+            _elem: PhantomData,
+        }
+    }
+
+    /// Element `i` (0..4) of this lane's fragment (at [`coords`](Self::coords)).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> E {
+        E::from_bits((self.regs[i / 2] >> (16 * (i % 2))) as u16)
+    }
+}
+
+impl Accum {
+    /// All zeros.
+    #[inline(always)]
+    pub const fn zero() -> Self {
+        Accum { vals: [0.0; 4] }
+    }
+
+    /// `(row, col)` in the 16 × 8 tile of element `i` (0..4) of lane `lane`: row
+    /// `lane / 4` (+ 8 for `i` >= 2), column `2 (lane % 4) + i % 2`.
+    #[inline(always)]
+    pub const fn coords(lane: u32, i: usize) -> (usize, usize) {
+        let (g, t) = group(lane);
+        (g + 8 * (i / 2), 2 * t + i % 2)
+    }
+
+    /// The calling lane's fragment, element `(row, col)` of the tile from `get`.
+    #[inline(always)]
+    pub fn load(get: impl Fn(usize, usize) -> f32) -> Self {
+        let lane = crate::thread::lane_id();
+        let e = |i| {
+            let (r, c) = Self::coords(lane, i);
+            get(r, c)
+        };
+        Accum {
+            vals: [e(0), e(1), e(2), e(3)],
+        }
+    }
+
+    /// Element `i` (0..4) of this lane's fragment (at [`coords`](Self::coords)).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> f32 {
+        self.vals[i]
+    }
+
+    /// Calls `put(row, col, value)` for each of the calling lane's 4 elements.
+    #[inline(always)]
+    pub fn store(&self, mut put: impl FnMut(usize, usize, f32)) {
+        let lane = crate::thread::lane_id();
+        for i in 0..4 {
+            let (r, c) = Self::coords(lane, i);
+            put(r, c, self.vals[i]);
+        }
+    }
+}
+
+/// `acc = a · b + acc` for the warp's 16 × 16 `a`, 16 × 8 `b` and 16 × 8 `acc`
+/// (`mma.sync.aligned.m16n8k16.row.col.f32.E.E.f32`). Every lane of the warp calls it
+/// together. sm_80.
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub fn mma_m16n8k16<E: MmaInput + MmaAsm>(a: &FragA<E>, b: &FragB<E>, acc: &mut Accum) {
+    on_device!("mma_m16n8k16", {
+        E::mma(a, b, acc)
+    }, emulated: {
+        emulated_mma(a, b, acc)
+    })
+}
+
+/// The instruction text per input type. Sealed with [`MmaInput`].
+pub trait MmaAsm: MmaInput {
+    /// Issues the `mma.sync` for this element type.
+    fn mma(a: &FragA<Self>, b: &FragB<Self>, acc: &mut Accum)
+    where
+        Self: Sized;
+}
+
+macro_rules! mma_asm {
+    ($t:ty, $ty:literal) => {
+        impl MmaAsm for $t {
+            #[inline(always)]
+            fn mma(a: &FragA<Self>, b: &FragB<Self>, acc: &mut Accum) {
+                on_device!("mma_m16n8k16", {
+                    let [d0, d1, d2, d3] = &mut acc.vals;
+                    // SAFETY: registers only; every lane of the warp executes it
+                    // (`.aligned`, the documented contract).
+                    unsafe {
+                        core::arch::asm!(
+                            concat!("mma.sync.aligned.m16n8k16.row.col.f32.", $ty, ".", $ty, ".f32 ",
+                                "{{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{d0}, {d1}, {d2}, {d3}}};"),
+                            d0 = inout(reg32) *d0, d1 = inout(reg32) *d1, d2 = inout(reg32) *d2, d3 = inout(reg32) *d3,
+                            a0 = in(reg32) a.regs[0], a1 = in(reg32) a.regs[1], a2 = in(reg32) a.regs[2], a3 = in(reg32) a.regs[3],
+                            b0 = in(reg32) b.regs[0], b1 = in(reg32) b.regs[1],
+                            options(pure, nomem, nostack, preserves_flags),
+                        );
+                    }
+                }, emulated: {
+                    let _ = (a, b, acc);
+                    unreachable!("the emulator computes mma without the instruction")
+                })
+            }
+        }
+    };
+}
+mma_asm!(bf16, "bf16");
+mma_asm!(f16, "f16");
+
+/// The emulator's `mma`: every lane gathers the warp's `a` and `b` registers with
+/// shuffles, then computes its own 4 elements of `a · b + acc` in `f32`.
+#[cfg(emulated)]
+#[track_caller]
+fn emulated_mma<E: MmaInput>(a: &FragA<E>, b: &FragB<E>, acc: &mut Accum) {
+    use crate::warp::shfl_sync;
+    const FULL: u32 = u32::MAX;
+    let mut am = [[0f32; 16]; 16];
+    let mut bm = [[0f32; 8]; 16];
+    for src in 0..32u32 {
+        let regs = [0, 1, 2, 3].map(|r| shfl_sync(FULL, a.regs[r], src));
+        let fa = FragA::<E> {
+            regs,
+            _elem: PhantomData,
+        };
+        for i in 0..8 {
+            let (r, c) = FragA::<E>::coords(src, i);
+            am[r][c] = fa.get(i).to_f32();
+        }
+        let regs = [0, 1].map(|r| shfl_sync(FULL, b.regs[r], src));
+        let fb = FragB::<E> {
+            regs,
+            _elem: PhantomData,
+        };
+        for i in 0..4 {
+            let (r, c) = FragB::<E>::coords(src, i);
+            bm[r][c] = fb.get(i).to_f32();
+        }
+    }
+    let lane = crate::thread::lane_id();
+    for i in 0..4 {
+        let (r, c) = Accum::coords(lane, i);
+        let mut sum = acc.vals[i];
+        for (k, row) in bm.iter().enumerate() {
+            sum += am[r][k] * row[c];
+        }
+        acc.vals[i] = sum;
+    }
+}
