@@ -36,11 +36,11 @@ fn bool_has_its_own_class() {
 
 #[test]
 fn class_words_round_trip() {
-    for w in 0..=5 {
+    for w in 0..=7 {
         assert_eq!(ValueClass::from_word(w).unwrap().word(), w);
     }
-    assert_eq!(ValueClass::from_word(6), None);
-    let names: Vec<&str> = (0..=5)
+    assert_eq!(ValueClass::from_word(8), None);
+    let names: Vec<&str> = (0..=7)
         .map(|w| ValueClass::from_word(w).unwrap().name())
         .collect();
     assert_eq!(
@@ -51,7 +51,9 @@ fn class_words_round_trip() {
             "signed integer",
             "float",
             "raw pointer",
-            "bool"
+            "bool",
+            "bfloat16",
+            "float16"
         ]
     );
 }

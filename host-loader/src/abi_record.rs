@@ -253,8 +253,8 @@ pub enum AbiRecordError {
     /// A class word holds no known [`ValueClass`].
     #[error(
         "parameter {param}{} (word {word}) has value class {found}; known classes are \
-         0 (opaque), 1 (unsigned integer), 2 (signed integer), 3 (float), 4 (raw pointer) \
-         and 5 (bool)",
+         0 (opaque), 1 (unsigned integer), 2 (signed integer), 3 (float), 4 (raw pointer), \
+         5 (bool), 6 (bfloat16) and 7 (float16)",
         match field {
             Some(f) => format!(" field {f}"),
             None => String::new(),
@@ -632,11 +632,13 @@ mod tests {
         assert_eq!(AbiKind::from_word(0), None);
         assert_eq!(AbiKind::from_word(6), Some(AbiKind::TensorMap));
         assert_eq!(AbiKind::from_word(7), None);
-        for c in 0..=5 {
+        for c in 0..=7 {
             assert_eq!(ValueClass::from_word(c).unwrap().word(), c);
         }
         assert_eq!(ValueClass::from_word(5), Some(ValueClass::Bool));
-        assert_eq!(ValueClass::from_word(6), None);
+        assert_eq!(ValueClass::from_word(6), Some(ValueClass::BFloat16));
+        assert_eq!(ValueClass::from_word(7), Some(ValueClass::Float16));
+        assert_eq!(ValueClass::from_word(8), None);
         assert_eq!(record_symbol("vecadd"), "__kernel_abi_vecadd");
     }
 
@@ -828,11 +830,12 @@ mod tests {
     #[test]
     fn unknown_class() {
         let mut w = vecadd_words();
-        w[7] = 7;
+        w[7] = 8;
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
-            "parameter 0 (word 7) has value class 7; known classes are 0 (opaque), \
-             1 (unsigned integer), 2 (signed integer), 3 (float), 4 (raw pointer) and 5 (bool)"
+            "parameter 0 (word 7) has value class 8; known classes are 0 (opaque), \
+             1 (unsigned integer), 2 (signed integer), 3 (float), 4 (raw pointer), 5 (bool), \
+             6 (bfloat16) and 7 (float16)"
         );
         // 5 is bool: known.
         w[7] = 5;
@@ -841,20 +844,20 @@ mod tests {
             Bool
         );
         let mut w = affine_words();
-        w[17] = 6;
+        w[17] = 9;
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err(),
             AbiRecordError::UnknownClass {
                 param: 0,
                 field: Some(2),
                 word: 17,
-                found: 6
+                found: 9
             }
         );
         assert!(AbiRecord::parse(&bytes(&w))
             .unwrap_err()
             .to_string()
-            .starts_with("parameter 0 field 2 (word 17) has value class 6;"));
+            .starts_with("parameter 0 field 2 (word 17) has value class 9;"));
     }
 
     #[test]

@@ -99,10 +99,14 @@ pub fn cp_async_reverse(
 /// One tensor load feeding both CTAs of a cluster (`.multicast::cluster`, sm_90): cluster
 /// `c` (of a grid of `2 × tiles` CTAs, compiled for clusters of 2) takes tile
 /// `(c % tiles_x, c / tiles_x)` of 32 × 32 floats of the row-major matrix behind `map`;
-/// CTA rank 0 loads it once into the same shared array of both CTAs, each of which
-/// waits on its own barrier and writes the tile times `rank + 1` to
-/// `out[(2 c + rank) * 1024 ..][..1024]` (elements outside the matrix read as zeros).
-/// Blocks of 256 threads (a trap otherwise).
+/// the lane `elect.sync` picks in warp 0 of CTA rank 0 prefetches the map and loads the
+/// tile once into the same shared array of both CTAs, each of which waits on its own
+/// barrier. Then each CTA writes, through distributed shared memory, its rank + 1 into
+/// the other's `mark`, and after a cluster barrier writes the *other* CTA's copy of the
+/// tile (`ld.shared::cluster`) times its own `3 - mark` (= rank + 1) to
+/// `out[(2 c + rank) * 1024 ..][..1024]` (elements outside the matrix read as zeros); a
+/// last cluster barrier keeps both CTAs alive while the other reads. Blocks of 256
+/// threads (a trap otherwise).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[kernel(cluster = (2, 1, 1))]
 pub fn tma_multicast(
@@ -114,24 +118,30 @@ pub fn tma_multicast(
     use device_std::tma::TensorMap;
     assert!(thread::block_size() == 256);
     let tile = SharedArray::<f32, 1024, 128>::new();
+    let mark = SharedArray::<u32, 1>::new();
     let bar = Mbarrier::new(1);
     let mut phase = Phase::new();
     // Both CTAs' barriers and arrays exist before rank 0 writes into them.
     cluster::sync();
     let (c, rank) = (cluster::cluster_id_x(), cluster::cta_rank());
     let t = thread::thread_in_block() as usize;
-    if t == 0 {
+    if t < 32 && cluster::elect_one() {
         bar.arrive_expect_tx(TensorMap::<f32, 2, 32, 32>::BOX_BYTES);
         if rank == 0 {
+            map.prefetch();
             let (x, y) = (32 * (c % tiles_x) as i32, 32 * (c / tiles_x) as i32);
             map.load_multicast(&tile, [x, y], &bar, 0b11);
         }
+        mark.in_cta(1 - rank).write(0, rank + 1);
     }
     bar.wait(&mut phase);
+    cluster::sync();
+    let factor = (3 - mark.read(0)) as f32;
+    let other = tile.in_cta(1 - rank);
     let base = (2 * c as usize + rank as usize) * 1024;
     let mut i = t;
     while i < 1024 {
-        let v = tile.read(i) * (rank + 1) as f32;
+        let v = other.read(i) * factor;
         if base + i < out.len() {
             // SAFETY: (cluster, rank, i) maps one-to-one onto base + i; only this
             // thread writes it.
@@ -139,4 +149,5 @@ pub fn tma_multicast(
         }
         i += 256;
     }
+    cluster::sync();
 }
