@@ -6,6 +6,7 @@
 //! | here | PTX (PTX ISA 9.0 §9.7.14.5 "Matrix multiply-accumulate operation using mma instruction"; fragments §9.7.14.5.8 "Matrix Fragments for mma.m16n8k16 with floating point type") |
 //! |---|---|
 //! | [`mma_m16n8k16`] | `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.{bf16,f16}.f32` |
+//! | [`FragA::load_shared`], [`FragB::load_shared_trans`] | `ldmatrix.sync.aligned.m8n8.x4.shared.b16`, `.x2.trans` (sm_75) |
 //!
 //! All 32 lanes of the warp take part in each operation (`.aligned`): call it
 //! from warp-uniform control flow, never from inside a branch some lanes skip.
@@ -33,6 +34,8 @@
 //! Under the emulator the warp's fragments are exchanged with shuffles and the
 //! product is computed in `f32`, `k` in order; the tensor cores round differently
 //! in the last bits (compare with a tolerance, as against any other `f32` sum).
+
+#![allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
 
 use crate::host::on_device;
 use crate::{bf16, f16};
@@ -150,6 +153,44 @@ impl<E: MmaInput> FragA<E> {
     pub fn get(&self, i: usize) -> E {
         E::from_bits((self.regs[i / 2] >> (16 * (i % 2))) as u16)
     }
+
+    /// The warp's fragment of the 16 × 16 block at `(row0, col0)` of a row-major matrix
+    /// with `ld` elements per row in shared memory (`ldmatrix.sync.aligned.m8n8.x4`,
+    /// PTX ISA 9.0 §9.7.14.5.15, sm_75): lane `l` points at row `row0 + l % 16`, column
+    /// `col0 + 8 (l / 16)`. Every lane of the warp calls it together. Rows must start
+    /// 16-byte aligned: `ld` and `col0` multiples of 8 (a trap otherwise), and the block
+    /// inside the array (a trap otherwise).
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn load_shared<const N: usize, const A: usize>(
+        tile: &crate::SharedArray<E, N, A>,
+        row0: usize,
+        col0: usize,
+        ld: usize,
+    ) -> Self {
+        assert!(
+            ld % 8 == 0 && col0 % 8 == 0 && col0 + 16 <= ld && (row0 + 16) * ld <= N,
+            "FragA::load_shared: rows must be 16-byte aligned and the block inside the array"
+        );
+        on_device!("FragA::load_shared", {
+            let lane = crate::thread::lane_id() as usize;
+            let at = tile.ptr((row0 + lane % 16) * ld + col0 + 8 * (lane / 16)).addr();
+            let (mut r0, mut r1, mut r2, mut r3) = (0u32, 0u32, 0u32, 0u32);
+            // SAFETY: every lane's row address lies in the array and is 16-byte aligned
+            // (checked above); reads shared memory only.
+            unsafe {
+                core::arch::asm!(
+                    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];",
+                    r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3,
+                    a = in(reg32) at,
+                    options(nostack, readonly, preserves_flags),
+                );
+            }
+            FragA { regs: [r0, r1, r2, r3], _elem: PhantomData }
+        }, emulated: {
+            Self::load(|r, c| tile.read((row0 + r) * ld + col0 + c))
+        })
+    }
 }
 
 impl<E: MmaInput> FragB<E> {
@@ -179,6 +220,44 @@ impl<E: MmaInput> FragB<E> {
     #[inline(always)]
     pub fn get(&self, i: usize) -> E {
         E::from_bits((self.regs[i / 2] >> (16 * (i % 2))) as u16)
+    }
+
+    /// The warp's fragment of the 16 × 8 block at `(row0, col0)` (`k`, `n`) of a
+    /// row-major `k × n` matrix with `ld` elements per row in shared memory, transposed
+    /// on the way (`ldmatrix.sync.aligned.m8n8.x2.trans`, PTX ISA 9.0 §9.7.14.5.15,
+    /// sm_75): lanes 0..16 point at rows `row0 + l`, column `col0`. Every lane of the warp
+    /// calls it together. Rows must start 16-byte aligned: `ld` and `col0` multiples of
+    /// 8, and the block inside the array (a trap otherwise).
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn load_shared_trans<const N: usize, const A: usize>(
+        tile: &crate::SharedArray<E, N, A>,
+        row0: usize,
+        col0: usize,
+        ld: usize,
+    ) -> Self {
+        assert!(
+            ld % 8 == 0 && col0 % 8 == 0 && col0 + 8 <= ld && (row0 + 16) * ld <= N,
+            "FragB::load_shared_trans: rows must be 16-byte aligned and the block inside the array"
+        );
+        on_device!("FragB::load_shared_trans", {
+            let lane = crate::thread::lane_id() as usize;
+            let at = tile.ptr((row0 + lane % 16) * ld + col0).addr();
+            let (mut r0, mut r1) = (0u32, 0u32);
+            // SAFETY: every lane's row address lies in the array and is 16-byte aligned
+            // (checked above; lanes 16..32 repeat lanes 0..16); reads shared memory only.
+            unsafe {
+                core::arch::asm!(
+                    "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{{r0}, {r1}}}, [{a}];",
+                    r0 = out(reg32) r0, r1 = out(reg32) r1,
+                    a = in(reg32) at,
+                    options(nostack, readonly, preserves_flags),
+                );
+            }
+            FragB { regs: [r0, r1], _elem: PhantomData }
+        }, emulated: {
+            Self::load(|r, c| tile.read((row0 + r) * ld + col0 + c))
+        })
     }
 }
 

@@ -37,7 +37,7 @@ fn fragment_coordinates_cover_each_tile_once() {
     assert_eq!(Accum::coords(5, 2), (9, 2));
 }
 
-fn gemm(m: usize, n: usize, k: usize, seed: u64) -> (Vec<f32>, Vec<f64>) {
+fn gemm(m: usize, n: usize, k: usize, seed: u64, smem: bool) -> (Vec<f32>, Vec<f64>) {
     let mut r = rng(seed);
     let a: Vec<bf16> = (0..m * k)
         .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
@@ -48,11 +48,20 @@ fn gemm(m: usize, n: usize, k: usize, seed: u64) -> (Vec<f32>, Vec<f64>) {
     let mut c = vec![POISON; m * n];
     let out = GlobalMut::new(&mut c);
     let warps = m.div_ceil(16) * n.div_ceil(8);
-    emulator::launch(
-        LaunchConfig::new((warps.div_ceil(2) as u32, 1, 1), (64, 1, 1)),
-        || mma_gemm_kernels::gemm_bf16(&a, &b, out.disjoint(), m as u32, n as u32, k as u32),
-    )
-    .unwrap();
+    let (mm, nn, kk) = (m as u32, n as u32, k as u32);
+    if smem {
+        let grid = (n.div_ceil(16) as u32, m.div_ceil(32) as u32, 1);
+        emulator::launch(LaunchConfig::new(grid, (128, 1, 1)), || {
+            mma_gemm_kernels::gemm_bf16_smem(&a, &b, out.disjoint(), mm, nn, kk)
+        })
+        .unwrap();
+    } else {
+        let grid = (warps.div_ceil(2) as u32, 1, 1);
+        emulator::launch(LaunchConfig::new(grid, (64, 1, 1)), || {
+            mma_gemm_kernels::gemm_bf16(&a, &b, out.disjoint(), mm, nn, kk)
+        })
+        .unwrap();
+    }
     let want = (0..m * n)
         .map(|e| {
             let (i, j) = (e / n, e % n);
@@ -66,13 +75,15 @@ fn gemm(m: usize, n: usize, k: usize, seed: u64) -> (Vec<f32>, Vec<f64>) {
 
 #[test]
 fn gemm_bf16_matches_the_f64_reference_at_square_and_ragged_sizes() {
-    for (m, n, k, seed) in [
-        (32, 16, 16, 71),
-        (64, 64, 64, 72),
-        (77, 45, 35, 73),
-        (5, 3, 7, 74),
+    for (m, n, k, seed, smem) in [
+        (32, 16, 16, 71, false),
+        (64, 64, 64, 72, false),
+        (77, 45, 35, 73, false),
+        (5, 3, 7, 74, false),
+        (64, 48, 64, 75, true),
+        (77, 45, 35, 76, true),
     ] {
-        let (got, want) = gemm(m, n, k, seed);
+        let (got, want) = gemm(m, n, k, seed, smem);
         assert!(
             got.iter().all(|x| !x.is_nan()),
             "{m}x{n}x{k}: unwritten elements"

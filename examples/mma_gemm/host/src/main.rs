@@ -17,12 +17,36 @@ struct Args {
     ptx: String,
 }
 
+/// `gemm_bf16`: one warp per 16 x 8 tile, 4 warps per block.
+fn per_warp(m: usize, n: usize) -> Result<LaunchConfig> {
+    let warps = m.div_ceil(16) * n.div_ceil(8);
+    Ok(LaunchConfig {
+        grid_dim: (u32::try_from(warps.div_ceil(4))?, 1, 1),
+        block_dim: (128, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
+/// `gemm_bf16_smem`: one block of 128 threads per 32 x 16 tile.
+fn per_block(m: usize, n: usize) -> Result<LaunchConfig> {
+    Ok(LaunchConfig {
+        grid_dim: (
+            u32::try_from(n.div_ceil(16))?,
+            u32::try_from(m.div_ceil(32))?,
+            1,
+        ),
+        block_dim: (128, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
 fn main() -> Result<()> {
     let args = Args::parse();
     let (ctx, stream) = open_device(0)?;
     let module = Module::from_ptx_file(&ctx, &args.ptx)?;
-    let gemm =
-        module.kernel::<(Slice<bf16>, Slice<bf16>, SliceMut<f32>, u32, u32, u32)>("gemm_bf16")?;
+    type Sig = (Slice<bf16>, Slice<bf16>, SliceMut<f32>, u32, u32, u32);
+    let gemm = module.kernel::<Sig>("gemm_bf16")?;
+    let gemm_smem = module.kernel::<Sig>("gemm_bf16_smem")?;
     let mut rng = rand::rngs::StdRng::seed_from_u64(args.seed);
     let mut failed = 0;
     for (m, n, k) in [
@@ -38,42 +62,44 @@ fn main() -> Result<()> {
             .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
             .collect();
         let (a_d, b_d) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
-        let mut c_d = stream.clone_htod(&vec![f32::NAN; m * n])?;
-        let warps = m.div_ceil(16) * n.div_ceil(8);
-        let cfg = LaunchConfig {
-            grid_dim: (u32::try_from(warps.div_ceil(4))?, 1, 1),
-            block_dim: (128, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        // SAFETY: each warp writes only its own 16 x 8 tile of c, inside m x n.
-        unsafe {
-            gemm.launch(
-                &stream,
-                cfg,
-                (&a_d, &b_d, &mut c_d, m as u32, n as u32, k as u32),
-            )
-        }?;
-        let c = stream.clone_dtoh(&c_d)?;
-        let (mut num, mut den, mut nan) = (0f64, 0f64, 0usize);
-        for i in 0..m {
-            for j in 0..n {
-                let want: f64 = (0..k)
+        let want: Vec<f64> = (0..m * n)
+            .map(|e| {
+                let (i, j) = (e / n, e % n);
+                (0..k)
                     .map(|p| a[i * k + p].to_f64() * b[p * n + j].to_f64())
-                    .sum();
-                let got = c[i * n + j] as f64;
-                nan += got.is_nan() as usize;
-                num += (got - want) * (got - want);
-                den += want * want;
-            }
+                    .sum()
+            })
+            .collect();
+        for (name, kernel, cfg) in [
+            ("gemm_bf16", &gemm, per_warp(m, n)?),
+            ("gemm_bf16_smem", &gemm_smem, per_block(m, n)?),
+        ] {
+            let mut c_d = stream.clone_htod(&vec![f32::NAN; m * n])?;
+            // SAFETY: each warp writes only its own 16 x 8 tile of c, inside m x n.
+            unsafe {
+                kernel.launch(
+                    &stream,
+                    cfg,
+                    (&a_d, &b_d, &mut c_d, m as u32, n as u32, k as u32),
+                )
+            }?;
+            let c = stream.clone_dtoh(&c_d)?;
+            let nan = c.iter().filter(|x| x.is_nan()).count();
+            let num: f64 = c
+                .iter()
+                .zip(&want)
+                .map(|(g, w)| (*g as f64 - w).powi(2))
+                .sum();
+            let den: f64 = want.iter().map(|w| w * w).sum();
+            let err = (num / den).sqrt();
+            let ok = nan == 0 && err < 1e-5;
+            failed += !ok as usize;
+            println!(
+                "{} {name} {m}x{n}x{k}: relative Frobenius error {err:.2e}, {nan} unwritten (seed {})",
+                if ok { "PASS" } else { "FAIL" },
+                args.seed
+            );
         }
-        let err = (num / den).sqrt();
-        let ok = nan == 0 && err < 1e-5;
-        failed += !ok as usize;
-        println!(
-            "{} gemm_bf16 {m}x{n}x{k}: relative Frobenius error {err:.2e}, {nan} unwritten (seed {})",
-            if ok { "PASS" } else { "FAIL" },
-            args.seed
-        );
     }
     if failed > 0 {
         bail!("{failed} size(s) failed");

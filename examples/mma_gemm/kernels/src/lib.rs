@@ -59,3 +59,61 @@ pub fn gemm_bf16(a: &[bf16], b: &[bf16], mut c: DisjointSlice<f32>, m: u32, n: u
         }
     });
 }
+
+/// [`gemm_bf16`] through shared memory: each block of 128 threads (4 warps, 1D; a trap
+/// otherwise) computes a 32 × 16 tile of `c` at `(32 blockIdx.y, 16 blockIdx.x)`; per
+/// step of 16 along `k` the block stages a 32 × 16 slice of `a` and a 16 × 16 slice of `b`
+/// in shared memory (elements past the matrices as zeros), and warp `w` loads its
+/// fragments with `ldmatrix` (`A` rows `16 (w / 2)`, `B` columns `8 (w % 2)`, the latter
+/// transposed on the way) and issues one `mma`. Launch a
+/// `(ceil(n / 16), ceil(m / 32))` grid. sm_80.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn gemm_bf16_smem(a: &[bf16], b: &[bf16], mut c: DisjointSlice<f32>, m: u32, n: u32, k: u32) {
+    use device_std::mma::{mma_m16n8k16, Accum, FragA, FragB};
+    use device_std::SharedArray;
+    let (m, n, k) = (m as usize, n as usize, k as usize);
+    assert!(
+        thread::block_size() == 128 && a.len() >= m * k && b.len() >= k * n && c.len() >= m * n
+    );
+    let a_tile = SharedArray::<bf16, { 32 * 16 }, 16>::new();
+    let b_tile = SharedArray::<bf16, { 16 * 16 }, 16>::new();
+    let t = thread::threadIdx_x() as usize;
+    let w = t / 32;
+    let (row0, col0) = (
+        32 * thread::blockIdx_y() as usize,
+        16 * thread::blockIdx_x() as usize,
+    );
+    let zero = bf16::from_bits(0);
+    let mut acc = Accum::zero();
+    let mut k0 = 0;
+    while k0 < k {
+        let mut e = t;
+        while e < 32 * 16 {
+            let (i, j) = (row0 + e / 16, k0 + e % 16);
+            a_tile.write(e, if i < m && j < k { a[i * k + j] } else { zero });
+            e += 128;
+        }
+        let mut e = t;
+        while e < 16 * 16 {
+            let (i, j) = (k0 + e / 16, col0 + e % 16);
+            b_tile.write(e, if i < k && j < n { b[i * n + j] } else { zero });
+            e += 128;
+        }
+        thread::sync_threads();
+        let fa = FragA::<bf16>::load_shared(&a_tile, 16 * (w / 2), 0, 16);
+        let fb = FragB::<bf16>::load_shared_trans(&b_tile, 0, 8 * (w % 2), 16);
+        mma_m16n8k16(&fa, &fb, &mut acc);
+        thread::sync_threads();
+        k0 += 16;
+    }
+    let (r0, c0) = (row0 + 16 * (w / 2), col0 + 8 * (w % 2));
+    acc.store(|r, col, v| {
+        let (i, j) = (r0 + r, c0 + col);
+        if i < m && j < n {
+            // SAFETY: (block, warp, lane, element) maps one-to-one onto (i, j) of this
+            // warp's 16 x 8 part of the block's tile; i * n + j < m * n <= c.len().
+            unsafe { *c.get_unchecked_mut(i * n + j) = v };
+        }
+    });
+}
