@@ -10,6 +10,8 @@
 //! | [`check_signature`], [`Signatures`] | the verdict: Rust signature vs PTX `.entry` and ABI record, no GPU needed | none |
 //! | [`Module`] | load PTX (file, embedded, with a link map), a cubin or a fatbin, with JIT options | `cuModuleLoadDataEx` |
 //! | [`Kernel`] | checked handle; launch with limits checked and the dynamic shared memory opt-in set | `cuModuleGetFunction`, `cuFuncGetAttribute`, `cuFuncGetParamInfo`, `cuFuncSetAttribute`, `cuLaunchKernel` |
+//! | [`LaunchAttributes`] | programmatic dependent launch, launch priority, cluster shape (checked against the grid, the kernel's compiled shape and the device); stream priorities are cudarc's (`CudaContext::new_stream_with_priority`, range from `cudarc::driver::result::stream::get_priority_range`) | `cuLaunchKernelEx`, `cuOccupancyMaxPotentialClusterSize` |
+//! | [`tma`] | tensor maps for the TMA, encoded after the driver's rules are checked, compared with the kernel's record | `cuTensorMapEncodeTiled` |
 //! | [`graph`] | typed CUDA graphs: stream capture of typed launches, replay, typed update of a kernel node | `cuStreamBeginCapture`, `cuStreamEndCapture`, `cuGraphInstantiateWithFlags`, `cuGraphLaunch`, `cuGraphExecKernelNodeSetParams`, `cuGraphExecUpdate` |
 //! | [`open_device`] | driver start-up that errors instead of panicking | `cuInit`, `cuDevicePrimaryCtxRetain` |
 //! | `cudarc::driver` | safe/result/sys wrappers this crate builds on (buffers, streams, events) | all of the above |
@@ -52,6 +54,7 @@
 //! | `&[T]` | `.align 8 .b8 [16]` = `(ptr, len)` | 3 | [`Slice<T>`] | `&CudaSlice<T>` |
 //! | `DisjointSlice<T>`, `&mut [T]` | `.align 8 .b8 [16]` = `(ptr, len)` | 4 | [`SliceMut<T>`] | `&mut CudaSlice<T>` |
 //! | `#[derive(KernelStruct)]` struct `S` by value | `.align A .b8 [size]` | 5 | [`Struct<S>`] | `S` by value |
+//! | `tma::TensorMap<T, RANK, B0, ...>` | `.u64 .ptr .align 1` (the map's address) | 6 | [`tma::TensorMap<'static, T, RANK, B0, ...>`](tma::TensorMap) | `&tma::TensorMap` |
 //!
 //! A slice's `len` counts elements, not bytes.
 //!
