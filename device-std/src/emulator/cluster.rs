@@ -84,8 +84,16 @@ impl Cluster {
         }
     }
 
-    /// A thread returned: it counts as arrived from now on.
-    pub(crate) fn thread_exited(&self) {
+    /// Thread `linear` of the CTA of rank `rank` returned: it counts as arrived
+    /// from now on. An arrival it made at the current barrier without waiting is
+    /// withdrawn, so that it counts once, as an exited thread.
+    pub(crate) fn thread_exited(&self, rank: u32, linear: u32) {
+        let me = (rank * self.block_size + linear) as usize;
+        if let Some((generation, _)) = self.arrivals.borrow_mut()[me].take() {
+            if generation == self.generation.get() {
+                self.arrived.set(self.arrived.get() - 1);
+            }
+        }
         self.exited.set(self.exited.get() + 1);
         self.try_release();
     }
