@@ -194,13 +194,12 @@ pub(crate) fn wait(site: Site) {
     })
 }
 
-/// `elect.sync` with the full mask: the lowest live lane of the warp.
-pub(crate) fn elect_one(_site: Site) -> bool {
-    context::with(|ctx| {
-        let w = (ctx.linear / 32) as usize;
-        let live = ctx.block().warps.borrow()[w].live();
-        live.trailing_zeros() == ctx.linear % 32
-    })
+/// `elect.sync` with the full mask: a warp collective (every live lane of the warp
+/// calls it at the same site, or the emulator reports the divergence or the
+/// deadlock); the lowest lane that took part is elected.
+pub(crate) fn elect_one(site: Site) -> bool {
+    let lanes = super::warp::collective(super::warp::WarpOp::Elect, u32::MAX, 1, 0, site) as u32;
+    context::with(|ctx| lanes.trailing_zeros() == ctx.linear % 32)
 }
 
 /// `mapa.shared::cluster`: shared address `local` in the CTA of rank `rank`.

@@ -369,7 +369,12 @@ fn elect_one_from_divergent_lanes_is_reported() {
     .map(|_| ())
     .unwrap_err()
     .to_string();
-    assert!(err.contains("elect_one"), "{err}");
+    assert!(
+        err.starts_with("deadlock in block (0, 0, 0): ")
+            && err.contains("wait at elect_one")
+            && err.contains("lanes {0, 2, 4,"),
+        "{err}"
+    );
 }
 
 /// Lane 0 exits early; the 31 others of warp 0 elect one, the lowest of them (thread
