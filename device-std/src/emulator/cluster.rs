@@ -203,9 +203,33 @@ pub(crate) fn elect_one(site: Site) -> bool {
 }
 
 /// `mapa.shared::cluster`: shared address `local` in the CTA of rank `rank`.
+///
+/// On the GPU every CTA of a kernel has the same static shared layout; the
+/// emulator places a `SharedArray` when a CTA first reaches its declaration, so
+/// the address of the peer's copy is found by declaration site (placing it in
+/// the peer now if the peer has not reached it yet). Dynamic shared memory is at
+/// the same address in every CTA.
 pub(crate) fn map(local: u32, rank: u32) -> u32 {
     debug_assert!(local < 1 << 24, "emulator arena addresses stay below 2^24");
-    ((rank + 1) << 24) | local
+    let remote = context::with(|ctx| {
+        let block = ctx.block();
+        if rank == block.rank {
+            return local;
+        }
+        let Some((site, bytes, align, offset)) = block.mem.borrow().static_site_of(local) else {
+            return local;
+        };
+        let owner = block.cluster().block(rank);
+        let placed = owner.mem.borrow_mut().static_alloc(site, bytes, align);
+        match placed {
+            Ok(start) => start + offset as u32,
+            Err(_) => fail(
+                ctx,
+                format!("maps the {bytes}-byte SharedArray declared at {site} into CTA rank {rank}, whose shared memory has no room for it"),
+            ),
+        }
+    });
+    ((rank + 1) << 24) | remote
 }
 
 /// The owner's rank and shared address of a `.shared::cluster` address.
