@@ -470,7 +470,7 @@ fn step(
                 s.done += 1;
             }
             super::warp::thread_exited(block, t)?;
-            block.cluster().thread_exited();
+            block.cluster().thread_exited(block.rank, t);
         }
         CoroutineResult::Return(Outcome::Panicked(payload)) => {
             if let Some(err) = block.error.borrow_mut().take() {

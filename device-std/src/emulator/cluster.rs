@@ -84,8 +84,16 @@ impl Cluster {
         }
     }
 
-    /// A thread returned: it counts as arrived from now on.
-    pub(crate) fn thread_exited(&self) {
+    /// Thread `linear` of the CTA of rank `rank` returned: it counts as arrived
+    /// from now on. An arrival it made at the current barrier without waiting is
+    /// withdrawn, so that it counts once, as an exited thread.
+    pub(crate) fn thread_exited(&self, rank: u32, linear: u32) {
+        let me = (rank * self.block_size + linear) as usize;
+        if let Some((generation, _)) = self.arrivals.borrow_mut()[me].take() {
+            if generation == self.generation.get() {
+                self.arrived.set(self.arrived.get() - 1);
+            }
+        }
         self.exited.set(self.exited.get() + 1);
         self.try_release();
     }
@@ -186,19 +194,42 @@ pub(crate) fn wait(site: Site) {
     })
 }
 
-/// `elect.sync` with the full mask: the lowest live lane of the warp.
-pub(crate) fn elect_one(_site: Site) -> bool {
-    context::with(|ctx| {
-        let w = (ctx.linear / 32) as usize;
-        let live = ctx.block().warps.borrow()[w].live();
-        live.trailing_zeros() == ctx.linear % 32
-    })
+/// `elect.sync` with the full mask: a warp collective (every live lane of the warp
+/// calls it at the same site, or the emulator reports the divergence or the
+/// deadlock); the lowest lane that took part is elected.
+pub(crate) fn elect_one(site: Site) -> bool {
+    let lanes = super::warp::collective(super::warp::WarpOp::Elect, u32::MAX, 1, 0, site) as u32;
+    context::with(|ctx| lanes.trailing_zeros() == ctx.linear % 32)
 }
 
 /// `mapa.shared::cluster`: shared address `local` in the CTA of rank `rank`.
+///
+/// On the GPU every CTA of a kernel has the same static shared layout; the
+/// emulator places a `SharedArray` when a CTA first reaches its declaration, so
+/// the address of the peer's copy is found by declaration site (placing it in
+/// the peer now if the peer has not reached it yet). Dynamic shared memory is at
+/// the same address in every CTA.
 pub(crate) fn map(local: u32, rank: u32) -> u32 {
     debug_assert!(local < 1 << 24, "emulator arena addresses stay below 2^24");
-    ((rank + 1) << 24) | local
+    let remote = context::with(|ctx| {
+        let block = ctx.block();
+        if rank == block.rank {
+            return local;
+        }
+        let Some((site, bytes, align, offset)) = block.mem.borrow().static_site_of(local) else {
+            return local;
+        };
+        let owner = block.cluster().block(rank);
+        let placed = owner.mem.borrow_mut().static_alloc(site, bytes, align);
+        match placed {
+            Ok(start) => start + offset as u32,
+            Err(_) => fail(
+                ctx,
+                format!("maps the {bytes}-byte SharedArray declared at {site} into CTA rank {rank}, whose shared memory has no room for it"),
+            ),
+        }
+    });
+    ((rank + 1) << 24) | remote
 }
 
 /// The owner's rank and shared address of a `.shared::cluster` address.

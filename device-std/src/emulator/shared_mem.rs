@@ -117,6 +117,7 @@ impl Arena {
                 start: DYN_BASE,
                 end: DYN_BASE + dynamic,
                 site: None,
+                align: 16,
                 escaped: false,
             });
             // SAFETY: the arena holds DYN_BASE + dynamic bytes and more.
@@ -155,6 +156,8 @@ struct Alloc {
     end: usize,
     /// Declaration site; `None` for the dynamic shared memory.
     site: Option<Site>,
+    /// The alignment it was declared with.
+    align: usize,
     /// A generic pointer to it was taken: accesses are no longer all seen.
     escaped: bool,
 }
@@ -416,11 +419,22 @@ impl SharedMem<'_> {
             start,
             end,
             site: Some(site),
+            align,
             escaped: false,
         });
         self.top = end;
         self.static_bytes += bytes;
         Ok(start as u32)
+    }
+
+    /// The `SharedArray` holding shared address `addr`: its declaration site,
+    /// size, alignment, and `addr`'s offset in it (`None` outside every array).
+    pub(crate) fn static_site_of(&self, addr: u32) -> Option<(Site, usize, usize, usize)> {
+        let a = addr as usize;
+        self.allocs.iter().find_map(|x| {
+            let site = x.site?;
+            (x.start <= a && a < x.end).then(|| (site, x.end - x.start, x.align, a - x.start))
+        })
     }
 
     /// Generic pointer and length in bytes of the dynamic shared memory.

@@ -60,6 +60,8 @@ pub(crate) enum WarpOp {
     Redux(ReduxKind),
     /// `bar.warp.sync`.
     SyncWarp,
+    /// `elect.sync` (the result is the mask of the lanes that took part).
+    Elect,
 }
 
 impl WarpOp {
@@ -76,6 +78,7 @@ impl WarpOp {
             WarpOp::Match64 => "match_*_sync (64-bit)",
             WarpOp::Redux(_) => "redux_sync",
             WarpOp::SyncWarp => "sync_warp",
+            WarpOp::Elect => "elect_one",
         }
     }
 }
@@ -324,10 +327,16 @@ fn finish(
                 };
             }
         }
-        WarpOp::All | WarpOp::Any | WarpOp::Ballot | WarpOp::Redux(_) | WarpOp::SyncWarp => {
+        WarpOp::All
+        | WarpOp::Any
+        | WarpOp::Ballot
+        | WarpOp::Redux(_)
+        | WarpOp::SyncWarp
+        | WarpOp::Elect => {
             let r = match p.op {
                 WarpOp::All => vals().all(|v| v != 0) as u64,
                 WarpOp::Any => vals().any(|v| v != 0) as u64,
+                WarpOp::Elect => members.clone().fold(0u64, |m, l| m | 1 << l),
                 WarpOp::Ballot => members
                     .clone()
                     .filter(|&l| p.values[l as usize] != 0)

@@ -216,3 +216,193 @@ fn without_a_cluster_launch_every_cta_is_a_cluster_of_one() {
         );
     }
 }
+
+/// Thread 0 of rank 0 arrives at the cluster barrier and returns without waiting; thread 1
+/// of rank 1 writes its own shared word before arriving, which thread 0 of rank 1 reads
+/// after the barrier (so it must see 42: the barrier completes only when every thread
+/// arrived, and the early leaver counts once).
+#[kernel]
+pub fn arrive_then_exit(out: *mut u32) {
+    let a = SharedArray::<u32, 2>::new();
+    let t = thread::thread_in_block();
+    let rank = cluster::cta_rank();
+    if rank == 0 && t == 0 {
+        cluster::arrive();
+        return;
+    }
+    if rank == 1 && t == 1 {
+        a.write(1, 42);
+    }
+    cluster::sync();
+    if rank == 1 && t == 0 {
+        // SAFETY: the test passes one word; one thread writes it.
+        unsafe { out.write(a.read(1)) };
+    }
+}
+
+#[test]
+fn a_thread_that_arrives_then_exits_counts_once_at_the_cluster_barrier() {
+    let mut out = vec![0u32; 1];
+    let o = GlobalMut::new(&mut out);
+    emulator::launch(
+        LaunchConfig::new((2, 1, 1), (2, 1, 1)).with_cluster(2, 1, 1),
+        || arrive_then_exit(o.as_mut_ptr()),
+    )
+    .unwrap();
+    assert_eq!(out, [42]);
+}
+
+/// Rank 0 declares a scratch array that rank 1 never reaches, then both declare `buf`
+/// and read each other's: on the GPU static shared memory has one layout for every CTA,
+/// so `buf.in_cta(peer)` is the peer's `buf` whatever each CTA declared first.
+#[kernel]
+pub fn dsmem_with_rank_dependent_declarations(out: *mut u32) {
+    let t = thread::thread_in_block() as usize;
+    let rank = cluster::cta_rank();
+    if rank == 0 {
+        let scratch = SharedArray::<u32, 64>::new();
+        scratch.write(t, 7);
+    }
+    let buf = SharedArray::<u32, 32>::new();
+    buf.write(t, 100 * rank + t as u32);
+    cluster::sync();
+    let v = buf.in_cta(1 - rank).read(t);
+    cluster::sync();
+    // SAFETY: the test passes 64 words; each thread writes its own.
+    unsafe { out.add(32 * rank as usize + t).write(v) };
+}
+
+#[test]
+fn distributed_shared_memory_finds_the_peer_array_whatever_the_declaration_order() {
+    let mut out = vec![u32::MAX; 64];
+    let o = GlobalMut::new(&mut out);
+    emulator::launch(
+        LaunchConfig::new((2, 1, 1), (32, 1, 1)).with_cluster(2, 1, 1),
+        || dsmem_with_rank_dependent_declarations(o.as_mut_ptr()),
+    )
+    .unwrap();
+    let want: Vec<u32> = (0..32).map(|t| 100 + t).chain(0..32).collect();
+    assert_eq!(out, want);
+}
+
+/// Per block: rank, CTA id x/y/z in the cluster, cluster id x/y/z, and `rank` read back
+/// from CTA (0, 0, 0) of the cluster through distributed shared memory.
+#[kernel]
+pub fn cluster_3d(out: *mut u32) {
+    let a = SharedArray::<u32, 1>::new();
+    let t = thread::thread_in_block();
+    if t == 0 {
+        a.write(0, cluster::cta_rank());
+    }
+    cluster::sync();
+    let leader = a.in_cta(0).read(0);
+    cluster::sync();
+    if t == 0 {
+        let b = ((thread::blockIdx_z() * thread::gridDim_y() + thread::blockIdx_y())
+            * thread::gridDim_x()
+            + thread::blockIdx_x()) as usize;
+        let [cx, cy, cz] = cluster::cta_id();
+        let [kx, ky, kz] = cluster::cluster_id();
+        let words = [cluster::cta_rank(), cx, cy, cz, kx, ky, kz, leader];
+        for (k, w) in words.into_iter().enumerate() {
+            // SAFETY: 8 words per block; block b writes its own.
+            unsafe { out.add(8 * b + k).write(w) };
+        }
+    }
+}
+
+#[test]
+fn clusters_in_three_dimensions_rank_x_fastest() {
+    let (g, c) = ([2u32, 4, 4], [1u32, 2, 4]);
+    let blocks = (g[0] * g[1] * g[2]) as usize;
+    let mut out = vec![u32::MAX; 8 * blocks];
+    let o = GlobalMut::new(&mut out);
+    emulator::launch(
+        LaunchConfig::new((g[0], g[1], g[2]), (32, 1, 1)).with_cluster(c[0], c[1], c[2]),
+        || cluster_3d(o.as_mut_ptr()),
+    )
+    .unwrap();
+    for z in 0..g[2] {
+        for y in 0..g[1] {
+            for x in 0..g[0] {
+                let b = ((z * g[1] + y) * g[0] + x) as usize;
+                let (cx, cy, cz) = (x % c[0], y % c[1], z % c[2]);
+                assert_eq!(
+                    out[8 * b..8 * b + 8],
+                    [
+                        cx + c[0] * (cy + c[1] * cz),
+                        cx,
+                        cy,
+                        cz,
+                        x / c[0],
+                        y / c[1],
+                        z / c[2],
+                        0
+                    ],
+                    "block ({x}, {y}, {z})"
+                );
+            }
+        }
+    }
+}
+
+/// The odd lanes of each warp call `elect_one` while the even ones go on to the block
+/// barrier: `elect.sync` with the full mask waits for all 32 lanes, so on the GPU this
+/// hangs (or is undefined); the emulator must say so rather than elect nobody.
+#[kernel]
+pub fn elect_in_a_branch(out: *mut u32) {
+    let t = thread::thread_in_block();
+    if t % 2 == 1 && cluster::elect_one() {
+        // SAFETY: one word; the race is the point of the test.
+        unsafe { out.write(t) };
+    }
+    thread::sync_threads();
+}
+
+#[test]
+fn elect_one_from_divergent_lanes_is_reported() {
+    let mut out = vec![u32::MAX; 1];
+    let o = GlobalMut::new(&mut out);
+    let err = emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        elect_in_a_branch(o.as_mut_ptr())
+    })
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("deadlock in block (0, 0, 0): ")
+            && err.contains("wait at elect_one")
+            && err.contains("lanes {0, 2, 4,"),
+        "{err}"
+    );
+}
+
+/// Lane 0 exits early; the 31 others of warp 0 elect one, the lowest of them (thread
+/// 1); the partial warp 1 (8 lanes) elects thread 32. Each elected lane adds its
+/// thread index to its warp's word, so a second election in a warp shows.
+#[kernel]
+pub fn elect_after_an_exit(out: *mut u32) {
+    let t = thread::thread_in_block();
+    if t == 0 {
+        return;
+    }
+    if cluster::elect_one() {
+        // SAFETY: two words, one per warp; the emulator runs the lanes of a block on
+        // one OS thread, so the read-modify-write is not torn.
+        unsafe {
+            let w = out.add(t as usize / 32);
+            w.write(w.read() + t);
+        }
+    }
+}
+
+#[test]
+fn elect_one_elects_the_lowest_live_lane() {
+    let mut out = vec![0u32; 2];
+    let o = GlobalMut::new(&mut out);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (40, 1, 1)), || {
+        elect_after_an_exit(o.as_mut_ptr())
+    })
+    .unwrap();
+    assert_eq!(out, [1, 32]);
+}
