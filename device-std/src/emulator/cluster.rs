@@ -211,25 +211,29 @@ pub(crate) fn elect_one(site: Site) -> bool {
 /// the same address in every CTA.
 pub(crate) fn map(local: u32, rank: u32) -> u32 {
     debug_assert!(local < 1 << 24, "emulator arena addresses stay below 2^24");
-    let remote = context::with(|ctx| {
-        let block = ctx.block();
-        if rank == block.rank {
-            return local;
-        }
-        let Some((site, bytes, align, offset)) = block.mem.borrow().static_site_of(local) else {
-            return local;
-        };
-        let owner = block.cluster().block(rank);
-        let placed = owner.mem.borrow_mut().static_alloc(site, bytes, align);
-        match placed {
-            Ok(start) => start + offset as u32,
-            Err(_) => fail(
-                ctx,
-                format!("maps the {bytes}-byte SharedArray declared at {site} into CTA rank {rank}, whose shared memory has no room for it"),
-            ),
-        }
-    });
+    let remote =
+        context::with(|ctx| peer_addr(ctx.block(), local, rank).unwrap_or_else(|m| fail(ctx, m)));
     ((rank + 1) << 24) | remote
+}
+
+/// The shared address in CTA `rank` of the array (declaration site) that holds
+/// `local` in `block`: every CTA has the same layout on the GPU, but the emulator
+/// lays each CTA out in its own first-use order, so the peer's copy is found by site
+/// (and placed now if the peer has not reached the declaration yet: on the GPU it
+/// exists from launch). Dynamic shared memory and addresses outside every array map
+/// to themselves. Errors: the peer has no room for the array.
+pub(crate) fn peer_addr(block: &Block<'_>, local: u32, rank: u32) -> Result<u32, String> {
+    if rank == block.rank {
+        return Ok(local);
+    }
+    let Some((site, bytes, align, offset)) = block.mem.borrow().static_site_of(local) else {
+        return Ok(local);
+    };
+    let owner = block.cluster().block(rank);
+    let placed = owner.mem.borrow_mut().static_alloc(site, bytes, align);
+    placed.map(|start| start + offset as u32).map_err(|_| {
+        format!("maps the {bytes}-byte SharedArray declared at {site} into CTA rank {rank}, whose shared memory has no room for it")
+    })
 }
 
 /// The owner's rank and shared address of a `.shared::cluster` address.

@@ -408,6 +408,14 @@ pub(crate) fn queue_multicast(dst: u32, data: Vec<u8>, align: usize, bar: u32, m
         context::with(|ctx| {
             let target = ctx.block().cluster().block(rank);
             let bytes = data.len();
+            // The same arrays in the peer, found by declaration site.
+            let (dst, bar) = match (
+                super::cluster::peer_addr(ctx.block(), dst, rank),
+                super::cluster::peer_addr(ctx.block(), bar, rank),
+            ) {
+                (Ok(d), Ok(b)) => (d, b),
+                (Err(m), _) | (_, Err(m)) => fail(ctx, format!("{site}: {m}")),
+            };
             let checked = target
                 .mem
                 .borrow()

@@ -757,3 +757,62 @@ fn a_multicast_into_a_cta_that_may_not_have_its_barrier_yet_is_reported() {
         "{err}"
     );
 }
+
+/// Rank 0 declares a scratch array before the tile, rank 1 does not: on the GPU both
+/// CTAs have the same layout; under the emulator the multicast must still find each
+/// CTA's own tile and barrier.
+#[kernel]
+pub fn multicast_reordered(
+    map: device_std::tma::TensorMap<f32, 2, 32, 32>,
+    mut out: DisjointSlice<f32>,
+) {
+    use device_std::cluster;
+    let t = thread::thread_in_block() as usize;
+    if cluster::cta_rank() == 0 {
+        let scratch = SharedArray::<u32, 64>::new();
+        scratch.write(t % 64, 0);
+    }
+    let tile = SharedArray::<f32, 1024, 128>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    cluster::sync();
+    if t == 0 {
+        bar.arrive_expect_tx(4096);
+        if cluster::cta_rank() == 0 {
+            map.load_multicast(&tile, [0, 0], &bar, 0b11);
+        }
+    }
+    bar.wait(&mut phase);
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = tile.read(t);
+    }
+    cluster::sync();
+}
+
+#[test]
+fn a_multicast_finds_each_ctas_own_arrays_whatever_the_declaration_order() {
+    use device_std::emulator::TensorMapDesc;
+    let (xb, xo) = aligned_input(63, 64 * 64, 0);
+    let x = &xb[xo..xo + 64 * 64];
+    // SAFETY: `x` outlives the launch; loads only.
+    let map =
+        unsafe { TensorMapDesc::new(x.as_ptr().cast_mut(), 64 * 64, &[64, 64], &[256], &[32, 32]) }
+            .unwrap();
+    let mut out = vec![POISON; 2 * 64];
+    let o = GlobalMut::new(&mut out);
+    emulator::launch(
+        LaunchConfig::new((2, 1, 1), (64, 1, 1)).with_cluster(2, 1, 1),
+        || multicast_reordered(map.as_param(), o.disjoint()),
+    )
+    .unwrap();
+    for b in 0..2 {
+        for t in 0..64 {
+            // Element t of the tile at [0, 0]: row t / 32, column t % 32.
+            assert_eq!(
+                out[64 * b + t].to_bits(),
+                x[(t / 32) * 64 + t % 32].to_bits(),
+                "block {b} thread {t}"
+            );
+        }
+    }
+}
