@@ -72,6 +72,31 @@ pub fn cluster_shapes(
                 matches!(&modules[d.module].items[d.item].kind, ItemKind::Function(f) if f.kind == FnKind::Entry)
             })
         });
+        // An entry that already carries cluster directives (hand-written PTX) would get
+        // them twice, which ptxas refuses: say so here.
+        let existing = entry.and_then(|id| {
+            table.get(id).defs.iter().find_map(|d| {
+                let em = &modules[d.module];
+                let ItemKind::Function(f) = &em.items[d.item].kind else {
+                    return None;
+                };
+                let after = &em.text[f.proto_end as usize..];
+                let head = &after[..after.find('{').unwrap_or(after.len())];
+                [".reqnctapercluster", ".explicitcluster"]
+                    .into_iter()
+                    .find(|dir| head.contains(dir))
+            })
+        });
+        if let Some(dir) = existing {
+            diags.push(
+                Diagnostic::error(
+                    v.name.span,
+                    format!("`{}` gives a cluster shape for `{kernel}`, whose `.entry` already has `{dir}`", v.symbol()),
+                )
+                .with_help("keep one of the two: the directive in the PTX or the shape variable"),
+            );
+            continue;
+        }
         let Some(entry) = entry else {
             diags.push(
                 Diagnostic::error(
