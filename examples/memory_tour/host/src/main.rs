@@ -58,6 +58,11 @@ struct Args {
     /// Seed of the random inputs (default: from the clock; printed).
     #[arg(long)]
     seed: Option<u64>,
+    /// Only the pageable-copy comparison (issue 16, part 4): this many interleaved rounds
+    /// of host-loader's pageable copies against the synchronous driver copies
+    /// `cudaMemcpy` uses, in this one process; then exit.
+    #[arg(long)]
+    pageable_ab: Option<usize>,
     /// Linked PTX of `memory_tour-kernels`.
     #[arg(long, default_value = "target/ptx/memory_tour-kernels.ptx")]
     ptx: PathBuf,
@@ -83,6 +88,9 @@ fn main() -> Result<()> {
     set_release_threshold(&ctx, u64::MAX)?;
 
     let work = ctx.new_stream()?;
+    if let Some(rounds) = args.pageable_ab {
+        return transfers::pageable_ab(&work, args.mib << 20, rounds);
+    }
     transfers::run(
         &ctx,
         &work,

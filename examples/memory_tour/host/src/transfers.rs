@@ -81,6 +81,67 @@ pub fn run(
     bandwidth(ctx, stream, sizes, report)
 }
 
+/// Pageable copies of `bytes` bytes, in `rounds` interleaved rounds (order flipped each
+/// round) in this one process: host-loader's `copy_from_host` / `copy_to_host`
+/// (`cuMemcpyHtoDAsync` / `cuMemcpyDtoHAsync` on `stream`, then a stream synchronize)
+/// against the synchronous `cuMemcpyHtoD` / `cuMemcpyDtoH` that `cudaMemcpy` makes; the
+/// same buffers, host wall clock; prints each path's median GB/s.
+pub fn pageable_ab(stream: &Arc<CudaStream>, bytes: usize, rounds: usize) -> Result<()> {
+    use cudarc::driver::{sys, DevicePtr};
+    let mut dev = DeviceBuffer::<u8>::zeroed(stream, bytes)?;
+    let mut host = vec![1u8; bytes];
+    let dptr = dev.device_ptr(stream).0;
+    let ours_h2d = |dev: &mut DeviceBuffer<u8>, host: &mut Vec<u8>| -> Result<()> {
+        Ok(dev.copy_from_host(stream, host)?)
+    };
+    let ours_d2h = |dev: &mut DeviceBuffer<u8>, host: &mut Vec<u8>| -> Result<()> {
+        Ok(dev.copy_to_host(stream, host)?)
+    };
+    let sync_h2d = |_: &mut DeviceBuffer<u8>, host: &mut Vec<u8>| -> Result<()> {
+        stream.synchronize()?;
+        // SAFETY: `dptr` holds `bytes` bytes, `host` as many; a synchronous copy.
+        unsafe { sys::cuMemcpyHtoD_v2(dptr, host.as_ptr().cast(), bytes) }.result()?;
+        Ok(())
+    };
+    let sync_d2h = |_: &mut DeviceBuffer<u8>, host: &mut Vec<u8>| -> Result<()> {
+        stream.synchronize()?;
+        // SAFETY: as above.
+        unsafe { sys::cuMemcpyDtoH_v2(host.as_mut_ptr().cast(), dptr, bytes) }.result()?;
+        Ok(())
+    };
+    type Path<'a> = &'a dyn Fn(&mut DeviceBuffer<u8>, &mut Vec<u8>) -> Result<()>;
+    let paths: [(&str, Path<'_>); 4] = [
+        ("h2d host-loader (async + sync)", &ours_h2d),
+        ("h2d cuMemcpyHtoD (cudaMemcpy's)", &sync_h2d),
+        ("d2h host-loader (async + sync)", &ours_d2h),
+        ("d2h cuMemcpyDtoH (cudaMemcpy's)", &sync_d2h),
+    ];
+    for (_, p) in &paths {
+        p(&mut dev, &mut host)?;
+    }
+    let mut times = vec![Vec::new(); paths.len()];
+    for round in 0..rounds {
+        for j in 0..paths.len() {
+            let i = if round % 2 == 0 {
+                j
+            } else {
+                paths.len() - 1 - j
+            };
+            let t = Instant::now();
+            paths[i].1(&mut dev, &mut host)?;
+            times[i].push(t.elapsed().as_secs_f64());
+        }
+    }
+    println!(
+        "pageable copies, {} MiB, median of {rounds} interleaved rounds, one process:",
+        bytes >> 20
+    );
+    for ((name, _), t) in paths.iter().zip(&mut times) {
+        println!("  {name:34} {:8.2} GB/s", gbps(bytes, median(t)));
+    }
+    Ok(())
+}
+
 /// Host-to-device and device-to-host bandwidth, pageable and pinned: the median of
 /// `reps` timed copies of `bytes` bytes each, after one warm-up, host wall clock around
 /// the copy and its synchronization (as `cudaMemcpy` would be timed).
