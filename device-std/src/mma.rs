@@ -113,6 +113,12 @@ pub struct Accum {
     vals: [f32; 4],
 }
 
+/// Element `i` of registers packed by [`pack`]: register `i / 2`, half `i % 2`.
+#[inline(always)]
+fn unpack<E: MmaInput>(regs: &[u32], i: usize) -> E {
+    E::from_bits((regs[i / 2] >> (16 * (i % 2))) as u16)
+}
+
 /// Packs two elements into a register, the first in the low half.
 #[inline(always)]
 fn pack<E: MmaInput>(lo: E, hi: E) -> u32 {
@@ -151,7 +157,7 @@ impl<E: MmaInput> FragA<E> {
     /// Element `i` (0..8) of this lane's fragment (at [`coords`](Self::coords)).
     #[inline(always)]
     pub fn get(&self, i: usize) -> E {
-        E::from_bits((self.regs[i / 2] >> (16 * (i % 2))) as u16)
+        unpack(&self.regs, i)
     }
 
     /// The warp's fragment of the 16 × 16 block at `(row0, col0)` of a row-major matrix
@@ -219,7 +225,7 @@ impl<E: MmaInput> FragB<E> {
     /// Element `i` (0..4) of this lane's fragment (at [`coords`](Self::coords)).
     #[inline(always)]
     pub fn get(&self, i: usize) -> E {
-        E::from_bits((self.regs[i / 2] >> (16 * (i % 2))) as u16)
+        unpack(&self.regs, i)
     }
 
     /// The warp's fragment of the 16 × 8 block at `(row0, col0)` (`k`, `n`) of a
