@@ -469,28 +469,9 @@ impl SharedMem<'_> {
         align: usize,
         access: Access,
     ) -> Result<*mut u8, Fault> {
-        let start = addr as usize;
-        let end = start + bytes;
-        let Some(i) = self
-            .allocs
-            .iter()
-            .position(|a| a.start <= start && end <= a.end)
-        else {
-            return Err(Fault::OutOfBounds(self.locate(start, end)));
-        };
-        #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
-        if start % align != 0 {
-            return Err(Fault::OutOfBounds(format!(
-                "misaligned for its {align}-byte alignment, in {}",
-                self.allocs[i].describe()
-            )));
-        }
+        let i = self.check_bounds(addr, bytes, align, access)?;
+        let (start, end) = (addr as usize, addr as usize + bytes);
         let ptr = self.base.wrapping_add(start);
-        if !self.pending.is_empty() {
-            if let Some(detail) = self.pending_conflict(start, end, access) {
-                return Err(Fault::AsyncPending(detail));
-            }
-        }
         if !self.landed.is_empty() {
             if let Some(detail) = self.unobserved_load(t, start, end) {
                 return Err(Fault::AsyncPending(detail));
@@ -520,19 +501,20 @@ impl SharedMem<'_> {
     }
 
     /// Bounds, alignment and pending asynchronous copies of an `access` of `bytes`
-    /// bytes aligned to `align` at `addr`; no shadow check, nothing recorded.
+    /// bytes aligned to `align` at `addr`; no shadow check, nothing recorded. Returns the
+    /// index of the allocation holding it ([`check`](Self::check) goes on from there).
     pub(crate) fn check_bounds(
         &self,
         addr: u32,
         bytes: usize,
         align: usize,
         access: Access,
-    ) -> Result<(), Fault> {
+    ) -> Result<usize, Fault> {
         let (start, end) = (addr as usize, addr as usize + bytes);
-        let Some(a) = self
+        let Some(i) = self
             .allocs
             .iter()
-            .find(|a| a.start <= start && end <= a.end)
+            .position(|a| a.start <= start && end <= a.end)
         else {
             return Err(Fault::OutOfBounds(self.locate(start, end)));
         };
@@ -540,12 +522,12 @@ impl SharedMem<'_> {
         if start % align != 0 {
             return Err(Fault::OutOfBounds(format!(
                 "misaligned for its {align}-byte alignment, in {}",
-                a.describe()
+                self.allocs[i].describe()
             )));
         }
         match self.pending_conflict(start, end, access) {
             Some(detail) => Err(Fault::AsyncPending(detail)),
-            None => Ok(()),
+            None => Ok(i),
         }
     }
 
