@@ -321,6 +321,31 @@ impl Mbarrier {
         })
     }
 
+    /// One probe of the phase `phase` names: `mbarrier.try_wait.parity` on sm_90,
+    /// which suspends the thread in hardware for a while before it answers, and
+    /// [`test_wait`](Self::test_wait) before sm_90.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    fn try_wait(&self, phase: &Phase) -> bool {
+        #[cfg(target_feature = "sm_90")]
+        {
+            let done: u32;
+            // SAFETY: `addr` is an initialised barrier object of this CTA.
+            unsafe {
+                core::arch::asm!(
+                    "{{ .reg .pred %p; mbarrier.try_wait.parity.shared::cta.b64 %p, [{a}], {ph}; selp.u32 {d}, 1, 0, %p; }}",
+                    a = in(reg32) self.addr,
+                    ph = in(reg32) phase.parity,
+                    d = out(reg32) done,
+                    options(nostack, preserves_flags),
+                );
+            }
+            done != 0
+        }
+        #[cfg(not(target_feature = "sm_90"))]
+        self.test_wait(phase)
+    }
+
     /// Waits until the phase `phase` names has completed, then advances
     /// `phase` to the next one. Memory the phase's copies wrote, and writes
     /// other threads made before arriving, are visible afterwards.
@@ -333,31 +358,7 @@ impl Mbarrier {
     #[cfg_attr(emulated, track_caller)]
     pub fn wait(&self, phase: &mut Phase) {
         on_device!("Mbarrier::wait", {
-            loop {
-                let done: u32;
-                // SAFETY: `addr` is an initialised barrier object of this CTA.
-                unsafe {
-                    #[cfg(target_feature = "sm_90")]
-                    core::arch::asm!(
-                        "{{ .reg .pred %p; mbarrier.try_wait.parity.shared::cta.b64 %p, [{a}], {ph}; selp.u32 {d}, 1, 0, %p; }}",
-                        a = in(reg32) self.addr,
-                        ph = in(reg32) phase.parity,
-                        d = out(reg32) done,
-                        options(nostack, preserves_flags),
-                    );
-                    #[cfg(not(target_feature = "sm_90"))]
-                    core::arch::asm!(
-                        "{{ .reg .pred %p; mbarrier.test_wait.parity.shared.b64 %p, [{a}], {ph}; selp.u32 {d}, 1, 0, %p; }}",
-                        a = in(reg32) self.addr,
-                        ph = in(reg32) phase.parity,
-                        d = out(reg32) done,
-                        options(nostack, preserves_flags),
-                    );
-                }
-                if done != 0 {
-                    break;
-                }
-            }
+            while !self.try_wait(phase) {}
         }, emulated: {
             crate::emulator::mbarrier::wait(self.addr, phase.parity)
         });
