@@ -138,6 +138,24 @@ impl<
         box_field("B4", B4),
     ];
 
+    /// The shared address of `array`, which must hold exactly one box (`N` its element
+    /// count) and be aligned to 128 bytes (`A`), as the tensor copies require: a compile
+    /// error otherwise.
+    #[inline(always)]
+    fn box_addr<const N: usize, const A: usize>(array: &SharedArray<T, N, A>) -> u32 {
+        const {
+            assert!(
+                N == Self::BOX_ELEMS,
+                "TensorMap: the SharedArray of a tensor copy must hold exactly one box"
+            );
+            assert!(
+                A >= 128,
+                "TensorMap: the SharedArray of a tensor copy must be aligned to 128 bytes"
+            );
+        }
+        array.ptr(0).addr()
+    }
+
     /// Wraps the address of an encoded map.
     ///
     /// # Safety
@@ -175,17 +193,7 @@ impl<
         coords: [i32; RANK],
         bar: &Mbarrier,
     ) {
-        const {
-            assert!(
-                N == Self::BOX_ELEMS,
-                "TensorMap::load: the SharedArray must hold exactly one box"
-            );
-            assert!(
-                A >= 128,
-                "TensorMap::load: the SharedArray must be aligned to 128 bytes"
-            );
-        }
-        let d = dst.ptr(0).addr();
+        let d = Self::box_addr(dst);
         let c = pad(coords);
         on_device!("TensorMap::load", {
             tensor_asm::load(RANK, d, self.map, c, bar.shared_addr())
@@ -211,17 +219,7 @@ impl<
         bar: &Mbarrier,
         cta_mask: u16,
     ) {
-        const {
-            assert!(
-                N == Self::BOX_ELEMS,
-                "TensorMap::load_multicast: the SharedArray must hold exactly one box"
-            );
-            assert!(
-                A >= 128,
-                "TensorMap::load_multicast: the SharedArray must be aligned to 128 bytes"
-            );
-        }
-        let d = dst.ptr(0).addr();
+        let d = Self::box_addr(dst);
         let c = pad(coords);
         on_device!("TensorMap::load_multicast", {
             tensor_asm::load_multicast(RANK, d, self.map, c, bar.shared_addr(), cta_mask)
@@ -248,17 +246,7 @@ impl<
         src: &SharedArray<T, N, A>,
         coords: [i32; RANK],
     ) {
-        const {
-            assert!(
-                N == Self::BOX_ELEMS,
-                "TensorMap::store: the SharedArray must hold exactly one box"
-            );
-            assert!(
-                A >= 128,
-                "TensorMap::store: the SharedArray must be aligned to 128 bytes"
-            );
-        }
-        let s = src.ptr(0).addr();
+        let s = Self::box_addr(src);
         let c = pad(coords);
         on_device!("TensorMap::store", {
             tensor_asm::store(RANK, s, self.map, c)
