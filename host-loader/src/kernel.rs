@@ -445,18 +445,7 @@ impl<S: KernelSignature> Kernel<S> {
         let mut list = LaunchAttributes::new()
             .cluster_dim(x, y, z)
             .to_driver_list();
-        let config = sys::CUlaunchConfig {
-            gridDimX: grid.0,
-            gridDimY: grid.1,
-            gridDimZ: grid.2,
-            blockDimX: cfg.block_dim.0,
-            blockDimY: cfg.block_dim.1,
-            blockDimZ: cfg.block_dim.2,
-            sharedMemBytes: cfg.shared_mem_bytes,
-            hStream: stream.cu_stream(),
-            attrs: list.as_mut_ptr(),
-            numAttrs: list.len() as u32,
-        };
+        let config = crate::launch::driver_config(cfg, stream, &mut list);
         let mut fit: std::ffi::c_int = 0;
         // SAFETY: `config` and `list` outlive the call; the function is live and its
         // context current (`prepare` bound it).

@@ -423,6 +423,27 @@ impl LaunchAttributes {
     }
 }
 
+/// The `CUlaunchConfig` of `cfg` on `stream` with the attribute list `list`, which must
+/// outlive every use of the result (it points into it).
+pub(crate) fn driver_config(
+    cfg: &LaunchConfig,
+    stream: &cudarc::driver::CudaStream,
+    list: &mut [cudarc::driver::sys::CUlaunchAttribute],
+) -> cudarc::driver::sys::CUlaunchConfig {
+    cudarc::driver::sys::CUlaunchConfig {
+        gridDimX: cfg.grid_dim.0,
+        gridDimY: cfg.grid_dim.1,
+        gridDimZ: cfg.grid_dim.2,
+        blockDimX: cfg.block_dim.0,
+        blockDimY: cfg.block_dim.1,
+        blockDimZ: cfg.block_dim.2,
+        sharedMemBytes: cfg.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: list.as_mut_ptr(),
+        numAttrs: list.len() as u32,
+    }
+}
+
 /// `cuLaunchKernel`, or `cuLaunchKernelEx` when `attrs` holds any attribute.
 ///
 /// # Safety
@@ -451,18 +472,7 @@ pub(crate) unsafe fn launch_kernel(
         };
     }
     let mut list = attrs.to_driver_list();
-    let config = sys::CUlaunchConfig {
-        gridDimX: cfg.grid_dim.0,
-        gridDimY: cfg.grid_dim.1,
-        gridDimZ: cfg.grid_dim.2,
-        blockDimX: cfg.block_dim.0,
-        blockDimY: cfg.block_dim.1,
-        blockDimZ: cfg.block_dim.2,
-        sharedMemBytes: cfg.shared_mem_bytes,
-        hStream: stream.cu_stream(),
-        attrs: list.as_mut_ptr(),
-        numAttrs: list.len() as u32,
-    };
+    let config = driver_config(cfg, stream, &mut list);
     // SAFETY: `config` and `list` outlive the call, which copies them; the caller's
     // contract covers `func` and `params`.
     unsafe {
