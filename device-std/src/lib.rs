@@ -129,6 +129,8 @@ pub mod thread;
 pub mod tma;
 pub mod vector;
 pub mod warp;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub mod wgmma;
 
 pub use abi::KernelParam;
 pub use disjoint::{AsThreadIndex, DisjointSlice};

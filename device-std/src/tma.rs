@@ -26,7 +26,8 @@
 //! `TensorMap<T, RANK, B0, B1, …>`: elements of type `T`, a `RANK`-dimensional
 //! tensor, copied in boxes of `B0 × B1 × …` elements (`B0` the innermost,
 //! contiguous dimension). A [`load`](TensorMap::load) into a `SharedArray<T, N, A>`
-//! compiles only when `N` is the box's element count and `A` is at least 128,
+//! compiles only when `N` is the box's element count and `A` is at least
+//! [`DST_ALIGN`](TensorMap::DST_ALIGN) (128; 1024 with the 128-byte swizzle),
 //! and the box extents are written into the kernel's ABI record (kind
 //! [`TENSOR_MAP`](crate::abi::TENSOR_MAP)), so the host refuses a map of another
 //! element type, rank or box before launching. Elements of the box outside the
@@ -59,12 +60,22 @@ use core::marker::PhantomData;
 
 /// The address of a tensor map in global memory, for boxes of
 /// `B0 × B1 × B2 × B3 × B4` elements of `T` of a `RANK`-dimensional tensor
-/// (extents past `RANK` are 1). A kernel parameter (one `.param .u64`); see the
+/// (extents past `RANK` are 1), swizzled by `SWIZZLE` bytes in shared memory. A kernel parameter (one `.param .u64`); see the
 /// [module docs](self).
 ///
+/// `SWIZZLE` is the shared-memory swizzle the copies apply (`cuTensorMapEncodeTiled`'s
+/// `CUtensorMapSwizzle`): 0 for none, or 32, 64, 128 bytes. With a swizzle, the byte
+/// at offset `o` of the unswizzled box lands at `o ^ (((o >> 7) & m) << 4)`, `m =
+/// SWIZZLE / 16 - 1`: the 16-byte chunk within each 128-byte line is XORed with the
+/// line's index in its group of `SWIZZLE / 16` lines (CUTLASS's `Swizzle<3,4,3>` for
+/// 128 bytes), the layout Hopper's `wgmma` descriptors read (`device_std::wgmma`).
+///
 /// Compile-time rules (a const panic otherwise): `RANK` in 1..=5, every extent
-/// in 1..=256, extents past `RANK` equal to 1, and `B0 * size_of::<T>()` a
-/// multiple of 16 bytes (the driver's rule for the innermost box extent).
+/// in 1..=256, extents past `RANK` equal to 1, `B0 * size_of::<T>()` a
+/// multiple of 16 bytes (the driver's rule for the innermost box extent), and with a
+/// swizzle exactly `SWIZZLE` bytes (the driver also takes narrower boxes; this library
+/// does not, so one layout holds); destinations aligned to
+/// [`DST_ALIGN`](Self::DST_ALIGN).
 #[repr(transparent)]
 #[derive(Debug, Clone, Copy)]
 pub struct TensorMap<
@@ -75,6 +86,7 @@ pub struct TensorMap<
     const B2: usize = 1,
     const B3: usize = 1,
     const B4: usize = 1,
+    const SWIZZLE: usize = 0,
 > {
     map: *const u8,
     _elem: PhantomData<*const T>,
@@ -98,7 +110,8 @@ impl<
         const B2: usize,
         const B3: usize,
         const B4: usize,
-    > TensorMap<T, RANK, B0, B1, B2, B3, B4>
+        const SWIZZLE: usize,
+    > TensorMap<T, RANK, B0, B1, B2, B3, B4, SWIZZLE>
 {
     /// Elements in one box.
     pub const BOX_ELEMS: usize = B0 * B1 * B2 * B3 * B4;
@@ -128,10 +141,26 @@ impl<
             (B0 * core::mem::size_of::<T>()) % 16 == 0,
             "TensorMap: the innermost box extent B0 must span a multiple of 16 bytes"
         );
+        assert!(
+            SWIZZLE == 0 || SWIZZLE == 32 || SWIZZLE == 64 || SWIZZLE == 128,
+            "TensorMap: SWIZZLE must be 0 (none), 32, 64 or 128 bytes"
+        );
+        assert!(
+            SWIZZLE == 0 || B0 * core::mem::size_of::<T>() == SWIZZLE,
+            "TensorMap: with a swizzle, the innermost box extent B0 spans exactly SWIZZLE bytes"
+        );
     };
 
+    /// The alignment a destination needs, in bytes: 128, or the swizzle pattern's
+    /// repeat (8 rows of `SWIZZLE` bytes: 1024 for the 128-byte swizzle) so that the
+    /// pattern starts at the destination's first byte.
+    pub const DST_ALIGN: usize = if SWIZZLE == 0 { 128 } else { 8 * SWIZZLE };
+
     const BOX_FIELDS: [FieldLayout; 5] = [
-        box_field("B0", B0),
+        FieldLayout {
+            size: SWIZZLE as u32,
+            ..box_field("B0", B0)
+        },
         box_field("B1", B1),
         box_field("B2", B2),
         box_field("B3", B3),
@@ -139,7 +168,7 @@ impl<
     ];
 
     /// The shared address of `array`, which must hold exactly one box (`N` its element
-    /// count) and be aligned to 128 bytes (`A`), as the tensor copies require: a compile
+    /// count) and be aligned to [`DST_ALIGN`](Self::DST_ALIGN) (`A`), as the tensor copies require: a compile
     /// error otherwise.
     #[inline(always)]
     fn box_addr<const N: usize, const A: usize>(array: &SharedArray<T, N, A>) -> u32 {
@@ -149,8 +178,9 @@ impl<
                 "TensorMap: the SharedArray of a tensor copy must hold exactly one box"
             );
             assert!(
-                A >= 128,
-                "TensorMap: the SharedArray of a tensor copy must be aligned to 128 bytes"
+                A >= Self::DST_ALIGN,
+                "TensorMap: the SharedArray of a tensor copy must be aligned to 128 bytes \
+                 (1024, 512, 256 with a 128-, 64-, 32-byte swizzle): DST_ALIGN"
             );
         }
         array.ptr(0).addr()
@@ -161,7 +191,7 @@ impl<
     /// # Safety
     /// `map` is the global-memory address of a valid `CUtensorMap` (64-byte
     /// aligned) for a `RANK`-dimensional tensor of `T` with exactly this box,
-    /// in non-interleaved tile mode without swizzle, valid for the whole
+    /// in non-interleaved tile mode with this `SWIZZLE`, valid for the whole
     /// launch. Under the emulator there is no such address to wrap: make the
     /// parameter with `emulator::TensorMapDesc::as_param` instead.
     #[inline(always)]
@@ -184,7 +214,7 @@ impl<
     /// [`BOX_BYTES`](Self::BOX_BYTES) down on `bar`'s current phase. Issue it
     /// from one thread, announce the bytes with [`Mbarrier::arrive_expect_tx`],
     /// read `dst` after [`Mbarrier::wait`]. `N` must equal the box's element
-    /// count and `A` be at least 128 (compile errors otherwise). sm_90.
+    /// count and `A` be at least [`DST_ALIGN`](Self::DST_ALIGN) (compile errors otherwise). sm_90.
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]
     pub fn load<const N: usize, const A: usize>(
@@ -292,7 +322,8 @@ unsafe impl<
         const B2: usize,
         const B3: usize,
         const B4: usize,
-    > KernelParam for TensorMap<T, RANK, B0, B1, B2, B3, B4>
+        const SWIZZLE: usize,
+    > KernelParam for TensorMap<T, RANK, B0, B1, B2, B3, B4, SWIZZLE>
 {
     const ABI: ParamAbi = {
         let () = Self::VALID;

@@ -465,12 +465,18 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
         let fclass = class(fclass, param, Some(field), fclass_at)?;
         if kind == AbiKind::TensorMap {
             check_box_extent(field, offset, elem_size).map_err(|reason| bad(off_at, reason))?;
-            if fsize != 0 || fclass != ValueClass::Opaque {
+            // Box extent 0's size is the swizzle in bytes (0: none); the others' is 0.
+            let swizzle_ok = fsize == 0
+                || (field == 0
+                    && [32, 64, 128].contains(&fsize)
+                    && u64::from(offset) * u64::from(elem_size) == u64::from(fsize));
+            if !swizzle_ok || fclass != ValueClass::Opaque {
                 return Err(bad(
-                    if fsize != 0 { fsize_at } else { fclass_at },
+                    if !swizzle_ok { fsize_at } else { fclass_at },
                     format!(
                         "box extent {field} has size {fsize} and class {fclass}; a tensor \
-                         map's box extents have size 0 and class opaque"
+                         map's box extents have class opaque and size 0, except extent 0's, \
+                         which is the swizzle (32, 64 or 128 bytes, exactly the extent's bytes)"
                     ),
                 ));
             }
@@ -1005,13 +1011,26 @@ mod tests {
         assert_eq!(
             err(&|w| w[13] = 4),
             "parameter 0 (word 13): box extent 1 has size 4 and class opaque; a tensor \
-             map's box extents have size 0 and class opaque"
+             map's box extents have class opaque and size 0, except extent 0's, which is \
+             the swizzle (32, 64 or 128 bytes, exactly the extent's bytes)"
         );
         assert_eq!(
             err(&|w| w[14] = 3),
             "parameter 0 (word 14): box extent 1 has size 0 and class float; a tensor \
-             map's box extents have size 0 and class opaque"
+             map's box extents have class opaque and size 0, except extent 0's, which is \
+             the swizzle (32, 64 or 128 bytes, exactly the extent's bytes)"
         );
+        // Extent 0's size is the swizzle: 128 bytes = 32 f32 elements is one.
+        assert_eq!(
+            err(&|w| w[10] = 64),
+            "parameter 0 (word 10): box extent 0 has size 64 and class opaque; a tensor \
+             map's box extents have class opaque and size 0, except extent 0's, which is \
+             the swizzle (32, 64 or 128 bytes, exactly the extent's bytes)"
+        );
+        let mut words = tensor_map_words();
+        words[10] = 128;
+        let rec = AbiRecord::parse(&bytes(&words)).expect("a 128-byte swizzle of a 128-byte row");
+        assert_eq!(rec.params[0].fields[0].size, 128);
     }
 
     #[test]

@@ -351,6 +351,13 @@ pub enum AbiMismatchDetail {
         /// The Rust argument's box.
         host: Vec<u32>,
     },
+    /// A tensor map with another shared-memory swizzle, in bytes (0: none).
+    TensorSwizzle {
+        /// The kernel's `SWIZZLE`.
+        device: u32,
+        /// The Rust argument's `SWIZZLE`.
+        host: u32,
+    },
     /// A struct field has the same offset and size but another value class (two
     /// equal-size fields of different types swapped, or `f32` for `i32`).
     FieldClass {
@@ -389,6 +396,12 @@ impl fmt::Display for AbiMismatch {
                  kernel's rank and box",
                 device.len(),
                 host.len()
+            ),
+            AbiMismatchDetail::TensorSwizzle { device, host } => write!(
+                f,
+                "the kernel's tensor map swizzles shared memory by {device} bytes (0: none), \
+                 the Rust argument `{ty}` by {host}; a copy with another swizzle scrambles \
+                 the tile: encode the map with SWIZZLE = {device}"
             ),
             AbiMismatchDetail::ElemSize { device, host } => write!(
                 f,

@@ -152,6 +152,15 @@ pub(crate) fn param_detail(rec: &AbiParam, host: &HostAbi) -> Option<AbiMismatch
                     host: host_box,
                 });
             }
+            // Box extent 0's size is the swizzle (0: none).
+            let device_swizzle = rec.fields.first().map_or(0, |f| f.size);
+            let host_swizzle = host.fields.first().map_or(0, |f| f.size);
+            if device_swizzle != host_swizzle {
+                return Some(AbiMismatchDetail::TensorSwizzle {
+                    device: device_swizzle,
+                    host: host_swizzle,
+                });
+            }
             class(rec.elem_size)
         }
         AbiKind::Struct => {
@@ -847,6 +856,40 @@ mod tests {
                  (`lanes`) of the Rust argument `Struct<NestedInts>` is an 8-byte signed \
                  integer at byte offset 8; field classes differ: float vs signed integer"
                 )
+        );
+    }
+
+    /// The record of a kernel taking `device_std::tma::TensorMap<bf16, 2, 64, 128, 1, 1, 1,
+    /// SWIZZLE>`.
+    fn swizzled_map<const SWIZZLE: usize>() -> AbiRecord {
+        type Dev<const S: usize> =
+            device_std::tma::TensorMap<device_std::bf16, 2, 64, 128, 1, 1, 1, S>;
+        words(&device_std::abi::record::<15>(&[
+            <Dev<SWIZZLE> as device_std::KernelParam>::ABI,
+        ]))
+    }
+
+    #[test]
+    fn tensor_map_swizzles_must_match() {
+        type Host<const S: usize> =
+            crate::tma::TensorMap<'static, device_std::bf16, 2, 64, 128, 1, 1, 1, S>;
+        let dev = swizzled_map::<128>();
+        assert_eq!(dev.params[0].fields[0].size, 128);
+        assert_eq!(param_detail(&dev.params[0], &Host::<128>::ABI), None);
+        let err = param_detail(&dev.params[0], &Host::<0>::ABI).unwrap();
+        assert_eq!(
+            err,
+            AbiMismatchDetail::TensorSwizzle {
+                device: 128,
+                host: 0
+            }
+        );
+        assert_eq!(
+            param_detail(&swizzled_map::<0>().params[0], &Host::<128>::ABI),
+            Some(AbiMismatchDetail::TensorSwizzle {
+                device: 0,
+                host: 128
+            })
         );
     }
 

@@ -58,7 +58,9 @@ elements!(
     u64 => CU_TENSOR_MAP_DATA_TYPE_UINT64,
     i64 => CU_TENSOR_MAP_DATA_TYPE_INT64,
     f32 => CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-    f64 => CU_TENSOR_MAP_DATA_TYPE_FLOAT64
+    f64 => CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+    device_std::bf16 => CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+    device_std::f16 => CU_TENSOR_MAP_DATA_TYPE_FLOAT16
 );
 
 /// Why a tensor map could not be made. Each names the dimension or value at fault.
@@ -113,10 +115,12 @@ pub enum TensorMapError {
 
 /// An encoded tensor map in device memory (128 bytes), for boxes of
 /// `B0 × B1 × B2 × B3 × B4` elements of `T` (extents past `RANK` are 1) of the tensor
-/// it borrows; tile mode, no interleave, no swizzle, out-of-bounds elements read as
-/// zero. As a kernel-signature parameter it stands for the kernel's
-/// `device_std::tma::TensorMap<T, RANK, B0, ...>`, whose ABI record the loader compares
-/// (element type, rank, box); the launch argument is `&TensorMap`.
+/// it borrows; tile mode, no interleave, shared memory swizzled by `SWIZZLE` bytes (0:
+/// none; 32, 64, 128: `CU_TENSOR_MAP_SWIZZLE_32B`/`64B`/`128B`, with `B0` spanning
+/// exactly that many bytes), out-of-bounds elements read as zero. As a kernel-signature
+/// parameter it stands for the kernel's `device_std::tma::TensorMap<T, RANK, B0, ...,
+/// SWIZZLE>`, whose ABI record the loader compares (element type, rank, box, swizzle);
+/// the launch argument is `&TensorMap`.
 pub struct TensorMap<
     'a,
     T,
@@ -126,6 +130,7 @@ pub struct TensorMap<
     const B2: usize = 1,
     const B3: usize = 1,
     const B4: usize = 1,
+    const SWIZZLE: usize = 0,
 > {
     encoded: CudaSlice<u64>,
     host: sys::CUtensorMap,
@@ -140,12 +145,13 @@ impl<
         const B2: usize,
         const B3: usize,
         const B4: usize,
-    > std::fmt::Debug for TensorMap<'_, T, RANK, B0, B1, B2, B3, B4>
+        const SWIZZLE: usize,
+    > std::fmt::Debug for TensorMap<'_, T, RANK, B0, B1, B2, B3, B4, SWIZZLE>
 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "TensorMap<{}, {RANK}, {:?}>",
+            "TensorMap<{}, {RANK}, {:?}, swizzle {SWIZZLE}>",
             std::any::type_name::<T>(),
             &[B0, B1, B2, B3, B4][..RANK]
         )
@@ -161,7 +167,8 @@ impl<
         const B2: usize,
         const B3: usize,
         const B4: usize,
-    > TensorMap<'a, T, RANK, B0, B1, B2, B3, B4>
+        const SWIZZLE: usize,
+    > TensorMap<'a, T, RANK, B0, B1, B2, B3, B4, SWIZZLE>
 {
     const BOX: [usize; 5] = [B0, B1, B2, B3, B4];
 
@@ -186,7 +193,29 @@ impl<
                 B0 * size_of::<T>()
             ));
         }
+        if ![0, 32, 64, 128].contains(&SWIZZLE) {
+            return bad(format!(
+                "SWIZZLE is {SWIZZLE}; 0 (none), 32, 64 or 128 bytes"
+            ));
+        }
+        if SWIZZLE != 0 && B0 * size_of::<T>() != SWIZZLE {
+            return bad(format!(
+                "B0 = {B0} elements span {} bytes; with a {SWIZZLE}-byte swizzle the innermost \
+                 box extent spans exactly {SWIZZLE} bytes",
+                B0 * size_of::<T>()
+            ));
+        }
         Ok(())
+    }
+
+    /// The driver's name for `SWIZZLE`.
+    fn swizzle() -> CUtensorMapSwizzle {
+        match SWIZZLE {
+            32 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
+            64 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+            128 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            _ => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        }
     }
 
     /// Encodes a map of `tensor` as a `RANK`-dimensional tensor with extents `dims` (in
@@ -229,7 +258,7 @@ impl<
                 box_dims.as_ptr(),
                 element_strides.as_ptr(),
                 CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+                Self::swizzle(),
                 CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                 CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
             )
@@ -321,12 +350,16 @@ unsafe impl<
         const B2: usize,
         const B3: usize,
         const B4: usize,
-    > KernelParam for TensorMap<'static, T, RANK, B0, B1, B2, B3, B4>
+        const SWIZZLE: usize,
+    > KernelParam for TensorMap<'static, T, RANK, B0, B1, B2, B3, B4, SWIZZLE>
 {
     const LAYOUT: ParamLayout = ParamLayout::pointer();
     const ABI: HostAbi = {
         let all: &'static [FieldLayout; 5] = &[
-            box_field(B0),
+            FieldLayout {
+                size: SWIZZLE as u32,
+                ..box_field(B0)
+            },
             box_field(B1),
             box_field(B2),
             box_field(B3),
@@ -341,7 +374,7 @@ unsafe impl<
         }
     };
     type Arg<'b>
-        = &'b TensorMap<'b, T, RANK, B0, B1, B2, B3, B4>
+        = &'b TensorMap<'b, T, RANK, B0, B1, B2, B3, B4, SWIZZLE>
     where
         Self: 'b;
     type Raw = u64;

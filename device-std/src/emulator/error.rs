@@ -225,6 +225,17 @@ pub enum EmulatorError {
         message: String,
     },
 
+    /// A tensor-core instruction (`wgmma`) used in a way the library does not
+    /// model or the GPU would refuse: a warpgroup without all 128 threads, or a
+    /// shared-memory descriptor of a layout other than `wgmma::KMajorTile`'s.
+    #[error("{at}: {message}")]
+    TensorCore {
+        /// The thread at fault.
+        at: ThreadCoords,
+        /// What went wrong, with the descriptor.
+        message: String,
+    },
+
     /// The host could not give the emulator what it needs (a coroutine
     /// stack).
     #[error("emulator resources: {0}")]

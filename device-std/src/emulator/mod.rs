@@ -97,6 +97,7 @@ pub(crate) mod printf;
 pub(crate) mod shared_mem;
 pub(crate) mod tma;
 pub(crate) mod warp;
+pub(crate) mod wgmma;
 
 pub use error::{EmulatorError, RaceKind, ThreadCoords};
 pub use executor::{

@@ -39,6 +39,8 @@ struct Desc {
     /// Byte stride of each dimension (`strides[0]` = the element size).
     strides: [u64; 5],
     boxes: [u32; 5],
+    /// Shared-memory swizzle in bytes: 0, 32, 64 or 128.
+    swizzle: u32,
 }
 
 // SAFETY: the descriptor only holds the address the caller vouched for in
@@ -65,6 +67,24 @@ impl TensorMapDesc {
         dims: &[u64],
         strides: &[u64],
         box_dims: &[u32],
+    ) -> Result<Self, String> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { Self::new_swizzled(base, len, dims, strides, box_dims, 0) }
+    }
+
+    /// [`new`](Self::new) for copies that swizzle shared memory by `swizzle` bytes
+    /// (0, 32, 64 or 128; `device_std::tma::TensorMap`'s `SWIZZLE`), which also needs the
+    /// innermost box extent to span exactly `swizzle` bytes.
+    ///
+    /// # Safety
+    /// As for [`new`](Self::new).
+    pub unsafe fn new_swizzled<T: PlainData>(
+        base: *mut T,
+        len: usize,
+        dims: &[u64],
+        strides: &[u64],
+        box_dims: &[u32],
+        swizzle: u32,
     ) -> Result<Self, String> {
         let rank = dims.len();
         let elem = core::mem::size_of::<T>();
@@ -130,6 +150,15 @@ impl TensorMapDesc {
                 b[0] as usize * elem
             ));
         }
+        if swizzle != 0
+            && (![32, 64, 128].contains(&swizzle) || b[0] as usize * elem != swizzle as usize)
+        {
+            return Err(format!(
+                "swizzle {swizzle} with an innermost box of {} bytes: the swizzle is 32, 64 or 128 \
+                 bytes and the innermost box extent spans exactly that",
+                b[0] as usize * elem
+            ));
+        }
         if end > (len * elem) as u64 {
             return Err(format!(
                 "the tensor spans {end} bytes but the buffer holds {}",
@@ -143,6 +172,7 @@ impl TensorMapDesc {
             dims: d,
             strides: s,
             boxes: b,
+            swizzle,
         }));
         Ok(TensorMapDesc { d })
     }
@@ -157,17 +187,19 @@ impl TensorMapDesc {
         const B2: usize,
         const B3: usize,
         const B4: usize,
+        const SWIZZLE: usize,
     >(
         &self,
-    ) -> TensorMap<T, RANK, B0, B1, B2, B3, B4> {
+    ) -> TensorMap<T, RANK, B0, B1, B2, B3, B4, SWIZZLE> {
         let d = self.d;
         let want = [B0, B1, B2, B3, B4].map(|b| b as u32);
         assert!(
-            d.elem == core::mem::size_of::<T>() && d.rank == RANK && d.boxes == want,
-            "TensorMapDesc of {} {}-byte elements, box {:?}, passed for a TensorMap of rank {RANK}, {}-byte elements, box {want:?}",
+            d.elem == core::mem::size_of::<T>() && d.rank == RANK && d.boxes == want && d.swizzle as usize == SWIZZLE,
+            "TensorMapDesc of {} {}-byte elements, box {:?}, swizzle {}, passed for a TensorMap of rank {RANK}, {}-byte elements, box {want:?}, swizzle {SWIZZLE}",
             d.rank,
             d.elem,
             d.boxes,
+            d.swizzle,
             core::mem::size_of::<T>()
         );
         // SAFETY: the description has this shape (checked above) and lives for
@@ -177,6 +209,16 @@ impl TensorMapDesc {
 }
 
 impl Desc {
+    /// The alignment a copy's shared address needs: 128 bytes, or the swizzle's
+    /// repeat (`8 * swizzle`).
+    fn dst_align(&self) -> usize {
+        if self.swizzle == 0 {
+            128
+        } else {
+            8 * self.swizzle as usize
+        }
+    }
+
     /// For each element of the box at `coords`, in box order: its byte offset
     /// in the tensor, or `None` when it lies outside.
     fn box_elements(&self, coords: [i32; 5]) -> impl Iterator<Item = Option<u64>> + '_ {
@@ -214,11 +256,13 @@ fn desc(map: *const u8, rank: usize) -> &'static Desc {
 pub(crate) fn load(map: *const u8, rank: usize, coords: [i32; 5], dst: u32, bytes: u32, bar: u32) {
     let d = desc(map, rank);
     let data = gather(d, coords, bytes);
-    mbarrier::queue_load(dst, data, 128, bar);
+    mbarrier::queue_load(dst, data, d.dst_align(), bar);
 }
 
-/// The box at `coords` as the copy engine reads it (`bytes` of it): elements outside
-/// the tensor are zeros.
+/// The box at `coords` as the copy engine writes it to shared memory (`bytes` of it):
+/// elements outside the tensor are zeros, and each 16-byte chunk is where the swizzle
+/// puts it (the destination is aligned to the pattern's repeat, so offsets in the box
+/// swizzle as shared addresses do).
 fn gather(d: &Desc, coords: [i32; 5], bytes: u32) -> Vec<u8> {
     let mut data = Vec::with_capacity(bytes as usize);
     for e in d.box_elements(coords) {
@@ -230,7 +274,15 @@ fn gather(d: &Desc, coords: [i32; 5], bytes: u32) -> Vec<u8> {
             None => data.extend(core::iter::repeat_n(0u8, d.elem)),
         }
     }
-    data
+    if d.swizzle == 0 {
+        return data;
+    }
+    let mut out = std::vec![0u8; data.len()];
+    for (o, chunk) in data.chunks(16).enumerate() {
+        let at = super::wgmma::swizzle(16 * o as u32, d.swizzle) as usize;
+        out[at..at + chunk.len()].copy_from_slice(chunk);
+    }
+    out
 }
 
 /// `TensorMap::load_multicast`: gathers the box at `coords` and queues it for shared
@@ -247,7 +299,7 @@ pub(crate) fn load_multicast(
 ) {
     let d = desc(map, rank);
     let data = gather(d, coords, bytes);
-    mbarrier::queue_multicast(dst, data, 128, bar, mask);
+    mbarrier::queue_multicast(dst, data, d.dst_align(), bar, mask);
 }
 
 /// `TensorMap::store`: writes the box in shared `src` to the tensor at
@@ -255,18 +307,21 @@ pub(crate) fn load_multicast(
 #[track_caller]
 pub(crate) fn store(map: *const u8, rank: usize, coords: [i32; 5], src: u32, bytes: u32) {
     let d = desc(map, rank);
-    mbarrier::store_from(src, bytes, 128, |p| {
+    mbarrier::store_from(src, bytes, d.dst_align(), |p| {
         for (k, e) in d.box_elements(coords).enumerate() {
             if let Some(off) = e {
+                // Where the swizzle put the box's byte `k * elem` (elements never
+                // straddle a 16-byte chunk: sizes are powers of two up to 16).
+                let k_at = if d.swizzle == 0 {
+                    k * d.elem
+                } else {
+                    super::wgmma::swizzle((k * d.elem) as u32, d.swizzle) as usize
+                };
                 // SAFETY: the source holds `bytes` = box bytes (checked read);
                 // the destination is inside the tensor, writable per `new`'s
                 // contract.
                 unsafe {
-                    core::ptr::copy_nonoverlapping(
-                        p.add(k * d.elem),
-                        d.base.add(off as usize),
-                        d.elem,
-                    )
+                    core::ptr::copy_nonoverlapping(p.add(k_at), d.base.add(off as usize), d.elem)
                 };
             }
         }

@@ -117,3 +117,116 @@ pub fn gemm_bf16_smem(a: &[bf16], b: &[bf16], mut c: DisjointSlice<f32>, m: u32,
         }
     });
 }
+
+/// Rows of `a` (and of `c`) per block of [`gemm_wgmma`].
+pub const WG_BM: usize = 128;
+/// Columns of `c` (rows of the stored `b`) per block of [`gemm_wgmma`].
+pub const WG_BN: usize = 256;
+/// Elements of `k` per pipeline stage of [`gemm_wgmma`] (128 bytes: one 128-byte swizzle
+/// span).
+pub const WG_BK: usize = 64;
+/// Pipeline stages of [`gemm_wgmma`]: `STAGES * (BM + BN) * BK * 2` = 192 KiB of shared
+/// memory.
+pub const WG_STAGES: usize = 4;
+
+/// The tensor map of `a` that [`gemm_wgmma`] takes: boxes of 64 (`k`) × 128 (rows), 128-byte
+/// swizzle.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub type MapA = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
+/// The tensor map of the stored `b` (`n` × `k`) that [`gemm_wgmma`] takes: boxes of 64
+/// (`k`) × 256 (rows = columns of `c`), 128-byte swizzle.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub type MapB = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
+
+/// `c = a · bᵀ` on Hopper's warpgroup tensor cores (`wgmma`, sm_90a): `a` is `m × k`
+/// row-major and `b` is stored `n × k` row-major (so `bᵀ`, the `k × n` right operand, is
+/// column-major: both operands K-major, as `wgmma` reads them without transposing), `c`
+/// is `m × n` row-major `bf16`, accumulated in `f32`. `k` must be a multiple of 8 (the
+/// tensor maps' 16-byte row stride); `m` and `n` are free (edges masked; elements past
+/// the matrices read as zero through the maps).
+///
+/// Each block (384 threads: three warpgroups; a trap otherwise) computes a 128 × 256 tile
+/// of `c` at `(128 blockIdx.y, 256 blockIdx.x)`: warpgroup 0's first thread is the
+/// producer, issuing tensor copies of 128 × 64 tiles of `a` and 256 × 64 tiles of `b` into
+/// a ring of 4 stages (full/empty mbarriers); warpgroups 1 and 2 each multiply 64 rows
+/// of the tile with `wgmma.m64n256k16`, keeping one group in flight while they release
+/// the previous stage. Launch a `(ceil(n / 256), ceil(m / 128))` grid.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[kernel]
+pub fn gemm_wgmma(a: MapA, b: MapB, mut c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+    use device_std::wgmma::{commit_group, Accum256, KMajorTile};
+    use device_std::{Mbarriers, Phases, SharedArray};
+    const A_TILE: usize = WG_BM * WG_BK;
+    const B_TILE: usize = WG_BN * WG_BK;
+    let (m, n, k) = (m as usize, n as usize, k as usize);
+    assert!(thread::block_size() == 384 && c.len() >= m * n);
+    let a_ring = SharedArray::<bf16, { WG_STAGES * A_TILE }, 1024>::new();
+    let b_ring = SharedArray::<bf16, { WG_STAGES * B_TILE }, 1024>::new();
+    // full[s]: the producer's expect_tx plus the copies' bytes; empty[s]: lane 0 of each
+    // of the 8 consumer warps, once its warpgroup's multiplies have read stage s.
+    let full = Mbarriers::<WG_STAGES>::new(1);
+    let empty = Mbarriers::<WG_STAGES>::new(8);
+    let t = thread::thread_in_block() as usize;
+    let (m0, n0) = (
+        WG_BM * thread::blockIdx_y() as usize,
+        WG_BN * thread::blockIdx_x() as usize,
+    );
+    let k_tiles = k.div_ceil(WG_BK);
+    // The warpgroup index, read from lane 0 so that the compiler sees it is the same
+    // across the warp: branches on it are then uniform, which wgmma needs to run
+    // unserialised (ptxas C7519 otherwise).
+    let warpgroup = device_std::warp::shfl_sync(u32::MAX, (t / 128) as u32, 0) as usize;
+    if warpgroup == 0 {
+        if t == 0 {
+            a.prefetch();
+            b.prefetch();
+            let mut empty_phases = Phases::<WG_STAGES>::new();
+            for kt in 0..k_tiles {
+                let s = kt % WG_STAGES;
+                if kt >= WG_STAGES {
+                    empty.wait(s, &mut empty_phases);
+                }
+                full.get(s)
+                    .arrive_expect_tx(MapA::BOX_BYTES + MapB::BOX_BYTES);
+                let kx = (kt * WG_BK) as i32;
+                a.load(&a_ring.part::<A_TILE>(s), [kx, m0 as i32], &full.get(s));
+                b.load(&b_ring.part::<B_TILE>(s), [kx, n0 as i32], &full.get(s));
+            }
+        }
+        return;
+    }
+    let wg = warpgroup - 1;
+    let mut acc = Accum256::zero();
+    let mut full_phases = Phases::<WG_STAGES>::new();
+    for kt in 0..k_tiles {
+        let s = kt % WG_STAGES;
+        full.wait(s, &mut full_phases);
+        let at = KMajorTile::<bf16, WG_BM, WG_BK, 128>::of(&a_ring.part::<A_TILE>(s));
+        let bt = KMajorTile::<bf16, WG_BN, WG_BK, 128>::of(&b_ring.part::<B_TILE>(s));
+        acc.fence();
+        for kk in 0..WG_BK / 16 {
+            acc.mma_async(
+                at.descriptor(64 * wg, 16 * kk),
+                bt.descriptor(0, 16 * kk),
+                kt > 0 || kk > 0,
+            );
+        }
+        commit_group();
+        // The previous step's group is complete: its stage can be refilled.
+        acc.wait::<1>();
+        if kt > 0 && t % 32 == 0 {
+            empty.get((kt - 1) % WG_STAGES).arrive();
+        }
+    }
+    acc.wait::<0>();
+    let row0 = m0 + 64 * wg;
+    acc.store(|r, col, v| {
+        let (i, j) = (row0 + r, n0 + col);
+        if i < m && j < n {
+            // SAFETY: (block, warpgroup, thread, element) maps one-to-one onto (i, j) of
+            // this warpgroup's 64 x 256 part of the block's tile; i * n + j < m * n <=
+            // c.len().
+            unsafe { *c.get_unchecked_mut(i * n + j) = bf16::from_f32(v) };
+        }
+    });
+}

@@ -1,0 +1,100 @@
+//! `wgmma.mma_async` under the emulator: each thread computes its own accumulator
+//! elements from the shared memory its descriptors name, at the call (the tiles must
+//! be complete then: reading bytes a tensor copy has not landed is the usual
+//! `AsyncCopy` error). Descriptors the library does not make (no swizzle, an odd
+//! stride) are a `TensorCore` error, never a guess.
+
+use super::context;
+use super::shared_mem;
+use super::EmulatorError;
+use crate::mma::MmaInput;
+use std::format;
+use std::string::String;
+
+/// What a descriptor says: start address, bytes between 8-row groups, swizzle bytes.
+struct Operand {
+    start: u32,
+    stride: u32,
+    swizzle: u32,
+}
+
+#[track_caller]
+fn fail(message: String) -> ! {
+    let at = context::with(context::coords);
+    context::fail(EmulatorError::TensorCore { at, message })
+}
+
+/// Decodes `bits` (PTX ISA §9.7.15.5.1), accepting the K-major swizzled layouts
+/// `wgmma::KMajorTile` describes.
+#[track_caller]
+fn decode(bits: u64, which: &str) -> Operand {
+    let start = ((bits & 0x3FFF) << 4) as u32;
+    let stride = (((bits >> 32) & 0x3FFF) << 4) as u32;
+    let swizzle = match bits >> 62 {
+        1 => 128,
+        2 => 64,
+        3 => 32,
+        _ => fail(format!(
+            "wgmma: the {which} descriptor {bits:#018x} has no swizzle; the emulator models \
+             the swizzled K-major tiles of wgmma::KMajorTile only"
+        )),
+    };
+    if stride != 8 * swizzle || (bits >> 49) & 7 != 0 {
+        fail(format!(
+            "wgmma: the {which} descriptor {bits:#018x} has a stride of {stride} bytes (or a \
+             base offset); a {swizzle}-byte swizzled K-major tile has {}",
+            8 * swizzle
+        ));
+    }
+    Operand {
+        start,
+        stride,
+        swizzle,
+    }
+}
+
+impl Operand {
+    /// Element `(row, k)` of the operand, read through the swizzle.
+    #[track_caller]
+    fn get<T: MmaInput>(&self, row: usize, k: usize) -> f32 {
+        let linear = self.start as usize
+            + (row / 8) * self.stride as usize
+            + (row % 8) * self.swizzle as usize
+            + k * core::mem::size_of::<T>();
+        let addr = swizzle(linear as u32, self.swizzle);
+        T::from_bits(shared_mem::load::<u16>(addr)).to_f32()
+    }
+}
+
+/// Where the swizzle of `bytes` (32, 64, 128) puts linear shared address `a`: the
+/// 16-byte chunk within each 128-byte line XORed with the line's index, over
+/// `log2(bytes / 16)` bits (what the tensor copies write).
+pub(crate) fn swizzle(a: u32, bytes: u32) -> u32 {
+    let mask = bytes / 16 - 1;
+    a ^ (((a >> 7) & mask) << 4)
+}
+
+/// `Accum::mma_async`: `regs` (this thread's part of the 64 × `n` accumulator) =
+/// `A · B (+ regs)`, `A` 64 × 16 and `B` `n` × 16 from the descriptors.
+#[track_caller]
+pub(crate) fn mma_async<T: MmaInput>(regs: &mut [f32], n: usize, a: u64, b: u64, accumulate: bool) {
+    let size = crate::thread::block_size();
+    let t = crate::thread::thread_in_block();
+    if (t / 128 + 1) * 128 > size {
+        fail(format!(
+            "wgmma: thread {t} is in warpgroup {} of a {size}-thread block, which is not a \
+             whole warpgroup (128 threads); wgmma needs all four warps",
+            t / 128
+        ));
+    }
+    let (a, b) = (decode(a, "A"), decode(b, "B"));
+    for (i, reg) in regs.iter_mut().enumerate() {
+        let (r, c) = crate::wgmma::Accum128::coords(t % 128, i);
+        debug_assert!(c < n);
+        let mut sum = if accumulate { *reg } else { 0.0 };
+        for k in 0..16 {
+            sum += a.get::<T>(r, k) * b.get::<T>(c, k);
+        }
+        *reg = sum;
+    }
+}

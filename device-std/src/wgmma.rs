@@ -1,0 +1,528 @@
+//! Hopper's warpgroup matrix multiply-accumulate (`wgmma.mma_async`, sm_90a): a
+//! warpgroup (4 consecutive warps, 128 threads, the first warp's index a multiple of 4)
+//! computes `D = A · B + D` for a 64 × 16 `A` and an `N` × 16 `B` read from shared
+//! memory through matrix descriptors, into a 64 × `N` `f32` accumulator spread over
+//! the warpgroup's registers, asynchronously.
+//!
+//! | here | PTX (PTX ISA 9.0 §9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions") |
+//! |---|---|
+//! | [`KMajorTile::descriptor`] | the 64-bit shared-memory matrix descriptor (§9.7.15.5.1 "Matrix Descriptor Format") |
+//! | [`Accum::mma_async`] | `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16}` (§9.7.15.5.2) |
+//! | [`Accum::fence`] | `wgmma.fence.sync.aligned` (§9.7.15.6.1) |
+//! | [`commit_group`] | `wgmma.commit_group.sync.aligned` (§9.7.15.6.2) |
+//! | [`Accum::wait`] | `wgmma.wait_group.sync.aligned N` (§9.7.15.6.3) |
+//! | [`setmaxnreg_inc`], [`setmaxnreg_dec`] | `setmaxnreg.{inc,dec}.sync.aligned.u32` (§9.7.19.5) |
+//!
+//! # Layout
+//!
+//! Both operands are *K-major* tiles in shared memory, the layout a tensor copy
+//! ([`crate::tma`]) writes for a box of `K` × `ROWS` elements (`K` innermost) with a
+//! swizzle of `K * size_of::<T>()` bytes: [`KMajorTile`]`<T, ROWS, K, SWIZZLE>`. `A`
+//! (`M` × `K`, row-major) is such a tile of `M` rows; `B` is stored `N` × `K`, that is
+//! column-major `K` × `N` (the PTX ISA's default, no transpose). A descriptor names
+//! the 8-row groups starting at a row and the 16 elements of `K` starting at a column.
+//!
+//! # Accumulators
+//!
+//! [`Accum`]`<N, REGS>` holds a thread's `REGS = N / 2` elements of the 64 × `N` tile;
+//! [`Accum::coords`] gives their rows and columns (the PTX ISA's figure "WGMMA
+//! .m64nNk16 register fragment layout for accumulator matrix D"), so no kernel
+//! indexes registers by hand. `N` is 64, 128 or 256: aliases [`Accum64`],
+//! [`Accum128`], [`Accum256`].
+//!
+//! # Order of operations
+//!
+//! The multiply runs asynchronously: the accumulator's registers and the shared
+//! memory it reads belong to the tensor cores from [`Accum::mma_async`] until
+//! [`Accum::wait`] says its group is complete. Per step: [`Accum::fence`] (after the
+//! registers or the operands' shared memory were last written by ordinary
+//! instructions), one or more `mma_async`, [`commit_group`], then `wait::<0>()` (or a
+//! larger count to keep groups in flight) before reading the accumulator or
+//! overwriting the tiles. Shared memory written by ordinary stores needs
+//! [`crate::bulk::fence_proxy_async_shared`] before the barrier that precedes the
+//! multiply; tiles written by tensor copies do not. Every thread of the warpgroup
+//! executes each of these together (`.sync.aligned`): call them from
+//! warpgroup-uniform control flow.
+//!
+//! ```no_run
+//! use device_std::bf16;
+//! use device_std::wgmma::{commit_group, Accum128, KMajorTile};
+//! use device_std::SharedArray;
+//! // One warpgroup: a 64 x 128 tile of C from a 64 x 64 tile of A and a 128 x 64 tile
+//! // of B (both K-major, 128-byte swizzled, e.g. written by tensor copies).
+//! fn step(a: &SharedArray<bf16, { 64 * 64 }, 1024>, b: &SharedArray<bf16, { 128 * 64 }, 1024>, acc: &mut Accum128) {
+//!     let (a, b) = (KMajorTile::<bf16, 64, 64, 128>::of(a), KMajorTile::<bf16, 128, 64, 128>::of(b));
+//!     acc.fence();
+//!     for k in 0..4 {
+//!         acc.mma_async(a.descriptor(0, 16 * k), b.descriptor(0, 16 * k), true);
+//!     }
+//!     commit_group();
+//!     acc.wait::<0>();
+//! }
+//! ```
+//!
+//! Under the emulator each thread computes its own accumulator elements from the
+//! shared memory the descriptors name at the `mma_async` call, in `f32`, `k` in order
+//! (the tensor cores round differently in the last bits).
+
+#![allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+
+use crate::host::on_device;
+use crate::mma::MmaInput;
+use crate::{bf16, f16, SharedArray};
+use core::marker::PhantomData;
+
+/// A 64-bit shared-memory matrix descriptor for `wgmma` operands of element type `T`
+/// (PTX ISA §9.7.15.5.1): start address, leading- and stride-dimension byte offsets,
+/// swizzle mode. Made by [`KMajorTile::descriptor`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatrixDescriptor<T> {
+    bits: u64,
+    _elem: PhantomData<T>,
+}
+
+impl<T> MatrixDescriptor<T> {
+    /// The descriptor's 64 bits, as the instruction takes them.
+    #[inline(always)]
+    pub const fn bits(self) -> u64 {
+        self.bits
+    }
+}
+
+/// The swizzle-mode field (bits 62–63) of a descriptor for a swizzle of `bytes`.
+const fn swizzle_mode(bytes: usize) -> u64 {
+    match bytes {
+        128 => 1,
+        64 => 2,
+        32 => 3,
+        _ => 0,
+    }
+}
+
+/// A `ROWS` × `K` tile of `T` in shared memory, K-major and swizzled by `SWIZZLE`
+/// bytes, as a tensor copy with box `(K, ROWS)` and that swizzle writes it (see
+/// [`crate::tma::TensorMap`]): each row is `K * size_of::<T>() == SWIZZLE` bytes (one
+/// swizzle span), 8-row groups of `8 * SWIZZLE` bytes follow each other.
+///
+/// Compile-time rules (checked by [`of`](Self::of)): `SWIZZLE` is 32, 64 or 128;
+/// `K * size_of::<T>() == SWIZZLE`; `ROWS` a multiple of 8; the array holds `ROWS * K`
+/// elements and is aligned to `8 * SWIZZLE` bytes (the swizzle pattern's repeat).
+#[derive(Debug, Clone, Copy)]
+pub struct KMajorTile<T, const ROWS: usize, const K: usize, const SWIZZLE: usize> {
+    addr: u32,
+    _elem: PhantomData<T>,
+}
+
+impl<T: MmaInput, const ROWS: usize, const K: usize, const SWIZZLE: usize>
+    KMajorTile<T, ROWS, K, SWIZZLE>
+{
+    /// Elements of `K` one `mma_async` consumes (16 for 16-bit types).
+    pub const K_STEP: usize = 32 / core::mem::size_of::<T>();
+
+    /// The tile in `array` (see the type's rules: a compile error when they fail).
+    #[inline(always)]
+    pub fn of<const N: usize, const A: usize>(array: &SharedArray<T, N, A>) -> Self {
+        const {
+            assert!(
+                SWIZZLE == 32 || SWIZZLE == 64 || SWIZZLE == 128,
+                "KMajorTile: SWIZZLE must be 32, 64 or 128 bytes"
+            );
+            assert!(
+                K * core::mem::size_of::<T>() == SWIZZLE,
+                "KMajorTile: a row of K elements must span exactly SWIZZLE bytes"
+            );
+            assert!(ROWS % 8 == 0, "KMajorTile: ROWS must be a multiple of 8");
+            assert!(
+                N == ROWS * K,
+                "KMajorTile: the array must hold ROWS * K elements"
+            );
+            assert!(
+                A >= 8 * SWIZZLE,
+                "KMajorTile: the array must be aligned to 8 * SWIZZLE bytes"
+            );
+        }
+        KMajorTile {
+            addr: array.ptr(0).addr(),
+            _elem: PhantomData,
+        }
+    }
+
+    /// The descriptor of the operand whose first row is `row` and first column `col`
+    /// (in elements): `row` a multiple of 8, `col` a multiple of
+    /// [`K_STEP`](Self::K_STEP) below `K` (a trap on the GPU, a panic under the
+    /// emulator, otherwise). The operand spans 64 rows for `A` and `N` rows for `B`
+    /// from `row`; they must lie in the tile (not checked: the instruction decides).
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn descriptor(&self, row: usize, col: usize) -> MatrixDescriptor<T> {
+        assert!(
+            row % 8 == 0 && row < ROWS && col % Self::K_STEP == 0 && col < K,
+            "KMajorTile::descriptor: row must be a multiple of 8 and col of K_STEP, inside the tile"
+        );
+        let start = self.addr as usize + row * SWIZZLE + col * core::mem::size_of::<T>();
+        let stride = 8 * SWIZZLE; // bytes from one 8-row group to the next
+        MatrixDescriptor {
+            bits: ((start as u64 & 0x3_FFFF) >> 4)
+                | 1 << 16 // leading-dimension offset: unused for swizzled K-major tiles
+                | ((stride as u64) >> 4) << 32
+                | swizzle_mode(SWIZZLE) << 62,
+            _elem: PhantomData,
+        }
+    }
+}
+
+/// A thread's part of a 64 × `N` `f32` accumulator of a warpgroup: `REGS = N / 2`
+/// elements. `N` is 64, 128 or 256 (compile error otherwise); use the aliases
+/// [`Accum64`], [`Accum128`], [`Accum256`].
+#[derive(Debug, Clone, Copy)]
+#[repr(transparent)]
+pub struct Accum<const N: usize, const REGS: usize> {
+    regs: [f32; REGS],
+}
+
+/// A 64 × 64 accumulator (32 registers a thread).
+pub type Accum64 = Accum<64, 32>;
+/// A 64 × 128 accumulator (64 registers a thread).
+pub type Accum128 = Accum<128, 64>;
+/// A 64 × 256 accumulator (128 registers a thread).
+pub type Accum256 = Accum<256, 128>;
+
+impl<const N: usize, const REGS: usize> Accum<N, REGS> {
+    const VALID: () = assert!(
+        (N == 64 || N == 128 || N == 256) && REGS * 2 == N,
+        "wgmma::Accum: N must be 64, 128 or 256 and REGS = N / 2 (use Accum64, Accum128, Accum256)"
+    );
+
+    /// All zeros.
+    #[inline(always)]
+    pub fn zero() -> Self {
+        let () = Self::VALID;
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let mut acc = core::mem::MaybeUninit::<Self>::uninit();
+            let p = acc.as_mut_ptr().cast::<f32>();
+            // SAFETY: `Self` is `[f32; REGS]` (one field) and the arm writes all of it,
+            // element by element (an array repeat of a generic length would be a loop
+            // over memory, which keeps the registers in local memory).
+            unsafe {
+                match REGS {
+                    32 => p.cast::<[f32; 32]>().write(<[f32; 32] as RegList>::zero()),
+                    64 => p.cast::<[f32; 64]>().write(<[f32; 64] as RegList>::zero()),
+                    128 => p
+                        .cast::<[f32; 128]>()
+                        .write(<[f32; 128] as RegList>::zero()),
+                    _ => unreachable!(),
+                }
+                acc.assume_init()
+            }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        Accum { regs: [0.0; REGS] }
+    }
+
+    /// `(row, col)` in the 64 × `N` tile of element `i` (0..`REGS`) of thread `t`
+    /// (0..128) of the warpgroup: row `16 (t / 32) + (t % 32) / 4` (+ 8 when `i / 2`
+    /// is odd), column `8 (i / 4) + 2 (t % 4) + i % 2`.
+    #[inline(always)]
+    pub const fn coords(t: u32, i: usize) -> (usize, usize) {
+        let (warp, lane) = ((t / 32) as usize, (t % 32) as usize);
+        (
+            16 * warp + lane / 4 + 8 * ((i / 2) % 2),
+            8 * (i / 4) + 2 * (lane % 4) + i % 2,
+        )
+    }
+
+    /// Element `i` (0..`REGS`), at [`coords`](Self::coords)`(t, i)`. Read it after
+    /// [`wait`](Self::wait).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> f32 {
+        self.regs[i]
+    }
+
+    /// Calls `put(row, col, value)` for each of the calling thread's elements, in
+    /// register order (pairs `(i, i + 1)` for even `i` are adjacent columns of a row).
+    #[inline(always)]
+    pub fn store(&self, mut put: impl FnMut(usize, usize, f32)) {
+        let t = crate::thread::thread_in_block() % 128;
+        each_reg(&self.regs, |i, v| {
+            let (r, c) = Self::coords(t, i);
+            put(r, c, v);
+        });
+    }
+
+    /// Marks the registers as read and written here, so the compiler keeps every
+    /// ordinary access of them on its side of the neighbouring `wgmma` instructions
+    /// (CUTLASS's `warpgroup_fence_operand`).
+    #[inline(always)]
+    fn fence_operands(&mut self) {
+        on_device!("wgmma::Accum::fence_operands", {
+            let p = self.regs.as_mut_ptr();
+            // SAFETY: `regs` has exactly the length of the arm's array type (`VALID`);
+            // the arms fold away but one.
+            unsafe {
+                match REGS {
+                    32 => <[f32; 32] as RegList>::fence(&mut *p.cast()),
+                    64 => <[f32; 64] as RegList>::fence(&mut *p.cast()),
+                    128 => <[f32; 128] as RegList>::fence(&mut *p.cast()),
+                    _ => unreachable!(),
+                }
+            }
+        }, emulated: {})
+    }
+
+    /// `wgmma.fence.sync.aligned`: orders this thread's earlier register and shared
+    /// memory accesses before the next [`mma_async`](Self::mma_async). Call it before
+    /// the first `mma_async` of each step. Every thread of the warpgroup calls it.
+    /// sm_90a.
+    #[inline(always)]
+    pub fn fence(&mut self) {
+        self.fence_operands();
+        on_device!("wgmma::Accum::fence", {
+            // SAFETY: a fence; no operands.
+            unsafe { core::arch::asm!("wgmma.fence.sync.aligned;", options(nostack, preserves_flags)) }
+        }, emulated: {})
+    }
+
+    /// `self = a · b + self` (`accumulate`) or `self = a · b`, for the warpgroup's
+    /// 64 × 16 `a` and `N` × 16 `b` (both K-major in shared memory), issued
+    /// asynchronously into the current `wgmma` group. Every thread of the warpgroup
+    /// calls it with the same descriptors. sm_90a.
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn mma_async<T: WgmmaInput>(
+        &mut self,
+        a: MatrixDescriptor<T>,
+        b: MatrixDescriptor<T>,
+        accumulate: bool,
+    ) {
+        let () = Self::VALID;
+        on_device!("wgmma::Accum::mma_async", {
+            T::mma_async(&mut self.regs, a.bits, b.bits, accumulate)
+        }, emulated: {
+            crate::emulator::wgmma::mma_async::<T>(&mut self.regs, N, a.bits, b.bits, accumulate)
+        })
+    }
+
+    /// `wgmma.wait_group.sync.aligned PENDING`: waits until at most `PENDING` of this
+    /// thread's committed groups are in flight, then hands the registers back to
+    /// ordinary code. With `PENDING = 0` every earlier `mma_async` is complete: read
+    /// the accumulator or overwrite the tiles after it. sm_90a.
+    #[inline(always)]
+    pub fn wait<const PENDING: u32>(&mut self) {
+        on_device!("wgmma::Accum::wait", {
+            // SAFETY: a wait; no operands.
+            unsafe { core::arch::asm!("wgmma.wait_group.sync.aligned {n};", n = const PENDING, options(nostack, preserves_flags)) }
+        }, emulated: {});
+        self.fence_operands();
+    }
+}
+
+/// `wgmma.commit_group.sync.aligned`: closes the current group of this thread's
+/// [`Accum::mma_async`]s, the unit [`Accum::wait`] counts. sm_90a.
+#[inline(always)]
+pub fn commit_group() {
+    on_device!("wgmma::commit_group", {
+        // SAFETY: no operands.
+        unsafe { core::arch::asm!("wgmma.commit_group.sync.aligned;", options(nostack, preserves_flags)) }
+    }, emulated: {})
+}
+
+/// `setmaxnreg.inc.sync.aligned.u32 REGS`: raises this warpgroup's register budget to
+/// `REGS` per thread (24..=256, a multiple of 8: a compile error otherwise), blocking
+/// until the SM's pool has them (other warpgroups free them with
+/// [`setmaxnreg_dec`]). Takes effect only when the kernel's register count is capped
+/// at entry (`#[kernel(max_threads = ..)]`); every thread of the warpgroup calls it.
+/// A hint under the emulator (nothing happens). sm_90a.
+#[inline(always)]
+pub fn setmaxnreg_inc<const REGS: u32>() {
+    const {
+        assert!(
+            REGS >= 24 && REGS <= 256 && REGS % 8 == 0,
+            "setmaxnreg: 24..=256, a multiple of 8"
+        )
+    }
+    on_device!("wgmma::setmaxnreg_inc", {
+        // SAFETY: changes only the warpgroup's register budget.
+        unsafe { core::arch::asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const REGS, options(nostack, preserves_flags)) }
+    }, emulated: {})
+}
+
+/// `setmaxnreg.dec.sync.aligned.u32 REGS`: lowers this warpgroup's register budget to
+/// `REGS` per thread (24..=256, a multiple of 8), returning the rest to the SM's
+/// pool. Same conditions as [`setmaxnreg_inc`]. sm_90a.
+#[inline(always)]
+pub fn setmaxnreg_dec<const REGS: u32>() {
+    const {
+        assert!(
+            REGS >= 24 && REGS <= 256 && REGS % 8 == 0,
+            "setmaxnreg: 24..=256, a multiple of 8"
+        )
+    }
+    on_device!("wgmma::setmaxnreg_dec", {
+        // SAFETY: changes only the warpgroup's register budget.
+        unsafe { core::arch::asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const REGS, options(nostack, preserves_flags)) }
+    }, emulated: {})
+}
+
+/// An input element type of `wgmma` with `f32` accumulators: [`bf16`] or [`f16`].
+/// Sealed (through [`MmaInput`]).
+pub trait WgmmaInput: MmaInput {
+    /// Issues `wgmma.mma_async` for an accumulator of `regs.len() * 2` columns.
+    #[doc(hidden)]
+    fn mma_async<const REGS: usize>(regs: &mut [f32; REGS], a: u64, b: u64, accumulate: bool);
+}
+
+/// Calls `f(i, regs[i])` for every register, unrolled on the GPU (a loop the compiler
+/// kept would index the registers at run time and move them to local memory).
+#[inline(always)]
+fn each_reg<const REGS: usize>(regs: &[f32; REGS], f: impl FnMut(usize, f32)) {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let p = regs.as_ptr();
+        // SAFETY: as in `fence_operands`.
+        unsafe {
+            match REGS {
+                32 => <[f32; 32] as RegList>::each(&*p.cast(), f),
+                64 => <[f32; 64] as RegList>::each(&*p.cast(), f),
+                128 => <[f32; 128] as RegList>::each(&*p.cast(), f),
+                _ => unreachable!(),
+            }
+        }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let mut f = f;
+        for (i, &v) in regs.iter().enumerate() {
+            f(i, v);
+        }
+    }
+}
+
+/// Per-register operations written out for one accumulator size.
+#[cfg(target_arch = "nvptx64")]
+trait RegList {
+    /// All zeros, written element by element.
+    fn zero() -> Self;
+    /// One empty instruction that reads and redefines every register.
+    fn fence(&mut self);
+    /// `f(i, self[i])` for each `i`, in order, unrolled.
+    fn each(&self, f: impl FnMut(usize, f32));
+}
+
+/// [`RegList`] for `[f32; $r]`, the registers listed as `$i`.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! reg_list {
+    ($r:literal; $first:literal $($i:literal)*) => {
+        impl RegList for [f32; $r] {
+            #[inline(always)]
+            fn zero() -> Self {
+                let mut r = core::mem::MaybeUninit::<[f32; $r]>::uninit();
+                let p = r.as_mut_ptr();
+                // SAFETY: moves of zero into every element (written as instructions: a
+                // zeroed array of this size becomes a `memset` the backend expands to a
+                // loop over local memory); the places are raw-pointer projections.
+                unsafe {
+                    core::arch::asm!(
+                        concat!("mov.b32 {", $first, "}, 0;", $(" mov.b32 {", $i, "}, 0;",)*),
+                        out(reg32) (*p)[$first], $(out(reg32) (*p)[$i],)*
+                        options(pure, nomem, nostack, preserves_flags),
+                    );
+                    r.assume_init()
+                }
+            }
+            #[inline(always)]
+            fn fence(&mut self) {
+                // SAFETY: an empty instruction (a PTX comment) naming the registers.
+                unsafe {
+                    core::arch::asm!(
+                        concat!("// wgmma registers {", $first, "}", $(" {", $i, "}",)*),
+                        inout(reg32) self[$first], $(inout(reg32) self[$i],)*
+                        options(nostack, preserves_flags),
+                    );
+                }
+            }
+            #[inline(always)]
+            fn each(&self, mut f: impl FnMut(usize, f32)) {
+                f($first, self[$first]);
+                $(f($i, self[$i]);)*
+            }
+        }
+    };
+}
+
+/// One `wgmma.mma_async` shape: `$n` columns, `$r` registers listed as `$i`.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! wgmma_asm {
+    ($t:ty, $tn:literal, $n:literal, $r:literal; $first:literal $($i:literal)*) => {
+        impl WgmmaShape<$r> for $t {
+            #[inline(always)]
+            fn issue(regs: &mut [f32; $r], a: u64, b: u64, accumulate: bool) {
+                // SAFETY: registers and the shared memory the descriptors name, read
+                // asynchronously until the thread's wait (the documented contract);
+                // every thread of the warpgroup executes it (`.aligned`).
+                unsafe {
+                    core::arch::asm!(
+                        concat!(
+                            "{{\n.reg .pred p;\nsetp.ne.b32 p, {s}, 0;\nwgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.", $tn, ".", $tn, " {{",
+                            "{", $first, "}", $(", {", $i, "}",)*
+                            "}}, {a}, {b}, p, 1, 1, 0, 0;\n}}"
+                        ),
+                        inout(reg32) regs[$first], $(inout(reg32) regs[$i],)*
+                        a = in(reg64) a, b = in(reg64) b, s = in(reg32) accumulate as u32,
+                        options(nostack, preserves_flags),
+                    );
+                }
+            }
+        }
+    };
+}
+
+/// The instruction of one accumulator size, per element type.
+#[cfg(target_arch = "nvptx64")]
+trait WgmmaShape<const REGS: usize> {
+    fn issue(regs: &mut [f32; REGS], a: u64, b: u64, accumulate: bool);
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod shapes {
+    use super::{RegList, WgmmaShape};
+    use crate::{bf16, f16};
+    reg_list!(32; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+    reg_list!(64; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+    reg_list!(128; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
+    wgmma_asm!(bf16, "bf16", 64, 32; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+    wgmma_asm!(bf16, "bf16", 128, 64; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+    wgmma_asm!(bf16, "bf16", 256, 128; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
+    wgmma_asm!(f16, "f16", 64, 32; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+    wgmma_asm!(f16, "f16", 128, 64; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+    wgmma_asm!(f16, "f16", 256, 128; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
+}
+
+macro_rules! wgmma_input {
+    ($t:ty) => {
+        impl WgmmaInput for $t {
+            #[inline(always)]
+            fn mma_async<const REGS: usize>(regs: &mut [f32; REGS], a: u64, b: u64, accumulate: bool) {
+                on_device!("wgmma::mma_async", {
+                    // The casts are between identical types: REGS is 32, 64 or 128
+                    // (`Accum::VALID`), so one arm is taken and the rest fold away.
+                    let p = regs.as_mut_ptr();
+                    // SAFETY: `regs` has exactly the length of the arm's array type.
+                    unsafe {
+                        match REGS {
+                            32 => <$t as WgmmaShape<32>>::issue(&mut *p.cast(), a, b, accumulate),
+                            64 => <$t as WgmmaShape<64>>::issue(&mut *p.cast(), a, b, accumulate),
+                            128 => <$t as WgmmaShape<128>>::issue(&mut *p.cast(), a, b, accumulate),
+                            _ => unreachable!(),
+                        }
+                    }
+                }, emulated: {
+                    let _ = (regs, a, b, accumulate);
+                    unreachable!("the emulator computes wgmma without the instruction")
+                })
+            }
+        }
+    };
+}
+wgmma_input!(bf16);
+wgmma_input!(f16);
