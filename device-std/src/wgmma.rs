@@ -250,6 +250,24 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
         });
     }
 
+    /// Calls `put(row, col, pair)` for each pair of adjacent columns `(col, col + 1)` of a
+    /// row the calling thread holds (`col` even), `pair` holding both as `bf16` (round to
+    /// nearest even), `col`'s in the low 16 bits: ready for one 4-byte store
+    /// (`cvt.rn.bf16x2.f32`, PTX ISA §9.7.9.21 "cvt", sm_80).
+    #[inline(always)]
+    pub fn store_bf16_pairs(&self, mut put: impl FnMut(usize, usize, u32)) {
+        let t = crate::thread::thread_in_block() % 128;
+        let mut lo = 0.0f32;
+        each_reg(&self.regs, |i, v| {
+            if i % 2 == 0 {
+                lo = v;
+            } else {
+                let (r, c) = Self::coords(t, i - 1);
+                put(r, c, bf16x2(lo, v));
+            }
+        });
+    }
+
     /// Marks the registers as read and written here, so the compiler keeps every
     /// ordinary access of them on its side of the neighbouring `wgmma` instructions
     /// (CUTLASS's `warpgroup_fence_operand`).
@@ -315,6 +333,19 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
         }, emulated: {});
         self.fence_operands();
     }
+}
+
+/// `lo` and `hi` as `bf16`, rounded to nearest even, `lo` in the low half.
+#[inline(always)]
+fn bf16x2(lo: f32, hi: f32) -> u32 {
+    on_device!("wgmma::bf16x2", {
+        let out: u32;
+        // SAFETY: a conversion between registers.
+        unsafe { core::arch::asm!("cvt.rn.bf16x2.f32 {d}, {hi}, {lo};", d = out(reg32) out, hi = in(reg32) hi, lo = in(reg32) lo, options(pure, nomem, nostack, preserves_flags)) };
+        out
+    }, emulated: {
+        u32::from(bf16::from_f32(lo).to_bits()) | u32::from(bf16::from_f32(hi).to_bits()) << 16
+    })
 }
 
 /// `wgmma.commit_group.sync.aligned`: closes the current group of this thread's

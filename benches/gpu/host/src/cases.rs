@@ -19,6 +19,8 @@ pub struct Env<'a> {
     pub ctx: &'a Arc<CudaContext>,
     pub stream: &'a Arc<CudaStream>,
     pub rust: &'a Module,
+    /// `examples/mma_gemm`'s kernels (sm_90a), when given.
+    pub gemm: Option<&'a Module>,
     pub reference: &'a Arc<CudaModule>,
     pub vendor: &'a str,
     pub opts: &'a Options,
@@ -72,6 +74,10 @@ pub const ALL: &[Case] = &[
     Case {
         name: "sgemm",
         run: sgemm,
+    },
+    Case {
+        name: "gemm_bf16",
+        run: gemm_bf16,
     },
 ];
 
@@ -891,4 +897,125 @@ fn sgemm(env: &Env) -> Result<Vec<Row>> {
         |_| Ok(()),
         &[("rust", &rust), ("nvcc", &nvcc), ("cuBLAS", &cublas)],
     )
+}
+
+/// The tensor-core GEMM: `examples/mma_gemm`'s `gemm_wgmma` against cuBLAS
+/// (`cublasGemmEx`, BF16 in and out, FP32 compute) at 4096³ and 8192³, `c = a · bᵀ` with
+/// `a` `m × k` and `b` `n × k` row-major (cuBLAS's "TN" form). Needs `--gemm-ptx`.
+fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
+    use cudarc::cublas::sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
+    use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
+    use device_std::bf16;
+    use host_loader::tma::TensorMap;
+    use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
+    type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
+    type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
+    let Some(module) = env.gemm else {
+        bail!("gemm_bf16 needs --gemm-ptx (examples/mma_gemm built with --arch sm_90a)");
+    };
+    let gemm = module.kernel::<(
+        MapA<'static>,
+        MapB<'static>,
+        SliceMut<bf16>,
+        u32,
+        u32,
+        u32,
+        u32,
+    )>("gemm_wgmma")?;
+    let blas = CudaBlas::new(env.stream.clone())?;
+    let mut rows = Vec::new();
+    let sizes: &[usize] = if env.opts.quick {
+        &[512]
+    } else {
+        &[4096, 8192]
+    };
+    for &n in sizes {
+        let mut r = rng(env, 11 + n as u64);
+        let a: Vec<bf16> = (0..n * n)
+            .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
+            .collect();
+        let bt: Vec<bf16> = (0..n * n)
+            .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
+            .collect();
+        let (a_d, b_d) = (env.stream.clone_htod(&a)?, env.stream.clone_htod(&bt)?);
+        let dims = [n as u64, n as u64];
+        let stride = [2 * n as u64];
+        let map_a = MapA::tiled(env.stream, &a_d, dims, &stride)?;
+        let map_b = MapB::tiled(env.stream, &b_d, dims, &stride)?;
+        let n32 = n as u32;
+        let cfg = LaunchConfig {
+            grid_dim: (u32::try_from(n.div_ceil(WG_BN) * n.div_ceil(WG_BM))?, 1, 1),
+            block_dim: (384, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: each block writes its 128 x 256 tile of c, inside n * n; the maps
+        // describe a_d and b_d, which outlive every launch.
+        let launch = |c: &mut CudaSlice<bf16>, group: u32| -> Result<()> {
+            Ok(unsafe { gemm.launch(env.stream, cfg, (&map_a, &map_b, c, n32, n32, n32, group)) }?)
+        };
+        let rust = |c: &mut CudaSlice<bf16>| launch(c, 8);
+        let rust_g1 = |c: &mut CudaSlice<bf16>| launch(c, 1);
+        let rust_g16 = |c: &mut CudaSlice<bf16>| launch(c, 16);
+        // Row-major C (m x n) is column-major C^T = B A^T: cuBLAS's A is our b
+        // (k x n column-major, transposed), its B our a (k x m column-major).
+        let gemm_cfg = GemmConfig {
+            transa: CUBLAS_OP_T,
+            transb: CUBLAS_OP_N,
+            m: n as i32,
+            n: n as i32,
+            k: n as i32,
+            alpha: bf16::ONE,
+            lda: n as i32,
+            ldb: n as i32,
+            beta: bf16::ZERO,
+            ldc: n as i32,
+        };
+        // SAFETY: all three buffers hold n * n elements.
+        let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
+            Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
+        };
+        let sample: Vec<(usize, usize)> = (0..2048)
+            .map(|_| (r.random_range(0..n), r.random_range(0..n)))
+            .collect();
+        for (who, launch) in [
+            ("rust", &rust as &dyn Fn(&mut CudaSlice<bf16>) -> Result<()>),
+            ("rust g1", &rust_g1),
+            ("cuBLAS", &cublas),
+        ] {
+            let mut c = env.stream.clone_htod(&vec![bf16::NAN; n * n])?;
+            launch(&mut c)?;
+            let got = env.stream.clone_dtoh(&c)?;
+            ensure!(
+                got.iter().all(|v| v.is_finite()),
+                "gemm_bf16 {who}: an output element was not written"
+            );
+            // Each sampled element within 2^-7 relative (bf16 rounding of the output is
+            // 2^-9) plus the f32 accumulation's 1e-5 * sqrt(n) of the row norms.
+            for &(i, j) in &sample {
+                let want: f64 = (0..n)
+                    .map(|p| a[i * n + p].to_f64() * bt[j * n + p].to_f64())
+                    .sum();
+                let g = got[i * n + j].to_f64();
+                ensure!(
+                    (g - want).abs() <= want.abs() / 128.0 + 1e-3 * (n as f64).sqrt(),
+                    "gemm_bf16 {who}: C[{i}][{j}] = {g}, want {want}"
+                );
+            }
+        }
+        let mut c = env.stream.alloc_zeros::<bf16>(n * n)?;
+        rows.append(&mut timed(
+            env,
+            &format!("gemm_bf16 {n}³"),
+            (0.0, 2.0 * (n as f64).powi(3)),
+            &mut c,
+            |_| Ok(()),
+            &[
+                ("rust", &rust),
+                ("rust g1", &rust_g1),
+                ("rust g16", &rust_g16),
+                ("cuBLAS", &cublas),
+            ],
+        )?);
+    }
+    Ok(rows)
 }

@@ -27,6 +27,10 @@ pub struct Options {
     /// File with `NAME MEDIAN_MS` lines from the CUB program (`vendor.cu`).
     #[arg(long)]
     pub vendor: Option<PathBuf>,
+    /// Linked PTX of `examples/mma_gemm` built for sm_90a (`gemm_wgmma`): the tensor-core
+    /// GEMM case runs only with it.
+    #[arg(long)]
+    pub gemm_ptx: Option<PathBuf>,
     /// Timed launches per variant (the median is reported).
     #[arg(long, default_value_t = 51)]
     pub runs: usize,
@@ -62,10 +66,15 @@ fn main() -> Result<()> {
         }
         None => String::new(),
     };
+    let gemm = match &opts.gemm_ptx {
+        Some(path) => Some(host_loader::Module::from_ptx_file(&ctx, path)?),
+        None => None,
+    };
     let env = cases::Env {
         ctx: &ctx,
         stream: &stream,
         rust: &rust,
+        gemm: gemm.as_ref(),
         reference: &reference,
         vendor: &vendor,
         opts: &opts,

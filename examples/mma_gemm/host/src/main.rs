@@ -127,7 +127,15 @@ fn wgmma(
     use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
     type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
     type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
-    type Sig = (MapA<'static>, MapB<'static>, SliceMut<bf16>, u32, u32, u32);
+    type Sig = (
+        MapA<'static>,
+        MapB<'static>,
+        SliceMut<bf16>,
+        u32,
+        u32,
+        u32,
+        u32,
+    );
     let gemm = module.kernel::<Sig>("gemm_wgmma")?;
     let mut failed = 0;
     for (m, n, k) in [
@@ -155,12 +163,9 @@ fn wgmma(
             })
             .collect();
         let mut c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
+        let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
         let cfg = LaunchConfig {
-            grid_dim: (
-                u32::try_from(n.div_ceil(WG_BN))?,
-                u32::try_from(m.div_ceil(WG_BM))?,
-                1,
-            ),
+            grid_dim: (u32::try_from(tiles)?, 1, 1),
             block_dim: (384, 1, 1),
             shared_mem_bytes: 0,
         };
@@ -170,7 +175,7 @@ fn wgmma(
             gemm.launch(
                 stream,
                 cfg,
-                (&map_a, &map_b, &mut c_d, m as u32, n as u32, k as u32),
+                (&map_a, &map_b, &mut c_d, m as u32, n as u32, k as u32, 8),
             )
         }?;
         let c = stream.clone_dtoh(&c_d)?;

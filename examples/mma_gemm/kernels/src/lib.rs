@@ -145,15 +145,25 @@ pub type MapB = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
 /// tensor maps' 16-byte row stride); `m` and `n` are free (edges masked; elements past
 /// the matrices read as zero through the maps).
 ///
-/// Each block (384 threads: three warpgroups; a trap otherwise) computes a 128 × 256 tile
-/// of `c` at `(128 blockIdx.y, 256 blockIdx.x)`: warpgroup 0's first thread is the
+/// Each block (384 threads: three warpgroups; a trap otherwise) computes one 128 × 256
+/// tile of `c`, block `blockIdx.x` taking the tiles in groups of `group_m` tile rows
+/// swept column by column (8 keeps a wave's operands in L2; 1 is row-major order):
+/// launch a 1D grid of `ceil(m / 128) * ceil(n / 256)` blocks. Warpgroup 0's first thread is the
 /// producer, issuing tensor copies of 128 × 64 tiles of `a` and 256 × 64 tiles of `b` into
 /// a ring of 4 stages (full/empty mbarriers); warpgroups 1 and 2 each multiply 64 rows
 /// of the tile with `wgmma.m64n256k16`, keeping one group in flight while they release
-/// the previous stage. Launch a `(ceil(n / 256), ceil(m / 128))` grid.
+/// the previous stage.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 #[kernel]
-pub fn gemm_wgmma(a: MapA, b: MapB, mut c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+pub fn gemm_wgmma(
+    a: MapA,
+    b: MapB,
+    mut c: DisjointSlice<bf16>,
+    m: u32,
+    n: u32,
+    k: u32,
+    group_m: u32,
+) {
     use device_std::wgmma::{commit_group, Accum256, KMajorTile};
     use device_std::{Mbarriers, Phases, SharedArray};
     const A_TILE: usize = WG_BM * WG_BK;
@@ -167,10 +177,13 @@ pub fn gemm_wgmma(a: MapA, b: MapB, mut c: DisjointSlice<bf16>, m: u32, n: u32, 
     let full = Mbarriers::<WG_STAGES>::new(1);
     let empty = Mbarriers::<WG_STAGES>::new(8);
     let t = thread::thread_in_block() as usize;
-    let (m0, n0) = (
-        WG_BM * thread::blockIdx_y() as usize,
-        WG_BN * thread::blockIdx_x() as usize,
+    let (tile_m, tile_n) = raster(
+        thread::blockIdx_x() as usize,
+        m.div_ceil(WG_BM),
+        n.div_ceil(WG_BN),
+        group_m as usize,
     );
+    let (m0, n0) = (WG_BM * tile_m, WG_BN * tile_n);
     let k_tiles = k.div_ceil(WG_BK);
     // The warpgroup index, read from lane 0 so that the compiler sees it is the same
     // across the warp: branches on it are then uniform, which wgmma needs to run
@@ -220,13 +233,35 @@ pub fn gemm_wgmma(a: MapA, b: MapB, mut c: DisjointSlice<bf16>, m: u32, n: u32, 
     }
     acc.wait::<0>();
     let row0 = m0 + 64 * wg;
-    acc.store(|r, col, v| {
-        let (i, j) = (row0 + r, n0 + col);
-        if i < m && j < n {
-            // SAFETY: (block, warpgroup, thread, element) maps one-to-one onto (i, j) of
-            // this warpgroup's 64 x 256 part of the block's tile; i * n + j < m * n <=
-            // c.len().
-            unsafe { *c.get_unchecked_mut(i * n + j) = bf16::from_f32(v) };
-        }
-    });
+    let out = c.as_mut_ptr();
+    if row0 + 64 <= m && n0 + WG_BN <= n && n % 2 == 0 {
+        // A whole tile with even rows: each pair of columns is one 4-byte store.
+        acc.store_bf16_pairs(|r, col, pair| {
+            // SAFETY: (block, warpgroup, thread, pair) maps one-to-one onto (i, j..j+2)
+            // of this warpgroup's 64 x 256 part of the tile, inside m x n; i * n + j is
+            // even (n and j are), so the address is 4-byte aligned.
+            unsafe { *out.add((row0 + r) * n + n0 + col).cast::<u32>() = pair };
+        });
+    } else {
+        acc.store(|r, col, v| {
+            let (i, j) = (row0 + r, n0 + col);
+            if i < m && j < n {
+                // SAFETY: as above, one element, masked to m x n.
+                unsafe { *out.add(i * n + j) = bf16::from_f32(v) };
+            }
+        });
+    }
+}
+
+/// The `(row, column)` tile of `c` that block `block` computes, sweeping `group_m`
+/// tile rows together column by column (so that a wave of blocks shares tiles of `a`
+/// and `b` in L2) — `group_m = 1` is plain row-major order.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+fn raster(block: usize, tiles_m: usize, tiles_n: usize, group_m: usize) -> (usize, usize) {
+    let group_m = group_m.max(1);
+    let per_group = group_m * tiles_n;
+    let first = (block / per_group) * group_m;
+    let rows = (tiles_m - first).min(group_m);
+    let within = block % per_group;
+    (first + within % rows, within / rows)
 }
