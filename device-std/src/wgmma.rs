@@ -330,7 +330,11 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
         on_device!("wgmma::Accum::wait", {
             // SAFETY: a wait; no operands.
             unsafe { core::arch::asm!("wgmma.wait_group.sync.aligned {n};", n = const PENDING, options(nostack, preserves_flags)) }
-        }, emulated: {});
+        }, emulated: {
+            // `.sync.aligned`: the warp's lanes reach the wait together, so none runs
+            // ahead of another's multiplies (whose reads the emulator does at issue).
+            crate::thread::sync_warp(u32::MAX)
+        });
         self.fence_operands();
     }
 }

@@ -30,7 +30,17 @@ pub struct LaunchConfig {
     /// CTAs per thread-block cluster along x, y, z (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`);
     /// `(1, 1, 1)`: every block is its own cluster.
     pub cluster: (u32, u32, u32),
+    /// Most static shared memory (`SharedArray`s) a block may declare, in bytes: the
+    /// kernel's build target's limit, which ptxas enforces on the GPU — 49152 (48 KiB)
+    /// for plain targets (`sm_90`), up to [`MAX_STATIC_SHARED_BYTES`] for
+    /// architecture-specific ones (`sm_90a`, `sm_100a`; `sm_120a`: 101376).
+    pub static_shared_limit: u32,
 }
+
+/// Most static shared memory an emulated block may declare with
+/// [`LaunchConfig::with_static_shared_limit`], in bytes: ptxas's limit for `sm_90a`
+/// and `sm_100a` (227 KiB, the whole opt-in shared memory of a block).
+pub const MAX_STATIC_SHARED_BYTES: u32 = 232_448;
 
 impl LaunchConfig {
     /// `grid` blocks of `block` threads, no dynamic shared memory.
@@ -40,6 +50,7 @@ impl LaunchConfig {
             block,
             dynamic_shared_bytes: 0,
             cluster: (1, 1, 1),
+            static_shared_limit: 48 * 1024,
         }
     }
 
@@ -56,6 +67,17 @@ impl LaunchConfig {
     pub fn with_cluster(self, x: u32, y: u32, z: u32) -> Self {
         LaunchConfig {
             cluster: (x, y, z),
+            ..self
+        }
+    }
+
+    /// The same launch for a kernel built for a target that allows `bytes` of static
+    /// shared memory per block (see [`static_shared_limit`](Self::static_shared_limit);
+    /// e.g. 232448 for `sm_90a`). More than [`MAX_STATIC_SHARED_BYTES`] is an
+    /// [`EmulatorError::InvalidLaunch`].
+    pub fn with_static_shared_limit(self, bytes: u32) -> Self {
+        LaunchConfig {
+            static_shared_limit: bytes,
             ..self
         }
     }
@@ -121,6 +143,8 @@ pub(crate) struct Launch {
     pub(crate) block: [u32; 3],
     pub(crate) block_size: u32,
     pub(crate) dynamic: u32,
+    /// Most static shared memory per block, in bytes.
+    pub(crate) static_limit: u32,
     /// CTAs per cluster along x, y, z.
     pub(crate) cluster: [u32; 3],
     /// Unique per launch in the process (never 0).
@@ -197,6 +221,12 @@ fn validate(cfg: &LaunchConfig) -> Result<(), EmulatorError> {
             cfg.dynamic_shared_bytes
         ));
     }
+    if cfg.static_shared_limit > MAX_STATIC_SHARED_BYTES {
+        return invalid(format!(
+            "a static shared memory limit of {} bytes exceeds {MAX_STATIC_SHARED_BYTES} (sm_90a's)",
+            cfg.static_shared_limit
+        ));
+    }
     Ok(())
 }
 
@@ -231,6 +261,7 @@ pub fn launch_with<F: Fn() + Sync>(
         block: [b.0, b.1, b.2],
         block_size: b.0 * b.1 * b.2,
         dynamic: cfg.dynamic_shared_bytes,
+        static_limit: cfg.static_shared_limit,
         cluster: [cfg.cluster.0, cfg.cluster.1, cfg.cluster.2],
         id: IDS.fetch_add(1, Ordering::Relaxed),
         writes: WriteLog::new(),
@@ -278,7 +309,11 @@ pub fn launch_with<F: Fn() + Sync>(
         };
         let mut arenas = Vec::with_capacity(per);
         for _ in 0..per {
-            match Arena::new(launch.dynamic as usize, options.check_shared) {
+            match Arena::new(
+                launch.dynamic as usize,
+                launch.static_limit as usize,
+                options.check_shared,
+            ) {
                 Ok(a) => arenas.push(a),
                 Err(e) => return fail(0, EmulatorError::Resources(e)),
             }

@@ -191,7 +191,7 @@ fn try_complete(block: &Block<'_>, b: &mut Mbar) -> bool {
 #[track_caller]
 pub(crate) fn arrive(addr: u32, tx: u32) {
     let site = core::panic::Location::caller();
-    with_bar(addr, |_, block, b| {
+    with_bar(addr, |ctx, block, b| {
         if b.pending == 0 {
             return Err(format!(
                 "{site}: arrives on the mbarrier declared at {} more often than its {} expected arrivals in phase {}",
@@ -200,6 +200,7 @@ pub(crate) fn arrive(addr: u32, tx: u32) {
         }
         b.tx += i64::from(tx);
         b.pending -= 1;
+        carry_observations(block, ctx.linear, b);
         if b.pending == 0 && b.tx == 0 && !b.queued.is_empty() {
             let bytes: usize = b.queued.iter().map(|q| q.data.len()).sum();
             return Err(format!(
@@ -250,6 +251,7 @@ fn land(block: &Block<'_>, b: &mut Mbar) -> Result<(), String> {
             phase: b.phases,
             site: q.site,
             observers: std::vec![0; warps],
+            via: Vec::new(),
         });
         b.tx -= bytes as i64;
     }
@@ -281,8 +283,20 @@ pub(crate) fn land_all(block: &Block<'_>) -> Result<bool, EmulatorError> {
     Ok(any)
 }
 
+/// Thread `t` arrives on `b`'s current phase: whoever observes that phase complete is
+/// ordered after every load `t` has observed (release on arrive, acquire on wait).
+fn carry_observations(block: &Block<'_>, t: u32, b: &Mbar) {
+    let (w, bit) = ((t / 32) as usize, 1u32 << (t % 32));
+    for l in &mut block.mem.borrow_mut().landed {
+        if l.observers.get(w).is_some_and(|m| m & bit != 0) {
+            l.via.push((b.addr, b.phases));
+        }
+    }
+}
+
 /// Thread `t` saw the phase of parity `parity` of `b` complete: the loads
-/// that landed on `b` in that phase or before are visible to it.
+/// that landed on `b` in that phase or before are visible to it, and those an
+/// arriving thread carried into such a phase.
 fn observe(block: &Block<'_>, b: &Mbar, parity: u32, t: u32) {
     // The most recent completed phase of that parity (none on a fresh barrier
     // asked for parity 1: "the phase before the first").
@@ -294,7 +308,8 @@ fn observe(block: &Block<'_>, b: &Mbar, parity: u32, t: u32) {
     };
     let (w, bit) = ((t / 32) as usize, 1u32 << (t % 32));
     for l in &mut block.mem.borrow_mut().landed {
-        if l.bar == b.addr && l.phase <= seen {
+        let carried = l.via.iter().any(|&(bar, p)| bar == b.addr && p <= seen);
+        if (l.bar == b.addr && l.phase <= seen) || carried {
             if let Some(m) = l.observers.get_mut(w) {
                 *m |= bit;
             }

@@ -102,6 +102,7 @@ pub(crate) mod wgmma;
 pub use error::{EmulatorError, RaceKind, ThreadCoords};
 pub use executor::{
     launch, launch_with, LaunchConfig, LaunchStats, Options, MAX_DYNAMIC_SHARED_BYTES,
+    MAX_STATIC_SHARED_BYTES,
 };
 pub use global::GlobalMut;
 pub use tma::TensorMapDesc;

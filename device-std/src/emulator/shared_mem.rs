@@ -36,8 +36,6 @@ use std::vec::Vec;
 pub(crate) const DYN_BASE: usize = 1024;
 /// Red zone before each static array, in bytes.
 const RED_ZONE: usize = 256;
-/// CUDA's limit on static shared memory per block (no opt-in), in bytes.
-pub(crate) const STATIC_LIMIT: usize = 48 * 1024;
 /// Most `SharedArray` declarations a block may use.
 const MAX_ARRAYS: usize = 64;
 /// Alignment of the arena's base, in bytes (at least the largest `ALIGN`).
@@ -69,6 +67,8 @@ pub(crate) struct Arena {
     shadow: Vec<Shadow>,
     now: u32,
     check: bool,
+    /// Most static shared bytes a block may declare.
+    static_limit: usize,
 }
 
 // SAFETY: the arena owns its allocation; it moves between OS threads only
@@ -80,8 +80,8 @@ impl Arena {
     /// `check` enables the shadow.
     ///
     /// Errors: the allocation fails.
-    pub(crate) fn new(dynamic: usize, check: bool) -> Result<Self, String> {
-        let cap = DYN_BASE + dynamic + MAX_ARRAYS * (RED_ZONE + 1024) + STATIC_LIMIT;
+    pub(crate) fn new(dynamic: usize, static_limit: usize, check: bool) -> Result<Self, String> {
+        let cap = DYN_BASE + dynamic + MAX_ARRAYS * (RED_ZONE + 1024) + static_limit;
         let layout = Layout::from_size_align(cap, ARENA_ALIGN).map_err(|e| format!("{e}"))?;
         // SAFETY: `layout` has a non-zero size.
         let base = unsafe { alloc(layout) };
@@ -93,6 +93,7 @@ impl Arena {
         Ok(Arena {
             base,
             layout,
+            static_limit,
             shadow: if check {
                 std::vec![Shadow::default(); cap]
             } else {
@@ -135,6 +136,7 @@ impl Arena {
             allocs,
             top: DYN_BASE + dynamic,
             static_bytes: 0,
+            static_limit: self.static_limit,
             dynamic,
             pending: Vec::new(),
             landed: Vec::new(),
@@ -249,6 +251,10 @@ pub(crate) struct Landed {
     pub(crate) site: Site,
     /// One bit per thread, one word per warp: who observed it.
     pub(crate) observers: Vec<u32>,
+    /// Other barrier phases `(barrier, phase)` that an observer arrived on: a thread
+    /// that sees one of them complete is ordered after the load too (the consumer that
+    /// read a stage releases it to the producer through an `empty` barrier).
+    pub(crate) via: Vec<(u32, u64)>,
 }
 
 /// A block's view of its worker's arena.
@@ -264,6 +270,8 @@ pub(crate) struct SharedMem<'a> {
     allocs: Vec<Alloc>,
     top: usize,
     static_bytes: usize,
+    /// Most static bytes (the launch's `static_shared_limit`).
+    static_limit: usize,
     dynamic: usize,
     /// Bytes asynchronous copies are still writing or reading.
     pub(crate) pending: Vec<PendingRange>,
@@ -404,10 +412,11 @@ impl SharedMem<'_> {
             return Ok(a.start as u32);
         }
         let arrays = self.allocs.iter().filter(|a| a.site.is_some()).count();
-        if arrays >= MAX_ARRAYS || self.static_bytes + bytes > STATIC_LIMIT {
+        if arrays >= MAX_ARRAYS || self.static_bytes + bytes > self.static_limit {
             return Err(Fault::TooLarge(format!(
-                "{} bytes in {arrays} arrays, plus {bytes} bytes declared at {site}",
-                self.static_bytes
+                "{} bytes in {arrays} arrays, plus {bytes} bytes declared at {site}, past the \
+                 launch's {} bytes (LaunchConfig::with_static_shared_limit; 232448 for sm_90a)",
+                self.static_bytes, self.static_limit
             )));
         }
         let start = (self.top + RED_ZONE).next_multiple_of(align.max(16));

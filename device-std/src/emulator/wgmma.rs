@@ -75,7 +75,8 @@ pub(crate) fn swizzle(a: u32, bytes: u32) -> u32 {
 }
 
 /// `Accum::mma_async`: `regs` (this thread's part of the 64 × `n` accumulator) =
-/// `A · B (+ regs)`, `A` 64 × 16 and `B` `n` × 16 from the descriptors.
+/// `A · B (+ regs)`, `A` 64 × 16 and `B` `n` × 16 from the descriptors. The thread reads
+/// only the two rows of `A` and the `n / 4` rows of `B` its elements need.
 #[track_caller]
 pub(crate) fn mma_async<T: MmaInput>(regs: &mut [f32], n: usize, a: u64, b: u64, accumulate: bool) {
     let size = crate::thread::block_size();
@@ -88,12 +89,26 @@ pub(crate) fn mma_async<T: MmaInput>(regs: &mut [f32], n: usize, a: u64, b: u64,
         ));
     }
     let (a, b) = (decode(a, "A"), decode(b, "B"));
+    let coords = crate::wgmma::Accum128::coords;
+    let t = t % 128;
+    // Rows of A: coords' row for even and odd register pairs; columns: every `i % 4`
+    // pattern repeats each 8 columns.
+    let (r0, _) = coords(t, 0);
+    let a_rows: [[f32; 16]; 2] =
+        core::array::from_fn(|h| core::array::from_fn(|k| a.get::<T>(r0 + 8 * h, k)));
+    let b_rows: std::vec::Vec<[f32; 16]> = (0..n / 4)
+        .map(|q| {
+            let (_, c) = coords(t, 4 * (q / 2) + q % 2);
+            core::array::from_fn(|k| b.get::<T>(c, k))
+        })
+        .collect();
     for (i, reg) in regs.iter_mut().enumerate() {
-        let (r, c) = crate::wgmma::Accum128::coords(t % 128, i);
-        debug_assert!(c < n);
+        let (r, c) = coords(t, i);
+        debug_assert!(c < n && (r == r0 || r == r0 + 8));
+        let (ar, br) = (&a_rows[(r - r0) / 8], &b_rows[2 * (i / 4) + i % 2]);
         let mut sum = if accumulate { *reg } else { 0.0 };
         for k in 0..16 {
-            sum += a.get::<T>(r, k) * b.get::<T>(c, k);
+            sum += ar[k] * br[k];
         }
         *reg = sum;
     }

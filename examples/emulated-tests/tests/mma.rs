@@ -98,3 +98,228 @@ fn gemm_bf16_matches_the_f64_reference_at_square_and_ragged_sizes() {
         assert!(err < 1e-5, "{m}x{n}x{k}: relative Frobenius error {err:e}");
     }
 }
+
+/// `gemm_wgmma` (`c = a · bᵀ`, `bf16` out) under the emulator: tensor copies with the
+/// 128-byte swizzle into a 4-stage mbarrier ring, wgmma descriptors reading through the
+/// same swizzle. Returns `c` and the `f64` reference.
+fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) {
+    use device_std::emulator::TensorMapDesc;
+    use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
+    let mut r = rng(seed);
+    let a: Vec<bf16> = (0..m * k)
+        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
+        .collect();
+    let bt: Vec<bf16> = (0..n * k)
+        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
+        .collect();
+    let map = |x: &[bf16], rows: usize, box_rows: usize| {
+        // SAFETY: `x` holds rows * k elements and outlives the launch below; the kernel
+        // only reads through the map.
+        unsafe {
+            TensorMapDesc::new_swizzled(
+                x.as_ptr().cast_mut(),
+                rows * k,
+                &[k as u64, rows as u64],
+                &[2 * k as u64],
+                &[WG_BK as u32, box_rows as u32],
+                128,
+            )
+        }
+        .unwrap()
+    };
+    let (map_a, map_b) = (map(&a, m, WG_BM), map(&bt, n, WG_BN));
+    let mut c = vec![bf16::NAN; m * n];
+    let out = GlobalMut::new(&mut c);
+    let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
+    let (mm, nn, kk) = (m as u32, n as u32, k as u32);
+    // 192 KiB of static shared memory: the kernel is built for sm_90a.
+    let cfg = LaunchConfig::new((tiles as u32, 1, 1), (384, 1, 1))
+        .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES);
+    // The race shadow orders accesses by block barriers and warp syncs only, not by
+    // mbarrier arrive/wait chains, so it would flag the producer's refill of a stage the
+    // consumers released through the `empty` barriers: off here. The copies' own checks
+    // (a destination read before its phase was observed, directly or through a chain of
+    // arrivals and waits) stay on.
+    let options = emulator::Options {
+        check_shared: false,
+        ..Default::default()
+    };
+    emulator::launch_with(cfg, &options, || {
+        mma_gemm_kernels::gemm_wgmma(
+            map_a.as_param(),
+            map_b.as_param(),
+            out.disjoint(),
+            mm,
+            nn,
+            kk,
+            8,
+        )
+    })
+    .unwrap();
+    let want = (0..m * n)
+        .map(|e| {
+            let (i, j) = (e / n, e % n);
+            (0..k)
+                .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
+                .sum()
+        })
+        .collect();
+    (c, want)
+}
+
+#[test]
+fn gemm_wgmma_matches_the_f64_reference_at_whole_and_ragged_tiles() {
+    // One whole tile; a ragged one (edges masked, k short of a stage); two tiles of
+    // rows with more k-stages than the ring holds (the ring wraps).
+    for (m, n, k, seed) in [(128, 256, 64, 81), (77, 45, 40, 82), (200, 256, 320, 83)] {
+        let (got, want) = gemm_wgmma(m, n, k, seed);
+        assert!(
+            got.iter().all(|x| !x.is_nan()),
+            "{m}x{n}x{k}: unwritten elements"
+        );
+        let num: f64 = got
+            .iter()
+            .zip(&want)
+            .map(|(g, w)| (g.to_f64() - w).powi(2))
+            .sum();
+        let den: f64 = want.iter().map(|w| w * w).sum();
+        let err = (num / den).sqrt();
+        // The bf16 rounding of the output is about 2e-3.
+        assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
+    }
+}
+
+/// `wgmma` misuse the emulator reports rather than computing a wrong result.
+#[test]
+fn wgmma_misuse_is_reported() {
+    use device_std::emulator::EmulatorError;
+    use device_std::wgmma::{Accum64, KMajorTile};
+    use device_std::SharedArray;
+    let step = || {
+        let a = SharedArray::<bf16, { 64 * 64 }, 1024>::new();
+        let b = SharedArray::<bf16, { 64 * 64 }, 1024>::new();
+        let (at, bt) = (
+            KMajorTile::<bf16, 64, 64, 128>::of(&a),
+            KMajorTile::<bf16, 64, 64, 128>::of(&b),
+        );
+        let mut acc = Accum64::zero();
+        acc.fence();
+        acc.mma_async(at.descriptor(0, 0), bt.descriptor(0, 16), false);
+        device_std::wgmma::commit_group();
+        acc.wait::<0>();
+    };
+    // 64 threads: half a warpgroup.
+    let err = emulator::launch(LaunchConfig::new((1, 1, 1), (64, 1, 1)), step).unwrap_err();
+    assert!(
+        matches!(&err, EmulatorError::TensorCore { message, .. } if message.contains("not a whole warpgroup")),
+        "{err}"
+    );
+    // A whole warpgroup multiplying tiles nobody wrote: an uninitialised read.
+    let err = emulator::launch(LaunchConfig::new((1, 1, 1), (128, 1, 1)), step).unwrap_err();
+    assert!(
+        matches!(err, EmulatorError::UninitSharedRead { .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn wgmma_accumulator_coordinates_cover_the_tile_once() {
+    use device_std::wgmma::{Accum128, Accum256, Accum64};
+    fn cover(n: usize, regs: usize, coords: fn(u32, usize) -> (usize, usize)) {
+        let mut seen = vec![0u8; 64 * n];
+        for t in 0..128 {
+            for i in 0..regs {
+                let (r, c) = coords(t, i);
+                seen[r * n + c] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&x| x == 1), "64 x {n}");
+    }
+    cover(64, 32, Accum64::coords);
+    cover(128, 64, Accum128::coords);
+    cover(256, 128, Accum256::coords);
+    // The PTX ISA's figure: thread 37 (warp 1, lane 5) holds row 17, columns 2, 3
+    // in d0, d1 and row 25 in d2, d3; d4 is 8 columns on.
+    assert_eq!(Accum64::coords(37, 0), (17, 2));
+    assert_eq!(Accum64::coords(37, 1), (17, 3));
+    assert_eq!(Accum64::coords(37, 2), (25, 2));
+    assert_eq!(Accum64::coords(37, 4), (17, 10));
+}
+
+/// A tensor copy with the 128-byte swizzle puts the 16-byte chunk `c` of box row `r` at
+/// chunk `c ^ (r % 8)` of the row (what wgmma's descriptors read), and a store through
+/// the same map puts every element back.
+#[test]
+fn swizzled_tensor_copies_place_chunks_as_the_hardware_does() {
+    use device_std::emulator::TensorMapDesc;
+    use device_std::tma::TensorMap;
+    use device_std::{bulk, thread, Mbarrier, Phase, SharedArray};
+    type Map = TensorMap<u32, 2, 32, 16, 1, 1, 1, 128>;
+    let input: Vec<u32> = (0..32 * 40).collect();
+    let mut seen = vec![u32::MAX; 32 * 16];
+    let mut back = vec![u32::MAX; 32 * 40];
+    let seen_out = GlobalMut::new(&mut seen);
+    // SAFETY (both): the buffers hold 32 x 40 u32s and outlive the launch.
+    let src = unsafe {
+        TensorMapDesc::new_swizzled(
+            input.as_ptr().cast_mut(),
+            32 * 40,
+            &[32, 40],
+            &[128],
+            &[32, 16],
+            128,
+        )
+    }
+    .unwrap();
+    let dst = unsafe {
+        TensorMapDesc::new_swizzled(
+            back.as_mut_ptr(),
+            32 * 40,
+            &[32, 40],
+            &[128],
+            &[32, 16],
+            128,
+        )
+    }
+    .unwrap();
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        let (src, dst): (Map, Map) = (src.as_param(), dst.as_param());
+        let tile = SharedArray::<u32, { 32 * 16 }, 1024>::new();
+        let bar = Mbarrier::new(1);
+        let mut phase = Phase::new();
+        let t = thread::thread_in_block() as usize;
+        if t == 0 {
+            bar.arrive_expect_tx(Map::BOX_BYTES);
+            src.load(&tile, [0, 8], &bar);
+        }
+        bar.wait(&mut phase);
+        let mut out = seen_out.disjoint::<device_std::Index1D>();
+        for e in (t..32 * 16).step_by(32) {
+            // SAFETY: each thread writes its own elements e.
+            unsafe { *out.get_unchecked_mut(e) = tile.read(e) };
+        }
+        thread::sync_threads();
+        if t == 0 {
+            // SAFETY: only this thread stores, into rows 20..36 of `back`.
+            unsafe { dst.store(&tile, [0, 20]) };
+            bulk::commit_group();
+            bulk::wait_group_read::<0>();
+        }
+    })
+    .unwrap();
+    for r in 0..16 {
+        for c in 0..32 {
+            // Element c of row r: chunk c / 4 lands at chunk (c / 4) ^ (r % 8).
+            let at = r * 32 + 4 * ((c / 4) ^ (r % 8)) + c % 4;
+            assert_eq!(seen[at], input[(8 + r) * 32 + c], "row {r} column {c}");
+        }
+    }
+    for (i, &v) in back.iter().enumerate() {
+        let want = if (20 * 32..36 * 32).contains(&i) {
+            input[i - 12 * 32]
+        } else {
+            u32::MAX
+        };
+        assert_eq!(v, want, "element {i}");
+    }
+}
