@@ -123,7 +123,8 @@ pub const STRUCT: u32 = 5;
 /// `kind` of a [`tma::TensorMap`](crate::tma::TensorMap): the global address of
 /// an encoded tensor map (8 bytes), with `elem_size`/`elem_class` of the tensor's
 /// element type and `F` = the rank, one triple `(box extent, 0, 0)` per
-/// dimension, innermost first.
+/// dimension, innermost first, except that the first triple's size word is the
+/// shared-memory swizzle in bytes (0: none; 32, 64, 128).
 pub const TENSOR_MAP: u32 = 6;
 
 /// How one kernel parameter crosses the boundary; see the [module docs](self).

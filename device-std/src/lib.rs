@@ -15,7 +15,8 @@
 //! | [`mbarrier`] | [`Mbarrier`], the transaction barrier copies complete on, with its [`Phase`] | `mbarrier` (sm_80; `expect_tx` sm_90) |
 //! | [`bulk`] | bulk asynchronous copies global ↔ shared, their groups, the async-proxy fence | `cp.async.bulk` (sm_90, PTX 8.0) |
 //! | [`cluster`] | thread-block clusters: their registers, the cluster barrier, distributed shared memory ([`SharedArray::in_cta`]), `elect.sync` | `%cluster_*`, `barrier.cluster`, `mapa`, `ld/st/atom.shared::cluster` (sm_90) |
-//! | [`tma`] | [`tma::TensorMap`]: 1D–5D tensor copies global ↔ shared, the box in the type | `cp.async.bulk.tensor` (sm_90, PTX 8.0) |
+//! | [`tma`] | [`tma::TensorMap`]: 1D–5D tensor copies global ↔ shared, the box and the shared-memory swizzle in the type | `cp.async.bulk.tensor` (sm_90, PTX 8.0) |
+//! | [`wgmma`] | warpgroup tensor-core multiply-accumulate from shared-memory tiles: typed descriptors ([`wgmma::KMajorTile`]), accumulators ([`wgmma::Accum`]), fence/commit/wait, `setmaxnreg` | `wgmma.mma_async` (sm_90a) |
 //! | [`print`] | [`device_println!`] through `vprintf` | CUDA device `printf` |
 //! | [`math`] | `exp`, `exp2` (the hardware's approximate `ex2`), which `core` lacks without `std` | `ex2.approx.ftz.f32` |
 //! | [`abi`] | [`KernelParam`], the parameter ABI and the ABI record `#[kernel]` emits | rustc's `extern "ptx-kernel"` callconv |
