@@ -42,7 +42,6 @@ fn a_block_within_the_bound_runs() {
             bounded(g.disjoint())
         })
         .unwrap();
-        drop(g);
         assert!(out.iter().enumerate().all(|(i, &v)| v == i as u32));
     }
 }
@@ -55,7 +54,6 @@ fn a_block_over_the_bound_is_refused_naming_kernel_block_and_bound() {
         bounded(g.disjoint())
     })
     .unwrap_err();
-    drop(g);
     match &err {
         EmulatorError::InvalidLaunch(s) => assert_eq!(
             s,
