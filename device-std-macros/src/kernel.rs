@@ -4,15 +4,16 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::parse::Parser;
 use syn::spanned::Spanned;
 use syn::{Error, FnArg, ItemFn, Result, ReturnType};
 
 /// Expands `#[kernel] fn NAME(params) { body }`.
 ///
-/// Errors: arguments to the attribute; a generic, `async`, `const`, variadic
-/// or `extern` function; a method; a return type other than `()`.
+/// Errors: arguments to the attribute (see [`Args`]); a generic, `async`, `const`,
+/// variadic or `extern` function; a method; a return type other than `()`.
 pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
-    let cluster = parse_args(attr)?;
+    let Args { cluster, bounds } = parse_args(attr)?;
     let func: ItemFn = syn::parse2(item)?;
     check_shape(&func)?;
 
@@ -65,6 +66,34 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         }
     });
 
+    let bounds_items = bounds.map(|[n, m]| {
+        let bounds_const = format_ident!("__KERNEL_BOUNDS_{}", name);
+        let bounds_static = format_ident!("__kernel_bounds_{}", name);
+        quote! {
+            /// The kernel's launch bounds `[max_threads, min_blocks]`: most threads per
+            /// block, fewest CTAs per SM (0: not given).
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals)]
+            pub const #bounds_const: [u32; 2] = [#n, #m];
+
+            /// The kernel's launch bounds: ptx-linker turns them into `.maxntid` and
+            /// `.minnctapersm` on the entry.
+            #[doc(hidden)]
+            #[cfg(target_arch = "nvptx64")]
+            #[unsafe(no_mangle)]
+            #[used]
+            #[allow(non_upper_case_globals)]
+            pub static #bounds_static: [u32; 2] = #bounds_const;
+        }
+    });
+    // On the host, a bounded kernel first checks the block it runs in (under the
+    // emulator: a block larger than `max_threads` fails the launch, as the driver
+    // refuses it on the GPU; otherwise nothing).
+    let host_check = bounds.map(|[n, _]| {
+        let kernel = name.to_string();
+        quote! { ::device_std::__private::check_max_threads(#kernel, #n); }
+    });
+
     Ok(quote! {
         #(#attrs)*
         #[cfg(target_arch = "nvptx64")]
@@ -75,7 +104,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         #(#attrs)*
         #[cfg(not(target_arch = "nvptx64"))]
         #[allow(dead_code, unused_mut, unused_variables, clippy::all)]
-        #vis #unsafety fn #name(#inputs) #block
+        #vis #unsafety fn #name(#inputs) {
+            #host_check
+            #block
+        }
 
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
@@ -97,23 +129,112 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
             #record_const;
 
         #cluster_items
+
+        #bounds_items
     })
 }
 
-/// `#[kernel]` or `#[kernel(cluster = (x, y, z))]`: the cluster shape, checked (each
-/// extent in 1..=8, at most 8 CTAs: the portable cluster size).
-fn parse_args(attr: TokenStream) -> Result<Option<[u32; 3]>> {
+/// The arguments of `#[kernel(...)]`, each optional, in any order.
+struct Args {
+    /// `cluster = (x, y, z)`: CTAs per cluster, each extent in 1..=8, at most 8 CTAs (the
+    /// portable cluster size).
+    cluster: Option<[u32; 3]>,
+    /// `max_threads = N` (1..=1024) and `min_blocks = M` (at least 1; 0 when not given):
+    /// CUDA's `__launch_bounds__(N, M)`.
+    bounds: Option<[u32; 2]>,
+}
+
+const USAGE: &str = "expected `#[kernel]`, or `#[kernel(...)]` with any of `cluster = (x, y, z)`, \
+                     `max_threads = N`, `min_blocks = M`";
+
+/// Parses and checks the attribute's arguments: `cluster = (x, y, z)`,
+/// `max_threads = N`, `min_blocks = M`, comma-separated, each at most once.
+fn parse_args(attr: TokenStream) -> Result<Args> {
+    let mut args = Args {
+        cluster: None,
+        bounds: None,
+    };
     if attr.is_empty() {
-        return Ok(None);
+        return Ok(args);
     }
-    let usage = "expected `#[kernel]` or `#[kernel(cluster = (x, y, z))]`";
-    let arg: syn::MetaNameValue =
-        syn::parse2(attr.clone()).map_err(|_| Error::new(attr.span(), usage))?;
-    if !arg.path.is_ident("cluster") {
-        return Err(Error::new(arg.path.span(), usage));
+    let list = syn::punctuated::Punctuated::<syn::MetaNameValue, syn::Token![,]>::parse_terminated
+        .parse2(attr.clone())
+        .map_err(|_| Error::new(attr.span(), USAGE))?;
+    let mut max_threads = None;
+    let mut min_blocks = None;
+    for arg in &list {
+        let key = arg
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        let seen = match key.as_str() {
+            "cluster" => args.cluster.is_some(),
+            "max_threads" => max_threads.is_some(),
+            "min_blocks" => min_blocks.is_some(),
+            _ => return Err(Error::new(arg.path.span(), USAGE)),
+        };
+        if seen {
+            return Err(Error::new(
+                arg.path.span(),
+                format!("`{key}` is given more than once"),
+            ));
+        }
+        match key.as_str() {
+            "cluster" => args.cluster = Some(cluster_shape(&arg.value)?),
+            "max_threads" => {
+                let n = int_literal(&arg.value, "`max_threads` is an integer literal")?;
+                if !(1..=1024).contains(&n) {
+                    return Err(Error::new(
+                        arg.value.span(),
+                        "`max_threads` is 1 to 1024: threads per block (`.maxntid`)",
+                    ));
+                }
+                max_threads = Some(n);
+            }
+            _ => {
+                let m = int_literal(&arg.value, "`min_blocks` is an integer literal")?;
+                if m == 0 {
+                    return Err(Error::new(
+                        arg.value.span(),
+                        "`min_blocks` is at least 1: CTAs per SM (`.minnctapersm`); leave it out for no minimum",
+                    ));
+                }
+                min_blocks = Some((arg.path.span(), m));
+            }
+        }
     }
-    let syn::Expr::Tuple(t) = &arg.value else {
-        return Err(Error::new(arg.value.span(), usage));
+    args.bounds = match (max_threads, min_blocks) {
+        (Some(n), m) => Some([n, m.map_or(0, |(_, m)| m)]),
+        (None, Some((span, _))) => {
+            return Err(Error::new(
+                span,
+                "`min_blocks` needs `max_threads` (as CUDA's `__launch_bounds__`): \
+                 `.minnctapersm` takes effect only with `.maxntid`",
+            ))
+        }
+        (None, None) => None,
+    };
+    Ok(args)
+}
+
+/// A `u32` integer literal, or an error at `e` saying `what`.
+fn int_literal(e: &syn::Expr, what: &str) -> Result<u32> {
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(n),
+        ..
+    }) = e
+    else {
+        return Err(Error::new(e.span(), what));
+    };
+    n.base10_parse()
+}
+
+/// `(x, y, z)`, checked: each extent in 1..=8, at most 8 CTAs (the portable cluster
+/// size).
+fn cluster_shape(value: &syn::Expr) -> Result<[u32; 3]> {
+    let syn::Expr::Tuple(t) = value else {
+        return Err(Error::new(value.span(), USAGE));
     };
     let mut shape = [0u32; 3];
     if t.elems.len() != 3 {
@@ -123,17 +244,7 @@ fn parse_args(attr: TokenStream) -> Result<Option<[u32; 3]>> {
         ));
     }
     for (i, e) in t.elems.iter().enumerate() {
-        let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(n),
-            ..
-        }) = e
-        else {
-            return Err(Error::new(
-                e.span(),
-                "a cluster extent is an integer literal",
-            ));
-        };
-        let v: u32 = n.base10_parse()?;
+        let v = int_literal(e, "a cluster extent is an integer literal")?;
         if !(1..=8).contains(&v) {
             return Err(Error::new(e.span(), "a cluster extent is 1 to 8"));
         }
@@ -145,7 +256,7 @@ fn parse_args(attr: TokenStream) -> Result<Option<[u32; 3]>> {
             "a cluster has at most 8 CTAs (the portable cluster size)",
         ));
     }
-    Ok(Some(shape))
+    Ok(shape)
 }
 
 fn check_shape(func: &ItemFn) -> Result<()> {

@@ -162,11 +162,36 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 /// type-checks on stable, and with the `emulator` feature `emulator::launch`
 /// runs it over a grid on the CPU.
 ///
-/// `#[kernel(cluster = (x, y, z))]` also fixes the kernel's thread-block cluster shape
-/// (sm_90; each extent 1..=8, at most 8 CTAs): ptx-linker writes `.explicitcluster` and
-/// `.reqnctapercluster x, y, z` on the entry (rustc cannot), every launch runs in
-/// clusters of that shape, and `host_loader` refuses a launch with another shape or a
-/// grid that is not whole clusters.
+/// The attribute takes any of these arguments, comma-separated, in any order, each at
+/// most once; rustc cannot write the directives they stand for, so `#[kernel]` emits a
+/// `#[no_mangle]` static per kernel and ptx-linker turns it into them on the `.entry`:
+///
+/// - `cluster = (x, y, z)` fixes the kernel's thread-block cluster shape, in CTAs
+///   (sm_90, PTX ISA 7.8; each extent 1..=8, at most 8 CTAs; static
+///   `__kernel_cluster_K: [u32; 3]`): ptx-linker writes `.explicitcluster` and
+///   `.reqnctapercluster x, y, z` (PTX ISA 9.0 §11.4.11-12), every launch runs in
+///   clusters of that shape, and `host_loader` refuses a launch with another shape or
+///   a grid that is not whole clusters.
+/// - `max_threads = N` and `max_threads = N, min_blocks = M` are CUDA's
+///   `__launch_bounds__(N, M)` (every target; static `__kernel_bounds_K: [u32; 2]`
+///   holding `[N, M]`, `M` 0 when not given): `N`, in threads per block, is 1..=1024
+///   and ptx-linker writes `.maxntid N, 1, 1` (PTX ISA 9.0 §11.4.2); `M`, in CTAs per
+///   SM, is at least 1, needs `N`, and becomes `.minnctapersm M` (§11.4.4). ptxas then
+///   budgets registers for blocks of `N` threads (and `M` resident CTAs per SM), which
+///   also gives the kernel the register cap at entry that Hopper's `setmaxnreg`
+///   (sm_90a) needs. A launch with more than `N` threads per block is refused: by the
+///   driver, by `host_loader` before it (`Error::ExceedsMaxThreads`, naming the
+///   kernel, the block and the bound), and by the emulator (feature `emulator`: the
+///   host function first checks its block, failing the launch with
+///   `EmulatorError::InvalidLaunch`).
+///
+/// ```ignore
+/// #[device_std::kernel(max_threads = 384, min_blocks = 1, cluster = (2, 1, 1))]
+/// pub fn producer_consumer(xs: &[f32], mut out: DisjointSlice<f32>) { ... }
+/// ```
+///
+/// Out-of-range or repeated arguments, an unknown name, a non-literal value, and
+/// `min_blocks` without `max_threads` are compile errors at the argument.
 ///
 /// It refuses, with a compile error: generic, `async`, `const`, variadic
 /// functions, an explicit `extern` ABI, a return type other than `()`, and
@@ -177,6 +202,23 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 /// pub fn bad(xs: (u32, u32)) {} // a tuple has no stable layout
 /// ```
 pub use device_std_macros::kernel;
+
+/// What `#[kernel]`'s expansion calls; not an API.
+#[doc(hidden)]
+pub mod __private {
+    /// Called first on the host by a kernel declared with `#[kernel(max_threads = N)]`:
+    /// under the emulator, a block of more than `max_threads` threads fails the launch
+    /// with [`EmulatorError::InvalidLaunch`](crate::emulator::EmulatorError::InvalidLaunch)
+    /// (the driver refuses such a launch on the GPU); otherwise, and outside an
+    /// emulated launch, it does nothing.
+    #[inline]
+    pub fn check_max_threads(kernel: &'static str, max_threads: u32) {
+        #[cfg(emulated)]
+        crate::emulator::check_max_threads(kernel, max_threads);
+        #[cfg(not(emulated))]
+        let _ = (kernel, max_threads);
+    }
+}
 
 /// Derives [`KernelStruct`] (and [`PlainData`], [`HasValueClass`], [`KernelParam`]) for a
 /// `#[repr(C)]` struct of plain data; see the trait.

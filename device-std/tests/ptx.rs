@@ -200,6 +200,21 @@ fn shared_array_accesses_use_the_shared_state_space() {
 }
 
 #[test]
+fn launch_bounds_become_maxntid_on_the_entry() {
+    // `#[kernel(max_threads = 256)]`: the static and, between the parameter list and
+    // the body, the directive ptx-linker writes from it.
+    let ptx = module("block_sum-kernels");
+    assert!(
+        ptx.contains(".visible .global .align 4 .b8 __kernel_bounds_block_sum[8] = {0, 1};"),
+        "{ptx}"
+    );
+    let entry = ptx.find(".visible .entry block_sum(").expect("the entry");
+    let head = &ptx[entry..entry + ptx[entry..].find('{').expect("a body")];
+    assert!(head.ends_with(")\n.maxntid 256, 1, 1\n"), "{head}");
+    assert!(!head.contains(".minnctapersm"), "{head}");
+}
+
+#[test]
 fn ptxas_reports_the_static_shared_bytes_of_each_kernel() {
     let smem = smem_per_entry("device-std-fixture-kernels");
     // 64 u32 + 64 u32, the second aligned to 128: 256 + 256.

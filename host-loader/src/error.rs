@@ -175,6 +175,30 @@ pub enum Error {
     #[error("{0}")]
     Graph(#[from] crate::graph::GraphError),
 
+    /// The launch's block has more threads than the kernel can run with: its
+    /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`, which the driver sets from the entry's
+    /// `.maxntid` (device-std's `#[kernel(max_threads = N)]`, CUDA's `__launch_bounds__`;
+    /// PTX ISA 9.0 §11.4.2; every target) or lowers below 1024 when the kernel uses many
+    /// registers. Found before the driver sees the launch (which would fail with
+    /// `CUDA_ERROR_INVALID_VALUE`); a block beyond the device's own limits is
+    /// [`Error::InvalidLaunch`] instead.
+    #[error(
+        "launch of `{kernel}` refused: block {block:?} has {threads} threads, more than the \
+         kernel's bound of {max_threads} threads per block (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: \
+         `.maxntid` from `#[kernel(max_threads = ...)]`, or its register use); launch with \
+         smaller blocks"
+    )]
+    ExceedsMaxThreads {
+        /// The kernel.
+        kernel: String,
+        /// The launch's block, in threads along x, y, z.
+        block: (u32, u32, u32),
+        /// Threads in that block (`x * y * z`, saturating).
+        threads: u64,
+        /// The kernel's bound, in threads per block.
+        max_threads: u32,
+    },
+
     /// The launch configuration is invalid: a zero dimension, too many threads per block,
     /// a grid larger than the device allows, more dynamic shared memory than the device
     /// allows next to the kernel's static shared memory, or a stream of another context.

@@ -941,7 +941,8 @@ impl<'a> Recorder<'a, '_> {
     /// belongs to this graph, and no writable buffer overlaps another argument. Returns
     /// the node, for [`GraphExec::set_kernel_args`].
     ///
-    /// Errors: [`Error::InvalidLaunch`] as for [`Kernel::launch`];
+    /// Errors: [`Error::InvalidLaunch`] and [`Error::ExceedsMaxThreads`] as for
+    /// [`Kernel::launch`];
     /// [`GraphError::ForeignToken`], [`GraphError::Aliased`];
     /// [`GraphError::CaptureFailed`] when the driver refuses the launch (usually because
     /// an earlier operation invalidated the capture).
@@ -1564,7 +1565,8 @@ impl<'a> GraphExec<'a> {
     /// [`update`](Self::update).
     ///
     /// Errors: [`GraphError::ForeignToken`] for a node or buffer of another graph;
-    /// [`Error::InvalidLaunch`] for a configuration the kernel or device refuses;
+    /// [`Error::InvalidLaunch`] for a configuration the kernel or device refuses
+    /// ([`Error::ExceedsMaxThreads`] for a block over the kernel's bound);
     /// [`GraphError::Aliased`]; [`Error::Driver`] when the driver refuses.
     ///
     /// # Safety

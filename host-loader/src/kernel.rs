@@ -11,7 +11,7 @@ use cudarc::driver::{CudaStream, DriverError};
 use ptx_linker::EntrySignature;
 
 use crate::error::Error;
-use crate::launch::{invalid, DeviceLimits, LaunchAttributes, LaunchConfig};
+use crate::launch::{check_max_threads, invalid, DeviceLimits, LaunchAttributes, LaunchConfig};
 use crate::module::RawModule;
 use crate::signature::KernelSignature;
 
@@ -167,9 +167,12 @@ impl<S: KernelSignature> Kernel<S> {
         &self.shared.name
     }
 
-    /// The most threads per block this kernel can be launched with
-    /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`; below 1024 when it uses many
-    /// registers or declares `.maxntid`).
+    /// The most threads per block this kernel can be launched with, read once when the
+    /// handle was made (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`): the entry's `.maxntid`
+    /// when it declares one (device-std's `#[kernel(max_threads = N)]` gives `N`; PTX ISA
+    /// 9.0 §11.4.2, every target), below 1024 when the kernel uses many registers,
+    /// else 1024. A launch with a larger block is refused with
+    /// [`Error::ExceedsMaxThreads`] before the driver sees it.
     pub fn max_threads_per_block(&self) -> u32 {
         self.shared.max_threads_per_block
     }
@@ -242,11 +245,13 @@ impl<S: KernelSignature> Kernel<S> {
     /// limit sets `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to the amount asked
     /// (`cuFuncSetAttribute`), and later launches up to that amount compare one integer.
     ///
-    /// Errors: [`Error::InvalidLaunch`] when `cfg` has a zero dimension, a block or grid
-    /// beyond the device's limits, more threads per block than
-    /// [`max_threads_per_block`](Self::max_threads_per_block), more dynamic shared
-    /// memory than [`max_dynamic_shared_bytes`](Self::max_dynamic_shared_bytes), or
-    /// `stream` belongs to another context; [`Error::Driver`] when the driver refuses the
+    /// Errors: [`Error::ExceedsMaxThreads`] when the block has more threads than
+    /// [`max_threads_per_block`](Self::max_threads_per_block) (the kernel's `.maxntid`
+    /// from `#[kernel(max_threads = N)]`, or its register use) but fits the device;
+    /// [`Error::InvalidLaunch`] when `cfg` has a zero dimension, a block or grid beyond
+    /// the device's limits, more dynamic shared memory than
+    /// [`max_dynamic_shared_bytes`](Self::max_dynamic_shared_bytes), or `stream` belongs
+    /// to another context; [`Error::Driver`] when the driver refuses the
     /// attribute or the launch. Errors from the kernel's execution appear later, at the
     /// next synchronizing call.
     ///
@@ -353,9 +358,12 @@ impl<S: KernelSignature> Kernel<S> {
     #[inline]
     pub(crate) fn prepare_config(&self, cfg: &LaunchConfig) -> Result<(), Error> {
         let s = &*self.shared;
+        // The device's limits first (a block no GPU runs is an invalid launch), then the
+        // kernel's own bound, with an error of its own.
         s.limits
-            .validate(cfg, s.max_threads_per_block)
+            .validate(cfg, u32::MAX)
             .map_err(|e| self.name_error(e))?;
+        check_max_threads(&s.name, cfg, s.max_threads_per_block)?;
         if let Some((x, y, z)) = s.required_cluster {
             let g = cfg.grid_dim;
             #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV

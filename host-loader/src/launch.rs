@@ -199,6 +199,44 @@ pub fn validate_config(cfg: &LaunchConfig, max_threads_per_block: u32) -> Result
     DeviceLimits::default().validate(cfg, max_threads_per_block)
 }
 
+/// Checks that `cfg`'s block has at most `max_threads` threads, the bound of kernel
+/// `kernel` (its `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`, e.g. from `.maxntid`).
+///
+/// Errors: [`Error::ExceedsMaxThreads`] naming the kernel, the block and the bound.
+#[inline]
+pub(crate) fn check_max_threads(
+    kernel: &str,
+    cfg: &LaunchConfig,
+    max_threads: u32,
+) -> Result<(), Error> {
+    let (x, y, z) = cfg.block_dim;
+    let threads = (x as u64 * y as u64).saturating_mul(z as u64);
+    if threads > max_threads as u64 {
+        return Err(exceeds_max_threads(
+            kernel,
+            cfg.block_dim,
+            threads,
+            max_threads,
+        ));
+    }
+    Ok(())
+}
+
+#[cold]
+fn exceeds_max_threads(
+    kernel: &str,
+    block: (u32, u32, u32),
+    threads: u64,
+    max_threads: u32,
+) -> Error {
+    Error::ExceedsMaxThreads {
+        kernel: kernel.to_string(),
+        block,
+        threads,
+        max_threads,
+    }
+}
+
 pub(crate) fn invalid(kernel: Option<&str>, reason: String) -> Error {
     Error::InvalidLaunch {
         kernel: kernel.map(str::to_string),
@@ -305,6 +343,45 @@ mod tests {
         );
         // The kernel's own limit applies when it is lower than the device's.
         assert!(small.validate(&cfg((1, 1, 1), (256, 1, 1)), 128).is_err());
+    }
+
+    #[test]
+    fn blocks_over_the_kernel_bound_are_a_typed_error() {
+        // `#[kernel(max_threads = 384)]`: `.maxntid 384, 1, 1`.
+        assert!(check_max_threads("k", &cfg((1, 1, 1), (384, 1, 1)), 384).is_ok());
+        assert!(check_max_threads("k", &cfg((1, 1, 1), (128, 3, 1)), 384).is_ok());
+        assert!(check_max_threads("k", &cfg((1, 1, 1), (1, 1, 1)), 1).is_ok());
+        let e = check_max_threads("k", &cfg((4, 1, 1), (32, 4, 4)), 384).unwrap_err();
+        match &e {
+            Error::ExceedsMaxThreads {
+                kernel,
+                block,
+                threads,
+                max_threads,
+            } => {
+                assert_eq!(kernel, "k");
+                assert_eq!(*block, (32, 4, 4));
+                assert_eq!(*threads, 512);
+                assert_eq!(*max_threads, 384);
+            }
+            other => panic!("expected ExceedsMaxThreads, got {other:?}"),
+        }
+        assert!(
+            e.to_string().starts_with(
+                "launch of `k` refused: block (32, 4, 4) has 512 threads, more than the \
+                 kernel's bound of 384 threads per block"
+            ),
+            "{e}"
+        );
+        // Products past u32 do not wrap; past u64 they saturate.
+        assert!(matches!(
+            check_max_threads("k", &cfg((1, 1, 1), (65536, 65536, 1)), 1024),
+            Err(Error::ExceedsMaxThreads { threads, .. }) if threads == 1 << 32
+        ));
+        assert!(matches!(
+            check_max_threads("k", &cfg((1, 1, 1), (u32::MAX, u32::MAX, 2)), 1024),
+            Err(Error::ExceedsMaxThreads { threads, .. }) if threads == u64::MAX
+        ));
     }
 }
 

@@ -13,6 +13,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::fmt::Write;
 
 use crate::ast::{FnKind, ItemKind, Linkage, Module, Variable};
+use crate::entry_directives::EntryDirectives;
 use crate::gc::Liveness;
 use crate::merge::{FileTable, Header};
 use crate::resolve::Resolution;
@@ -37,8 +38,9 @@ pub struct EmitInput<'a, 'src> {
     pub files: &'a FileTable,
     /// Whether debug sections are kept.
     pub keep_sections: bool,
-    /// Kernels with a compile-time cluster shape ([`crate::cluster`]).
-    pub clusters: &'a HashMap<SymbolId, [u32; 3]>,
+    /// Directives to write on kernels' `.entry`s (cluster shapes, launch bounds),
+    /// from device-std statics ([`crate::entry_directives`]).
+    pub directives: &'a HashMap<SymbolId, EntryDirectives>,
 }
 
 /// The emitted text and the symbols it contains, in output order, each with
@@ -186,11 +188,11 @@ pub fn emit(e: EmitInput<'_, '_>) -> Emitted {
         if let ItemKind::Function(f) = kind_of(r) {
             out.push('\n');
             let end = e.modules[r.module].items[r.item].span.end;
-            match sym_of(r).and_then(|id| e.clusters.get(&id)) {
-                Some([x, y, z]) if f.kind == FnKind::Entry => {
+            match sym_of(r).and_then(|id| e.directives.get(&id)) {
+                Some(d) if f.kind == FnKind::Entry => {
                     let start = e.modules[r.module].items[r.item].span.start;
                     write_patched(&mut out, &e, r, start, f.proto_end);
-                    let _ = write!(out, "\n.explicitcluster\n.reqnctapercluster {x}, {y}, {z}");
+                    d.write_to(&mut out);
                     write_patched(&mut out, &e, r, f.proto_end, end);
                 }
                 _ => write_item(&mut out, &e, r, end),

@@ -63,9 +63,9 @@
 pub mod agree;
 pub mod ast;
 pub mod body;
-pub mod cluster;
 pub mod diagnostic;
 pub mod emit;
+pub mod entry_directives;
 pub mod gc;
 pub mod init;
 pub mod input;
@@ -137,7 +137,8 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
         header.drop_debug_option();
     }
     let kernels = validate::check_kernels(&modules, &table, &res, &live, &header, &mut diags);
-    let clusters = cluster::cluster_shapes(&modules, &table, &live, &header, &mut diags);
+    let directives =
+        entry_directives::entry_directives(&modules, &table, &live, &header, &mut diags);
     if diags.iter().any(Diagnostic::is_error) {
         return fail(diags);
     }
@@ -151,7 +152,7 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
         header: &header,
         files: &file_table,
         keep_sections,
-        clusters: &clusters,
+        directives: &directives,
     });
     let map = map::build(&modules, &paths, &table, &res, &header, &kernels, &emitted);
     let warnings = diags

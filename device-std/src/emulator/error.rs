@@ -56,8 +56,10 @@ impl fmt::Display for RaceKind {
 pub enum EmulatorError {
     /// The launch configuration is one CUDA would refuse
     /// (`CUDA_ERROR_INVALID_VALUE`): a zero dimension, more than 1024
-    /// threads per block, a dimension past its limit, too much dynamic
-    /// shared memory, or a launch from inside a kernel.
+    /// threads per block, more than a `#[kernel(max_threads = N)]` kernel's
+    /// `N` (reported when its threads start, before its body runs), a
+    /// dimension past its limit, too much dynamic shared memory, or a launch
+    /// from inside a kernel.
     #[error("invalid launch: {0}")]
     InvalidLaunch(String),
 

@@ -230,6 +230,28 @@ fn validate(cfg: &LaunchConfig) -> Result<(), EmulatorError> {
     Ok(())
 }
 
+/// The launch-bounds check of a `#[kernel(max_threads = N)]` kernel, made by each of
+/// its threads before the body runs: a block of more than `max_threads` threads fails
+/// the launch with [`EmulatorError::InvalidLaunch`] naming the kernel, the block and
+/// the bound, as the driver refuses the launch on the GPU (`.maxntid`). Outside an
+/// emulated launch (the kernel called as a plain function) it does nothing.
+pub(crate) fn check_max_threads(kernel: &'static str, max_threads: u32) {
+    if !context::in_kernel() {
+        return;
+    }
+    let (block, threads) = context::with(|ctx| {
+        let l = ctx.block().launch;
+        (l.block, l.block_size)
+    });
+    if threads > max_threads {
+        context::fail(EmulatorError::InvalidLaunch(format!(
+            "block ({}, {}, {}) has {threads} threads, but kernel `{kernel}` allows at most \
+             {max_threads} (`#[kernel(max_threads = {max_threads})]`, `.maxntid`)",
+            block[0], block[1], block[2]
+        )));
+    }
+}
+
 /// Runs `kernel` once per thread of the grid `cfg` describes, with default
 /// [`Options`]; see [`launch_with`].
 ///

@@ -108,3 +108,4 @@ pub use global::GlobalMut;
 pub use tma::TensorMapDesc;
 
 pub(crate) use block::BarrierKind;
+pub(crate) use executor::check_max_threads;

@@ -10,10 +10,18 @@ pub const BLOCK: u32 = 256;
 /// Input elements each block reduces.
 pub const ITEMS_PER_BLOCK: usize = 2 * BLOCK as usize;
 
+// `max_threads = 256` below repeats BLOCK (the attribute takes a literal).
+const _: () = assert!(
+    BLOCK == 256,
+    "keep #[kernel(max_threads = ...)] equal to BLOCK"
+);
+
 /// Launch: 1D grid of `ceil(input.len() / 512)` blocks of exactly 256
-/// threads (other block sizes trap). `partial[b]` receives the sum of
-/// `input[512 b .. 512 (b + 1)]`; missing tail elements count as 0.
-#[kernel]
+/// threads (smaller blocks trap; larger ones are refused at launch, as
+/// `max_threads = 256` puts `.maxntid 256, 1, 1` on the entry).
+/// `partial[b]` receives the sum of `input[512 b .. 512 (b + 1)]`; missing
+/// tail elements count as 0.
+#[kernel(max_threads = 256)]
 pub fn block_sum(input: &[f32], mut partial: DisjointSlice<f32, BlockIndex1D>) {
     assert!(thread::blockDim_x() == BLOCK);
     let cache = SharedArray::<f32, { BLOCK as usize }>::new();

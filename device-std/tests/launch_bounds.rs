@@ -1,0 +1,72 @@
+//! `#[kernel(max_threads = N, min_blocks = M)]` on the host: the constant the macro
+//! emits, the arguments combined with `cluster = (..)` in any order, and the emulator
+//! refusing a block larger than `max_threads`, as the driver does on the GPU.
+//!
+//! Needs the `emulator` feature (`cargo test -p device-std --features
+//! emulator`; `cargo xtask test` has it through the workspace).
+#![cfg(feature = "emulator")]
+
+use device_std::emulator::{self, EmulatorError, GlobalMut, LaunchConfig};
+use device_std::{kernel, thread, DisjointSlice};
+
+/// Writes each thread's linear index; at most 128 threads per block.
+#[kernel(max_threads = 128)]
+pub fn bounded(mut out: DisjointSlice<u32>) {
+    let i = thread::index_1d();
+    let v = i.get() as u32;
+    if let Some(o) = out.get_mut(&i) {
+        *o = v;
+    }
+}
+
+#[kernel(min_blocks = 2, cluster = (2, 1, 1), max_threads = 64)]
+pub fn all_three() {}
+
+#[kernel(max_threads = 1024, min_blocks = 1)]
+pub fn widest() {}
+
+#[test]
+fn the_macro_emits_the_bounds() {
+    assert_eq!(__KERNEL_BOUNDS_bounded, [128, 0]);
+    assert_eq!(__KERNEL_BOUNDS_all_three, [64, 2]);
+    assert_eq!(__KERNEL_CLUSTER_all_three, [2, 1, 1]);
+    assert_eq!(__KERNEL_BOUNDS_widest, [1024, 1]);
+}
+
+#[test]
+fn a_block_within_the_bound_runs() {
+    for block in [128, 96, 1] {
+        let mut out = vec![u32::MAX; 512];
+        let g = GlobalMut::new(&mut out);
+        emulator::launch(LaunchConfig::for_num_elems(512, block), || {
+            bounded(g.disjoint())
+        })
+        .unwrap();
+        assert!(out.iter().enumerate().all(|(i, &v)| v == i as u32));
+    }
+}
+
+#[test]
+fn a_block_over_the_bound_is_refused_naming_kernel_block_and_bound() {
+    let mut out = vec![u32::MAX; 512];
+    let g = GlobalMut::new(&mut out);
+    let err = emulator::launch(LaunchConfig::new((2, 1, 1), (64, 2, 2)), || {
+        bounded(g.disjoint())
+    })
+    .unwrap_err();
+    match &err {
+        EmulatorError::InvalidLaunch(s) => assert_eq!(
+            s,
+            "block (64, 2, 2) has 256 threads, but kernel `bounded` allows at most 128 \
+             (`#[kernel(max_threads = 128)]`, `.maxntid`)"
+        ),
+        other => panic!("expected InvalidLaunch, got {other}"),
+    }
+    // No thread ran the body.
+    assert!(out.iter().all(|&v| v == u32::MAX));
+}
+
+#[test]
+fn called_outside_a_launch_a_bounded_kernel_is_a_plain_function() {
+    widest();
+}
