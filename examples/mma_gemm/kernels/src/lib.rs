@@ -152,9 +152,11 @@ pub type MapB = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
 /// producer, issuing tensor copies of 128 × 64 tiles of `a` and 256 × 64 tiles of `b` into
 /// a ring of 4 stages (full/empty mbarriers); warpgroups 1 and 2 each multiply 64 rows
 /// of the tile with `wgmma.m64n256k16`, keeping one group in flight while they release
-/// the previous stage.
+/// the previous stage. The kernel is capped at 384 threads, one block per SM
+/// (`max_threads`, `min_blocks`), so `setmaxnreg` moves registers from the producer
+/// warpgroup (40 a thread) to the consumers (232).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
-#[kernel]
+#[kernel(max_threads = 384, min_blocks = 1)]
 pub fn gemm_wgmma(
     a: MapA,
     b: MapB,
@@ -190,6 +192,8 @@ pub fn gemm_wgmma(
     // unserialised (ptxas C7519 otherwise).
     let warpgroup = device_std::warp::shfl_sync(u32::MAX, (t / 128) as u32, 0) as usize;
     if warpgroup == 0 {
+        // The producer needs few registers: hand them to the consumers.
+        device_std::wgmma::setmaxnreg_dec::<40>();
         if t == 0 {
             a.prefetch();
             b.prefetch();
@@ -208,6 +212,7 @@ pub fn gemm_wgmma(
         }
         return;
     }
+    device_std::wgmma::setmaxnreg_inc::<232>();
     let wg = warpgroup - 1;
     let mut acc = Accum256::zero();
     let mut full_phases = Phases::<WG_STAGES>::new();
