@@ -96,7 +96,7 @@ const fn group(lane: u32) -> (usize, usize) {
 /// A lane's part of a 16 × 16 row-major `A` of `E`: 8 elements in 4 registers.
 #[derive(Debug, Clone, Copy)]
 pub struct FragA<E> {
-    regs: [u32; 4],
+    pub(crate) regs: [u32; 4],
     _elem: PhantomData<E>,
 }
 

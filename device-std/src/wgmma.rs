@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`KMajorTile::descriptor`] | the 64-bit shared-memory matrix descriptor (§9.7.15.5.1 "Matrix Descriptor Format") |
 //! | [`Accum::mma_async`] | `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16}` (§9.7.15.5.2) |
+//! | [`Accum::mma_async_reg_a`] | the same with `A` from registers (a [`FragA`](crate::mma::FragA) per warp) |
 //! | [`Accum::fence`] | `wgmma.fence.sync.aligned` (§9.7.15.6.1) |
 //! | [`commit_group`] | `wgmma.commit_group.sync.aligned` (§9.7.15.6.2) |
 //! | [`Accum::wait`] | `wgmma.wait_group.sync.aligned N` (§9.7.15.6.3) |
@@ -321,6 +322,29 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
         })
     }
 
+    /// [`mma_async`](Self::mma_async) with `A` from registers: warp `w` of the
+    /// warpgroup passes rows `16 w .. 16 w + 16` of the 64 × 16 `A` as its
+    /// [`FragA`](crate::mma::FragA) (the `mma.sync` m16n8k16 fragment layout, PTX ISA
+    /// §9.7.15.5.1 "Register fragments"), e.g. loaded with `FragA::load` from any
+    /// layout or computed in registers; `b` from shared memory as before. The fragment's
+    /// registers, like the accumulator's, belong to the tensor cores until
+    /// [`wait`](Self::wait). sm_90a.
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn mma_async_reg_a<T: WgmmaInput>(
+        &mut self,
+        a: &crate::mma::FragA<T>,
+        b: MatrixDescriptor<T>,
+        accumulate: bool,
+    ) {
+        let () = Self::VALID;
+        on_device!("wgmma::Accum::mma_async_reg_a", {
+            T::mma_async_rs(&mut self.regs, a.regs, b.bits, accumulate)
+        }, emulated: {
+            crate::emulator::wgmma::mma_async_reg_a::<T>(&mut self.regs, N, a, b.bits, accumulate)
+        })
+    }
+
     /// `wgmma.wait_group.sync.aligned PENDING`: waits until at most `PENDING` of this
     /// thread's committed groups are in flight, then hands the registers back to
     /// ordinary code. With `PENDING = 0` every earlier `mma_async` is complete: read
@@ -405,6 +429,14 @@ pub trait WgmmaInput: MmaInput {
     /// Issues `wgmma.mma_async` for an accumulator of `regs.len() * 2` columns.
     #[doc(hidden)]
     fn mma_async<const REGS: usize>(regs: &mut [f32; REGS], a: u64, b: u64, accumulate: bool);
+    /// Issues `wgmma.mma_async` with `A` from registers.
+    #[doc(hidden)]
+    fn mma_async_rs<const REGS: usize>(
+        regs: &mut [f32; REGS],
+        a: [u32; 4],
+        b: u64,
+        accumulate: bool,
+    );
 }
 
 /// Calls `f(i, regs[i])` for every register, unrolled on the GPU (a loop the compiler
@@ -508,6 +540,23 @@ macro_rules! wgmma_asm {
                     );
                 }
             }
+            #[inline(always)]
+            fn issue_rs(regs: &mut [f32; $r], a: [u32; 4], b: u64, accumulate: bool) {
+                // SAFETY: as `issue`, with `A` in four registers.
+                unsafe {
+                    core::arch::asm!(
+                        concat!(
+                            "{{\n.reg .pred p;\nsetp.ne.b32 p, {s}, 0;\nwgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.", $tn, ".", $tn, " {{",
+                            "{", $first, "}", $(", {", $i, "}",)*
+                            "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, p, 1, 1, 0;\n}}"
+                        ),
+                        inout(reg32) regs[$first], $(inout(reg32) regs[$i],)*
+                        a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
+                        b = in(reg64) b, s = in(reg32) accumulate as u32,
+                        options(nostack, preserves_flags),
+                    );
+                }
+            }
         }
     };
 }
@@ -516,6 +565,7 @@ macro_rules! wgmma_asm {
 #[cfg(target_arch = "nvptx64")]
 trait WgmmaShape<const REGS: usize> {
     fn issue(regs: &mut [f32; REGS], a: u64, b: u64, accumulate: bool);
+    fn issue_rs(regs: &mut [f32; REGS], a: [u32; 4], b: u64, accumulate: bool);
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -548,6 +598,24 @@ macro_rules! wgmma_input {
                             32 => <$t as WgmmaShape<32>>::issue(&mut *p.cast(), a, b, accumulate),
                             64 => <$t as WgmmaShape<64>>::issue(&mut *p.cast(), a, b, accumulate),
                             128 => <$t as WgmmaShape<128>>::issue(&mut *p.cast(), a, b, accumulate),
+                            _ => unreachable!(),
+                        }
+                    }
+                }, emulated: {
+                    let _ = (regs, a, b, accumulate);
+                    unreachable!("the emulator computes wgmma without the instruction")
+                })
+            }
+            #[inline(always)]
+            fn mma_async_rs<const REGS: usize>(regs: &mut [f32; REGS], a: [u32; 4], b: u64, accumulate: bool) {
+                on_device!("wgmma::mma_async_reg_a", {
+                    let p = regs.as_mut_ptr();
+                    // SAFETY: as in `mma_async`.
+                    unsafe {
+                        match REGS {
+                            32 => <$t as WgmmaShape<32>>::issue_rs(&mut *p.cast(), a, b, accumulate),
+                            64 => <$t as WgmmaShape<64>>::issue_rs(&mut *p.cast(), a, b, accumulate),
+                            128 => <$t as WgmmaShape<128>>::issue_rs(&mut *p.cast(), a, b, accumulate),
                             _ => unreachable!(),
                         }
                     }

@@ -74,11 +74,9 @@ pub(crate) fn swizzle(a: u32, bytes: u32) -> u32 {
     a ^ (((a >> 7) & mask) << 4)
 }
 
-/// `Accum::mma_async`: `regs` (this thread's part of the 64 × `n` accumulator) =
-/// `A · B (+ regs)`, `A` 64 × 16 and `B` `n` × 16 from the descriptors. The thread reads
-/// only the two rows of `A` and the `n / 4` rows of `B` its elements need.
+/// The calling thread's warpgroup check: all 128 threads of it exist.
 #[track_caller]
-pub(crate) fn mma_async<T: MmaInput>(regs: &mut [f32], n: usize, a: u64, b: u64, accumulate: bool) {
+fn check_warpgroup() -> u32 {
     let size = crate::thread::block_size();
     let t = crate::thread::thread_in_block();
     if (t / 128 + 1) * 128 > size {
@@ -88,14 +86,24 @@ pub(crate) fn mma_async<T: MmaInput>(regs: &mut [f32], n: usize, a: u64, b: u64,
             t / 128
         ));
     }
-    let (a, b) = (decode(a, "A"), decode(b, "B"));
+    t % 128
+}
+
+/// `regs = A · B (+ regs)` for this thread's elements, `a_rows` its two rows of `A`
+/// (rows `r0` and `r0 + 8`) and `b` the descriptor of `B`.
+#[track_caller]
+fn multiply<T: MmaInput>(
+    regs: &mut [f32],
+    n: usize,
+    t: u32,
+    a_rows: &[[f32; 16]; 2],
+    b: u64,
+    accumulate: bool,
+) {
+    let b = decode(b, "B");
     let coords = crate::wgmma::Accum128::coords;
-    let t = t % 128;
-    // Rows of A: coords' row for even and odd register pairs; columns: every `i % 4`
-    // pattern repeats each 8 columns.
     let (r0, _) = coords(t, 0);
-    let a_rows: [[f32; 16]; 2] =
-        core::array::from_fn(|h| core::array::from_fn(|k| a.get::<T>(r0 + 8 * h, k)));
+    // Every `i % 4` pattern of columns repeats each 8 columns: n / 4 rows of B.
     let b_rows: std::vec::Vec<[f32; 16]> = (0..n / 4)
         .map(|q| {
             let (_, c) = coords(t, 4 * (q / 2) + q % 2);
@@ -112,4 +120,47 @@ pub(crate) fn mma_async<T: MmaInput>(regs: &mut [f32], n: usize, a: u64, b: u64,
         }
         *reg = sum;
     }
+}
+
+/// `Accum::mma_async`: `regs` (this thread's part of the 64 × `n` accumulator) =
+/// `A · B (+ regs)`, `A` 64 × 16 and `B` `n` × 16 from the descriptors. The thread reads
+/// only the two rows of `A` and the `n / 4` rows of `B` its elements need.
+#[track_caller]
+pub(crate) fn mma_async<T: MmaInput>(regs: &mut [f32], n: usize, a: u64, b: u64, accumulate: bool) {
+    let t = check_warpgroup();
+    let a = decode(a, "A");
+    let (r0, _) = crate::wgmma::Accum128::coords(t, 0);
+    let a_rows: [[f32; 16]; 2] =
+        core::array::from_fn(|h| core::array::from_fn(|k| a.get::<T>(r0 + 8 * h, k)));
+    multiply::<T>(regs, n, t, &a_rows, b, accumulate);
+}
+
+/// `Accum::mma_async_reg_a`: as [`mma_async`], `A`'s rows gathered from the warp's
+/// fragments with shuffles (the lanes of a quad hold a row between them).
+#[track_caller]
+pub(crate) fn mma_async_reg_a<T: MmaInput>(
+    regs: &mut [f32],
+    n: usize,
+    a: &crate::mma::FragA<T>,
+    b: u64,
+    accumulate: bool,
+) {
+    use crate::mma::FragA;
+    let t = check_warpgroup();
+    let lane = t % 32;
+    let mut a_rows = [[0f32; 16]; 2];
+    // Lane `lane` needs rows `lane / 4` and `lane / 4 + 8` of its warp's 16 x 16 tile:
+    // they live in the four lanes of its quad.
+    for src in 0..32u32 {
+        let regs_src = [0, 1, 2, 3].map(|r| crate::warp::shfl_sync(u32::MAX, a.regs[r], src));
+        if src / 4 != lane / 4 {
+            continue;
+        }
+        for i in 0..8 {
+            let (r, c) = FragA::<T>::coords(src, i);
+            let v = T::from_bits((regs_src[i / 2] >> (16 * (i % 2))) as u16).to_f32();
+            a_rows[r / 8][c] = v;
+        }
+    }
+    multiply::<T>(regs, n, t, &a_rows, b, accumulate);
 }

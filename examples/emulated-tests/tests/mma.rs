@@ -323,3 +323,44 @@ fn swizzled_tensor_copies_place_chunks_as_the_hardware_does() {
         assert_eq!(v, want, "element {i}");
     }
 }
+
+#[test]
+fn wgmma_with_a_from_registers_matches_the_f64_reference() {
+    use device_std::emulator::TensorMapDesc;
+    let k = 192;
+    let mut r = rng(91);
+    let a: Vec<bf16> = (0..64 * k)
+        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
+        .collect();
+    let bt: Vec<bf16> = (0..64 * k)
+        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
+        .collect();
+    // SAFETY: `bt` holds 64 * k elements and outlives the launch; read only.
+    let map_b = unsafe {
+        TensorMapDesc::new_swizzled(
+            bt.as_ptr().cast_mut(),
+            64 * k,
+            &[k as u64, 64],
+            &[2 * k as u64],
+            &[64, 64],
+            128,
+        )
+    }
+    .unwrap();
+    let mut c = vec![POISON; 64 * 64];
+    let out = GlobalMut::new(&mut c);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (128, 1, 1)), || {
+        mma_gemm_kernels::wgmma_reg_a(&a, map_b.as_param(), out.disjoint(), k as u32)
+    })
+    .unwrap();
+    for (e, g) in c.iter().enumerate() {
+        let (i, j) = (e / 64, e % 64);
+        let want: f64 = (0..k)
+            .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
+            .sum();
+        assert!(
+            (*g as f64 - want).abs() <= 1e-4,
+            "c[{i}][{j}] = {g}, want {want}"
+        );
+    }
+}

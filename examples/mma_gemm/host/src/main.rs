@@ -194,5 +194,44 @@ fn wgmma(
             if ok { "PASS" } else { "FAIL" },
         );
     }
+    // `wgmma_reg_a`: A from registers, one 64 x 64 tile, f32 out (exact products, so
+    // only the accumulation rounds: 1e-5).
+    let k = 256;
+    let a: Vec<bf16> = (0..64 * k)
+        .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
+        .collect();
+    let bt: Vec<bf16> = (0..64 * k)
+        .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
+        .collect();
+    let (a_d, b_d) = (stream.clone_htod(&a)?, stream.clone_htod(&bt)?);
+    type MapB64<'a> = TensorMap<'a, bf16, 2, 64, 64, 1, 1, 1, 128>;
+    let map_b = MapB64::tiled(stream, &b_d, [k as u64, 64], &[2 * k as u64])?;
+    let rs = module.kernel::<(Slice<bf16>, MapB64<'static>, SliceMut<f32>, u32)>("wgmma_reg_a")?;
+    let mut c_d = stream.clone_htod(&vec![f32::NAN; 64 * 64])?;
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (128, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: one block writes the 64 x 64 c; the map describes b_d, which outlives it.
+    unsafe { rs.launch(stream, cfg, (&a_d, &map_b, &mut c_d, k as u32)) }?;
+    let c = stream.clone_dtoh(&c_d)?;
+    let (mut num, mut den, mut nan) = (0.0f64, 0.0f64, 0);
+    for (e, g) in c.iter().enumerate() {
+        let (i, j) = (e / 64, e % 64);
+        let want: f64 = (0..k)
+            .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
+            .sum();
+        nan += g.is_nan() as usize;
+        num += (*g as f64 - want).powi(2);
+        den += want * want;
+    }
+    let err = (num / den).sqrt();
+    let ok = nan == 0 && err < 1e-5;
+    failed += !ok as usize;
+    println!(
+        "{} wgmma_reg_a 64x64x{k}: relative Frobenius error {err:.2e}, {nan} unwritten (seed {seed})",
+        if ok { "PASS" } else { "FAIL" },
+    );
     Ok(failed)
 }

@@ -270,3 +270,49 @@ fn raster(block: usize, tiles_m: usize, tiles_n: usize, group_m: usize) -> (usiz
     let within = block % per_group;
     (first + within % rows, within / rows)
 }
+
+/// The tensor map of `b` that [`wgmma_reg_a`] takes: boxes of 64 (`k`) × 64 rows,
+/// 128-byte swizzle.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub type MapB64 = device_std::tma::TensorMap<bf16, 2, 64, 64, 1, 1, 1, 128>;
+
+/// `c = a · bᵀ` for one 64 × 64 tile with `wgmma`'s `A` from registers: `a` is 64 × `k`
+/// row-major (each warp loads its 16 rows as `mma` fragments), `b` 64 × `k` row-major
+/// through tensor copies into shared memory, `c` 64 × 64 row-major `f32`; `k` a multiple
+/// of 64. One block of one warpgroup (128 threads; a trap otherwise). sm_90a.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[kernel(max_threads = 128)]
+pub fn wgmma_reg_a(a: &[bf16], b: MapB64, mut c: DisjointSlice<f32>, k: u32) {
+    use device_std::mma::FragA;
+    use device_std::wgmma::{commit_group, Accum64, KMajorTile};
+    use device_std::{Mbarrier, Phase, SharedArray};
+    let k = k as usize;
+    assert!(thread::block_size() == 128 && k % 64 == 0 && a.len() >= 64 * k && c.len() >= 64 * 64);
+    let tile = SharedArray::<bf16, { 64 * 64 }, 1024>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let t = thread::thread_in_block() as usize;
+    let warp = t / 32;
+    let mut acc = Accum64::zero();
+    for k0 in (0..k).step_by(64) {
+        if t == 0 {
+            bar.arrive_expect_tx(MapB64::BOX_BYTES);
+            b.load(&tile, [k0 as i32, 0], &bar);
+        }
+        bar.wait(&mut phase);
+        let bt = KMajorTile::<bf16, 64, 64, 128>::of(&tile);
+        acc.fence();
+        for kk in 0..4 {
+            let fa = FragA::<bf16>::load(|r, col| a[(16 * warp + r) * k + k0 + 16 * kk + col]);
+            acc.mma_async_reg_a(&fa, bt.descriptor(0, 16 * kk), k0 > 0 || kk > 0);
+        }
+        commit_group();
+        acc.wait::<0>();
+        // Every warp's multiplies have read the tile before the next copy overwrites it.
+        thread::sync_threads();
+    }
+    acc.store(|r, col, v| {
+        // SAFETY: (thread, element) maps one-to-one onto (r, col) of the 64 x 64 tile.
+        unsafe { *c.get_unchecked_mut(r * 64 + col) = v };
+    });
+}
