@@ -41,6 +41,19 @@ struct Mbar {
     phases: u64,
     /// Loads issued in the current phase, not landed yet.
     queued: Vec<QueuedLoad>,
+    /// What the current phase's arrivals release, for the race shadow.
+    release: Release,
+    /// The releases of the last two completed phases.
+    released: [(u64, Release); 2],
+}
+
+/// What the arrivals of one phase order before its waiters: per warp and per thread,
+/// the time before which their accesses are released (the arriving threads' own
+/// accesses, and what they had acquired).
+#[derive(Default, Clone)]
+struct Release {
+    warps: Vec<u32>,
+    threads: Vec<u32>,
 }
 
 struct QueuedLoad {
@@ -146,6 +159,8 @@ pub(crate) fn declare(site: Site, n: usize, arrivals: u32) -> u32 {
                 tx: 0,
                 phases: 0,
                 queued: Vec::new(),
+                release: Release::default(),
+                released: Default::default(),
             });
         }
     });
@@ -179,6 +194,7 @@ fn try_complete(block: &Block<'_>, b: &mut Mbar) -> bool {
     if b.pending != 0 || b.tx != 0 {
         return false;
     }
+    b.released[(b.phases % 2) as usize] = (b.phases, core::mem::take(&mut b.release));
     b.phases += 1;
     b.pending = b.arrivals;
     for t in 0..block.size {
@@ -284,12 +300,27 @@ pub(crate) fn land_all(block: &Block<'_>) -> Result<bool, EmulatorError> {
 }
 
 /// Thread `t` arrives on `b`'s current phase: whoever observes that phase complete is
-/// ordered after every load `t` has observed (release on arrive, acquire on wait).
-fn carry_observations(block: &Block<'_>, t: u32, b: &Mbar) {
+/// ordered after every load `t` has observed and, for the race shadow, after what `t`
+/// acquired and its own accesses (release on arrive, acquire on wait).
+fn carry_observations(block: &Block<'_>, t: u32, b: &mut Mbar) {
     let (w, bit) = ((t / 32) as usize, 1u32 << (t % 32));
-    for l in &mut block.mem.borrow_mut().landed {
+    let mut mem = block.mem.borrow_mut();
+    for l in &mut mem.landed {
         if l.observers.get(w).is_some_and(|m| m & bit != 0) {
             l.via.push((b.addr, b.phases));
+        }
+    }
+    let now = mem.tick();
+    let Some((warps, threads)) = mem.release_of(t, now) else {
+        return;
+    };
+    let rel = &mut b.release;
+    for (mine, theirs) in [(&mut rel.warps, warps), (&mut rel.threads, threads)] {
+        if mine.len() < theirs.len() {
+            mine.resize(theirs.len(), 0);
+        }
+        for (m, a) in mine.iter_mut().zip(theirs) {
+            *m = (*m).max(a);
         }
     }
 }
@@ -307,7 +338,13 @@ fn observe(block: &Block<'_>, b: &Mbar, parity: u32, t: u32) {
         n => n - 2,
     };
     let (w, bit) = ((t / 32) as usize, 1u32 << (t % 32));
-    for l in &mut block.mem.borrow_mut().landed {
+    let mut mem = block.mem.borrow_mut();
+    for (phase, rel) in &b.released {
+        if *phase <= seen && !rel.warps.is_empty() {
+            mem.acquire(t, &rel.warps, &rel.threads);
+        }
+    }
+    for l in &mut mem.landed {
         let carried = l.via.iter().any(|&(bar, p)| bar == b.addr && p <= seen);
         if (l.bar == b.addr && l.phase <= seen) || carried {
             if let Some(m) = l.observers.get_mut(w) {

@@ -58,6 +58,9 @@ struct Shadow {
     read_time: u32,
     writer: u16,
     reader: u16,
+    /// One bit per warp that read the byte since `reader` last restarted (a thread
+    /// ordered after every earlier read): which warps a `MANY` stands for.
+    reader_warps: u32,
 }
 
 /// A worker's arena and shadow, reused by the blocks it runs.
@@ -133,6 +136,16 @@ impl Arena {
             now: &mut self.now,
             shadow: &mut self.shadow,
             warp_sync: std::vec![0; warps],
+            acquired: if self.check {
+                std::vec![0; 32 * warps * warps]
+            } else {
+                Vec::new()
+            },
+            acquired_threads: if self.check {
+                std::vec![Vec::new(); 32 * warps]
+            } else {
+                Vec::new()
+            },
             allocs,
             top: DYN_BASE + dynamic,
             static_bytes: 0,
@@ -267,6 +280,15 @@ pub(crate) struct SharedMem<'a> {
     block_start: u32,
     barrier_time: u32,
     warp_sync: Vec<u32>,
+    /// Ordering through mbarriers, one row of `warps` times per thread: accesses by
+    /// warp `w` before time `acquired[t * warps + w]` happen before thread `t`'s next
+    /// access (a warp's rendezvous orders its lanes; an arrival releases what the
+    /// arriving thread has acquired, a wait on the phase acquires it).
+    acquired: Vec<u32>,
+    /// The same per thread: accesses by thread `u` before `acquired_threads[t][u]`
+    /// happen before thread `t`'s next access (an arrival releases the arriving
+    /// thread's own accesses). Empty until `t` first acquires something.
+    acquired_threads: Vec<Vec<u32>>,
     allocs: Vec<Alloc>,
     top: usize,
     static_bytes: usize,
@@ -347,6 +369,34 @@ impl SharedMem<'_> {
     pub(crate) fn warp_synced(&mut self, w: usize) {
         *self.now += 1;
         self.warp_sync[w] = *self.now;
+        let warps = self.warp_sync.len();
+        if !self.acquired.is_empty() {
+            // The lanes meet: each acquires what any of them had, and the warp's own
+            // accesses so far.
+            let lanes = 32 * w * warps..32 * (w + 1) * warps;
+            let mut merged = std::vec![0u32; warps];
+            for row in self.acquired[lanes.clone()].chunks(warps) {
+                for (m, &a) in merged.iter_mut().zip(row) {
+                    *m = (*m).max(a);
+                }
+            }
+            merged[w] = *self.now;
+            for row in self.acquired[lanes].chunks_mut(warps) {
+                row.copy_from_slice(&merged);
+            }
+            let lanes = &mut self.acquired_threads[32 * w..32 * (w + 1)];
+            if lanes.iter().any(|r| !r.is_empty()) {
+                let mut merged = std::vec![0u32; 32 * warps];
+                for row in lanes.iter() {
+                    for (m, &a) in merged.iter_mut().zip(row) {
+                        *m = (*m).max(a);
+                    }
+                }
+                for row in lanes.iter_mut() {
+                    row.clone_from(&merged);
+                }
+            }
+        }
         for l in &mut self.landed {
             if let Some(m) = l.observers.get_mut(w).filter(|m| **m != 0) {
                 *m = !0;
@@ -598,19 +648,89 @@ impl SharedMem<'_> {
         }
     }
 
-    /// Whether an access by `who` at `time` comes before the current one by
-    /// thread `t`.
-    fn ordered(&self, time: u32, who: u16, t: u32) -> bool {
+    /// Advances the block's clock: accesses so far are before the returned time.
+    pub(crate) fn tick(&mut self) -> u32 {
+        *self.now += 1;
+        *self.now
+    }
+
+    /// What thread `t` releases when it arrives on an mbarrier at time `now`: its rows of
+    /// [`acquired`](Self::acquired) and [`acquired_threads`](Self::acquired_threads),
+    /// the latter with its own accesses so far. `None` when the shadow is off.
+    pub(crate) fn release_of(&self, t: u32, now: u32) -> Option<(Vec<u32>, Vec<u32>)> {
+        let warps = self.warp_sync.len();
+        let row = self
+            .acquired
+            .get(t as usize * warps..(t as usize + 1) * warps)?;
+        let mut threads = self.acquired_threads[t as usize].clone();
+        threads.resize(32 * warps, 0);
+        threads[t as usize] = now;
+        Some((row.to_vec(), threads))
+    }
+
+    /// Thread `t` is now ordered after what a barrier phase's arrivals released.
+    pub(crate) fn acquire(&mut self, t: u32, warps_row: &[u32], threads_row: &[u32]) {
+        let warps = self.warp_sync.len();
+        let t = t as usize;
+        if let Some(own) = self.acquired.get_mut(t * warps..(t + 1) * warps) {
+            for (a, &r) in own.iter_mut().zip(warps_row) {
+                *a = (*a).max(r);
+            }
+        }
+        if let Some(own) = self.acquired_threads.get_mut(t) {
+            if own.len() < threads_row.len() {
+                own.resize(threads_row.len(), 0);
+            }
+            for (a, &r) in own.iter_mut().zip(threads_row) {
+                *a = (*a).max(r);
+            }
+        }
+    }
+
+    /// Whether thread `u`'s accesses at `time` come before thread `t`'s through mbarrier
+    /// arrivals and waits (its warp's, or its own).
+    fn acquired_thread(&self, t: u32, u: usize, time: u32) -> bool {
+        self.acquired_warp(t, u / 32, time)
+            || self.acquired_threads[t as usize]
+                .get(u)
+                .is_some_and(|&a| time < a)
+    }
+
+    /// Whether the accesses of every thread of warp `w` at `time` come before thread
+    /// `t`'s through mbarrier arrivals and waits.
+    fn acquired_from(&self, t: u32, w: usize, time: u32) -> bool {
+        self.acquired_warp(t, w, time)
+            || (32 * w..32 * (w + 1)).all(|u| self.acquired_thread(t, u, time))
+    }
+
+    /// Whether warp `w`'s accesses at `time` come before thread `t`'s as a whole (a
+    /// rendezvous of the warp was released to `t`).
+    fn acquired_warp(&self, t: u32, w: usize, time: u32) -> bool {
+        let warps = self.warp_sync.len();
+        self.acquired
+            .get(t as usize * warps + w)
+            .is_some_and(|&a| time < a)
+    }
+
+    /// Whether an access by `who` (of the warps in `warps_mask` when `who` is
+    /// `MANY`) at `time` comes before the current one by thread `t`.
+    fn ordered(&self, time: u32, who: u16, warps_mask: u32, t: u32) -> bool {
         let w = (t / 32) as usize;
         let warp_synced = self.warp_sync[w] > time;
+        let single = who < MANY_IN_WARP;
+        let in_warp = who != MANY && who & MANY_IN_WARP != 0 && who != ASYNC && who != ATOMIC;
         who == ASYNC
             || time < self.barrier_time
             || who as u32 == t
-            || (who < MANY_IN_WARP && who as usize / 32 == w && warp_synced)
-            || (who != MANY
-                && who & MANY_IN_WARP != 0
-                && (who & !MANY_IN_WARP) as usize == w
-                && warp_synced)
+            || (single && who as usize / 32 == w && warp_synced)
+            || (in_warp && (who & !MANY_IN_WARP) as usize == w && warp_synced)
+            || (single && self.acquired_thread(t, who as usize, time))
+            || (in_warp && self.acquired_from(t, (who & !MANY_IN_WARP) as usize, time))
+            || (who == MANY
+                && warps_mask != 0
+                && (0..32)
+                    .filter(|v| warps_mask & (1 << v) != 0)
+                    .all(|v| self.acquired_from(t, v, time) || (v == w && warp_synced)))
     }
 
     fn shadow_access(
@@ -633,13 +753,14 @@ impl SharedMem<'_> {
                 if fresh_atomic {
                     return Err(ShadowFault::Race(RaceKind::PlainAfterAtomic, None));
                 }
-                if s.writer != ATOMIC && !self.ordered(s.write_time, s.writer, t) {
+                if s.writer != ATOMIC && !self.ordered(s.write_time, s.writer, 0, t) {
                     return Err(ShadowFault::Race(
                         RaceKind::ReadAfterWrite,
                         single(s.writer),
                     ));
                 }
-                let reader = if !read || self.ordered(s.read_time, s.reader, t) {
+                let restart = !read || self.ordered(s.read_time, s.reader, s.reader_warps, t);
+                let reader = if restart {
                     t as u16
                 } else if s.reader < MANY_IN_WARP && s.reader as u32 / 32 == t / 32 {
                     MANY_IN_WARP | (t / 32) as u16
@@ -654,19 +775,21 @@ impl SharedMem<'_> {
                 let e = &mut self.shadow[b];
                 e.reader = reader;
                 e.read_time = now;
+                let bit = 1u32 << (t / 32);
+                e.reader_warps = if restart { bit } else { s.reader_warps | bit };
             }
             Access::Write | Access::Atomic => {
                 if written && s.writer == ATOMIC {
                     if access == Access::Write && fresh_atomic {
                         return Err(ShadowFault::Race(RaceKind::PlainAfterAtomic, None));
                     }
-                } else if written && !self.ordered(s.write_time, s.writer, t) {
+                } else if written && !self.ordered(s.write_time, s.writer, 0, t) {
                     return Err(ShadowFault::Race(
                         RaceKind::WriteAfterWrite,
                         single(s.writer),
                     ));
                 }
-                if read && !self.ordered(s.read_time, s.reader, t) {
+                if read && !self.ordered(s.read_time, s.reader, s.reader_warps, t) {
                     return Err(ShadowFault::Race(
                         RaceKind::WriteAfterRead,
                         single(s.reader),

@@ -816,3 +816,73 @@ fn a_multicast_finds_each_ctas_own_arrays_whatever_the_declaration_order() {
         }
     }
 }
+
+/// A two-stage producer/consumer ring on mbarriers alone: warp 0's first lane loads
+/// rounds of 64 words with `bulk::load`, waiting on a stage's `empty` barrier before
+/// refilling it; warp 1 sums each stage and releases it (every lane arrives on
+/// `empty`). Released after reading, the race shadow sees every read ordered before the
+/// refill (through the barrier); released before reading (the classic pipeline bug),
+/// the refill is a write-after-read race.
+fn ring(release_after_reading: bool) -> Result<u32, EmulatorError> {
+    use device_std::{Mbarriers, Phases};
+    let input: Vec<u32> = (0..64 * 6).collect();
+    let mut sum = vec![0u32; 1];
+    let out = GlobalMut::new(&mut sum);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (64, 1, 1)), || {
+        let ring = SharedArray::<u32, 128, 128>::new();
+        let full = Mbarriers::<2>::new(1);
+        let empty = Mbarriers::<2>::new(32);
+        let t = thread::thread_in_block() as usize;
+        if t < 32 {
+            if t == 0 {
+                let mut phases = Phases::<2>::new();
+                for r in 0..6 {
+                    let s = r % 2;
+                    if r >= 2 {
+                        empty.wait(s, &mut phases);
+                    }
+                    full.get(s).arrive_expect_tx(256);
+                    bulk::load(&ring.part::<64>(s), 0, &input, 64 * r, 64, &full.get(s));
+                }
+            }
+            return;
+        }
+        let lane = t - 32;
+        let mut phases = Phases::<2>::new();
+        let mut acc = 0u32;
+        for r in 0..6 {
+            let s = r % 2;
+            full.wait(s, &mut phases);
+            if !release_after_reading {
+                empty.get(s).arrive();
+            }
+            acc += ring.read(64 * s + lane) + ring.read(64 * s + 32 + lane);
+            if release_after_reading {
+                empty.get(s).arrive();
+            }
+        }
+        let total = device_std::warp::redux_sync(device_std::warp::ReduxOp::Add, u32::MAX, acc);
+        if lane == 0 {
+            let mut o = out.disjoint::<device_std::Index1D>();
+            // SAFETY: one thread writes the one element.
+            unsafe { *o.get_unchecked_mut(0) = total };
+        }
+    })?;
+    Ok(sum[0])
+}
+
+#[test]
+fn a_ring_released_after_reading_is_race_free_and_one_released_before_races() {
+    assert_eq!(ring(true).unwrap(), (0..64 * 6).sum::<u32>());
+    let err = ring(false).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EmulatorError::SharedRace {
+                kind: device_std::emulator::RaceKind::WriteAfterRead,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}

@@ -135,16 +135,7 @@ fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) 
     // 192 KiB of static shared memory: the kernel is built for sm_90a.
     let cfg = LaunchConfig::new((tiles as u32, 1, 1), (384, 1, 1))
         .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES);
-    // The race shadow orders accesses by block barriers and warp syncs only, not by
-    // mbarrier arrive/wait chains, so it would flag the producer's refill of a stage the
-    // consumers released through the `empty` barriers: off here. The copies' own checks
-    // (a destination read before its phase was observed, directly or through a chain of
-    // arrivals and waits) stay on.
-    let options = emulator::Options {
-        check_shared: false,
-        ..Default::default()
-    };
-    emulator::launch_with(cfg, &options, || {
+    emulator::launch(cfg, || {
         mma_gemm_kernels::gemm_wgmma(
             map_a.as_param(),
             map_b.as_param(),
