@@ -6,7 +6,17 @@
 //! | here | PTX (PTX ISA 9.0 §9.7.14.5 "Matrix multiply-accumulate operation using mma instruction"; fragments §9.7.14.5.8 "Matrix Fragments for mma.m16n8k16 with floating point type") |
 //! |---|---|
 //! | [`mma_m16n8k16`] | `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.{bf16,f16}.f32` |
-//! | [`FragA::load_shared`], [`FragB::load_shared_trans`] | `ldmatrix.sync.aligned.m8n8.x4.shared.b16`, `.x2.trans` (sm_75) |
+//! | [`FragA::load_shared`], [`FragA::load_shared_rows`] | `ldmatrix.sync.aligned.m8n8.x4.shared.b16` (sm_75) |
+//! | [`FragB::load_shared`], [`FragB::load_shared_rows`] | `ldmatrix.sync.aligned.m8n8.x2.shared.b16` (sm_75) |
+//! | [`FragB::load_shared_pair_rows`] | `ldmatrix.sync.aligned.m8n8.x4.shared.b16` (sm_75) |
+//! | [`FragB::load_shared_trans`] | `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16` (sm_75) |
+//! | [`Accum::store_bf16_pairs`] | `cvt.rn.bf16x2.f32` (sm_80) |
+//!
+//! The `ldmatrix` loads (PTX ISA 9.0 §9.7.14.5.15 "ldmatrix") come in two forms: one for
+//! a plain row-major tile (`row0`, `col0`, `ld`), and a `_rows` form in which every lane
+//! names the element where "its" 16-byte row of 8 elements starts, so any layout whose
+//! 8-element rows are contiguous and 16-byte aligned works: XOR-swizzled or padded tiles
+//! (free of bank conflicts). Lane `l` names row `l % 8` of the 8 × 8 matrix `l / 8`.
 //!
 //! All 32 lanes of the warp take part in each operation (`.aligned`): call it
 //! from warp-uniform control flow, never from inside a branch some lanes skip.
@@ -126,6 +136,16 @@ fn pack<E: MmaInput>(lo: E, hi: E) -> u32 {
 }
 
 impl<E: MmaInput> FragA<E> {
+    /// All zeros (bits 0: `+0.0` for both input types), e.g. to fill an array of
+    /// fragments before loading each.
+    #[inline(always)]
+    pub const fn zero() -> Self {
+        FragA {
+            regs: [0; 4],
+            _elem: PhantomData,
+        }
+    }
+
     /// `(row, col)` in the 16 × 16 tile of element `i` (0..8) of lane `lane`:
     /// row `lane / 4` (+ 8 for `i` in 2, 3, 6, 7), column `2 (lane % 4) + i % 2`
     /// (+ 8 for `i` >= 4).
@@ -199,7 +219,92 @@ impl<E: MmaInput> FragA<E> {
     }
 }
 
+impl<E: MmaInput> FragA<E> {
+    /// The warp's fragment of a 16 × 16 block of `A` in shared memory in any layout whose
+    /// 8-element rows are contiguous (`ldmatrix.sync.aligned.m8n8.x4`, PTX ISA 9.0
+    /// §9.7.14.5.15, sm_75): lane `l` passes `row_start`, the index in `tile` of element
+    /// `(l % 16, 8 (l / 16))` of the block (its elements `+ 0..8` are that row's columns
+    /// `8 (l / 16) + 0..8`). Every lane of the warp calls it together. `row_start` must be
+    /// a multiple of 8 (16-byte aligned) and `row_start + 8 <= N` (a trap otherwise).
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn load_shared_rows<const N: usize, const A: usize>(
+        tile: &crate::SharedArray<E, N, A>,
+        row_start: usize,
+    ) -> Self {
+        let regs = ldmatrix::<E, N, A, 4>(tile, row_start, false);
+        FragA {
+            regs,
+            _elem: PhantomData,
+        }
+    }
+}
+
+/// `ldmatrix.sync.aligned.m8n8.xM[.trans].shared.b16` with lane `l` naming row `l % 8` of
+/// matrix `l / 8` (PTX ISA 9.0 §9.7.14.5.15); lanes past `8 M` pass a row too (any valid
+/// one: theirs is not read). Emulated by gathering the row starts with shuffles.
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+fn ldmatrix<E: MmaInput, const N: usize, const A: usize, const M: usize>(
+    tile: &crate::SharedArray<E, N, A>,
+    row_start: usize,
+    trans: bool,
+) -> [u32; M] {
+    assert!(
+        row_start % 8 == 0 && row_start + 8 <= N,
+        "ldmatrix: each lane's row must be 16-byte aligned and inside the array"
+    );
+    on_device!("mma::ldmatrix", {
+        let at = tile.ptr(0).addr() + 2 * row_start as u32;
+        let (mut r0, mut r1, mut r2, mut r3) = (0u32, 0u32, 0u32, 0u32);
+        // SAFETY: every lane's row lies in the array and is 16-byte aligned (checked
+        // above); reads shared memory only.
+        unsafe {
+            match (M, trans) {
+                (2, false) => core::arch::asm!("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{{r0}, {r1}}}, [{a}];", r0 = out(reg32) r0, r1 = out(reg32) r1, a = in(reg32) at, options(nostack, readonly, preserves_flags)),
+                (4, false) => core::arch::asm!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];", r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3, a = in(reg32) at, options(nostack, readonly, preserves_flags)),
+                (2, true) => core::arch::asm!("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{{r0}, {r1}}}, [{a}];", r0 = out(reg32) r0, r1 = out(reg32) r1, a = in(reg32) at, options(nostack, readonly, preserves_flags)),
+                _ => unreachable!("ldmatrix: x2, x4 or x2.trans"),
+            }
+        }
+        let all = [r0, r1, r2, r3];
+        core::array::from_fn(|i| all[i])
+    }, emulated: {
+        use crate::warp::shfl_sync;
+        let lane = crate::thread::lane_id();
+        let mut regs = [0u32; M];
+        for (j, reg) in regs.iter_mut().enumerate() {
+            let j = j as u32;
+            let mut e = [0u32; 2];
+            for (h, e) in e.iter_mut().enumerate() {
+                let h = h as u32;
+                // Lane L gets row L / 4, columns 2 (L % 4) + 0..2 of each matrix; the
+                // transposed form gets column L / 4 of rows 2 (L % 4) + 0..2.
+                let (src, col) = if trans {
+                    (8 * j + 2 * (lane % 4) + h, lane / 4)
+                } else {
+                    (8 * j + lane / 4, 2 * (lane % 4) + h)
+                };
+                let start = shfl_sync(u32::MAX, row_start as u32, src) as usize;
+                *e = tile.read(start + col as usize).to_bits() as u32;
+            }
+            *reg = e[0] | e[1] << 16;
+        }
+        regs
+    })
+}
+
 impl<E: MmaInput> FragB<E> {
+    /// All zeros (bits 0: `+0.0` for both input types), e.g. to fill an array of
+    /// fragments before loading each.
+    #[inline(always)]
+    pub const fn zero() -> Self {
+        FragB {
+            regs: [0; 2],
+            _elem: PhantomData,
+        }
+    }
+
     /// `(row, col)` (that is `(k, n)`) in the 16 × 8 tile of element `i` (0..4) of lane
     /// `lane`: row `2 (lane % 4) + i % 2` (+ 8 for `i` >= 2), column `lane / 4`.
     #[inline(always)]
@@ -267,6 +372,75 @@ impl<E: MmaInput> FragB<E> {
     }
 }
 
+impl<E: MmaInput> FragB<E> {
+    /// The warp's fragment of the 16 × 8 (`k × n`) block at `(k0, n0)` of `B` stored
+    /// `n × k` row-major (K-major, as for `c = a · bᵀ`) with `ld` elements per row in
+    /// shared memory, no transpose needed (`ldmatrix.sync.aligned.m8n8.x2`, PTX ISA 9.0
+    /// §9.7.14.5.15, sm_75): lane `l` (0..16) points at stored row `n0 + l % 8`, column
+    /// `k0 + 8 (l / 8)`. Every lane of the warp calls it together. Rows must start
+    /// 16-byte aligned: `ld` and `k0` multiples of 8, and the block inside the array (a
+    /// trap otherwise).
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn load_shared<const N: usize, const A: usize>(
+        tile: &crate::SharedArray<E, N, A>,
+        k0: usize,
+        n0: usize,
+        ld: usize,
+    ) -> Self {
+        assert!(
+            ld % 8 == 0 && k0 % 8 == 0 && k0 + 16 <= ld && (n0 + 8) * ld <= N,
+            "FragB::load_shared: rows must be 16-byte aligned and the block inside the array"
+        );
+        let lane = crate::thread::lane_id() as usize;
+        Self::load_shared_rows(tile, (n0 + lane % 8) * ld + k0 + 8 * ((lane / 8) % 2))
+    }
+
+    /// The warp's fragment of a 16 × 8 (`k × n`) block of a K-major `B` (stored `n × k`)
+    /// in shared memory in any layout whose 8-element rows (8 `k` of one `n`) are
+    /// contiguous (`ldmatrix.sync.aligned.m8n8.x2`, PTX ISA 9.0 §9.7.14.5.15, sm_75):
+    /// lane `l` passes `row_start`, the index in `tile` of `(k, n) = (8 ((l / 8) % 2),
+    /// l % 8)` of the block (lanes 16..32 repeat lanes 0..16). Every lane of the warp
+    /// calls it together. `row_start` must be a multiple of 8 and `row_start + 8 <= N` (a
+    /// trap otherwise).
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn load_shared_rows<const N: usize, const A: usize>(
+        tile: &crate::SharedArray<E, N, A>,
+        row_start: usize,
+    ) -> Self {
+        let regs = ldmatrix::<E, N, A, 2>(tile, row_start, false);
+        FragB {
+            regs,
+            _elem: PhantomData,
+        }
+    }
+
+    /// Two neighbouring fragments at once: the 16 × 16 (`k × n`) block of a K-major `B`,
+    /// `[n 0..8, n 8..16]` (`ldmatrix.sync.aligned.m8n8.x4`, PTX ISA 9.0 §9.7.14.5.15,
+    /// sm_75): lane `l` passes the index in `tile` of `(k, n) = (8 ((l / 8) % 2),
+    /// 8 (l / 16) + l % 8)` of the block. Every lane of the warp calls it together.
+    /// `row_start` must be a multiple of 8 and `row_start + 8 <= N` (a trap otherwise).
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn load_shared_pair_rows<const N: usize, const A: usize>(
+        tile: &crate::SharedArray<E, N, A>,
+        row_start: usize,
+    ) -> [Self; 2] {
+        let [r0, r1, r2, r3] = ldmatrix::<E, N, A, 4>(tile, row_start, false);
+        [
+            FragB {
+                regs: [r0, r1],
+                _elem: PhantomData,
+            },
+            FragB {
+                regs: [r2, r3],
+                _elem: PhantomData,
+            },
+        ]
+    }
+}
+
 impl Accum {
     /// All zeros.
     #[inline(always)]
@@ -309,6 +483,18 @@ impl Accum {
             let (r, c) = Self::coords(lane, i);
             put(r, c, self.vals[i]);
         }
+    }
+
+    /// Calls `put(row, col, pair)` twice, for the calling lane's elements `(row, col)`
+    /// and `(row, col + 1)` (`col` even) rounded to `bf16` (to nearest even) and packed
+    /// into one 32-bit word, the first in the low half (`cvt.rn.bf16x2.f32`, PTX ISA 9.0
+    /// §9.7.9.21, sm_80): one 4-byte store per pair into a row-major `bf16` output.
+    #[inline(always)]
+    pub fn store_bf16_pairs(&self, mut put: impl FnMut(usize, usize, u32)) {
+        let (g, t) = group(crate::thread::lane_id());
+        let [v0, v1, v2, v3] = self.vals;
+        put(g, 2 * t, crate::wgmma::bf16x2(v0, v1));
+        put(g + 8, 2 * t, crate::wgmma::bf16x2(v2, v3));
     }
 }
 

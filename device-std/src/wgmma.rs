@@ -337,7 +337,7 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
 
 /// `lo` and `hi` as `bf16`, rounded to nearest even, `lo` in the low half.
 #[inline(always)]
-fn bf16x2(lo: f32, hi: f32) -> u32 {
+pub(crate) fn bf16x2(lo: f32, hi: f32) -> u32 {
     on_device!("wgmma::bf16x2", {
         let out: u32;
         // SAFETY: a conversion between registers.

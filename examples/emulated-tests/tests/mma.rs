@@ -1,10 +1,11 @@
 //! Tensor-core `mma.sync` under the emulator: the fragment layouts of the PTX ISA
-//! (checked element by element) and `mma_gemm`'s `gemm_bf16` against an `f64` CPU
-//! reference at square and ragged sizes, output poisoned first.
+//! (checked element by element), the `ldmatrix` loads against element-wise loads, and
+//! `mma_gemm`'s `gemm_bf16`, `gemm_mma` and `gemm_mma_w64` against an `f64` CPU reference
+//! at square and ragged sizes, output poisoned first.
 
 use device_std::emulator::{self, GlobalMut, LaunchConfig};
 use device_std::mma::{Accum, FragA, FragB};
-use device_std::{bf16, f16};
+use device_std::{bf16, f16, kernel, thread, DisjointSlice, SharedArray};
 use emulated_tests::emulate::POISON;
 use example_support::rng;
 use rand::Rng;
@@ -96,5 +97,151 @@ fn gemm_bf16_matches_the_f64_reference_at_square_and_ragged_sizes() {
         let den: f64 = want.iter().map(|w| w * w).sum();
         let err = (num / den).sqrt();
         assert!(err < 1e-5, "{m}x{n}x{k}: relative Frobenius error {err:e}");
+    }
+}
+
+/// One warp: a 32 × 32 `f16` tile in shared memory, element `(r, c)` = `r * 32 + c`
+/// stored with the chunks of 8 XOR-swizzled by `r % 4`. Lane `l` writes 1 to `out[l]`
+/// when every `ldmatrix` form gives what the element-wise `load` gives, else 0.
+#[kernel]
+pub fn ldmatrix_forms(mut out: DisjointSlice<u32>) {
+    let tile = SharedArray::<f16, 1024>::new();
+    let at = |r: usize, c: usize| r * 32 + ((c / 8) ^ (r % 4)) * 8 + c % 8;
+    let lane = thread::lane_id() as usize;
+    for e in (lane..1024).step_by(32) {
+        tile.write(at(e / 32, e % 32), f16::from_f32((e % 1024) as f32));
+    }
+    thread::sync_threads();
+    let val = |r: usize, c: usize| tile.read(at(r, c));
+    let mut ok = true;
+    for (r0, c0) in [(0, 0), (16, 8), (8, 16)] {
+        // A: rows r0.., columns (k) c0..
+        let want = FragA::<f16>::load(|r, c| val(r0 + r, c0 + c));
+        let got = FragA::<f16>::load_shared_rows(&tile, at(r0 + lane % 16, c0 + 8 * (lane / 16)));
+        ok &= (0..8).all(|i| got.get(i).to_bits() == want.get(i).to_bits());
+        // B stored n x k: stored row = n, column = k. Fragment (k, n) = val(n0 + n, k0 + k).
+        let (n0, k0) = (r0, c0);
+        let want = FragB::<f16>::load(|k, n| val(n0 + n, k0 + k));
+        let got =
+            FragB::<f16>::load_shared_rows(&tile, at(n0 + lane % 8, k0 + 8 * ((lane / 8) % 2)));
+        ok &= (0..4).all(|i| got.get(i).to_bits() == want.get(i).to_bits());
+        let want_hi = FragB::<f16>::load(|k, n| val(n0 + 8 + n, k0 + k));
+        let [lo, hi] = FragB::<f16>::load_shared_pair_rows(
+            &tile,
+            at(n0 + 8 * (lane / 16) + lane % 8, k0 + 8 * ((lane / 8) % 2)),
+        );
+        ok &= (0..4).all(|i| lo.get(i).to_bits() == want.get(i).to_bits());
+        ok &= (0..4).all(|i| hi.get(i).to_bits() == want_hi.get(i).to_bits());
+    }
+    if let Some((o, _)) = out.get_mut_indexed() {
+        *o = ok as u32;
+    }
+}
+
+#[test]
+fn ldmatrix_rows_forms_match_elementwise_loads_through_a_swizzled_tile() {
+    let mut v = vec![7u32; 32];
+    let out = GlobalMut::new(&mut v);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        ldmatrix_forms(out.disjoint())
+    })
+    .unwrap();
+    drop(out);
+    assert_eq!(v, vec![1u32; 32]);
+}
+
+/// `FragB::load_shared` (plain `n × k` layout, no transpose) against `load`.
+#[kernel]
+pub fn ldmatrix_plain_b(mut out: DisjointSlice<u32>) {
+    let tile = SharedArray::<bf16, { 16 * 24 }>::new();
+    let lane = thread::lane_id() as usize;
+    for e in (lane..16 * 24).step_by(32) {
+        tile.write(e, bf16::from_f32(e as f32));
+    }
+    thread::sync_threads();
+    let got = FragB::<bf16>::load_shared(&tile, 8, 8, 24);
+    let want = FragB::<bf16>::load(|k, n| tile.read((8 + n) * 24 + 8 + k));
+    let ok = (0..4).all(|i| got.get(i).to_bits() == want.get(i).to_bits());
+    if let Some((o, _)) = out.get_mut_indexed() {
+        *o = ok as u32;
+    }
+}
+
+#[test]
+fn frag_b_load_shared_reads_a_k_major_tile_without_transposing() {
+    let mut v = vec![7u32; 32];
+    let out = GlobalMut::new(&mut v);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        ldmatrix_plain_b(out.disjoint())
+    })
+    .unwrap();
+    drop(out);
+    assert_eq!(v, vec![1u32; 32]);
+}
+
+/// `gemm_mma` (`w64`: `gemm_mma_w64`), `c = a · bᵀ` with `b` stored `n × k`, `bf16` out,
+/// against `f64`: (relative Frobenius error, unwritten elements).
+fn gemm_bt(m: usize, n: usize, k: usize, seed: u64, w64: bool) -> (f64, usize) {
+    use mma_gemm_kernels::{MMA_BM, MMA_BN, MMA_THREADS, MMA_W64_THREADS};
+    let mut r = rng(seed);
+    // 16-byte aligned copies (the kernel's cp.async reads 16-byte chunks).
+    let aligned = |len: usize, r: &mut rand::rngs::StdRng| {
+        let mut buf = vec![bf16::from_bits(0); len + 8];
+        let off = buf.as_ptr().align_offset(16);
+        for x in &mut buf[off..off + len] {
+            *x = bf16::from_f32(r.random_range(-1.0..1.0));
+        }
+        (buf, off)
+    };
+    let (a_buf, a_off) = aligned(m * k, &mut r);
+    let (b_buf, b_off) = aligned(n * k, &mut r);
+    let (a, bt) = (&a_buf[a_off..a_off + m * k], &b_buf[b_off..b_off + n * k]);
+    let mut c = vec![bf16::NAN; m * n];
+    let out = GlobalMut::new(&mut c);
+    let grid = ((m.div_ceil(MMA_BM) * n.div_ceil(MMA_BN)) as u32, 1, 1);
+    let (mm, nn, kk) = (m as u32, n as u32, k as u32);
+    if w64 {
+        emulator::launch(
+            LaunchConfig::new(grid, (MMA_W64_THREADS as u32, 1, 1)),
+            || mma_gemm_kernels::gemm_mma_w64(a, bt, out.disjoint(), mm, nn, kk),
+        )
+        .unwrap();
+    } else {
+        emulator::launch(LaunchConfig::new(grid, (MMA_THREADS as u32, 1, 1)), || {
+            mma_gemm_kernels::gemm_mma(a, bt, out.disjoint(), mm, nn, kk)
+        })
+        .unwrap();
+    }
+    drop(out);
+    let (mut num, mut den) = (0f64, 0f64);
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = (0..k)
+                .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
+                .sum();
+            num += (c[i * n + j].to_f64() - want).powi(2);
+            den += want * want;
+        }
+    }
+    ((num / den).sqrt(), c.iter().filter(|x| x.is_nan()).count())
+}
+
+#[test]
+fn gemm_mma_matches_the_f64_reference_at_square_and_ragged_sizes() {
+    for (m, n, k, seed, w64) in [
+        (128, 128, 64, 81, false),
+        (77, 45, 40, 82, false),
+        (130, 136, 104, 83, false),
+        (128, 128, 64, 84, true),
+        (77, 45, 40, 85, true),
+    ] {
+        let (err, unwritten) = gemm_bt(m, n, k, seed, w64);
+        assert_eq!(unwritten, 0, "{m}x{n}x{k} w64={w64}: unwritten elements");
+        // bf16 output rounding alone is about 2e-3.
+        assert!(
+            err < 1e-2,
+            "{m}x{n}x{k} w64={w64}: relative Frobenius error {err:e}"
+        );
+        assert!(err > 0.0, "{m}x{n}x{k}: bf16 output cannot be exact");
     }
 }

@@ -256,7 +256,8 @@ pub fn gemm_wgmma(
 /// The `(row, column)` tile of `c` that block `block` computes, sweeping `group_m`
 /// tile rows together column by column (so that a wave of blocks shares tiles of `a`
 /// and `b` in L2) — `group_m = 1` is plain row-major order.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
 fn raster(block: usize, tiles_m: usize, tiles_n: usize, group_m: usize) -> (usize, usize) {
     let group_m = group_m.max(1);
     let per_group = group_m * tiles_n;
@@ -264,4 +265,244 @@ fn raster(block: usize, tiles_m: usize, tiles_n: usize, group_m: usize) -> (usiz
     let rows = (tiles_m - first).min(group_m);
     let within = block % per_group;
     (first + within % rows, within / rows)
+}
+
+/// Rows of `a` (and of `c`) per block of [`gemm_mma`].
+pub const MMA_BM: usize = 128;
+/// Columns of `c` (rows of the stored `b`) per block of [`gemm_mma`].
+pub const MMA_BN: usize = 128;
+/// Elements of `k` per pipeline stage of [`gemm_mma`] (64 bytes per tile row).
+pub const MMA_BK: usize = 32;
+/// Pipeline stages of [`gemm_mma`]: `STAGES * (BM + BN) * BK * 2` = 48 KiB of static
+/// shared memory, the sm_80 limit for static shared memory.
+pub const MMA_STAGES: usize = 3;
+/// Threads per block of [`gemm_mma`] (8 warps, 2 × 4, each 64 × 32 of the tile).
+pub const MMA_THREADS: usize = 256;
+/// Threads per block of [`gemm_mma_w64`] (4 warps, 2 × 2, each 64 × 64 of the tile).
+pub const MMA_W64_THREADS: usize = 128;
+
+/// `c = a · bᵀ` on the tensor cores with `mma.sync.m16n8k16` (sm_80 and newer): the
+/// portable form of [`gemm_wgmma`], the same operands as plain slices. `a` is `m × k`
+/// row-major, `b` is stored `n × k` row-major (both operands K-major), `c` is `m × n`
+/// row-major `bf16`, accumulated in `f32` and rounded to nearest even. `k` must be a
+/// multiple of 8 (every 16-byte chunk of a row is then inside or outside the matrix; a
+/// trap otherwise) and the slices 16-byte aligned (as `cudaMalloc` gives; a trap
+/// otherwise); `m` and `n` are free (edges masked: rows past the matrices read as zero
+/// and are not written).
+///
+/// Each block ([`MMA_THREADS`] = 256 threads, 1D; a trap otherwise) computes one 128 × 128
+/// tile of `c`, block `blockIdx.x` taking the tiles in groups of 8 tile rows swept column
+/// by column: launch a 1D grid of `ceil(m / 128) * ceil(n / 128)` blocks, no dynamic
+/// shared memory. Per step of 32 along `k` every thread copies 16-byte chunks of the
+/// 128 × 32 tiles of `a` and `b` with `cp.async` into a ring of 3 stages (48 KiB, rows of
+/// 64 bytes whose 4 chunks are XOR-swizzled by `(row / 2) % 4`, so that `ldmatrix` reads
+/// and the copies' writes are free of bank conflicts); warp `w` computes rows
+/// `64 (w % 2)` and columns `32 (w / 2)` of the tile from `ldmatrix` fragments (`b` needs
+/// no transpose: it is K-major like `a`). The output is written as packed `bf16` pairs
+/// (4-byte stores) where the tile is whole and `n` even.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn gemm_mma(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+    mma_tiled::<2, 4, 4, 4, MMA_THREADS>(a, b, c, m, n, k);
+}
+
+/// [`gemm_mma`] with 4 warps of 64 × 64 (2 × 2) per 128 × 128 tile: fewer `ldmatrix` per
+/// `mma`, more registers per thread. Launch [`MMA_W64_THREADS`] = 128 threads per block
+/// (a trap otherwise), the same grid as [`gemm_mma`]. sm_80.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn gemm_mma_w64(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+    mma_tiled::<2, 2, 4, 8, MMA_W64_THREADS>(a, b, c, m, n, k);
+}
+
+/// Index in a 128 × 32 stage tile of the 8-element chunk `chunk` (0..4) of row `row`: rows
+/// of 64 bytes, chunks XOR-swizzled by `(row / 2) % 4`. The 8 rows an `ldmatrix` phase
+/// reads (same chunk, consecutive rows) then fall into 8 distinct 16-byte bank groups.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+const fn swz(row: usize, chunk: usize) -> usize {
+    row * MMA_BK + ((chunk ^ ((row / 2) % 4)) * 8)
+}
+
+/// Calls `f(0)`, `f(1)`, ... `f(N - 1)` as straight-line code (`N` <= 8): fragment arrays
+/// indexed by these constants stay in registers, where a loop that the compiler declines
+/// to unroll would put them on the stack.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
+    const { assert!(N <= 8, "unrolled: at most 8") }
+    macro_rules! call {
+        ($($i:literal)*) => { $( if $i < N { f($i) } )* };
+    }
+    call!(0 1 2 3 4 5 6 7);
+}
+
+/// The body of [`gemm_mma`]: `WARPS_M × WARPS_N` warps, each `16 MI × 8 NI` of the
+/// 128 × 128 tile; `THREADS = 32 WARPS_M WARPS_N`.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+fn mma_tiled<
+    const WARPS_M: usize,
+    const WARPS_N: usize,
+    const MI: usize,
+    const NI: usize,
+    const THREADS: usize,
+>(
+    a: &[bf16],
+    b: &[bf16],
+    mut c: DisjointSlice<bf16>,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use device_std::mma::{mma_m16n8k16, Accum, FragA, FragB};
+    use device_std::{cp_async, SharedArray};
+    const TILE: usize = MMA_BM * MMA_BK;
+    const CHUNKS: usize = TILE / 8;
+    const {
+        assert!(WARPS_M * MI * 16 == MMA_BM && WARPS_N * NI * 8 == MMA_BN);
+        assert!(THREADS == 32 * WARPS_M * WARPS_N && CHUNKS % THREADS == 0 && NI % 2 == 0);
+        assert!(MMA_BM == MMA_BN);
+    }
+    let (m, n, k) = (m as usize, n as usize, k as usize);
+    assert!(
+        thread::block_size() as usize == THREADS
+            && k % 8 == 0
+            && a.len() >= m * k
+            && b.len() >= n * k
+            && c.len() >= m * n
+            && a.as_ptr() as usize % 16 == 0
+            && b.as_ptr() as usize % 16 == 0
+    );
+    // 16-byte views of the operands: chunk `q` is elements 8q..8q+8.
+    // SAFETY: the same memory read as whole 16-byte chunks: both pointers are 16-byte
+    // aligned (checked above), any bits are a valid [u32; 4], and the lengths round down.
+    let (a16, b16) = unsafe {
+        (
+            core::slice::from_raw_parts(a.as_ptr().cast::<[u32; 4]>(), a.len() / 8),
+            core::slice::from_raw_parts(b.as_ptr().cast::<[u32; 4]>(), b.len() / 8),
+        )
+    };
+    // Stage s: a's tile at s TILE, b's at (STAGES + s) TILE.
+    let ring = SharedArray::<bf16, { 2 * MMA_STAGES * TILE }, 128>::new();
+    let ring16 = ring.cast::<[u32; 4], { 2 * MMA_STAGES * CHUNKS }>();
+    const B_OFF: usize = MMA_STAGES * TILE;
+    let t = thread::threadIdx_x() as usize;
+    let (tile_m, tile_n) = raster(
+        thread::blockIdx_x() as usize,
+        m.div_ceil(MMA_BM),
+        n.div_ceil(MMA_BN),
+        8,
+    );
+    let (m0, n0) = (MMA_BM * tile_m, MMA_BN * tile_n);
+    let k_tiles = k.div_ceil(MMA_BK);
+    let k8 = k / 8;
+    // Copies k-tile `kt` of both operands into stage `s`: chunk q = t + THREADS i is row
+    // q / 4, chunk q % 4; chunks past the matrices are written as zeros.
+    let load = |s: usize, kt: usize| {
+        let kc = kt * (MMA_BK / 8);
+        for i in 0..CHUNKS / THREADS {
+            let q = t + THREADS * i;
+            let (row, ch) = (q / 4, q % 4);
+            let dst = s * CHUNKS + swz(row, ch) / 8;
+            let inside_k = kc + ch < k8;
+            if m0 + row < m && inside_k {
+                cp_async::copy(&ring16, dst, a16, (m0 + row) * k8 + kc + ch);
+            } else {
+                ring16.write(dst, [0; 4]);
+            }
+            if n0 + row < n && inside_k {
+                cp_async::copy(&ring16, B_OFF / 8 + dst, b16, (n0 + row) * k8 + kc + ch);
+            } else {
+                ring16.write(B_OFF / 8 + dst, [0; 4]);
+            }
+        }
+    };
+    for s in 0..MMA_STAGES - 1 {
+        if s < k_tiles {
+            load(s, s);
+        }
+        cp_async::commit_group();
+    }
+    let lane = t % 32;
+    let warp = t / 32;
+    let (wm, wn) = (warp % WARPS_M, warp / WARPS_M);
+    // This lane's ldmatrix rows: A row 16 mi + lane % 16 of the warp's rows, chunk
+    // 2 kk + lane / 16; B row (n) 16 p + 8 (lane / 16) + lane % 8, chunk 2 kk + (lane / 8) % 2.
+    let a_row = wm * MI * 16 + lane % 16;
+    let b_row = wn * NI * 8 + 8 * (lane / 16) + lane % 8;
+    let mut acc = [[Accum::zero(); NI]; MI];
+    for kt in 0..k_tiles {
+        cp_async::wait_group::<{ MMA_STAGES as u32 - 2 }>();
+        thread::sync_threads();
+        let next = kt + MMA_STAGES - 1;
+        if next < k_tiles {
+            load(next % MMA_STAGES, next);
+        }
+        cp_async::commit_group();
+        let base = (kt % MMA_STAGES) * TILE;
+        unrolled::<{ MMA_BK / 16 }>(|kk| {
+            let mut fa = [FragA::<bf16>::zero(); MI];
+            unrolled::<MI>(|mi| {
+                fa[mi] =
+                    FragA::load_shared_rows(&ring, base + swz(a_row + 16 * mi, 2 * kk + lane / 16));
+            });
+            let mut fb = [FragB::<bf16>::zero(); NI];
+            // One x4 load per pair of 8-column fragments.
+            unrolled::<NI>(|ni| {
+                if ni % 2 == 0 {
+                    [fb[ni], fb[ni + 1]] = FragB::load_shared_pair_rows(
+                        &ring,
+                        B_OFF + base + swz(b_row + 8 * ni, 2 * kk + (lane / 8) % 2),
+                    );
+                }
+            });
+            unrolled::<MI>(|mi| {
+                unrolled::<NI>(|ni| mma_m16n8k16(&fa[mi], &fb[ni], &mut acc[mi][ni]));
+            });
+        });
+    }
+    cp_async::wait_all();
+    let out = c.as_mut_ptr();
+    let (r0, c0) = (m0 + wm * MI * 16, n0 + wn * NI * 8);
+    if m0 + MMA_BM <= m && n0 + MMA_BN <= n && n % 2 == 0 {
+        // A whole tile with even rows: each pair of columns is one 4-byte store.
+        unrolled::<MI>(|mi| {
+            unrolled::<NI>(|ni| {
+                let at = (r0 + 16 * mi) * n + c0 + 8 * ni;
+                acc[mi][ni].store_bf16_pairs(|r, col, pair| {
+                    // SAFETY: (block, warp, lane, pair) maps one-to-one onto (i, j..j+2)
+                    // of this warp's part of the tile, inside m x n; i * n + j is even (n
+                    // and j are), so the address is 4-byte aligned.
+                    unsafe { *out.add(at + r * n + col).cast::<u32>() = pair };
+                });
+            });
+        });
+    } else {
+        // An edge tile (block-uniform branch): through shared memory, then element by
+        // element, masked to m x n.
+        let staged = ring.cast::<u32, { MMA_STAGES * TILE }>();
+        thread::sync_threads(); // every warp is done reading the ring
+        let (lr, lc) = (wm * MI * 16, wn * NI * 8);
+        unrolled::<MI>(|mi| {
+            unrolled::<NI>(|ni| {
+                let at = (lr + 16 * mi) * MMA_BN + lc + 8 * ni;
+                acc[mi][ni].store_bf16_pairs(|r, col, pair| {
+                    staged.write((at + r * MMA_BN + col) / 2, pair)
+                });
+            });
+        });
+        thread::sync_threads();
+        let out = out.cast::<u16>();
+        let mut e = t;
+        while e < MMA_BM * MMA_BN {
+            let (i, j) = (m0 + e / MMA_BN, n0 + e % MMA_BN);
+            if i < m && j < n {
+                // SAFETY: (block, e) maps one-to-one onto (i, j) of the block's tile,
+                // masked to m x n.
+                unsafe { *out.add(i * n + j) = (staged.read(e / 2) >> (16 * (e % 2))) as u16 };
+            }
+            e += THREADS;
+        }
+    }
 }
