@@ -9,6 +9,7 @@
 //! | [`FragA::load_shared`], [`FragA::load_shared_rows`] | `ldmatrix.sync.aligned.m8n8.x4.shared.b16` (sm_75) |
 //! | [`FragB::load_shared`], [`FragB::load_shared_rows`] | `ldmatrix.sync.aligned.m8n8.x2.shared.b16` (sm_75) |
 //! | [`FragB::load_shared_pair_rows`] | `ldmatrix.sync.aligned.m8n8.x4.shared.b16` (sm_75) |
+//! | [`FragA::load_shared_ptr`], [`FragB::load_shared_ptr`], [`FragB::load_shared_pair_ptr`] | the same, from raw row addresses, unchecked (`unsafe`) |
 //! | [`FragB::load_shared_trans`] | `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16` (sm_75) |
 //! | [`Accum::store_bf16_pairs`] | `cvt.rn.bf16x2.f32` (sm_80) |
 //!
@@ -241,8 +242,8 @@ impl<E: MmaInput> FragA<E> {
 }
 
 /// `ldmatrix.sync.aligned.m8n8.xM[.trans].shared.b16` with lane `l` naming row `l % 8` of
-/// matrix `l / 8` (PTX ISA 9.0 §9.7.14.5.15); lanes past `8 M` pass a row too (any valid
-/// one: theirs is not read). Emulated by gathering the row starts with shuffles.
+/// matrix `l / 8` (PTX ISA 9.0 §9.7.14.5.15), checked: `row_start` a multiple of 8 and the
+/// row inside `tile` (a trap otherwise).
 #[inline(always)]
 #[cfg_attr(emulated, track_caller)]
 fn ldmatrix<E: MmaInput, const N: usize, const A: usize, const M: usize>(
@@ -254,11 +255,27 @@ fn ldmatrix<E: MmaInput, const N: usize, const A: usize, const M: usize>(
         row_start % 8 == 0 && row_start + 8 <= N,
         "ldmatrix: each lane's row must be 16-byte aligned and inside the array"
     );
+    // SAFETY: the row lies in the array and is 16-byte aligned (checked above).
+    unsafe { ldmatrix_at::<E, M>(tile.ptr(row_start), trans) }
+}
+
+/// [`ldmatrix`] from each lane's row address, unchecked; lanes past `8 M` pass a row too
+/// (any valid one: theirs is not read). Emulated by gathering the row addresses with
+/// shuffles and reading the elements each lane receives.
+///
+/// # Safety
+/// Every lane's `row` (all 32 lanes) points at 8 elements of shared memory, 16-byte
+/// aligned, that no thread writes until all lanes have returned.
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+unsafe fn ldmatrix_at<E: MmaInput, const M: usize>(
+    row: crate::SharedPtr<E>,
+    trans: bool,
+) -> [u32; M] {
     on_device!("mma::ldmatrix", {
-        let at = tile.ptr(0).addr() + 2 * row_start as u32;
+        let at = row.addr();
         let (mut r0, mut r1, mut r2, mut r3) = (0u32, 0u32, 0u32, 0u32);
-        // SAFETY: every lane's row lies in the array and is 16-byte aligned (checked
-        // above); reads shared memory only.
+        // SAFETY: the caller's contract; reads shared memory only.
         unsafe {
             match (M, trans) {
                 (2, false) => core::arch::asm!("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{{r0}, {r1}}}, [{a}];", r0 = out(reg32) r0, r1 = out(reg32) r1, a = in(reg32) at, options(nostack, readonly, preserves_flags)),
@@ -285,13 +302,80 @@ fn ldmatrix<E: MmaInput, const N: usize, const A: usize, const M: usize>(
                 } else {
                     (8 * j + lane / 4, 2 * (lane % 4) + h)
                 };
-                let start = shfl_sync(u32::MAX, row_start as u32, src) as usize;
-                *e = tile.read(start + col as usize).to_bits() as u32;
+                let start = shfl_sync(u32::MAX, row.addr(), src);
+                // SAFETY: the caller's contract for lane `src`'s row.
+                let v: E = unsafe { crate::SharedPtr::<E>::from_addr(start).add(col as usize).read() };
+                *e = v.to_bits() as u32;
             }
             *reg = e[0] | e[1] << 16;
         }
         regs
     })
+}
+
+impl<E: MmaInput> FragA<E> {
+    /// [`load_shared_rows`](Self::load_shared_rows) from each lane's row address in any
+    /// shared memory (a [`SharedArray`](crate::SharedArray)'s or the launch's dynamic
+    /// one), unchecked, for loops where the bounds checks would cost: lane `l` passes the
+    /// address of element `(l % 16, 8 (l / 16))` of the 16 × 16 block
+    /// (`ldmatrix.sync.aligned.m8n8.x4`, PTX ISA 9.0 §9.7.14.5.15, sm_75). Every lane of
+    /// the warp calls it together.
+    ///
+    /// # Safety
+    /// Every lane's `row` points at 8 elements of shared memory, 16-byte aligned, that no
+    /// thread writes until all lanes have returned.
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub unsafe fn load_shared_ptr(row: crate::SharedPtr<E>) -> Self {
+        FragA {
+            // SAFETY: the caller's contract.
+            regs: unsafe { ldmatrix_at::<E, 4>(row, false) },
+            _elem: PhantomData,
+        }
+    }
+}
+
+impl<E: MmaInput> FragB<E> {
+    /// [`load_shared_rows`](Self::load_shared_rows) from each lane's row address,
+    /// unchecked (`ldmatrix.sync.aligned.m8n8.x2`, PTX ISA 9.0 §9.7.14.5.15, sm_75): lane
+    /// `l` passes the address of `(k, n) = (8 ((l / 8) % 2), l % 8)` of the K-major block
+    /// (lanes 16..32 any valid row). Every lane of the warp calls it together.
+    ///
+    /// # Safety
+    /// As for [`FragA::load_shared_ptr`].
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub unsafe fn load_shared_ptr(row: crate::SharedPtr<E>) -> Self {
+        FragB {
+            // SAFETY: the caller's contract.
+            regs: unsafe { ldmatrix_at::<E, 2>(row, false) },
+            _elem: PhantomData,
+        }
+    }
+
+    /// [`load_shared_pair_rows`](Self::load_shared_pair_rows) from each lane's row
+    /// address, unchecked (`ldmatrix.sync.aligned.m8n8.x4`, PTX ISA 9.0 §9.7.14.5.15,
+    /// sm_75): lane `l` passes the address of `(k, n) = (8 ((l / 8) % 2), 8 (l / 16) +
+    /// l % 8)` of the K-major 16 × 16 block. Every lane of the warp calls it together.
+    ///
+    /// # Safety
+    /// As for [`FragA::load_shared_ptr`].
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub unsafe fn load_shared_pair_ptr(row: crate::SharedPtr<E>) -> [Self; 2] {
+        // SAFETY: the caller's contract.
+        let [r0, r1, r2, r3] = unsafe { ldmatrix_at::<E, 4>(row, false) };
+        [
+            FragB {
+                regs: [r0, r1],
+                _elem: PhantomData,
+            },
+            FragB {
+                regs: [r2, r3],
+                _elem: PhantomData,
+            },
+        ]
+    }
 }
 
 impl<E: MmaInput> FragB<E> {
@@ -493,8 +577,8 @@ impl Accum {
     pub fn store_bf16_pairs(&self, mut put: impl FnMut(usize, usize, u32)) {
         let (g, t) = group(crate::thread::lane_id());
         let [v0, v1, v2, v3] = self.vals;
-        put(g, 2 * t, crate::wgmma::bf16x2(v0, v1));
-        put(g + 8, 2 * t, crate::wgmma::bf16x2(v2, v3));
+        put(g, 2 * t, bf16x2(v0, v1));
+        put(g + 8, 2 * t, bf16x2(v2, v3));
     }
 }
 
@@ -587,4 +671,17 @@ fn emulated_mma<E: MmaInput>(a: &FragA<E>, b: &FragB<E>, acc: &mut Accum) {
         }
         acc.vals[i] = sum;
     }
+}
+
+/// `lo` and `hi` as `bf16`, rounded to nearest even, `lo` in the low half.
+#[inline(always)]
+pub(crate) fn bf16x2(lo: f32, hi: f32) -> u32 {
+    on_device!("mma::bf16x2", {
+        let out: u32;
+        // SAFETY: a conversion between registers.
+        unsafe { core::arch::asm!("cvt.rn.bf16x2.f32 {d}, {hi}, {lo};", d = out(reg32) out, hi = in(reg32) hi, lo = in(reg32) lo, options(pure, nomem, nostack, preserves_flags)) };
+        out
+    }, emulated: {
+        u32::from(bf16::from_f32(lo).to_bits()) | u32::from(bf16::from_f32(hi).to_bits()) << 16
+    })
 }

@@ -179,10 +179,10 @@ fn frag_b_load_shared_reads_a_k_major_tile_without_transposing() {
     assert_eq!(v, vec![1u32; 32]);
 }
 
-/// `gemm_mma` (`w64`: `gemm_mma_w64`), `c = a · bᵀ` with `b` stored `n × k`, `bf16` out,
-/// against `f64`: (relative Frobenius error, unwritten elements).
-fn gemm_bt(m: usize, n: usize, k: usize, seed: u64, w64: bool) -> (f64, usize) {
-    use mma_gemm_kernels::{MMA_BM, MMA_BN, MMA_THREADS, MMA_W64_THREADS};
+/// One of the `mma.sync` GEMMs (`c = a · bᵀ` with `b` stored `n × k`, `bf16` out) against
+/// `f64`: (relative Frobenius error, unwritten elements).
+fn gemm_bt(kernel: &str, m: usize, n: usize, k: usize, seed: u64) -> (f64, usize) {
+    use mma_gemm_kernels::{MMA, MMA_128, MMA_256X128, MMA_K64, MMA_THREADS};
     let mut r = rng(seed);
     // 16-byte aligned copies (the kernel's cp.async reads 16-byte chunks).
     let aligned = |len: usize, r: &mut rand::rngs::StdRng| {
@@ -198,20 +198,19 @@ fn gemm_bt(m: usize, n: usize, k: usize, seed: u64, w64: bool) -> (f64, usize) {
     let (a, bt) = (&a_buf[a_off..a_off + m * k], &b_buf[b_off..b_off + n * k]);
     let mut c = vec![bf16::NAN; m * n];
     let out = GlobalMut::new(&mut c);
-    let grid = ((m.div_ceil(MMA_BM) * n.div_ceil(MMA_BN)) as u32, 1, 1);
     let (mm, nn, kk) = (m as u32, n as u32, k as u32);
-    if w64 {
-        emulator::launch(
-            LaunchConfig::new(grid, (MMA_W64_THREADS as u32, 1, 1)),
-            || mma_gemm_kernels::gemm_mma_w64(a, bt, out.disjoint(), mm, nn, kk),
-        )
-        .unwrap();
-    } else {
-        emulator::launch(LaunchConfig::new(grid, (MMA_THREADS as u32, 1, 1)), || {
-            mma_gemm_kernels::gemm_mma(a, bt, out.disjoint(), mm, nn, kk)
-        })
-        .unwrap();
-    }
+    let (shape, f): (_, fn(&[bf16], &[bf16], DisjointSlice<bf16>, u32, u32, u32)) = match kernel {
+        "gemm_mma" => (MMA, mma_gemm_kernels::gemm_mma),
+        "gemm_mma_k64" => (MMA_K64, mma_gemm_kernels::gemm_mma_k64),
+        "gemm_mma_128" => (MMA_128, mma_gemm_kernels::gemm_mma_128),
+        _ => (MMA_256X128, mma_gemm_kernels::gemm_mma_256x128),
+    };
+    let cfg = LaunchConfig::new(
+        (shape.blocks(m, n) as u32, 1, 1),
+        (MMA_THREADS as u32, 1, 1),
+    )
+    .with_dynamic_shared(shape.smem_bytes() as u32);
+    emulator::launch(cfg, || f(a, bt, out.disjoint(), mm, nn, kk)).unwrap();
     drop(out);
     let (mut num, mut den) = (0f64, 0f64);
     for i in 0..m {
@@ -228,20 +227,27 @@ fn gemm_bt(m: usize, n: usize, k: usize, seed: u64, w64: bool) -> (f64, usize) {
 
 #[test]
 fn gemm_mma_matches_the_f64_reference_at_square_and_ragged_sizes() {
-    for (m, n, k, seed, w64) in [
-        (128, 128, 64, 81, false),
-        (77, 45, 40, 82, false),
-        (130, 136, 104, 83, false),
-        (128, 128, 64, 84, true),
-        (77, 45, 40, 85, true),
+    for (kernel, m, n, k, seed) in [
+        ("gemm_mma", 128, 256, 64, 81),
+        ("gemm_mma", 77, 45, 40, 82),
+        ("gemm_mma", 130, 264, 104, 83),
+        ("gemm_mma_k64", 128, 256, 128, 88),
+        ("gemm_mma_k64", 77, 45, 40, 89),
+        ("gemm_mma_128", 128, 128, 64, 84),
+        ("gemm_mma_128", 77, 45, 40, 85),
+        ("gemm_mma_256x128", 256, 128, 64, 86),
+        ("gemm_mma_256x128", 77, 45, 40, 87),
     ] {
-        let (err, unwritten) = gemm_bt(m, n, k, seed, w64);
-        assert_eq!(unwritten, 0, "{m}x{n}x{k} w64={w64}: unwritten elements");
+        let (err, unwritten) = gemm_bt(kernel, m, n, k, seed);
+        assert_eq!(unwritten, 0, "{kernel} {m}x{n}x{k}: unwritten elements");
         // bf16 output rounding alone is about 2e-3.
         assert!(
             err < 1e-2,
-            "{m}x{n}x{k} w64={w64}: relative Frobenius error {err:e}"
+            "{kernel} {m}x{n}x{k}: relative Frobenius error {err:e}"
         );
-        assert!(err > 0.0, "{m}x{n}x{k}: bf16 output cannot be exact");
+        assert!(
+            err > 0.0,
+            "{kernel} {m}x{n}x{k}: bf16 output cannot be exact"
+        );
     }
 }

@@ -267,19 +267,63 @@ fn raster(block: usize, tiles_m: usize, tiles_n: usize, group_m: usize) -> (usiz
     (first + within % rows, within / rows)
 }
 
-/// Rows of `a` (and of `c`) per block of [`gemm_mma`].
-pub const MMA_BM: usize = 128;
-/// Columns of `c` (rows of the stored `b`) per block of [`gemm_mma`].
-pub const MMA_BN: usize = 128;
-/// Elements of `k` per pipeline stage of [`gemm_mma`] (64 bytes per tile row).
-pub const MMA_BK: usize = 32;
-/// Pipeline stages of [`gemm_mma`]: `STAGES * (BM + BN) * BK * 2` = 48 KiB of static
-/// shared memory, the sm_80 limit for static shared memory.
-pub const MMA_STAGES: usize = 3;
-/// Threads per block of [`gemm_mma`] (8 warps, 2 × 4, each 64 × 32 of the tile).
+/// Threads per block of the `mma.sync` GEMMs: 8 warps.
 pub const MMA_THREADS: usize = 256;
-/// Threads per block of [`gemm_mma_w64`] (4 warps, 2 × 2, each 64 × 64 of the tile).
-pub const MMA_W64_THREADS: usize = 128;
+
+/// The tile shape of one `mma.sync` GEMM kernel: `bm × bn` of `c` per block, `stages`
+/// pipeline stages of `bk` along `k`; the launch needs [`smem_bytes`](Self::smem_bytes) of dynamic shared
+/// memory and [`MMA_THREADS`] threads per block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MmaShape {
+    /// Rows of `c` per block.
+    pub bm: usize,
+    /// Columns of `c` per block.
+    pub bn: usize,
+    /// Elements of `k` per stage: 32 (64-byte tile rows) or 64 (128-byte rows).
+    pub bk: usize,
+    /// Pipeline stages.
+    pub stages: usize,
+}
+
+impl MmaShape {
+    /// Bytes of dynamic shared memory a launch must provide: `stages (bm + bn) bk 2`.
+    pub const fn smem_bytes(self) -> usize {
+        self.stages * (self.bm + self.bn) * self.bk * 2
+    }
+    /// Blocks of a 1D launch for an `m × n` output.
+    pub const fn blocks(self, m: usize, n: usize) -> usize {
+        m.div_ceil(self.bm) * n.div_ceil(self.bn)
+    }
+}
+
+/// [`gemm_mma`]'s shape: 128 × 256 × 32, 4 stages (96 KiB of dynamic shared memory).
+pub const MMA: MmaShape = MmaShape {
+    bm: 128,
+    bn: 256,
+    bk: 32,
+    stages: 4,
+};
+/// [`gemm_mma_k64`]'s shape: 128 × 256 × 64, 3 stages (144 KiB).
+pub const MMA_K64: MmaShape = MmaShape {
+    bm: 128,
+    bn: 256,
+    bk: 64,
+    stages: 3,
+};
+/// [`gemm_mma_128`]'s shape: 128 × 128 × 32, 4 stages (64 KiB).
+pub const MMA_128: MmaShape = MmaShape {
+    bm: 128,
+    bn: 128,
+    bk: 32,
+    stages: 4,
+};
+/// [`gemm_mma_256x128`]'s shape: 256 × 128 × 32, 4 stages (96 KiB).
+pub const MMA_256X128: MmaShape = MmaShape {
+    bm: 256,
+    bn: 128,
+    bk: 32,
+    stages: 4,
+};
 
 /// `c = a · bᵀ` on the tensor cores with `mma.sync.m16n8k16` (sm_80 and newer): the
 /// portable form of [`gemm_wgmma`], the same operands as plain slices. `a` is `m × k`
@@ -290,38 +334,60 @@ pub const MMA_W64_THREADS: usize = 128;
 /// otherwise); `m` and `n` are free (edges masked: rows past the matrices read as zero
 /// and are not written).
 ///
-/// Each block ([`MMA_THREADS`] = 256 threads, 1D; a trap otherwise) computes one 128 × 128
-/// tile of `c`, block `blockIdx.x` taking the tiles in groups of 8 tile rows swept column
-/// by column: launch a 1D grid of `ceil(m / 128) * ceil(n / 128)` blocks, no dynamic
-/// shared memory. Per step of 32 along `k` every thread copies 16-byte chunks of the
-/// 128 × 32 tiles of `a` and `b` with `cp.async` into a ring of 3 stages (48 KiB, rows of
-/// 64 bytes whose 4 chunks are XOR-swizzled by `(row / 2) % 4`, so that `ldmatrix` reads
-/// and the copies' writes are free of bank conflicts); warp `w` computes rows
-/// `64 (w % 2)` and columns `32 (w / 2)` of the tile from `ldmatrix` fragments (`b` needs
-/// no transpose: it is K-major like `a`). The output is written as packed `bf16` pairs
-/// (4-byte stores) where the tile is whole and `n` even.
+/// Each block ([`MMA_THREADS`] = 256 threads, 1D; a trap otherwise) computes one
+/// 128 × 256 tile of `c` ([`MMA`]), block `blockIdx.x` taking the tiles in groups of 8
+/// tile rows swept column by column: launch a 1D grid of `MMA.blocks(m, n)` blocks with
+/// `MMA.smem_bytes()` (96 KiB) of dynamic shared memory (a trap with less). Per step of 32
+/// along `k` every thread copies 16-byte chunks of the tiles of `a` and `b` with
+/// `cp.async` into a ring of 4 stages (rows of 64 bytes whose 4 chunks are XOR-swizzled
+/// by `(row / 2) % 4`, so that `ldmatrix` reads and the copies' writes are free of bank
+/// conflicts); the 8 warps (2 × 4) each compute 64 × 64 of the tile from `ldmatrix`
+/// fragments (`b` needs no transpose: it is K-major like `a`). Whole tiles are written as
+/// packed `bf16` pairs (4-byte stores) where `n` is even; edge tiles go through shared
+/// memory and are written element by element, masked.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel]
 pub fn gemm_mma(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
-    mma_tiled::<2, 4, 4, 4, MMA_THREADS>(a, b, c, m, n, k);
+    mma_tiled::<2, 4, 4, 8, 4, 4>(a, b, c, m, n, k);
 }
 
-/// [`gemm_mma`] with 4 warps of 64 × 64 (2 × 2) per 128 × 128 tile: fewer `ldmatrix` per
-/// `mma`, more registers per thread. Launch [`MMA_W64_THREADS`] = 128 threads per block
-/// (a trap otherwise), the same grid as [`gemm_mma`]. sm_80.
+/// [`gemm_mma`] with 64 elements of `k` per stage ([`MMA_K64`]: 128-byte tile rows, chunks
+/// XOR-swizzled by `row % 8`; 3 stages, 144 KiB of dynamic shared memory, so sm_90 or
+/// sm_80 with its 163 KiB opt-in); launch `MMA_K64.blocks(m, n)` blocks of [`MMA_THREADS`].
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel]
-pub fn gemm_mma_w64(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
-    mma_tiled::<2, 2, 4, 8, MMA_W64_THREADS>(a, b, c, m, n, k);
+pub fn gemm_mma_k64(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+    mma_tiled::<2, 4, 4, 8, 8, 3>(a, b, c, m, n, k);
 }
 
-/// Index in a 128 × 32 stage tile of the 8-element chunk `chunk` (0..4) of row `row`: rows
-/// of 64 bytes, chunks XOR-swizzled by `(row / 2) % 4`. The 8 rows an `ldmatrix` phase
-/// reads (same chunk, consecutive rows) then fall into 8 distinct 16-byte bank groups.
+/// [`gemm_mma`] with 128 × 128 tiles ([`MMA_128`]: 8 warps of 64 × 32, 4 stages, 64 KiB
+/// of dynamic shared memory); launch `MMA_128.blocks(m, n)` blocks of [`MMA_THREADS`].
+/// sm_80.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn gemm_mma_128(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+    mma_tiled::<2, 4, 4, 4, 4, 4>(a, b, c, m, n, k);
+}
+
+/// [`gemm_mma`] with 256 × 128 tiles ([`MMA_256X128`]: 8 warps of 64 × 64 as 4 × 2, 4
+/// stages, 96 KiB of dynamic shared memory); launch `MMA_256X128.blocks(m, n)` blocks of
+/// [`MMA_THREADS`]. sm_80.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn gemm_mma_256x128(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+    mma_tiled::<4, 2, 4, 8, 4, 4>(a, b, c, m, n, k);
+}
+
+/// Index in a stage tile with rows of `KC` 8-element chunks (`KC` = 4: 64-byte rows; 8:
+/// 128-byte rows) of chunk `chunk` of row `row`, the chunks XOR-swizzled by `(row / 2) % 4`
+/// (`KC` = 4) or `row % 8` (`KC` = 8). The 8 rows an `ldmatrix` phase reads (same chunk,
+/// consecutive rows) then fall into 8 distinct 16-byte bank groups, and so do the chunks
+/// 8 consecutive threads copy.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[inline(always)]
-const fn swz(row: usize, chunk: usize) -> usize {
-    row * MMA_BK + ((chunk ^ ((row / 2) % 4)) * 8)
+const fn swz<const KC: usize>(row: usize, chunk: usize) -> usize {
+    let sw = if KC == 4 { (row / 2) % 4 } else { row % 8 };
+    row * KC * 8 + ((chunk ^ sw) * 8)
 }
 
 /// Calls `f(0)`, `f(1)`, ... `f(N - 1)` as straight-line code (`N` <= 8): fragment arrays
@@ -337,8 +403,10 @@ fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
     call!(0 1 2 3 4 5 6 7);
 }
 
-/// The body of [`gemm_mma`]: `WARPS_M × WARPS_N` warps, each `16 MI × 8 NI` of the
-/// 128 × 128 tile; `THREADS = 32 WARPS_M WARPS_N`.
+/// The body of the `mma.sync` GEMMs: `WARPS_M × WARPS_N` = 8 warps, each `16 MI × 8 NI`
+/// of the `(16 MI WARPS_M) × (8 NI WARPS_N)` tile, `8 KC` along `k` per stage, `STAGES`
+/// stages in the dynamic shared memory: stage `s` holds `a`'s tile at chunk
+/// `s (BM + BN) KC`, `b`'s after it.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[inline(always)]
 fn mma_tiled<
@@ -346,7 +414,8 @@ fn mma_tiled<
     const WARPS_N: usize,
     const MI: usize,
     const NI: usize,
-    const THREADS: usize,
+    const KC: usize,
+    const STAGES: usize,
 >(
     a: &[bf16],
     b: &[bf16],
@@ -355,18 +424,20 @@ fn mma_tiled<
     n: u32,
     k: u32,
 ) {
-    use device_std::mma::{mma_m16n8k16, Accum, FragA, FragB};
-    use device_std::{cp_async, SharedArray};
-    const TILE: usize = MMA_BM * MMA_BK;
-    const CHUNKS: usize = TILE / 8;
+    use device_std::mma::{mma_m16n8k16, FragA, FragB};
+    use device_std::{cp_async, DynamicSharedArray};
     const {
-        assert!(WARPS_M * MI * 16 == MMA_BM && WARPS_N * NI * 8 == MMA_BN);
-        assert!(THREADS == 32 * WARPS_M * WARPS_N && CHUNKS % THREADS == 0 && NI % 2 == 0);
-        assert!(MMA_BM == MMA_BN);
+        assert!(WARPS_M * WARPS_N * 32 == MMA_THREADS && NI % 2 == 0);
+        assert!(STAGES >= 2 && STAGES <= 6 && (KC == 4 || KC == 8));
     }
+    let (bm, bn) = (WARPS_M * MI * 16, WARPS_N * NI * 8);
+    // 16-byte chunks per stage (rows of KC chunks), and where b's tile starts in it.
+    let (stage_chunks, b_chunks) = ((bm + bn) * KC, bm * KC);
     let (m, n, k) = (m as usize, n as usize, k as usize);
+    let ring = DynamicSharedArray::<[u32; 4], 128>::get();
     assert!(
-        thread::block_size() as usize == THREADS
+        thread::block_size() as usize == MMA_THREADS
+            && ring.len() >= STAGES * stage_chunks
             && k % 8 == 0
             && a.len() >= m * k
             && b.len() >= n * k
@@ -383,42 +454,44 @@ fn mma_tiled<
             core::slice::from_raw_parts(b.as_ptr().cast::<[u32; 4]>(), b.len() / 8),
         )
     };
-    // Stage s: a's tile at s TILE, b's at (STAGES + s) TILE.
-    let ring = SharedArray::<bf16, { 2 * MMA_STAGES * TILE }, 128>::new();
-    let ring16 = ring.cast::<[u32; 4], { 2 * MMA_STAGES * CHUNKS }>();
-    const B_OFF: usize = MMA_STAGES * TILE;
+    let base = ring.ptr(0).cast::<bf16>();
     let t = thread::threadIdx_x() as usize;
     let (tile_m, tile_n) = raster(
         thread::blockIdx_x() as usize,
-        m.div_ceil(MMA_BM),
-        n.div_ceil(MMA_BN),
+        m.div_ceil(bm),
+        n.div_ceil(bn),
         8,
     );
-    let (m0, n0) = (MMA_BM * tile_m, MMA_BN * tile_n);
-    let k_tiles = k.div_ceil(MMA_BK);
+    let (m0, n0) = (bm * tile_m, bn * tile_n);
+    let k_tiles = k.div_ceil(8 * KC);
     let k8 = k / 8;
-    // Copies k-tile `kt` of both operands into stage `s`: chunk q = t + THREADS i is row
-    // q / 4, chunk q % 4; chunks past the matrices are written as zeros.
+    // Copies k-tile `kt` of both operands into stage `s`: chunk q = t + THREADS i of a
+    // tile is its row q / KC, chunk q % KC; chunks past the matrices are written as zeros.
     let load = |s: usize, kt: usize| {
-        let kc = kt * (MMA_BK / 8);
-        for i in 0..CHUNKS / THREADS {
-            let q = t + THREADS * i;
-            let (row, ch) = (q / 4, q % 4);
-            let dst = s * CHUNKS + swz(row, ch) / 8;
-            let inside_k = kc + ch < k8;
-            if m0 + row < m && inside_k {
-                cp_async::copy(&ring16, dst, a16, (m0 + row) * k8 + kc + ch);
+        let kc = kt * KC;
+        let at = s * stage_chunks;
+        for i in 0..(bm * KC) / MMA_THREADS {
+            let q = t + MMA_THREADS * i;
+            let (row, ch) = (q / KC, q % KC);
+            let dst = at + swz::<KC>(row, ch) / 8;
+            if m0 + row < m && kc + ch < k8 {
+                cp_async::copy(&ring, dst, a16, (m0 + row) * k8 + kc + ch);
             } else {
-                ring16.write(dst, [0; 4]);
+                ring.write(dst, [0; 4]);
             }
-            if n0 + row < n && inside_k {
-                cp_async::copy(&ring16, B_OFF / 8 + dst, b16, (n0 + row) * k8 + kc + ch);
+        }
+        for i in 0..(bn * KC) / MMA_THREADS {
+            let q = t + MMA_THREADS * i;
+            let (row, ch) = (q / KC, q % KC);
+            let dst = at + b_chunks + swz::<KC>(row, ch) / 8;
+            if n0 + row < n && kc + ch < k8 {
+                cp_async::copy(&ring, dst, b16, (n0 + row) * k8 + kc + ch);
             } else {
-                ring16.write(B_OFF / 8 + dst, [0; 4]);
+                ring.write(dst, [0; 4]);
             }
         }
     };
-    for s in 0..MMA_STAGES - 1 {
+    for s in 0..STAGES - 1 {
         if s < k_tiles {
             load(s, s);
         }
@@ -431,30 +504,43 @@ fn mma_tiled<
     // 2 kk + lane / 16; B row (n) 16 p + 8 (lane / 16) + lane % 8, chunk 2 kk + (lane / 8) % 2.
     let a_row = wm * MI * 16 + lane % 16;
     let b_row = wn * NI * 8 + 8 * (lane / 16) + lane % 8;
-    let mut acc = [[Accum::zero(); NI]; MI];
+    let mut acc = [[device_std::mma::Accum::zero(); NI]; MI];
     for kt in 0..k_tiles {
-        cp_async::wait_group::<{ MMA_STAGES as u32 - 2 }>();
+        // Tile kt has landed (this thread's copies), and after the barrier everyone's;
+        // every warp is also done with tile kt - 1, whose stage the next copies refill.
+        match STAGES {
+            2 => cp_async::wait_group::<0>(),
+            3 => cp_async::wait_group::<1>(),
+            4 => cp_async::wait_group::<2>(),
+            5 => cp_async::wait_group::<3>(),
+            _ => cp_async::wait_group::<4>(),
+        }
         thread::sync_threads();
-        let next = kt + MMA_STAGES - 1;
+        let next = kt + STAGES - 1;
         if next < k_tiles {
-            load(next % MMA_STAGES, next);
+            load(next % STAGES, next);
         }
         cp_async::commit_group();
-        let base = (kt % MMA_STAGES) * TILE;
-        unrolled::<{ MMA_BK / 16 }>(|kk| {
+        let stage = base.add((kt % STAGES) * stage_chunks * 8);
+        unrolled::<KC>(|kk| {
+            if kk >= KC / 2 {
+                return;
+            }
             let mut fa = [FragA::<bf16>::zero(); MI];
             unrolled::<MI>(|mi| {
-                fa[mi] =
-                    FragA::load_shared_rows(&ring, base + swz(a_row + 16 * mi, 2 * kk + lane / 16));
+                let at = stage.add(swz::<KC>(a_row + 16 * mi, 2 * kk + lane / 16));
+                // SAFETY: a 16-byte-aligned row of this stage's a tile (inside the ring,
+                // checked above), which no thread writes before the next barrier.
+                fa[mi] = unsafe { FragA::load_shared_ptr(at) };
             });
             let mut fb = [FragB::<bf16>::zero(); NI];
             // One x4 load per pair of 8-column fragments.
             unrolled::<NI>(|ni| {
                 if ni % 2 == 0 {
-                    [fb[ni], fb[ni + 1]] = FragB::load_shared_pair_rows(
-                        &ring,
-                        B_OFF + base + swz(b_row + 8 * ni, 2 * kk + (lane / 8) % 2),
-                    );
+                    let at = stage
+                        .add(b_chunks * 8 + swz::<KC>(b_row + 8 * ni, 2 * kk + (lane / 8) % 2));
+                    // SAFETY: as above, in this stage's b tile.
+                    [fb[ni], fb[ni + 1]] = unsafe { FragB::load_shared_pair_ptr(at) };
                 }
             });
             unrolled::<MI>(|mi| {
@@ -465,7 +551,7 @@ fn mma_tiled<
     cp_async::wait_all();
     let out = c.as_mut_ptr();
     let (r0, c0) = (m0 + wm * MI * 16, n0 + wn * NI * 8);
-    if m0 + MMA_BM <= m && n0 + MMA_BN <= n && n % 2 == 0 {
+    if m0 + bm <= m && n0 + bn <= n && n % 2 == 0 {
         // A whole tile with even rows: each pair of columns is one 4-byte store.
         unrolled::<MI>(|mi| {
             unrolled::<NI>(|ni| {
@@ -479,30 +565,29 @@ fn mma_tiled<
             });
         });
     } else {
-        // An edge tile (block-uniform branch): through shared memory, then element by
-        // element, masked to m x n.
-        let staged = ring.cast::<u32, { MMA_STAGES * TILE }>();
+        // An edge tile (block-uniform branch): through shared memory (bm bn / 2 words,
+        // inside the ring), then element by element, masked to m x n.
+        let staged = DynamicSharedArray::<u32, 128>::get();
         thread::sync_threads(); // every warp is done reading the ring
         let (lr, lc) = (wm * MI * 16, wn * NI * 8);
         unrolled::<MI>(|mi| {
             unrolled::<NI>(|ni| {
-                let at = (lr + 16 * mi) * MMA_BN + lc + 8 * ni;
-                acc[mi][ni].store_bf16_pairs(|r, col, pair| {
-                    staged.write((at + r * MMA_BN + col) / 2, pair)
-                });
+                let at = (lr + 16 * mi) * bn + lc + 8 * ni;
+                acc[mi][ni]
+                    .store_bf16_pairs(|r, col, pair| staged.write((at + r * bn + col) / 2, pair));
             });
         });
         thread::sync_threads();
         let out = out.cast::<u16>();
         let mut e = t;
-        while e < MMA_BM * MMA_BN {
-            let (i, j) = (m0 + e / MMA_BN, n0 + e % MMA_BN);
+        while e < bm * bn {
+            let (i, j) = (m0 + e / bn, n0 + e % bn);
             if i < m && j < n {
                 // SAFETY: (block, e) maps one-to-one onto (i, j) of the block's tile,
                 // masked to m x n.
                 unsafe { *out.add(i * n + j) = (staged.read(e / 2) >> (16 * (e % 2))) as u16 };
             }
-            e += THREADS;
+            e += MMA_THREADS;
         }
     }
 }
