@@ -182,7 +182,7 @@ fn frag_b_load_shared_reads_a_k_major_tile_without_transposing() {
 /// One of the `mma.sync` GEMMs (`c = a · bᵀ` with `b` stored `n × k`, `bf16` out) against
 /// `f64`: (relative Frobenius error, unwritten elements).
 fn gemm_bt(kernel: &str, m: usize, n: usize, k: usize, seed: u64) -> (f64, usize) {
-    use mma_gemm_kernels::{MMA, MMA_128, MMA_256X128, MMA_K64, MMA_THREADS};
+    use mma_gemm_kernels::{MMA, MMA_128, MMA_128_K64, MMA_256X128, MMA_K64, MMA_THREADS};
     let mut r = rng(seed);
     // 16-byte aligned copies (the kernel's cp.async reads 16-byte chunks).
     let aligned = |len: usize, r: &mut rand::rngs::StdRng| {
@@ -203,6 +203,7 @@ fn gemm_bt(kernel: &str, m: usize, n: usize, k: usize, seed: u64) -> (f64, usize
         "gemm_mma" => (MMA, mma_gemm_kernels::gemm_mma),
         "gemm_mma_k64" => (MMA_K64, mma_gemm_kernels::gemm_mma_k64),
         "gemm_mma_128" => (MMA_128, mma_gemm_kernels::gemm_mma_128),
+        "gemm_mma_128_k64" => (MMA_128_K64, mma_gemm_kernels::gemm_mma_128_k64),
         _ => (MMA_256X128, mma_gemm_kernels::gemm_mma_256x128),
     };
     let cfg = LaunchConfig::new(
@@ -235,6 +236,7 @@ fn gemm_mma_matches_the_f64_reference_at_square_and_ragged_sizes() {
         ("gemm_mma_k64", 77, 45, 40, 89),
         ("gemm_mma_128", 128, 128, 64, 84),
         ("gemm_mma_128", 77, 45, 40, 85),
+        ("gemm_mma_128_k64", 200, 136, 200, 90),
         ("gemm_mma_256x128", 256, 128, 64, 86),
         ("gemm_mma_256x128", 77, 45, 40, 87),
     ] {

@@ -900,7 +900,7 @@ fn sgemm(env: &Env) -> Result<Vec<Row>> {
 }
 
 /// The tensor-core GEMM: `examples/mma_gemm`'s `gemm_wgmma` and its portable `mma.sync`
-/// forms `gemm_mma` (128 × 256 tiles), `gemm_mma_k64`, `gemm_mma_128` and `gemm_mma_256x128` against cuBLAS
+/// forms `gemm_mma` (128 × 256 tiles), `gemm_mma_k64`, `gemm_mma_128`, `gemm_mma_128_k64` and `gemm_mma_256x128` against cuBLAS
 /// (`cublasGemmEx`, BF16 in and out, FP32 compute) at 4096³ and 8192³, `c = a · bᵀ` with
 /// `a` `m × k` and `b` `n × k` row-major (cuBLAS's "TN" form). Needs `--gemm-ptx`.
 fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
@@ -909,7 +909,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
     use device_std::bf16;
     use host_loader::tma::TensorMap;
     use mma_gemm_kernels::{
-        MmaShape, MMA, MMA_128, MMA_256X128, MMA_K64, MMA_THREADS, WG_BK, WG_BM, WG_BN,
+        MmaShape, MMA, MMA_128, MMA_128_K64, MMA_256X128, MMA_K64, MMA_THREADS, WG_BK, WG_BM, WG_BN,
     };
     type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
     type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
@@ -929,6 +929,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
     let mma = module.kernel::<MmaSig>("gemm_mma")?;
     let mma_k64 = module.kernel::<MmaSig>("gemm_mma_k64")?;
     let mma_128 = module.kernel::<MmaSig>("gemm_mma_128")?;
+    let mma_128_k64 = module.kernel::<MmaSig>("gemm_mma_128_k64")?;
     let mma_256x128 = module.kernel::<MmaSig>("gemm_mma_256x128")?;
     let blas = CudaBlas::new(env.stream.clone())?;
     let mut rows = Vec::new();
@@ -970,6 +971,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         };
         let (cfg_mma, cfg_k64) = (mma_cfg(MMA)?, mma_cfg(MMA_K64)?);
         let (cfg_128, cfg_256) = (mma_cfg(MMA_128)?, mma_cfg(MMA_256X128)?);
+        let cfg_128_k64 = mma_cfg(MMA_128_K64)?;
         // SAFETY: each block writes its tile of c, inside n * n; a_d and b_d hold n * n
         // elements.
         let rust_mma = |c: &mut CudaSlice<bf16>| -> Result<()> {
@@ -982,6 +984,12 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         // SAFETY: as for rust_mma.
         let rust_mma_128 = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { mma_128.launch(env.stream, cfg_128, (&a_d, &b_d, c, n32, n32, n32)) }?)
+        };
+        // SAFETY: as for rust_mma.
+        let rust_mma_128_k64 = |c: &mut CudaSlice<bf16>| -> Result<()> {
+            Ok(unsafe {
+                mma_128_k64.launch(env.stream, cfg_128_k64, (&a_d, &b_d, c, n32, n32, n32))
+            }?)
         };
         // SAFETY: as for rust_mma.
         let rust_mma_256 = |c: &mut CudaSlice<bf16>| -> Result<()> {
@@ -1017,6 +1025,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
             ("rust mma.sync", &rust_mma),
             ("rust mma.sync k64", &rust_mma_k64),
             ("rust mma.sync 128", &rust_mma_128),
+            ("rust mma.sync 128 k64", &rust_mma_128_k64),
             ("rust mma.sync 256x128", &rust_mma_256),
             ("cuBLAS", &cublas),
         ] {
@@ -1054,6 +1063,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
                 ("rust mma.sync", &rust_mma),
                 ("rust mma.sync k64", &rust_mma_k64),
                 ("rust mma.sync 128", &rust_mma_128),
+                ("rust mma.sync 128 k64", &rust_mma_128_k64),
                 ("rust mma.sync 256x128", &rust_mma_256),
                 ("cuBLAS", &cublas),
             ],

@@ -317,6 +317,13 @@ pub const MMA_128: MmaShape = MmaShape {
     bk: 32,
     stages: 4,
 };
+/// [`gemm_mma_128_k64`]'s shape: 128 × 128 × 64, 3 stages (96 KiB).
+pub const MMA_128_K64: MmaShape = MmaShape {
+    bm: 128,
+    bn: 128,
+    bk: 64,
+    stages: 3,
+};
 /// [`gemm_mma_256x128`]'s shape: 256 × 128 × 32, 4 stages (96 KiB).
 pub const MMA_256X128: MmaShape = MmaShape {
     bm: 256,
@@ -339,7 +346,7 @@ pub const MMA_256X128: MmaShape = MmaShape {
 /// tile rows swept column by column: launch a 1D grid of `MMA.blocks(m, n)` blocks with
 /// `MMA.smem_bytes()` (96 KiB) of dynamic shared memory (a trap with less). Per step of 32
 /// along `k` every thread copies 16-byte chunks of the tiles of `a` and `b` with
-/// `cp.async` into a ring of 4 stages (rows of 64 bytes whose 4 chunks are XOR-swizzled
+/// `cp.async` (zero-filling past the edges) into a ring of 4 stages (rows of 64 bytes whose 4 chunks are XOR-swizzled
 /// by `(row / 2) % 4`, so that `ldmatrix` reads and the copies' writes are free of bank
 /// conflicts); the 8 warps (2 × 4) each compute 64 × 64 of the tile from `ldmatrix`
 /// fragments (`b` needs no transpose: it is K-major like `a`). Whole tiles are written as
@@ -367,6 +374,15 @@ pub fn gemm_mma_k64(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u
 #[kernel]
 pub fn gemm_mma_128(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
     mma_tiled::<2, 4, 4, 4, 4, 4>(a, b, c, m, n, k);
+}
+
+/// [`gemm_mma`] with 128 × 128 × 64 tiles ([`MMA_128_K64`]: 8 warps of 64 × 32, 3 stages,
+/// 96 KiB of dynamic shared memory); launch `MMA_128_K64.blocks(m, n)` blocks of
+/// [`MMA_THREADS`]. sm_80.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn gemm_mma_128_k64(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+    mma_tiled::<2, 4, 4, 4, 8, 3>(a, b, c, m, n, k);
 }
 
 /// [`gemm_mma`] with 256 × 128 tiles ([`MMA_256X128`]: 8 warps of 64 × 64 as 4 × 2, 4
@@ -409,6 +425,7 @@ fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
 /// `s (BM + BN) KC`, `b`'s after it.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[inline(always)]
+#[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
 fn mma_tiled<
     const WARPS_M: usize,
     const WARPS_N: usize,
@@ -466,29 +483,44 @@ fn mma_tiled<
     let k_tiles = k.div_ceil(8 * KC);
     let k8 = k / 8;
     // Copies k-tile `kt` of both operands into stage `s`: chunk q = t + THREADS i of a
-    // tile is its row q / KC, chunk q % KC; chunks past the matrices are written as zeros.
+    // tile is its row q / KC, chunk q % KC, so this thread's chunk of the row is always
+    // t % KC and its rows are t / KC + (THREADS / KC) i; chunks past the matrices are
+    // zero-filled. No checks and no branches in here: the bounds are established once.
+    let rows_per_pass = MMA_THREADS / KC;
+    let (row0, ch) = (t / KC, t % KC);
+    let stage_ptr = ring.ptr(0);
+    let a_src = a16.as_ptr().wrapping_add((m0 + row0) * k8 + ch);
+    let b_src = b16.as_ptr().wrapping_add((n0 + row0) * k8 + ch);
     let load = |s: usize, kt: usize| {
         let kc = kt * KC;
-        let at = s * stage_chunks;
-        for i in 0..(bm * KC) / MMA_THREADS {
-            let q = t + MMA_THREADS * i;
-            let (row, ch) = (q / KC, q % KC);
-            let dst = at + swz::<KC>(row, ch) / 8;
-            if m0 + row < m && kc + ch < k8 {
-                cp_async::copy(&ring, dst, a16, (m0 + row) * k8 + kc + ch);
-            } else {
-                ring.write(dst, [0; 4]);
-            }
+        let k_ok = kc + ch < k8;
+        let at = stage_ptr.add(s * stage_chunks);
+        for i in 0..bm / rows_per_pass {
+            let row = row0 + rows_per_pass * i;
+            let src = a_src.wrapping_add(rows_per_pass * i * k8 + kc);
+            // SAFETY: the chunk lies in this stage's a tile (ring.len() checked above),
+            // 16-byte aligned, and no thread reads it before the wait and barrier of its
+            // k-tile; when valid, src is chunk (m0 + row, kc + ch) of a, inside a16.
+            unsafe {
+                cp_async::copy16_unchecked(
+                    at.add(swz::<KC>(row, ch) / 8),
+                    src,
+                    m0 + row < m && k_ok,
+                )
+            };
         }
-        for i in 0..(bn * KC) / MMA_THREADS {
-            let q = t + MMA_THREADS * i;
-            let (row, ch) = (q / KC, q % KC);
-            let dst = at + b_chunks + swz::<KC>(row, ch) / 8;
-            if n0 + row < n && kc + ch < k8 {
-                cp_async::copy(&ring, dst, b16, (n0 + row) * k8 + kc + ch);
-            } else {
-                ring.write(dst, [0; 4]);
-            }
+        let at = at.add(b_chunks);
+        for i in 0..bn / rows_per_pass {
+            let row = row0 + rows_per_pass * i;
+            let src = b_src.wrapping_add(rows_per_pass * i * k8 + kc);
+            // SAFETY: as above, in this stage's b tile and inside b16.
+            unsafe {
+                cp_async::copy16_unchecked(
+                    at.add(swz::<KC>(row, ch) / 8),
+                    src,
+                    n0 + row < n && k_ok,
+                )
+            };
         }
     };
     for s in 0..STAGES - 1 {
