@@ -201,6 +201,8 @@ fn gemm_bt(kernel: &str, m: usize, n: usize, k: usize, seed: u64) -> (f64, usize
     let (mm, nn, kk) = (m as u32, n as u32, k as u32);
     let (shape, f): (_, fn(&[bf16], &[bf16], DisjointSlice<bf16>, u32, u32, u32)) = match kernel {
         "gemm_mma" => (MMA, mma_gemm_kernels::gemm_mma),
+        "gemm_mma_pipe" => (MMA, mma_gemm_kernels::gemm_mma_pipe),
+        "gemm_mma_128_pipe" => (MMA_128, mma_gemm_kernels::gemm_mma_128_pipe),
         "gemm_mma_k64" => (MMA_K64, mma_gemm_kernels::gemm_mma_k64),
         "gemm_mma_128" => (MMA_128, mma_gemm_kernels::gemm_mma_128),
         "gemm_mma_128_k64" => (MMA_128_K64, mma_gemm_kernels::gemm_mma_128_k64),
@@ -232,6 +234,9 @@ fn gemm_mma_matches_the_f64_reference_at_square_and_ragged_sizes() {
         ("gemm_mma", 128, 256, 64, 81),
         ("gemm_mma", 77, 45, 40, 82),
         ("gemm_mma", 130, 264, 104, 83),
+        ("gemm_mma_pipe", 128, 256, 128, 91),
+        ("gemm_mma_pipe", 77, 45, 40, 92),
+        ("gemm_mma_128_pipe", 130, 140, 136, 93),
         ("gemm_mma_k64", 128, 256, 128, 88),
         ("gemm_mma_k64", 77, 45, 40, 89),
         ("gemm_mma_128", 128, 128, 64, 84),

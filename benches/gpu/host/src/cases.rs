@@ -900,7 +900,8 @@ fn sgemm(env: &Env) -> Result<Vec<Row>> {
 }
 
 /// The tensor-core GEMM: `examples/mma_gemm`'s `gemm_wgmma` and its portable `mma.sync`
-/// forms `gemm_mma` (128 × 256 tiles), `gemm_mma_k64`, `gemm_mma_128`, `gemm_mma_128_k64` and `gemm_mma_256x128` against cuBLAS
+/// forms `gemm_mma` (128 × 256 tiles), `gemm_mma_pipe`, `gemm_mma_k64`, `gemm_mma_128`,
+/// `gemm_mma_128_pipe`, `gemm_mma_128_k64` and `gemm_mma_256x128` against cuBLAS
 /// (`cublasGemmEx`, BF16 in and out, FP32 compute) at 4096³ and 8192³, `c = a · bᵀ` with
 /// `a` `m × k` and `b` `n × k` row-major (cuBLAS's "TN" form). Needs `--gemm-ptx`.
 fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
@@ -927,6 +928,8 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
     )>("gemm_wgmma")?;
     type MmaSig = (Slice<bf16>, Slice<bf16>, SliceMut<bf16>, u32, u32, u32);
     let mma = module.kernel::<MmaSig>("gemm_mma")?;
+    let mma_pipe = module.kernel::<MmaSig>("gemm_mma_pipe")?;
+    let mma_128_pipe = module.kernel::<MmaSig>("gemm_mma_128_pipe")?;
     let mma_k64 = module.kernel::<MmaSig>("gemm_mma_k64")?;
     let mma_128 = module.kernel::<MmaSig>("gemm_mma_128")?;
     let mma_128_k64 = module.kernel::<MmaSig>("gemm_mma_128_k64")?;
@@ -978,6 +981,17 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
             Ok(unsafe { mma.launch(env.stream, cfg_mma, (&a_d, &b_d, c, n32, n32, n32)) }?)
         };
         // SAFETY: as for rust_mma.
+        let rust_mma_pipe = |c: &mut CudaSlice<bf16>| -> Result<()> {
+            Ok(unsafe { mma_pipe.launch(env.stream, cfg_mma, (&a_d, &b_d, c, n32, n32, n32)) }?)
+        };
+        // SAFETY: as for rust_mma.
+        let rust_mma_128_pipe =
+            |c: &mut CudaSlice<bf16>| -> Result<()> {
+                Ok(unsafe {
+                    mma_128_pipe.launch(env.stream, cfg_128, (&a_d, &b_d, c, n32, n32, n32))
+                }?)
+            };
+        // SAFETY: as for rust_mma.
         let rust_mma_k64 = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { mma_k64.launch(env.stream, cfg_k64, (&a_d, &b_d, c, n32, n32, n32)) }?)
         };
@@ -1023,8 +1037,10 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
             ("rust", &rust as &dyn Fn(&mut CudaSlice<bf16>) -> Result<()>),
             ("rust g1", &rust_g1),
             ("rust mma.sync", &rust_mma),
+            ("rust mma.sync pipe", &rust_mma_pipe),
             ("rust mma.sync k64", &rust_mma_k64),
             ("rust mma.sync 128", &rust_mma_128),
+            ("rust mma.sync 128 pipe", &rust_mma_128_pipe),
             ("rust mma.sync 128 k64", &rust_mma_128_k64),
             ("rust mma.sync 256x128", &rust_mma_256),
             ("cuBLAS", &cublas),
@@ -1061,8 +1077,10 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
                 ("rust g1", &rust_g1),
                 ("rust g16", &rust_g16),
                 ("rust mma.sync", &rust_mma),
+                ("rust mma.sync pipe", &rust_mma_pipe),
                 ("rust mma.sync k64", &rust_mma_k64),
                 ("rust mma.sync 128", &rust_mma_128),
+                ("rust mma.sync 128 pipe", &rust_mma_128_pipe),
                 ("rust mma.sync 128 k64", &rust_mma_128_k64),
                 ("rust mma.sync 256x128", &rust_mma_256),
                 ("cuBLAS", &cublas),

@@ -355,7 +355,7 @@ pub const MMA_256X128: MmaShape = MmaShape {
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel]
 pub fn gemm_mma(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
-    mma_tiled::<2, 4, 4, 8, 4, 4>(a, b, c, m, n, k);
+    mma_tiled::<2, 4, 4, 8, 4, 4, false>(a, b, c, m, n, k);
 }
 
 /// [`gemm_mma`] with 64 elements of `k` per stage ([`MMA_K64`]: 128-byte tile rows, chunks
@@ -364,7 +364,7 @@ pub fn gemm_mma(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, 
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel]
 pub fn gemm_mma_k64(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
-    mma_tiled::<2, 4, 4, 8, 8, 3>(a, b, c, m, n, k);
+    mma_tiled::<2, 4, 4, 8, 8, 3, false>(a, b, c, m, n, k);
 }
 
 /// [`gemm_mma`] with 128 × 128 tiles ([`MMA_128`]: 8 warps of 64 × 32, 4 stages, 64 KiB
@@ -373,7 +373,7 @@ pub fn gemm_mma_k64(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel]
 pub fn gemm_mma_128(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
-    mma_tiled::<2, 4, 4, 4, 4, 4>(a, b, c, m, n, k);
+    mma_tiled::<2, 4, 4, 4, 4, 4, false>(a, b, c, m, n, k);
 }
 
 /// [`gemm_mma`] with 128 × 128 × 64 tiles ([`MMA_128_K64`]: 8 warps of 64 × 32, 3 stages,
@@ -382,7 +382,7 @@ pub fn gemm_mma_128(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel]
 pub fn gemm_mma_128_k64(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
-    mma_tiled::<2, 4, 4, 4, 8, 3>(a, b, c, m, n, k);
+    mma_tiled::<2, 4, 4, 4, 8, 3, false>(a, b, c, m, n, k);
 }
 
 /// [`gemm_mma`] with 256 × 128 tiles ([`MMA_256X128`]: 8 warps of 64 × 64 as 4 × 2, 4
@@ -391,7 +391,24 @@ pub fn gemm_mma_128_k64(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, 
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel]
 pub fn gemm_mma_256x128(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
-    mma_tiled::<4, 2, 4, 8, 4, 4>(a, b, c, m, n, k);
+    mma_tiled::<4, 2, 4, 8, 4, 4, false>(a, b, c, m, n, k);
+}
+
+/// [`gemm_mma`] with its fragments double-buffered across `k` steps and tiles (the next
+/// fragments load while the multiplies run; the same shape [`MMA`], launch and
+/// contract). sm_80.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn gemm_mma_pipe(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+    mma_tiled::<2, 4, 4, 8, 4, 4, true>(a, b, c, m, n, k);
+}
+
+/// [`gemm_mma_128`] with double-buffered fragments (as [`gemm_mma_pipe`]; shape
+/// [`MMA_128`]). sm_80.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn gemm_mma_128_pipe(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+    mma_tiled::<2, 4, 4, 4, 4, 4, true>(a, b, c, m, n, k);
 }
 
 /// Index in a stage tile with rows of `KC` 8-element chunks (`KC` = 4: 64-byte rows; 8:
@@ -433,6 +450,7 @@ fn mma_tiled<
     const NI: usize,
     const KC: usize,
     const STAGES: usize,
+    const PIPE: bool,
 >(
     a: &[bf16],
     b: &[bf16],
@@ -446,6 +464,7 @@ fn mma_tiled<
     const {
         assert!(WARPS_M * WARPS_N * 32 == MMA_THREADS && NI % 2 == 0);
         assert!(STAGES >= 2 && STAGES <= 6 && (KC == 4 || KC == 8));
+        assert!(!PIPE || STAGES >= 3);
     }
     let (bm, bn) = (WARPS_M * MI * 16, WARPS_N * NI * 8);
     // 16-byte chunks per stage (rows of KC chunks), and where b's tile starts in it.
@@ -536,10 +555,7 @@ fn mma_tiled<
     // 2 kk + lane / 16; B row (n) 16 p + 8 (lane / 16) + lane % 8, chunk 2 kk + (lane / 8) % 2.
     let a_row = wm * MI * 16 + lane % 16;
     let b_row = wn * NI * 8 + 8 * (lane / 16) + lane % 8;
-    let mut acc = [[device_std::mma::Accum::zero(); NI]; MI];
-    for kt in 0..k_tiles {
-        // Tile kt has landed (this thread's copies), and after the barrier everyone's;
-        // every warp is also done with tile kt - 1, whose stage the next copies refill.
+    let wait = || {
         match STAGES {
             2 => cp_async::wait_group::<0>(),
             3 => cp_async::wait_group::<1>(),
@@ -548,37 +564,101 @@ fn mma_tiled<
             _ => cp_async::wait_group::<4>(),
         }
         thread::sync_threads();
-        let next = kt + STAGES - 1;
-        if next < k_tiles {
-            load(next % STAGES, next);
-        }
-        cp_async::commit_group();
-        let stage = base.add((kt % STAGES) * stage_chunks * 8);
-        unrolled::<KC>(|kk| {
-            if kk >= KC / 2 {
-                return;
-            }
-            let mut fa = [FragA::<bf16>::zero(); MI];
-            unrolled::<MI>(|mi| {
-                let at = stage.add(swz::<KC>(a_row + 16 * mi, 2 * kk + lane / 16));
-                // SAFETY: a 16-byte-aligned row of this stage's a tile (inside the ring,
-                // checked above), which no thread writes before the next barrier.
-                fa[mi] = unsafe { FragA::load_shared_ptr(at) };
-            });
-            let mut fb = [FragB::<bf16>::zero(); NI];
-            // One x4 load per pair of 8-column fragments.
-            unrolled::<NI>(|ni| {
-                if ni % 2 == 0 {
-                    let at = stage
-                        .add(b_chunks * 8 + swz::<KC>(b_row + 8 * ni, 2 * kk + (lane / 8) % 2));
-                    // SAFETY: as above, in this stage's b tile.
-                    [fb[ni], fb[ni + 1]] = unsafe { FragB::load_shared_pair_ptr(at) };
-                }
-            });
-            unrolled::<MI>(|mi| {
-                unrolled::<NI>(|ni| mma_m16n8k16(&fa[mi], &fb[ni], &mut acc[mi][ni]));
-            });
+    };
+    // The warp's fragments of step kk (16 along k) of the tile in `stage`.
+    let frags = |stage: device_std::SharedPtr<bf16>,
+                 kk: usize,
+                 fa: &mut [FragA<bf16>; MI],
+                 fb: &mut [FragB<bf16>; NI]| {
+        unrolled::<MI>(|mi| {
+            let at = stage.add(swz::<KC>(a_row + 16 * mi, 2 * kk + lane / 16));
+            // SAFETY: a 16-byte-aligned row of this stage's a tile (inside the ring,
+            // checked above), which no thread writes before the next barrier.
+            fa[mi] = unsafe { FragA::load_shared_ptr(at) };
         });
+        // One x4 load per pair of 8-column fragments.
+        unrolled::<NI>(|ni| {
+            if ni % 2 == 0 {
+                let at =
+                    stage.add(b_chunks * 8 + swz::<KC>(b_row + 8 * ni, 2 * kk + (lane / 8) % 2));
+                // SAFETY: as above, in this stage's b tile.
+                [fb[ni], fb[ni + 1]] = unsafe { FragB::load_shared_pair_ptr(at) };
+            }
+        });
+    };
+    let stage_of = |kt: usize| base.add((kt % STAGES) * stage_chunks * 8);
+    let mut acc = [[device_std::mma::Accum::zero(); NI]; MI];
+    if !PIPE {
+        for kt in 0..k_tiles {
+            // Tile kt has landed (this thread's copies), and after the barrier everyone's;
+            // every warp is also done with tile kt - 1, whose stage the next copies refill.
+            wait();
+            let next = kt + STAGES - 1;
+            if next < k_tiles {
+                load(next % STAGES, next);
+            }
+            cp_async::commit_group();
+            let stage = stage_of(kt);
+            unrolled::<KC>(|kk| {
+                if kk >= KC / 2 {
+                    return;
+                }
+                let mut fa = [FragA::<bf16>::zero(); MI];
+                let mut fb = [FragB::<bf16>::zero(); NI];
+                frags(stage, kk, &mut fa, &mut fb);
+                unrolled::<MI>(|mi| {
+                    unrolled::<NI>(|ni| mma_m16n8k16(&fa[mi], &fb[ni], &mut acc[mi][ni]));
+                });
+            });
+        }
+    } else {
+        // Fragments double-buffered across steps and tiles: step kk's multiplies run while
+        // step kk + 1's fragments load, and the last step's while the next tile's first
+        // fragments load, after the wait and barrier that make that tile visible. That
+        // barrier (in tile kt - 1) also tells every warp that tile kt - 1's stage is no
+        // longer read, so tile kt's step 0 refills it with tile kt + STAGES - 1. With 2
+        // stages that refill would hit tile kt + 1's stage, which is being read: STAGES >= 3.
+        // One step of 16 along k: multiplies with the current fragments (ca, cb) while the
+        // next step's load into (na, nb); step 0 of a tile first issues the copies.
+        let mut step = |kt: usize,
+                        kk: usize,
+                        ca: &[FragA<bf16>; MI],
+                        cb: &[FragB<bf16>; NI],
+                        na: &mut [FragA<bf16>; MI],
+                        nb: &mut [FragB<bf16>; NI]| {
+            if kk == 0 {
+                let next = kt + STAGES - 1;
+                if next < k_tiles {
+                    load(next % STAGES, next);
+                }
+                cp_async::commit_group();
+            }
+            let (stage, step) = if kk + 1 < KC / 2 {
+                (stage_of(kt), kk + 1)
+            } else {
+                // Tile kt + 1 has landed and is visible; every warp is done reading tile
+                // kt - 1 (its last fragments were loaded a step ago).
+                wait();
+                (stage_of(kt + 1), 0)
+            };
+            if kk + 1 < KC / 2 || kt + 1 < k_tiles {
+                frags(stage, step, na, nb);
+            }
+            unrolled::<MI>(|mi| {
+                unrolled::<NI>(|ni| mma_m16n8k16(&ca[mi], &cb[ni], &mut acc[mi][ni]));
+            });
+        };
+        let (mut fa0, mut fa1) = ([FragA::<bf16>::zero(); MI], [FragA::<bf16>::zero(); MI]);
+        let (mut fb0, mut fb1) = ([FragB::<bf16>::zero(); NI], [FragB::<bf16>::zero(); NI]);
+        wait();
+        frags(stage_of(0), 0, &mut fa0, &mut fb0);
+        for kt in 0..k_tiles {
+            // KC / 2 steps (2 or 4), in pairs so that the buffers alternate by name.
+            for kp in 0..KC / 4 {
+                step(kt, 2 * kp, &fa0, &fb0, &mut fa1, &mut fb1);
+                step(kt, 2 * kp + 1, &fa1, &fb1, &mut fa0, &mut fb0);
+            }
+        }
     }
     cp_async::wait_all();
     let out = c.as_mut_ptr();
