@@ -900,8 +900,7 @@ fn sgemm(env: &Env) -> Result<Vec<Row>> {
 }
 
 /// The tensor-core GEMM: `examples/mma_gemm`'s `gemm_wgmma` and its portable `mma.sync`
-/// forms `gemm_mma` (128 × 256 tiles), `gemm_mma_pipe`, `gemm_mma_k64`, `gemm_mma_128`,
-/// `gemm_mma_128_pipe`, `gemm_mma_128_k64` and `gemm_mma_256x128` against cuBLAS
+/// form `gemm_mma` against cuBLAS
 /// (`cublasGemmEx`, BF16 in and out, FP32 compute) at 4096³ and 8192³, `c = a · bᵀ` with
 /// `a` `m × k` and `b` `n × k` row-major (cuBLAS's "TN" form). Needs `--gemm-ptx`.
 fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
@@ -909,9 +908,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
     use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
     use device_std::bf16;
     use host_loader::tma::TensorMap;
-    use mma_gemm_kernels::{
-        MmaShape, MMA, MMA_128, MMA_128_K64, MMA_256X128, MMA_K64, MMA_THREADS, WG_BK, WG_BM, WG_BN,
-    };
+    use mma_gemm_kernels::{MMA, MMA_THREADS, WG_BK, WG_BM, WG_BN};
     type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
     type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
     let Some(module) = env.gemm else {
@@ -928,12 +925,6 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
     )>("gemm_wgmma")?;
     type MmaSig = (Slice<bf16>, Slice<bf16>, SliceMut<bf16>, u32, u32, u32);
     let mma = module.kernel::<MmaSig>("gemm_mma")?;
-    let mma_pipe = module.kernel::<MmaSig>("gemm_mma_pipe")?;
-    let mma_128_pipe = module.kernel::<MmaSig>("gemm_mma_128_pipe")?;
-    let mma_k64 = module.kernel::<MmaSig>("gemm_mma_k64")?;
-    let mma_128 = module.kernel::<MmaSig>("gemm_mma_128")?;
-    let mma_128_k64 = module.kernel::<MmaSig>("gemm_mma_128_k64")?;
-    let mma_256x128 = module.kernel::<MmaSig>("gemm_mma_256x128")?;
     let blas = CudaBlas::new(env.stream.clone())?;
     let mut rows = Vec::new();
     let sizes: &[usize] = if env.opts.quick {
@@ -965,49 +956,15 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         let launch = |c: &mut CudaSlice<bf16>, group: u32| -> Result<()> {
             Ok(unsafe { gemm.launch(env.stream, cfg, (&map_a, &map_b, c, n32, n32, n32, group)) }?)
         };
-        let mma_cfg = |shape: MmaShape| -> Result<LaunchConfig> {
-            Ok(LaunchConfig {
-                grid_dim: (u32::try_from(shape.blocks(n, n))?, 1, 1),
-                block_dim: (MMA_THREADS as u32, 1, 1),
-                shared_mem_bytes: u32::try_from(shape.smem_bytes())?,
-            })
+        let cfg_mma = LaunchConfig {
+            grid_dim: (u32::try_from(MMA.blocks(n, n))?, 1, 1),
+            block_dim: (MMA_THREADS as u32, 1, 1),
+            shared_mem_bytes: u32::try_from(MMA.smem_bytes())?,
         };
-        let (cfg_mma, cfg_k64) = (mma_cfg(MMA)?, mma_cfg(MMA_K64)?);
-        let (cfg_128, cfg_256) = (mma_cfg(MMA_128)?, mma_cfg(MMA_256X128)?);
-        let cfg_128_k64 = mma_cfg(MMA_128_K64)?;
         // SAFETY: each block writes its tile of c, inside n * n; a_d and b_d hold n * n
         // elements.
         let rust_mma = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { mma.launch(env.stream, cfg_mma, (&a_d, &b_d, c, n32, n32, n32)) }?)
-        };
-        // SAFETY: as for rust_mma.
-        let rust_mma_pipe = |c: &mut CudaSlice<bf16>| -> Result<()> {
-            Ok(unsafe { mma_pipe.launch(env.stream, cfg_mma, (&a_d, &b_d, c, n32, n32, n32)) }?)
-        };
-        // SAFETY: as for rust_mma.
-        let rust_mma_128_pipe =
-            |c: &mut CudaSlice<bf16>| -> Result<()> {
-                Ok(unsafe {
-                    mma_128_pipe.launch(env.stream, cfg_128, (&a_d, &b_d, c, n32, n32, n32))
-                }?)
-            };
-        // SAFETY: as for rust_mma.
-        let rust_mma_k64 = |c: &mut CudaSlice<bf16>| -> Result<()> {
-            Ok(unsafe { mma_k64.launch(env.stream, cfg_k64, (&a_d, &b_d, c, n32, n32, n32)) }?)
-        };
-        // SAFETY: as for rust_mma.
-        let rust_mma_128 = |c: &mut CudaSlice<bf16>| -> Result<()> {
-            Ok(unsafe { mma_128.launch(env.stream, cfg_128, (&a_d, &b_d, c, n32, n32, n32)) }?)
-        };
-        // SAFETY: as for rust_mma.
-        let rust_mma_128_k64 = |c: &mut CudaSlice<bf16>| -> Result<()> {
-            Ok(unsafe {
-                mma_128_k64.launch(env.stream, cfg_128_k64, (&a_d, &b_d, c, n32, n32, n32))
-            }?)
-        };
-        // SAFETY: as for rust_mma.
-        let rust_mma_256 = |c: &mut CudaSlice<bf16>| -> Result<()> {
-            Ok(unsafe { mma_256x128.launch(env.stream, cfg_256, (&a_d, &b_d, c, n32, n32, n32)) }?)
         };
         let rust = |c: &mut CudaSlice<bf16>| launch(c, 8);
         let rust_g1 = |c: &mut CudaSlice<bf16>| launch(c, 1);
@@ -1037,12 +994,6 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
             ("rust", &rust as &dyn Fn(&mut CudaSlice<bf16>) -> Result<()>),
             ("rust g1", &rust_g1),
             ("rust mma.sync", &rust_mma),
-            ("rust mma.sync pipe", &rust_mma_pipe),
-            ("rust mma.sync k64", &rust_mma_k64),
-            ("rust mma.sync 128", &rust_mma_128),
-            ("rust mma.sync 128 pipe", &rust_mma_128_pipe),
-            ("rust mma.sync 128 k64", &rust_mma_128_k64),
-            ("rust mma.sync 256x128", &rust_mma_256),
             ("cuBLAS", &cublas),
         ] {
             let mut c = env.stream.clone_htod(&vec![bf16::NAN; n * n])?;
@@ -1077,12 +1028,6 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
                 ("rust g1", &rust_g1),
                 ("rust g16", &rust_g16),
                 ("rust mma.sync", &rust_mma),
-                ("rust mma.sync pipe", &rust_mma_pipe),
-                ("rust mma.sync k64", &rust_mma_k64),
-                ("rust mma.sync 128", &rust_mma_128),
-                ("rust mma.sync 128 pipe", &rust_mma_128_pipe),
-                ("rust mma.sync 128 k64", &rust_mma_128_k64),
-                ("rust mma.sync 256x128", &rust_mma_256),
                 ("cuBLAS", &cublas),
             ],
         )?);
