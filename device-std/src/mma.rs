@@ -12,6 +12,9 @@
 //! | [`FragA::load_shared_ptr`], [`FragB::load_shared_ptr`], [`FragB::load_shared_pair_ptr`] | the same, from raw row addresses, unchecked (`unsafe`) |
 //! | [`FragB::load_shared_trans`] | `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16` (sm_75) |
 //! | [`Accum::store_bf16_pairs`] | `cvt.rn.bf16x2.f32` (sm_80) |
+//! | [`Accum::store_pair_shared_bf16`], [`Accum::store_pair_shared_bf16_ptr`] | `stmatrix.sync.aligned.m8n8.x4.shared.b16` (sm_90) |
+//! | [`mma_m16n8k8_tf32`] with [`FragATf32`], [`FragBTf32`] | `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` (sm_80) |
+//! | [`to_tf32`] | `cvt.rna.tf32.f32` (sm_80) |
 //!
 //! The `ldmatrix` loads (PTX ISA 9.0 §9.7.14.5.15 "ldmatrix") come in two forms: one for
 //! a plain row-major tile (`row0`, `col0`, `ld`), and a `_rows` form in which every lane
@@ -684,4 +687,231 @@ pub(crate) fn bf16x2(lo: f32, hi: f32) -> u32 {
     }, emulated: {
         u32::from(bf16::from_f32(lo).to_bits()) | u32::from(bf16::from_f32(hi).to_bits()) << 16
     })
+}
+
+/// `x` rounded to TensorFloat-32 (8-bit exponent, 10-bit mantissa), to nearest with ties
+/// away from zero, as an `f32` whose low 13 mantissa bits are zero (`cvt.rna.tf32.f32`,
+/// PTX ISA 9.0 §9.7.9.21 "cvt", sm_80). NaN stays NaN; values that round past the largest
+/// finite become infinite.
+#[inline(always)]
+pub fn to_tf32(x: f32) -> f32 {
+    on_device!("mma::to_tf32", {
+        let out: u32;
+        // SAFETY: a conversion between registers.
+        unsafe {
+            core::arch::asm!(
+                "cvt.rna.tf32.f32 {d}, {x};",
+                d = out(reg32) out,
+                x = in(reg32) x.to_bits(),
+                options(pure, nomem, nostack, preserves_flags),
+            )
+        };
+        f32::from_bits(out)
+    }, emulated: {
+        tf32_bits(x)
+    })
+}
+
+/// [`to_tf32`] in software (the emulator's form).
+#[cfg_attr(not(emulated), allow(dead_code))]
+#[inline(always)]
+fn tf32_bits(x: f32) -> f32 {
+    if x.is_nan() {
+        return f32::NAN;
+    }
+    // Adding half an ulp of tf32 to the magnitude bits rounds ties away from zero (the
+    // sign bit is untouched); a carry into the exponent is the correct result.
+    f32::from_bits((x.to_bits() + 0x1000) & !0x1fff)
+}
+
+/// A lane's part of a 16 × 8 row-major `A` of TensorFloat-32 values for
+/// [`mma_m16n8k8_tf32`]: 4 elements, one per register (PTX ISA 9.0 §9.7.14.5.7 "Matrix
+/// Fragments for mma.m16n8k8", `.tf32`).
+#[derive(Debug, Clone, Copy)]
+pub struct FragATf32 {
+    regs: [u32; 4],
+}
+
+/// A lane's part of an 8 × 8 column-major (`k × n`) `B` of TensorFloat-32 values for
+/// [`mma_m16n8k8_tf32`]: 2 elements.
+#[derive(Debug, Clone, Copy)]
+pub struct FragBTf32 {
+    regs: [u32; 2],
+}
+
+impl FragATf32 {
+    /// `(row, col)` in the 16 × 8 tile of element `i` (0..4) of lane `lane`: row
+    /// `lane / 4` (+ 8 for odd `i`), column `lane % 4` (+ 4 for `i` >= 2).
+    #[inline(always)]
+    pub const fn coords(lane: u32, i: usize) -> (usize, usize) {
+        let (g, t) = group(lane);
+        (g + 8 * (i % 2), t + 4 * (i / 2))
+    }
+
+    /// The calling lane's fragment, element `(row, col)` of the tile from `get`, each
+    /// rounded with [`to_tf32`].
+    #[inline(always)]
+    pub fn load(get: impl Fn(usize, usize) -> f32) -> Self {
+        let lane = crate::thread::lane_id();
+        let e = |i| {
+            let (r, c) = Self::coords(lane, i);
+            to_tf32(get(r, c)).to_bits()
+        };
+        FragATf32 {
+            regs: [e(0), e(1), e(2), e(3)],
+        }
+    }
+
+    /// Element `i` (0..4) of this lane's fragment (at [`coords`](Self::coords)), as the
+    /// `f32` it holds (already a TensorFloat-32 value).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> f32 {
+        f32::from_bits(self.regs[i])
+    }
+}
+
+impl FragBTf32 {
+    /// `(row, col)` (that is `(k, n)`) in the 8 × 8 tile of element `i` (0..2) of lane
+    /// `lane`: row `lane % 4` (+ 4 for `i` = 1), column `lane / 4`.
+    #[inline(always)]
+    pub const fn coords(lane: u32, i: usize) -> (usize, usize) {
+        let (g, t) = group(lane);
+        (t + 4 * i, g)
+    }
+
+    /// The calling lane's fragment, element `(row, col)` of the tile from `get`, each
+    /// rounded with [`to_tf32`].
+    #[inline(always)]
+    pub fn load(get: impl Fn(usize, usize) -> f32) -> Self {
+        let lane = crate::thread::lane_id();
+        let e = |i| {
+            let (r, c) = Self::coords(lane, i);
+            to_tf32(get(r, c)).to_bits()
+        };
+        FragBTf32 { regs: [e(0), e(1)] }
+    }
+
+    /// Element `i` (0..2) of this lane's fragment (at [`coords`](Self::coords)).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> f32 {
+        f32::from_bits(self.regs[i])
+    }
+}
+
+/// `acc = a · b + acc` for the warp's 16 × 8 `a`, 8 × 8 `b` (TensorFloat-32) and 16 × 8
+/// `f32` `acc` (`mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`, PTX ISA 9.0
+/// §9.7.14.5.14 "mma"; the accumulator layout is [`Accum`]'s). Every lane of the warp
+/// calls it together. sm_80. Under the emulator the products (exact in `f32`) are summed in
+/// `f32`, `k` in order.
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub fn mma_m16n8k8_tf32(a: &FragATf32, b: &FragBTf32, acc: &mut Accum) {
+    on_device!("mma_m16n8k8_tf32", {
+        let [d0, d1, d2, d3] = &mut acc.vals;
+        // SAFETY: registers only; every lane of the warp executes it (`.aligned`).
+        unsafe {
+            core::arch::asm!(
+                "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{d0}, {d1}, {d2}, {d3}}};",
+                d0 = inout(reg32) *d0, d1 = inout(reg32) *d1, d2 = inout(reg32) *d2, d3 = inout(reg32) *d3,
+                a0 = in(reg32) a.regs[0], a1 = in(reg32) a.regs[1], a2 = in(reg32) a.regs[2], a3 = in(reg32) a.regs[3],
+                b0 = in(reg32) b.regs[0], b1 = in(reg32) b.regs[1],
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+    }, emulated: {
+        use crate::warp::shfl_sync;
+        let mut am = [[0f32; 8]; 16];
+        let mut bm = [[0f32; 8]; 8];
+        for src in 0..32u32 {
+            for i in 0..4 {
+                let (r, c) = FragATf32::coords(src, i);
+                am[r][c] = f32::from_bits(shfl_sync(u32::MAX, a.regs[i], src));
+            }
+            for i in 0..2 {
+                let (r, c) = FragBTf32::coords(src, i);
+                bm[r][c] = f32::from_bits(shfl_sync(u32::MAX, b.regs[i], src));
+            }
+        }
+        let lane = crate::thread::lane_id();
+        for i in 0..4 {
+            let (r, c) = Accum::coords(lane, i);
+            let mut sum = acc.vals[i];
+            for (k, row) in bm.iter().enumerate() {
+                sum += am[r][k] * row[c];
+            }
+            acc.vals[i] = sum;
+        }
+    })
+}
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+impl Accum {
+    /// Stores the warp's 16 × 16 block `[left, right]` (columns 0..8 and 8..16) rounded to
+    /// `bf16` (to nearest even) at `(row0, col0)` of a row-major `bf16` tile with `ld`
+    /// elements per row in shared memory (`stmatrix.sync.aligned.m8n8.x4.shared.b16`, PTX
+    /// ISA 9.0 §9.7.14.5.16 "stmatrix", sm_90): lane `l` points at row `row0 + l % 16`,
+    /// column `col0 + 8 (l / 16)`. Every lane of the warp calls it together. Rows must
+    /// start 16-byte aligned: `ld` and `col0` multiples of 8, and the block inside the
+    /// array (a trap otherwise).
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn store_pair_shared_bf16<const N: usize, const A: usize>(
+        pair: &[Accum; 2],
+        tile: &crate::SharedArray<bf16, N, A>,
+        row0: usize,
+        col0: usize,
+        ld: usize,
+    ) {
+        assert!(
+            ld % 8 == 0 && col0 % 8 == 0 && col0 + 16 <= ld && (row0 + 16) * ld <= N,
+            "Accum::store_pair_shared_bf16: rows must be 16-byte aligned and the block inside the array"
+        );
+        let lane = crate::thread::lane_id() as usize;
+        let row = tile.ptr((row0 + lane % 16) * ld + col0 + 8 * (lane / 16));
+        // SAFETY: every lane's row lies in the array, 16-byte aligned (checked above).
+        unsafe { Self::store_pair_shared_bf16_ptr(pair, row) }
+    }
+
+    /// [`store_pair_shared_bf16`](Self::store_pair_shared_bf16) to each lane's row address
+    /// in any layout whose 8-element rows are contiguous (e.g. XOR-swizzled), unchecked:
+    /// lane `l` passes the address of element `(l % 16, 8 (l / 16))` of the 16 × 16 block
+    /// (`stmatrix.sync.aligned.m8n8.x4.shared.b16`, PTX ISA 9.0 §9.7.14.5.16, sm_90).
+    /// Every lane of the warp calls it together.
+    ///
+    /// # Safety
+    /// Every lane's `row` points at 8 elements of shared memory, 16-byte aligned, that no
+    /// other thread accesses until a barrier after all lanes have returned.
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub unsafe fn store_pair_shared_bf16_ptr(pair: &[Accum; 2], row: crate::SharedPtr<bf16>) {
+        let [l, r] = pair;
+        // Matrix j of the x4: rows 0..8 and 8..16 of the left block, then of the right;
+        // each lane holds row lane / 4, columns 2 (lane % 4) + 0..2 of each.
+        let regs = [
+            bf16x2(l.vals[0], l.vals[1]),
+            bf16x2(l.vals[2], l.vals[3]),
+            bf16x2(r.vals[0], r.vals[1]),
+            bf16x2(r.vals[2], r.vals[3]),
+        ];
+        on_device!("Accum::store_pair_shared_bf16_ptr", {
+            // SAFETY: the caller's contract; writes shared memory only.
+            unsafe {
+                core::arch::asm!(
+                    "stmatrix.sync.aligned.m8n8.x4.shared.b16 [{a}], {{{r0}, {r1}, {r2}, {r3}}};",
+                    a = in(reg32) row.addr(),
+                    r0 = in(reg32) regs[0], r1 = in(reg32) regs[1], r2 = in(reg32) regs[2], r3 = in(reg32) regs[3],
+                    options(nostack, preserves_flags),
+                );
+            }
+        }, emulated: {
+            use crate::warp::shfl_sync;
+            let lane = crate::thread::lane_id();
+            for (j, reg) in regs.iter().enumerate() {
+                let start = shfl_sync(u32::MAX, row.addr(), 8 * j as u32 + lane / 4);
+                // SAFETY: the caller's contract for lane 8 j + lane / 4's row; the pair
+                // is 4-byte aligned inside it.
+                unsafe { crate::SharedPtr::<u32>::from_addr(start + 4 * (lane % 4)).write(*reg) };
+            }
+        })
+    }
 }

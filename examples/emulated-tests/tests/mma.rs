@@ -146,7 +146,6 @@ fn ldmatrix_rows_forms_match_elementwise_loads_through_a_swizzled_tile() {
         ldmatrix_forms(out.disjoint())
     })
     .unwrap();
-    drop(out);
     assert_eq!(v, vec![1u32; 32]);
 }
 
@@ -175,7 +174,6 @@ fn frag_b_load_shared_reads_a_k_major_tile_without_transposing() {
         ldmatrix_plain_b(out.disjoint())
     })
     .unwrap();
-    drop(out);
     assert_eq!(v, vec![1u32; 32]);
 }
 
@@ -205,7 +203,6 @@ fn gemm_bt(m: usize, n: usize, k: usize, seed: u64) -> (f64, usize) {
         mma_gemm_kernels::gemm_mma(a, bt, out.disjoint(), mm, nn, kk)
     })
     .unwrap();
-    drop(out);
     let (mut num, mut den) = (0f64, 0f64);
     for i in 0..m {
         for j in 0..n {
@@ -227,12 +224,105 @@ fn gemm_mma_matches_the_f64_reference_at_square_and_ragged_sizes() {
         (128, 256, 64, 81),
         (128, 256, 32, 82),
         (77, 45, 40, 83),
-        (130, 264, 232, 84),
+        (130, 264, 136, 84),
     ] {
         let (err, unwritten) = gemm_bt(m, n, k, seed);
         assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
         // bf16 output rounding alone is about 2e-3.
         assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
         assert!(err > 0.0, "{m}x{n}x{k}: bf16 output cannot be exact");
+    }
+}
+
+#[test]
+fn tf32_fragment_coordinates_cover_each_tile_once_and_rounding_ties_go_away_from_zero() {
+    use device_std::mma::{to_tf32, FragATf32, FragBTf32};
+    let mut a = [[0u32; 8]; 16];
+    let mut b = [[0u32; 8]; 8];
+    for lane in 0..32 {
+        for i in 0..4 {
+            let (r, c) = FragATf32::coords(lane, i);
+            a[r][c] += 1;
+        }
+        for i in 0..2 {
+            let (r, c) = FragBTf32::coords(lane, i);
+            b[r][c] += 1;
+        }
+    }
+    assert!(a.iter().flatten().all(|&x| x == 1));
+    assert!(b.iter().flatten().all(|&x| x == 1));
+    // The PTX ISA's m16n8k8 .tf32 figures: lane 5 is group 1, thread 1.
+    assert_eq!(FragATf32::coords(5, 1), (9, 1));
+    assert_eq!(FragATf32::coords(5, 2), (1, 5));
+    assert_eq!(FragBTf32::coords(5, 1), (5, 1));
+    // 10 mantissa bits: the ulp at 1.0 is 2^-10.
+    let ulp = 2f32.powi(-10);
+    assert_eq!(to_tf32(1.0 + ulp / 2.0), 1.0 + ulp); // a tie, away from zero
+    assert_eq!(to_tf32(-(1.0 + ulp / 2.0)), -(1.0 + ulp));
+    assert_eq!(to_tf32(1.0 + ulp / 4.0), 1.0);
+    assert_eq!(to_tf32(1.0 + 0.75 * ulp), 1.0 + ulp);
+    assert_eq!(to_tf32(3.5), 3.5);
+    assert!(to_tf32(f32::NAN).is_nan());
+    assert_eq!(to_tf32(f32::MAX), f32::INFINITY);
+}
+
+#[test]
+fn mma_tf32_tile_matches_the_f64_reference_on_tf32_rounded_inputs() {
+    use device_std::mma::to_tf32;
+    let mut r = rng(95);
+    let a: Vec<f32> = (0..128).map(|_| r.random_range(-1.0..1.0)).collect();
+    let b: Vec<f32> = (0..64).map(|_| r.random_range(-1.0..1.0)).collect();
+    let mut c = vec![POISON; 128];
+    let out = GlobalMut::new(&mut c);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        mma_gemm_kernels::mma_tf32_tile(&a, &b, out.disjoint())
+    })
+    .unwrap();
+    let (mut worst, mut moved) = (0f64, false);
+    for i in 0..16 {
+        for j in 0..8 {
+            let want: f64 = (0..8)
+                .map(|p| to_tf32(a[i * 8 + p]) as f64 * to_tf32(b[p * 8 + j]) as f64)
+                .sum();
+            // Against the unrounded inputs the tf32 rounding must show somewhere.
+            let exact: f64 = (0..8)
+                .map(|p| a[i * 8 + p] as f64 * b[p * 8 + j] as f64)
+                .sum();
+            moved |= (want - exact).abs() > 1e-7;
+            worst = worst.max((c[i * 8 + j] as f64 - want).abs());
+        }
+    }
+    // Exact products, 8 f32 additions of values below 8.
+    assert!(worst < 1e-5, "largest error {worst:e}");
+    assert!(moved, "the inputs were not rounded to tf32");
+}
+
+#[test]
+fn stmatrix_stores_two_accumulators_as_bf16_in_the_ldmatrix_layout() {
+    let mut r = rng(96);
+    // Small integers (exact in bf16) show the placement; the random part the rounding.
+    let x: Vec<f32> = (0..256)
+        .map(|e| {
+            if e % 3 == 0 {
+                e as f32
+            } else {
+                r.random_range(-4.0..4.0)
+            }
+        })
+        .collect();
+    let mut out = vec![bf16::NAN; 256];
+    let o = GlobalMut::new(&mut out);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        mma_gemm_kernels::stmatrix_tile(&x, o.disjoint())
+    })
+    .unwrap();
+    for (e, (got, want)) in out.iter().zip(&x).enumerate() {
+        assert_eq!(
+            got.to_bits(),
+            bf16::from_f32(*want).to_bits(),
+            "element ({}, {}): {got} for {want}",
+            e / 16,
+            e % 16
+        );
     }
 }

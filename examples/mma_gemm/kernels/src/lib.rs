@@ -603,3 +603,46 @@ fn mma_tiled<
         }
     }
 }
+
+/// `c = a · b` for one 16 × 8 tile in TensorFloat-32 (`mma.sync.m16n8k8.tf32`, sm_80): `a`
+/// is 16 × 8 and `b` 8 × 8 (`k × n`), both row-major `f32` rounded to TensorFloat-32 on
+/// the way in ([`to_tf32`](device_std::mma::to_tf32)), `c` 16 × 8 row-major `f32`. Launch
+/// one warp (32 threads, one block; a trap otherwise).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn mma_tf32_tile(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    use device_std::mma::{mma_m16n8k8_tf32, Accum, FragATf32, FragBTf32};
+    assert!(thread::block_size() == 32 && a.len() >= 128 && b.len() >= 64 && c.len() >= 128);
+    let fa = FragATf32::load(|r, k| a[r * 8 + k]);
+    let fb = FragBTf32::load(|k, n| b[k * 8 + n]);
+    let mut acc = Accum::zero();
+    mma_m16n8k8_tf32(&fa, &fb, &mut acc);
+    acc.store(|r, col, v| {
+        // SAFETY: (lane, element) maps one-to-one onto the 16 x 8 tile; r * 8 + col < 128.
+        unsafe { *c.get_unchecked_mut(r * 8 + col) = v };
+    });
+}
+
+/// Round trip of two accumulators through `stmatrix` (sm_90): the warp (32 threads, one
+/// block; a trap otherwise) loads the 16 × 16 row-major `f32` block `x` as two 16 × 8
+/// accumulators, stores them rounded to `bf16` with `stmatrix` at column 8 of a 16 × 24
+/// shared tile, and copies that block out to `out` (16 × 16 row-major).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn stmatrix_tile(x: &[f32], mut out: DisjointSlice<bf16>) {
+    use device_std::mma::Accum;
+    use device_std::SharedArray;
+    assert!(thread::block_size() == 32 && x.len() >= 256 && out.len() >= 256);
+    let tile = SharedArray::<bf16, { 16 * 24 }>::new();
+    let pair = [
+        Accum::load(|r, col| x[r * 16 + col]),
+        Accum::load(|r, col| x[r * 16 + 8 + col]),
+    ];
+    Accum::store_pair_shared_bf16(&pair, &tile, 0, 8, 24);
+    thread::sync_threads();
+    let lane = thread::lane_id() as usize;
+    for e in (lane..256).step_by(32) {
+        // SAFETY: lane l writes elements l, l + 32, ...: each element once.
+        unsafe { *out.get_unchecked_mut(e) = tile.read((e / 16) * 24 + 8 + e % 16) };
+    }
+}
