@@ -1,6 +1,9 @@
-//! `C = A · B` on the tensor cores (`mma.sync.m16n8k16`, sm_80): `bf16` inputs, `f32`
-//! accumulation and output. The simplest correct form (fragments loaded straight from
-//! global memory, one warp per 16 × 8 tile of `C`), the first step of issue 15's GEMM.
+//! GEMMs on the tensor cores, `bf16` inputs and `f32` accumulation: [`gemm_bf16`] and
+//! [`gemm_bf16_smem`], the simplest correct `mma.sync` forms (`f32` out); [`gemm_mma`], the
+//! fast portable one (`c = a · bᵀ`, `bf16` out: `cp.async` pipeline, swizzled shared
+//! memory, `ldmatrix`, double-buffered fragments; sm_80); [`gemm_wgmma`], Hopper's
+//! (tensor copies and `wgmma`, sm_90a). Plus one-warp demonstrations of the TensorFloat-32
+//! `mma` ([`mma_tf32_tile`]) and of `stmatrix` ([`stmatrix_tile`], sm_90).
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
