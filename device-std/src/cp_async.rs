@@ -5,6 +5,7 @@
 //! | here | PTX (PTX ISA 9.0 §9.7.9.25.3 "cp.async", "cp.async.commit_group", "cp.async.wait_group") |
 //! |---|---|
 //! | [`copy`] | `cp.async.ca.shared.global [dst], [src], 4/8/16` (`.cg` for 16 bytes: L2 only) |
+//! | [`copy16_unchecked`] | `cp.async.cg.shared.global [dst], [src], 16, src_size` (zero fill) |
 //! | [`commit_group`] | `cp.async.commit_group` |
 //! | [`wait_group`] | `cp.async.wait_group N` |
 //! | [`wait_all`] | `cp.async.wait_all` |
@@ -85,6 +86,49 @@ pub fn copy<T: PlainData>(
         }
     }, emulated: {
         crate::emulator::cp_async::copy(d, s.cast(), size)
+    })
+}
+
+/// Copies 16 bytes from `src` (global memory) to `dst` (shared memory) asynchronously
+/// when `valid`, or fills `dst` with 16 zero bytes when not (the `src_size` operand 0:
+/// nothing is read), as part of the calling thread's current group — with no checks and no
+/// branch, for the inner loops of tiled kernels, where [`copy`]'s checks would cost more
+/// than the copy (`cp.async.cg.shared.global [dst], [src], 16, src_size`, PTX ISA 9.0
+/// §9.7.9.25.3.1; L2 only). `T` is 16 bytes (a compile error otherwise). sm_80.
+///
+/// # Safety
+/// `dst` is 16-byte aligned in shared memory, and no thread touches those 16 bytes until
+/// this thread's [`wait_group`] has retired the copy (other threads: and a barrier after
+/// it). When `valid`, `src` is 16-byte aligned and points at 16 bytes of global memory
+/// that nothing writes until then.
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub unsafe fn copy16_unchecked<T: PlainData>(dst: crate::SharedPtr<T>, src: *const T, valid: bool) {
+    const {
+        assert!(
+            core::mem::size_of::<T>() == 16,
+            "cp_async::copy16_unchecked: 16-byte elements"
+        );
+    }
+    on_device!("cp_async::copy16_unchecked", {
+        let src_size: u32 = if valid { 16 } else { 0 };
+        // SAFETY: the caller's contract; with src_size 0 the source is not read.
+        unsafe {
+            core::arch::asm!(
+                "cp.async.cg.shared.global [{d}], [{s}], 16, {n};",
+                d = in(reg32) dst.addr(),
+                s = in(reg64) src,
+                n = in(reg32) src_size,
+                options(nostack, preserves_flags),
+            )
+        }
+    }, emulated: {
+        if valid {
+            crate::emulator::cp_async::copy(dst.addr(), src.cast(), 16)
+        } else {
+            // SAFETY: the caller's contract for dst.
+            unsafe { crate::SharedPtr::<[u32; 4]>::from_addr(dst.addr()).write([0; 4]) }
+        }
     })
 }
 

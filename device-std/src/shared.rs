@@ -177,6 +177,28 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
         }
     }
 
+    /// The same memory as an array of `M` elements of `U` (not a new allocation): e.g.
+    /// a `bf16` tile that `cp_async` fills in 16-byte chunks (`[u32; 4]`). The sizes
+    /// must match (`M * size_of::<U>() == N * size_of::<T>()`) and `ALIGN` be at least
+    /// `align_of::<U>()` (compile errors otherwise).
+    #[inline(always)]
+    pub fn cast<U: Copy, const M: usize>(&self) -> SharedArray<U, M, ALIGN> {
+        const {
+            assert!(
+                M * core::mem::size_of::<U>() == N * core::mem::size_of::<T>(),
+                "SharedArray::cast: the byte sizes must match"
+            );
+            assert!(
+                ALIGN >= core::mem::align_of::<U>(),
+                "SharedArray::cast: ALIGN must be at least align_of::<U>()"
+            );
+        }
+        SharedArray {
+            addr: self.addr,
+            _not_send_sync: PhantomData,
+        }
+    }
+
     /// Generic-address pointer to element 0, aligned to `ALIGN`.
     #[inline(always)]
     pub fn as_ptr(&self) -> *const T {

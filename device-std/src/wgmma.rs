@@ -69,7 +69,7 @@
 #![allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
 
 use crate::host::on_device;
-use crate::mma::MmaInput;
+use crate::mma::{bf16x2, MmaInput};
 use crate::{bf16, f16, SharedArray};
 use core::marker::PhantomData;
 
@@ -361,19 +361,6 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
         });
         self.fence_operands();
     }
-}
-
-/// `lo` and `hi` as `bf16`, rounded to nearest even, `lo` in the low half.
-#[inline(always)]
-fn bf16x2(lo: f32, hi: f32) -> u32 {
-    on_device!("wgmma::bf16x2", {
-        let out: u32;
-        // SAFETY: a conversion between registers.
-        unsafe { core::arch::asm!("cvt.rn.bf16x2.f32 {d}, {hi}, {lo};", d = out(reg32) out, hi = in(reg32) hi, lo = in(reg32) lo, options(pure, nomem, nostack, preserves_flags)) };
-        out
-    }, emulated: {
-        u32::from(bf16::from_f32(lo).to_bits()) | u32::from(bf16::from_f32(hi).to_bits()) << 16
-    })
 }
 
 /// `wgmma.commit_group.sync.aligned`: closes the current group of this thread's

@@ -1,10 +1,11 @@
 //! Tensor-core `mma.sync` under the emulator: the fragment layouts of the PTX ISA
-//! (checked element by element) and `mma_gemm`'s `gemm_bf16` against an `f64` CPU
-//! reference at square and ragged sizes, output poisoned first.
+//! (checked element by element), the `ldmatrix` loads against element-wise loads, and
+//! `mma_gemm`'s `gemm_bf16` and `gemm_mma` against an `f64` CPU reference
+//! at square and ragged sizes, output poisoned first.
 
 use device_std::emulator::{self, GlobalMut, LaunchConfig};
 use device_std::mma::{Accum, FragA, FragB};
-use device_std::{bf16, f16};
+use device_std::{bf16, f16, kernel, thread, DisjointSlice, SharedArray};
 use emulated_tests::emulate::POISON;
 use example_support::rng;
 use rand::Rng;
@@ -352,6 +353,233 @@ fn wgmma_with_a_from_registers_matches_the_f64_reference() {
         assert!(
             (*g as f64 - want).abs() <= 1e-4,
             "c[{i}][{j}] = {g}, want {want}"
+        );
+    }
+}
+
+/// One warp: a 32 × 32 `f16` tile in shared memory, element `(r, c)` = `r * 32 + c`
+/// stored with the chunks of 8 XOR-swizzled by `r % 4`. Lane `l` writes 1 to `out[l]`
+/// when every `ldmatrix` form gives what the element-wise `load` gives, else 0.
+#[kernel]
+pub fn ldmatrix_forms(mut out: DisjointSlice<u32>) {
+    let tile = SharedArray::<f16, 1024>::new();
+    let at = |r: usize, c: usize| r * 32 + ((c / 8) ^ (r % 4)) * 8 + c % 8;
+    let lane = thread::lane_id() as usize;
+    for e in (lane..1024).step_by(32) {
+        tile.write(at(e / 32, e % 32), f16::from_f32((e % 1024) as f32));
+    }
+    thread::sync_threads();
+    let val = |r: usize, c: usize| tile.read(at(r, c));
+    let mut ok = true;
+    for (r0, c0) in [(0, 0), (16, 8), (8, 16)] {
+        // A: rows r0.., columns (k) c0..
+        let want = FragA::<f16>::load(|r, c| val(r0 + r, c0 + c));
+        let got = FragA::<f16>::load_shared_rows(&tile, at(r0 + lane % 16, c0 + 8 * (lane / 16)));
+        ok &= (0..8).all(|i| got.get(i).to_bits() == want.get(i).to_bits());
+        // B stored n x k: stored row = n, column = k. Fragment (k, n) = val(n0 + n, k0 + k).
+        let (n0, k0) = (r0, c0);
+        let want = FragB::<f16>::load(|k, n| val(n0 + n, k0 + k));
+        let got =
+            FragB::<f16>::load_shared_rows(&tile, at(n0 + lane % 8, k0 + 8 * ((lane / 8) % 2)));
+        ok &= (0..4).all(|i| got.get(i).to_bits() == want.get(i).to_bits());
+        let want_hi = FragB::<f16>::load(|k, n| val(n0 + 8 + n, k0 + k));
+        let [lo, hi] = FragB::<f16>::load_shared_pair_rows(
+            &tile,
+            at(n0 + 8 * (lane / 16) + lane % 8, k0 + 8 * ((lane / 8) % 2)),
+        );
+        ok &= (0..4).all(|i| lo.get(i).to_bits() == want.get(i).to_bits());
+        ok &= (0..4).all(|i| hi.get(i).to_bits() == want_hi.get(i).to_bits());
+    }
+    if let Some((o, _)) = out.get_mut_indexed() {
+        *o = ok as u32;
+    }
+}
+
+#[test]
+fn ldmatrix_rows_forms_match_elementwise_loads_through_a_swizzled_tile() {
+    let mut v = vec![7u32; 32];
+    let out = GlobalMut::new(&mut v);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        ldmatrix_forms(out.disjoint())
+    })
+    .unwrap();
+    assert_eq!(v, vec![1u32; 32]);
+}
+
+/// `FragB::load_shared` (plain `n × k` layout, no transpose) against `load`.
+#[kernel]
+pub fn ldmatrix_plain_b(mut out: DisjointSlice<u32>) {
+    let tile = SharedArray::<bf16, { 16 * 24 }>::new();
+    let lane = thread::lane_id() as usize;
+    for e in (lane..16 * 24).step_by(32) {
+        tile.write(e, bf16::from_f32(e as f32));
+    }
+    thread::sync_threads();
+    let got = FragB::<bf16>::load_shared(&tile, 8, 8, 24);
+    let want = FragB::<bf16>::load(|k, n| tile.read((8 + n) * 24 + 8 + k));
+    let ok = (0..4).all(|i| got.get(i).to_bits() == want.get(i).to_bits());
+    if let Some((o, _)) = out.get_mut_indexed() {
+        *o = ok as u32;
+    }
+}
+
+#[test]
+fn frag_b_load_shared_reads_a_k_major_tile_without_transposing() {
+    let mut v = vec![7u32; 32];
+    let out = GlobalMut::new(&mut v);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        ldmatrix_plain_b(out.disjoint())
+    })
+    .unwrap();
+    assert_eq!(v, vec![1u32; 32]);
+}
+
+/// `gemm_mma` (`c = a · bᵀ` with `b` stored `n × k`, `bf16` out) against `f64`:
+/// (relative Frobenius error, unwritten elements).
+fn gemm_bt(m: usize, n: usize, k: usize, seed: u64) -> (f64, usize) {
+    use mma_gemm_kernels::{MMA, MMA_THREADS};
+    let mut r = rng(seed);
+    // 16-byte aligned copies (the kernel's cp.async reads 16-byte chunks).
+    let aligned = |len: usize, r: &mut rand::rngs::StdRng| {
+        let mut buf = vec![bf16::from_bits(0); len + 8];
+        let off = buf.as_ptr().align_offset(16);
+        for x in &mut buf[off..off + len] {
+            *x = bf16::from_f32(r.random_range(-1.0..1.0));
+        }
+        (buf, off)
+    };
+    let (a_buf, a_off) = aligned(m * k, &mut r);
+    let (b_buf, b_off) = aligned(n * k, &mut r);
+    let (a, bt) = (&a_buf[a_off..a_off + m * k], &b_buf[b_off..b_off + n * k]);
+    let mut c = vec![bf16::NAN; m * n];
+    let out = GlobalMut::new(&mut c);
+    let (mm, nn, kk) = (m as u32, n as u32, k as u32);
+    let cfg = LaunchConfig::new((MMA.blocks(m, n) as u32, 1, 1), (MMA_THREADS as u32, 1, 1))
+        .with_dynamic_shared(MMA.smem_bytes() as u32);
+    emulator::launch(cfg, || {
+        mma_gemm_kernels::gemm_mma(a, bt, out.disjoint(), mm, nn, kk)
+    })
+    .unwrap();
+    let (mut num, mut den) = (0f64, 0f64);
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = (0..k)
+                .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
+                .sum();
+            num += (c[i * n + j].to_f64() - want).powi(2);
+            den += want * want;
+        }
+    }
+    ((num / den).sqrt(), c.iter().filter(|x| x.is_nan()).count())
+}
+
+#[test]
+fn gemm_mma_matches_the_f64_reference_at_square_and_ragged_sizes() {
+    // A whole tile; one step of k; ragged everything; several tiles with edges in both
+    // directions and more k tiles than pipeline stages.
+    for (m, n, k, seed) in [
+        (128, 256, 64, 81),
+        (128, 256, 32, 82),
+        (77, 45, 40, 83),
+        (130, 264, 136, 84),
+    ] {
+        let (err, unwritten) = gemm_bt(m, n, k, seed);
+        assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
+        // bf16 output rounding alone is about 2e-3.
+        assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
+        assert!(err > 0.0, "{m}x{n}x{k}: bf16 output cannot be exact");
+    }
+}
+
+#[test]
+fn tf32_fragment_coordinates_cover_each_tile_once_and_rounding_ties_go_away_from_zero() {
+    use device_std::mma::{to_tf32, FragATf32, FragBTf32};
+    let mut a = [[0u32; 8]; 16];
+    let mut b = [[0u32; 8]; 8];
+    for lane in 0..32 {
+        for i in 0..4 {
+            let (r, c) = FragATf32::coords(lane, i);
+            a[r][c] += 1;
+        }
+        for i in 0..2 {
+            let (r, c) = FragBTf32::coords(lane, i);
+            b[r][c] += 1;
+        }
+    }
+    assert!(a.iter().flatten().all(|&x| x == 1));
+    assert!(b.iter().flatten().all(|&x| x == 1));
+    // The PTX ISA's m16n8k8 .tf32 figures: lane 5 is group 1, thread 1.
+    assert_eq!(FragATf32::coords(5, 1), (9, 1));
+    assert_eq!(FragATf32::coords(5, 2), (1, 5));
+    assert_eq!(FragBTf32::coords(5, 1), (5, 1));
+    // 10 mantissa bits: the ulp at 1.0 is 2^-10.
+    let ulp = 2f32.powi(-10);
+    assert_eq!(to_tf32(1.0 + ulp / 2.0), 1.0 + ulp); // a tie, away from zero
+    assert_eq!(to_tf32(-(1.0 + ulp / 2.0)), -(1.0 + ulp));
+    assert_eq!(to_tf32(1.0 + ulp / 4.0), 1.0);
+    assert_eq!(to_tf32(1.0 + 0.75 * ulp), 1.0 + ulp);
+    assert_eq!(to_tf32(3.5), 3.5);
+    assert!(to_tf32(f32::NAN).is_nan());
+    assert_eq!(to_tf32(f32::MAX), f32::INFINITY);
+}
+
+#[test]
+fn mma_tf32_tile_matches_the_f64_reference_on_tf32_rounded_inputs() {
+    use device_std::mma::to_tf32;
+    let mut r = rng(95);
+    let a: Vec<f32> = (0..128).map(|_| r.random_range(-1.0..1.0)).collect();
+    let b: Vec<f32> = (0..64).map(|_| r.random_range(-1.0..1.0)).collect();
+    let mut c = vec![POISON; 128];
+    let out = GlobalMut::new(&mut c);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        mma_gemm_kernels::mma_tf32_tile(&a, &b, out.disjoint())
+    })
+    .unwrap();
+    let (mut worst, mut moved) = (0f64, false);
+    for i in 0..16 {
+        for j in 0..8 {
+            let want: f64 = (0..8)
+                .map(|p| to_tf32(a[i * 8 + p]) as f64 * to_tf32(b[p * 8 + j]) as f64)
+                .sum();
+            // Against the unrounded inputs the tf32 rounding must show somewhere.
+            let exact: f64 = (0..8)
+                .map(|p| a[i * 8 + p] as f64 * b[p * 8 + j] as f64)
+                .sum();
+            moved |= (want - exact).abs() > 1e-7;
+            worst = worst.max((c[i * 8 + j] as f64 - want).abs());
+        }
+    }
+    // Exact products, 8 f32 additions of values below 8.
+    assert!(worst < 1e-5, "largest error {worst:e}");
+    assert!(moved, "the inputs were not rounded to tf32");
+}
+
+#[test]
+fn stmatrix_stores_two_accumulators_as_bf16_in_the_ldmatrix_layout() {
+    let mut r = rng(96);
+    // Small integers (exact in bf16) show the placement; the random part the rounding.
+    let x: Vec<f32> = (0..256)
+        .map(|e| {
+            if e % 3 == 0 {
+                e as f32
+            } else {
+                r.random_range(-4.0..4.0)
+            }
+        })
+        .collect();
+    let mut out = vec![bf16::NAN; 256];
+    let o = GlobalMut::new(&mut out);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        mma_gemm_kernels::stmatrix_tile(&x, o.disjoint())
+    })
+    .unwrap();
+    for (e, (got, want)) in out.iter().zip(&x).enumerate() {
+        assert_eq!(
+            got.to_bits(),
+            bf16::from_f32(*want).to_bits(),
+            "element ({}, {}): {got} for {want}",
+            e / 16,
+            e % 16
         );
     }
 }

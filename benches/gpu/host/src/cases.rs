@@ -899,7 +899,8 @@ fn sgemm(env: &Env) -> Result<Vec<Row>> {
     )
 }
 
-/// The tensor-core GEMM: `examples/mma_gemm`'s `gemm_wgmma` against cuBLAS
+/// The tensor-core GEMM: `examples/mma_gemm`'s `gemm_wgmma` and its portable `mma.sync`
+/// form `gemm_mma` against cuBLAS
 /// (`cublasGemmEx`, BF16 in and out, FP32 compute) at 4096³ and 8192³, `c = a · bᵀ` with
 /// `a` `m × k` and `b` `n × k` row-major (cuBLAS's "TN" form). Needs `--gemm-ptx`.
 fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
@@ -907,7 +908,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
     use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
     use device_std::bf16;
     use host_loader::tma::TensorMap;
-    use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
+    use mma_gemm_kernels::{MMA, MMA_THREADS, WG_BK, WG_BM, WG_BN};
     type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
     type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
     let Some(module) = env.gemm else {
@@ -922,6 +923,8 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         u32,
         u32,
     )>("gemm_wgmma")?;
+    type MmaSig = (Slice<bf16>, Slice<bf16>, SliceMut<bf16>, u32, u32, u32);
+    let mma = module.kernel::<MmaSig>("gemm_mma")?;
     let blas = CudaBlas::new(env.stream.clone())?;
     let mut rows = Vec::new();
     let sizes: &[usize] = if env.opts.quick {
@@ -953,6 +956,16 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         let launch = |c: &mut CudaSlice<bf16>, group: u32| -> Result<()> {
             Ok(unsafe { gemm.launch(env.stream, cfg, (&map_a, &map_b, c, n32, n32, n32, group)) }?)
         };
+        let cfg_mma = LaunchConfig {
+            grid_dim: (u32::try_from(MMA.blocks(n, n))?, 1, 1),
+            block_dim: (MMA_THREADS as u32, 1, 1),
+            shared_mem_bytes: u32::try_from(MMA.smem_bytes())?,
+        };
+        // SAFETY: each block writes its tile of c, inside n * n; a_d and b_d hold n * n
+        // elements.
+        let rust_mma = |c: &mut CudaSlice<bf16>| -> Result<()> {
+            Ok(unsafe { mma.launch(env.stream, cfg_mma, (&a_d, &b_d, c, n32, n32, n32)) }?)
+        };
         let rust = |c: &mut CudaSlice<bf16>| launch(c, 8);
         let rust_g1 = |c: &mut CudaSlice<bf16>| launch(c, 1);
         let rust_g16 = |c: &mut CudaSlice<bf16>| launch(c, 16);
@@ -980,6 +993,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         for (who, launch) in [
             ("rust", &rust as &dyn Fn(&mut CudaSlice<bf16>) -> Result<()>),
             ("rust g1", &rust_g1),
+            ("rust mma.sync", &rust_mma),
             ("cuBLAS", &cublas),
         ] {
             let mut c = env.stream.clone_htod(&vec![bf16::NAN; n * n])?;
@@ -1013,6 +1027,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
                 ("rust", &rust),
                 ("rust g1", &rust_g1),
                 ("rust g16", &rust_g16),
+                ("rust mma.sync", &rust_mma),
                 ("cuBLAS", &cublas),
             ],
         )?);

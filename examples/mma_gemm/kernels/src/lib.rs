@@ -1,6 +1,9 @@
-//! `C = A · B` on the tensor cores (`mma.sync.m16n8k16`, sm_80): `bf16` inputs, `f32`
-//! accumulation and output. The simplest correct form (fragments loaded straight from
-//! global memory, one warp per 16 × 8 tile of `C`), the first step of issue 15's GEMM.
+//! GEMMs on the tensor cores, `bf16` inputs and `f32` accumulation: [`gemm_bf16`] and
+//! [`gemm_bf16_smem`], the simplest correct `mma.sync` forms (`f32` out); [`gemm_mma`], the
+//! fast portable one (`c = a · bᵀ`, `bf16` out: `cp.async` pipeline, swizzled shared
+//! memory, `ldmatrix`, double-buffered fragments; sm_80); [`gemm_wgmma`], Hopper's
+//! (tensor copies and `wgmma`, sm_90a). Plus one-warp demonstrations of the TensorFloat-32
+//! `mma` ([`mma_tf32_tile`]) and of `stmatrix` ([`stmatrix_tile`], sm_90).
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
@@ -261,7 +264,8 @@ pub fn gemm_wgmma(
 /// The `(row, column)` tile of `c` that block `block` computes, sweeping `group_m`
 /// tile rows together column by column (so that a wave of blocks shares tiles of `a`
 /// and `b` in L2) — `group_m = 1` is plain row-major order.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
 fn raster(block: usize, tiles_m: usize, tiles_n: usize, group_m: usize) -> (usize, usize) {
     let group_m = group_m.max(1);
     let per_group = group_m * tiles_n;
@@ -315,4 +319,384 @@ pub fn wgmma_reg_a(a: &[bf16], b: MapB64, mut c: DisjointSlice<f32>, k: u32) {
         // SAFETY: (thread, element) maps one-to-one onto (r, col) of the 64 x 64 tile.
         unsafe { *c.get_unchecked_mut(r * 64 + col) = v };
     });
+}
+
+/// Threads per block of the `mma.sync` GEMMs: 8 warps.
+pub const MMA_THREADS: usize = 256;
+
+/// The tile shape of an `mma.sync` GEMM kernel: `bm × bn` of `c` per block, `stages`
+/// pipeline stages of `bk` along `k`; the launch needs [`smem_bytes`](Self::smem_bytes) of
+/// dynamic shared memory and [`MMA_THREADS`] threads per block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MmaShape {
+    /// Rows of `c` per block.
+    pub bm: usize,
+    /// Columns of `c` per block.
+    pub bn: usize,
+    /// Elements of `k` per stage: 32 (64-byte tile rows) or 64 (128-byte rows).
+    pub bk: usize,
+    /// Pipeline stages.
+    pub stages: usize,
+}
+
+impl MmaShape {
+    /// Bytes of dynamic shared memory a launch must provide: `stages (bm + bn) bk 2`.
+    pub const fn smem_bytes(self) -> usize {
+        self.stages * (self.bm + self.bn) * self.bk * 2
+    }
+    /// Blocks of a 1D launch for an `m × n` output.
+    pub const fn blocks(self, m: usize, n: usize) -> usize {
+        m.div_ceil(self.bm) * n.div_ceil(self.bn)
+    }
+}
+
+/// [`gemm_mma`]'s shape: 128 × 256 × 32, 4 stages (96 KiB of dynamic shared memory).
+pub const MMA: MmaShape = MmaShape {
+    bm: 128,
+    bn: 256,
+    bk: 32,
+    stages: 4,
+};
+
+/// `c = a · bᵀ` on the tensor cores with `mma.sync.m16n8k16` (sm_80 and newer): the
+/// portable form of [`gemm_wgmma`], the same operands as plain slices. `a` is `m × k`
+/// row-major, `b` is stored `n × k` row-major (both operands K-major), `c` is `m × n`
+/// row-major `bf16`, accumulated in `f32` and rounded to nearest even. `k` must be a
+/// multiple of 8 (every 16-byte chunk of a row is then inside or outside the matrix; a
+/// trap otherwise) and the slices 16-byte aligned (as `cudaMalloc` gives; a trap
+/// otherwise); `m` and `n` are free (edges masked: rows past the matrices read as zero
+/// and are not written).
+///
+/// Each block ([`MMA_THREADS`] = 256 threads, 1D; a trap otherwise) computes one
+/// 128 × 256 tile of `c` ([`MMA`]), block `blockIdx.x` taking the tiles in groups of 8
+/// tile rows swept column by column: launch a 1D grid of `MMA.blocks(m, n)` blocks with
+/// `MMA.smem_bytes()` (96 KiB) of dynamic shared memory (a trap with less). Per step of 32
+/// along `k` every thread copies 16-byte chunks of the tiles of `a` and `b` with
+/// `cp.async` (zero-filling past the edges, no branches) into a ring of 4 stages (rows of
+/// 64 bytes whose 4 chunks are XOR-swizzled by `(row / 2) % 4`, so that `ldmatrix` reads
+/// and the copies' writes are free of bank conflicts); the 8 warps (2 × 4) each compute
+/// 64 × 64 of the tile from `ldmatrix` fragments (`b` needs no transpose: it is K-major
+/// like `a`), double-buffered: each step's 32 `mma`s run while the next step's fragments
+/// load, across tile boundaries too. Whole tiles are written as packed `bf16` pairs
+/// (4-byte stores) where `n` is even; edge tiles go through shared memory and are written
+/// element by element, masked.
+///
+/// On the H200: 424 TFLOP/s at 8192³ (0.56× cuBLAS in the same run), 236 registers, no
+/// spills, one block per multiprocessor (BENCHMARKS.md).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn gemm_mma(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+    mma_tiled::<2, 4, 4, 8, 4, 4>(a, b, c, m, n, k);
+}
+
+/// Index in a stage tile with rows of `KC` 8-element chunks (`KC` = 4: 64-byte rows; 8:
+/// 128-byte rows) of chunk `chunk` of row `row`, the chunks XOR-swizzled by `(row / 2) % 4`
+/// (`KC` = 4) or `row % 8` (`KC` = 8). The 8 rows an `ldmatrix` phase reads (same chunk,
+/// consecutive rows) then fall into 8 distinct 16-byte bank groups, and so do the chunks
+/// 8 consecutive threads copy.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+const fn swz<const KC: usize>(row: usize, chunk: usize) -> usize {
+    let sw = if KC == 4 { (row / 2) % 4 } else { row % 8 };
+    row * KC * 8 + ((chunk ^ sw) * 8)
+}
+
+/// Calls `f(0)`, `f(1)`, ... `f(N - 1)` as straight-line code (`N` <= 8): fragment arrays
+/// indexed by these constants stay in registers, where a loop that the compiler declines
+/// to unroll would put them on the stack.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
+    const { assert!(N <= 8, "unrolled: at most 8") }
+    macro_rules! call {
+        ($($i:literal)*) => { $( if $i < N { f($i) } )* };
+    }
+    call!(0 1 2 3 4 5 6 7);
+}
+
+/// The body of [`gemm_mma`]: `WARPS_M × WARPS_N` = 8 warps, each `16 MI × 8 NI`
+/// of the `(16 MI WARPS_M) × (8 NI WARPS_N)` tile, `8 KC` along `k` per stage, `STAGES`
+/// stages in the dynamic shared memory: stage `s` holds `a`'s tile at chunk
+/// `s (BM + BN) KC`, `b`'s after it.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+#[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+fn mma_tiled<
+    const WARPS_M: usize,
+    const WARPS_N: usize,
+    const MI: usize,
+    const NI: usize,
+    const KC: usize,
+    const STAGES: usize,
+>(
+    a: &[bf16],
+    b: &[bf16],
+    mut c: DisjointSlice<bf16>,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use device_std::mma::{mma_m16n8k16, FragA, FragB};
+    use device_std::{cp_async, DynamicSharedArray};
+    const {
+        assert!(WARPS_M * WARPS_N * 32 == MMA_THREADS && NI % 2 == 0);
+        // 2 stages would refill the stage being read (see the main loop).
+        assert!(STAGES >= 3 && STAGES <= 6 && (KC == 4 || KC == 8));
+    }
+    let (bm, bn) = (WARPS_M * MI * 16, WARPS_N * NI * 8);
+    // 16-byte chunks per stage (rows of KC chunks), and where b's tile starts in it.
+    let (stage_chunks, b_chunks) = ((bm + bn) * KC, bm * KC);
+    let (m, n, k) = (m as usize, n as usize, k as usize);
+    let ring = DynamicSharedArray::<[u32; 4], 128>::get();
+    assert!(
+        thread::block_size() as usize == MMA_THREADS
+            && ring.len() >= STAGES * stage_chunks
+            && k % 8 == 0
+            && a.len() >= m * k
+            && b.len() >= n * k
+            && c.len() >= m * n
+            && a.as_ptr() as usize % 16 == 0
+            && b.as_ptr() as usize % 16 == 0
+    );
+    // 16-byte views of the operands: chunk `q` is elements 8q..8q+8.
+    // SAFETY: the same memory read as whole 16-byte chunks: both pointers are 16-byte
+    // aligned (checked above), any bits are a valid [u32; 4], and the lengths round down.
+    let (a16, b16) = unsafe {
+        (
+            core::slice::from_raw_parts(a.as_ptr().cast::<[u32; 4]>(), a.len() / 8),
+            core::slice::from_raw_parts(b.as_ptr().cast::<[u32; 4]>(), b.len() / 8),
+        )
+    };
+    let base = ring.ptr(0).cast::<bf16>();
+    let t = thread::threadIdx_x() as usize;
+    let (tile_m, tile_n) = raster(
+        thread::blockIdx_x() as usize,
+        m.div_ceil(bm),
+        n.div_ceil(bn),
+        8,
+    );
+    let (m0, n0) = (bm * tile_m, bn * tile_n);
+    let k_tiles = k.div_ceil(8 * KC);
+    let k8 = k / 8;
+    // Copies k-tile `kt` of both operands into stage `s`: chunk q = t + THREADS i of a
+    // tile is its row q / KC, chunk q % KC, so this thread's chunk of the row is always
+    // t % KC and its rows are t / KC + (THREADS / KC) i; chunks past the matrices are
+    // zero-filled. No checks and no branches in here: the bounds are established once.
+    let rows_per_pass = MMA_THREADS / KC;
+    let (row0, ch) = (t / KC, t % KC);
+    let stage_ptr = ring.ptr(0);
+    let a_src = a16.as_ptr().wrapping_add((m0 + row0) * k8 + ch);
+    let b_src = b16.as_ptr().wrapping_add((n0 + row0) * k8 + ch);
+    let load = |s: usize, kt: usize| {
+        let kc = kt * KC;
+        let k_ok = kc + ch < k8;
+        let at = stage_ptr.add(s * stage_chunks);
+        for i in 0..bm / rows_per_pass {
+            let row = row0 + rows_per_pass * i;
+            let src = a_src.wrapping_add(rows_per_pass * i * k8 + kc);
+            // SAFETY: the chunk lies in this stage's a tile (ring.len() checked above),
+            // 16-byte aligned, and no thread reads it before the wait and barrier of its
+            // k-tile; when valid, src is chunk (m0 + row, kc + ch) of a, inside a16.
+            unsafe {
+                cp_async::copy16_unchecked(
+                    at.add(swz::<KC>(row, ch) / 8),
+                    src,
+                    m0 + row < m && k_ok,
+                )
+            };
+        }
+        let at = at.add(b_chunks);
+        for i in 0..bn / rows_per_pass {
+            let row = row0 + rows_per_pass * i;
+            let src = b_src.wrapping_add(rows_per_pass * i * k8 + kc);
+            // SAFETY: as above, in this stage's b tile and inside b16.
+            unsafe {
+                cp_async::copy16_unchecked(
+                    at.add(swz::<KC>(row, ch) / 8),
+                    src,
+                    n0 + row < n && k_ok,
+                )
+            };
+        }
+    };
+    for s in 0..STAGES - 1 {
+        if s < k_tiles {
+            load(s, s);
+        }
+        cp_async::commit_group();
+    }
+    let lane = t % 32;
+    let warp = t / 32;
+    let (wm, wn) = (warp % WARPS_M, warp / WARPS_M);
+    // This lane's ldmatrix rows: A row 16 mi + lane % 16 of the warp's rows, chunk
+    // 2 kk + lane / 16; B row (n) 16 p + 8 (lane / 16) + lane % 8, chunk 2 kk + (lane / 8) % 2.
+    let a_row = wm * MI * 16 + lane % 16;
+    let b_row = wn * NI * 8 + 8 * (lane / 16) + lane % 8;
+    let wait = || {
+        match STAGES {
+            2 => cp_async::wait_group::<0>(),
+            3 => cp_async::wait_group::<1>(),
+            4 => cp_async::wait_group::<2>(),
+            5 => cp_async::wait_group::<3>(),
+            _ => cp_async::wait_group::<4>(),
+        }
+        thread::sync_threads();
+    };
+    // The warp's fragments of step kk (16 along k) of the tile in `stage`.
+    let frags = |stage: device_std::SharedPtr<bf16>,
+                 kk: usize,
+                 fa: &mut [FragA<bf16>; MI],
+                 fb: &mut [FragB<bf16>; NI]| {
+        unrolled::<MI>(|mi| {
+            let at = stage.add(swz::<KC>(a_row + 16 * mi, 2 * kk + lane / 16));
+            // SAFETY: a 16-byte-aligned row of this stage's a tile (inside the ring,
+            // checked above), which no thread writes before the next barrier.
+            fa[mi] = unsafe { FragA::load_shared_ptr(at) };
+        });
+        // One x4 load per pair of 8-column fragments.
+        unrolled::<NI>(|ni| {
+            if ni % 2 == 0 {
+                let at =
+                    stage.add(b_chunks * 8 + swz::<KC>(b_row + 8 * ni, 2 * kk + (lane / 8) % 2));
+                // SAFETY: as above, in this stage's b tile.
+                [fb[ni], fb[ni + 1]] = unsafe { FragB::load_shared_pair_ptr(at) };
+            }
+        });
+    };
+    let stage_of = |kt: usize| base.add((kt % STAGES) * stage_chunks * 8);
+    let mut acc = [[device_std::mma::Accum::zero(); NI]; MI];
+    {
+        // Fragments double-buffered across steps and tiles: step kk's multiplies run while
+        // step kk + 1's fragments load, and the last step's while the next tile's first
+        // fragments load, after the wait and barrier that make that tile visible. That
+        // barrier (in tile kt - 1) also tells every warp that tile kt - 1's stage is no
+        // longer read, so tile kt's step 0 refills it with tile kt + STAGES - 1. With 2
+        // stages that refill would hit tile kt + 1's stage, which is being read: STAGES >= 3.
+        // One step of 16 along k: multiplies with the current fragments (ca, cb) while the
+        // next step's load into (na, nb); step 0 of a tile first issues the copies.
+        let mut step = |kt: usize,
+                        kk: usize,
+                        ca: &[FragA<bf16>; MI],
+                        cb: &[FragB<bf16>; NI],
+                        na: &mut [FragA<bf16>; MI],
+                        nb: &mut [FragB<bf16>; NI]| {
+            if kk == 0 {
+                let next = kt + STAGES - 1;
+                if next < k_tiles {
+                    load(next % STAGES, next);
+                }
+                cp_async::commit_group();
+            }
+            let (stage, step) = if kk + 1 < KC / 2 {
+                (stage_of(kt), kk + 1)
+            } else {
+                // Tile kt + 1 has landed and is visible; every warp is done reading tile
+                // kt - 1 (its last fragments were loaded a step ago).
+                wait();
+                (stage_of(kt + 1), 0)
+            };
+            if kk + 1 < KC / 2 || kt + 1 < k_tiles {
+                frags(stage, step, na, nb);
+            }
+            unrolled::<MI>(|mi| {
+                unrolled::<NI>(|ni| mma_m16n8k16(&ca[mi], &cb[ni], &mut acc[mi][ni]));
+            });
+        };
+        let (mut fa0, mut fa1) = ([FragA::<bf16>::zero(); MI], [FragA::<bf16>::zero(); MI]);
+        let (mut fb0, mut fb1) = ([FragB::<bf16>::zero(); NI], [FragB::<bf16>::zero(); NI]);
+        wait();
+        frags(stage_of(0), 0, &mut fa0, &mut fb0);
+        for kt in 0..k_tiles {
+            // KC / 2 steps (2 or 4), in pairs so that the buffers alternate by name.
+            for kp in 0..KC / 4 {
+                step(kt, 2 * kp, &fa0, &fb0, &mut fa1, &mut fb1);
+                step(kt, 2 * kp + 1, &fa1, &fb1, &mut fa0, &mut fb0);
+            }
+        }
+    }
+    cp_async::wait_all();
+    let out = c.as_mut_ptr();
+    let (r0, c0) = (m0 + wm * MI * 16, n0 + wn * NI * 8);
+    if m0 + bm <= m && n0 + bn <= n && n % 2 == 0 {
+        // A whole tile with even rows: each pair of columns is one 4-byte store.
+        unrolled::<MI>(|mi| {
+            unrolled::<NI>(|ni| {
+                let at = (r0 + 16 * mi) * n + c0 + 8 * ni;
+                acc[mi][ni].store_bf16_pairs(|r, col, pair| {
+                    // SAFETY: (block, warp, lane, pair) maps one-to-one onto (i, j..j+2)
+                    // of this warp's part of the tile, inside m x n; i * n + j is even (n
+                    // and j are), so the address is 4-byte aligned.
+                    unsafe { *out.add(at + r * n + col).cast::<u32>() = pair };
+                });
+            });
+        });
+    } else {
+        // An edge tile (block-uniform branch): through shared memory (bm bn / 2 words,
+        // inside the ring), then element by element, masked to m x n.
+        let staged = DynamicSharedArray::<u32, 128>::get();
+        thread::sync_threads(); // every warp is done reading the ring
+        let (lr, lc) = (wm * MI * 16, wn * NI * 8);
+        unrolled::<MI>(|mi| {
+            unrolled::<NI>(|ni| {
+                let at = (lr + 16 * mi) * bn + lc + 8 * ni;
+                acc[mi][ni]
+                    .store_bf16_pairs(|r, col, pair| staged.write((at + r * bn + col) / 2, pair));
+            });
+        });
+        thread::sync_threads();
+        let out = out.cast::<u16>();
+        let mut e = t;
+        while e < bm * bn {
+            let (i, j) = (m0 + e / bn, n0 + e % bn);
+            if i < m && j < n {
+                // SAFETY: (block, e) maps one-to-one onto (i, j) of the block's tile,
+                // masked to m x n.
+                unsafe { *out.add(i * n + j) = (staged.read(e / 2) >> (16 * (e % 2))) as u16 };
+            }
+            e += MMA_THREADS;
+        }
+    }
+}
+
+/// `c = a · b` for one 16 × 8 tile in TensorFloat-32 (`mma.sync.m16n8k8.tf32`, sm_80): `a`
+/// is 16 × 8 and `b` 8 × 8 (`k × n`), both row-major `f32` rounded to TensorFloat-32 on
+/// the way in ([`to_tf32`](device_std::mma::to_tf32)), `c` 16 × 8 row-major `f32`. Launch
+/// one warp (32 threads, one block; a trap otherwise).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn mma_tf32_tile(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    use device_std::mma::{mma_m16n8k8_tf32, Accum, FragATf32, FragBTf32};
+    assert!(thread::block_size() == 32 && a.len() >= 128 && b.len() >= 64 && c.len() >= 128);
+    let fa = FragATf32::load(|r, k| a[r * 8 + k]);
+    let fb = FragBTf32::load(|k, n| b[k * 8 + n]);
+    let mut acc = Accum::zero();
+    mma_m16n8k8_tf32(&fa, &fb, &mut acc);
+    acc.store(|r, col, v| {
+        // SAFETY: (lane, element) maps one-to-one onto the 16 x 8 tile; r * 8 + col < 128.
+        unsafe { *c.get_unchecked_mut(r * 8 + col) = v };
+    });
+}
+
+/// Round trip of two accumulators through `stmatrix` (sm_90): the warp (32 threads, one
+/// block; a trap otherwise) loads the 16 × 16 row-major `f32` block `x` as two 16 × 8
+/// accumulators, stores them rounded to `bf16` with `stmatrix` at column 8 of a 16 × 24
+/// shared tile, and copies that block out to `out` (16 × 16 row-major).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn stmatrix_tile(x: &[f32], mut out: DisjointSlice<bf16>) {
+    use device_std::mma::Accum;
+    use device_std::SharedArray;
+    assert!(thread::block_size() == 32 && x.len() >= 256 && out.len() >= 256);
+    let tile = SharedArray::<bf16, { 16 * 24 }>::new();
+    let pair = [
+        Accum::load(|r, col| x[r * 16 + col]),
+        Accum::load(|r, col| x[r * 16 + 8 + col]),
+    ];
+    Accum::store_pair_shared_bf16(&pair, &tile, 0, 8, 24);
+    thread::sync_threads();
+    let lane = thread::lane_id() as usize;
+    for e in (lane..256).step_by(32) {
+        // SAFETY: lane l writes elements l, l + 32, ...: each element once.
+        unsafe { *out.get_unchecked_mut(e) = tile.read((e / 16) * 24 + 8 + e % 16) };
+    }
 }
