@@ -245,6 +245,15 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 {
                     unsynced_warp_op = Some(Span::new(file, start, end));
                 }
+                // Most statements' operands hold only registers, numbers
+                // and punctuation: pass them in one go, to the `;`.
+                if let Some((semi, f64)) = plain_operands(bytes, end, branch) {
+                    f64_op |= f64;
+                    c.lexer.at = semi;
+                    c.lexer.nl = false;
+                    prev_end = end;
+                    continue;
+                }
             } else if !branch && !qualifier && b != b'%' {
                 let text = src.get(start..end).unwrap_or("");
                 scopes.use_name(
@@ -417,6 +426,152 @@ static SKIP: [u8; 256] = {
     }
     t
 };
+
+/// When the rest of a statement, from `at` (just after its opcode), is
+/// glued qualifiers (`.lo.s32`) and then operands in which the scan would do
+/// nothing: the index of the statement's `;` and whether a qualifier is
+/// `.f64`. Otherwise `None`, and the scan reads the statement token by token.
+///
+/// "Nothing to do" means no byte that ends a statement or a block, opens a
+/// block, a comment or a string, starts a label, a guard, a directive or a
+/// `::` qualifier (`{ } ; : @ . / "`, control bytes, non-ASCII), and no
+/// identifier that may name a symbol: a letter, `_` or `$` that starts a
+/// token, i.e. that follows no letter, digit, `_`, `$` or `%` (the rest of a
+/// `%r1` or of a number `0f3F800000` is no start: [`lex_number`] takes every
+/// identifier byte glued to a number). In a `bra` statement identifiers are
+/// labels, never references, so they may pass too. The operands are
+/// classified 16 bytes at a time ([`first_stop`]), without a branch per byte.
+#[inline]
+fn plain_operands(bytes: &[u8], mut at: usize, branch: bool) -> Option<(usize, bool)> {
+    let mut f64 = false;
+    while bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(|&n| is_ident_char(n)) {
+        let end = ident_end(bytes, at + 1);
+        f64 |= bytes.get(at..end) == Some(b".f64");
+        at = end;
+    }
+    let stop = first_stop(bytes, at, !branch)?;
+    (bytes[stop] == b';').then_some((stop, f64))
+}
+
+/// [`OPERAND`]: a byte the fast operand scan must stop at.
+const O_STOP: u8 = 1;
+/// [`OPERAND`]: a letter, `_` or `$` (starts a name unless glued on).
+const O_LETTER: u8 = 2;
+/// [`OPERAND`]: a byte after which a letter is glued on (letters, digits,
+/// `_`, `$`, `%`).
+const O_GLUE: u8 = 4;
+
+/// `OPERAND[b]`: `b`'s classes for [`plain_operands`].
+static OPERAND: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let letter = c.is_ascii_alphabetic() || c == b'_' || c == b'$';
+        let stop = matches!(c, b'{' | b'}' | b';' | b':' | b'@' | b'.' | b'/' | b'"')
+            || (c < 0x20 && !(c >= b'\t' && c <= b'\r'))
+            || c >= 0x7f;
+        t[b] = (stop as u8) * O_STOP
+            + (letter as u8) * O_LETTER
+            + ((letter || c.is_ascii_digit() || c == b'%') as u8) * O_GLUE;
+        b += 1;
+    }
+    t
+};
+
+/// Whether the fast operand scan stops at byte `b`, preceded by `before`
+/// (`names`: a name that starts here stops it).
+#[inline]
+fn stops_at(b: u8, before: u8, names: bool) -> bool {
+    let (k, p) = (OPERAND[b as usize], OPERAND[before as usize]);
+    k & O_STOP != 0 || (names && k & O_LETTER != 0 && p & O_GLUE == 0)
+}
+
+/// The first index from `at` (`at > 0`) where [`stops_at`] holds; `None`
+/// at the end of input.
+#[inline]
+fn first_stop(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        while at + 16 <= bytes.len() {
+            let mask = sse2::stops16(bytes, at, names);
+            if mask != 0 {
+                return Some(at + mask.trailing_zeros() as usize);
+            }
+            at += 16;
+        }
+    }
+    while let Some(&b) = bytes.get(at) {
+        if stops_at(b, bytes[at - 1], names) {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
+}
+
+/// [`stops_at`] for 16 bytes at once with SSE2, which every x86-64 CPU has.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8,
+        _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+
+    /// Bit `j` set when the scan stops at `bytes[at + j]`, for `j` in
+    /// 0..16. Needs `0 < at` and `at + 16 <= bytes.len()` (checked).
+    #[inline]
+    pub(super) fn stops16(bytes: &[u8], at: usize, names: bool) -> u32 {
+        let (Some(here), Some(before)) = (bytes.get(at..at + 16), bytes.get(at - 1..at + 15))
+        else {
+            return 0;
+        };
+        // SAFETY: SSE2 is enabled (this module exists only with
+        // `target_feature = "sse2"`, part of every x86-64 target), and both
+        // loads read 16 bytes from slices of 16 bytes (`get` checked the
+        // ranges; `_mm_loadu_si128` needs no alignment).
+        unsafe {
+            let v = _mm_loadu_si128(here.as_ptr().cast::<__m128i>());
+            let p = _mm_loadu_si128(before.as_ptr().cast::<__m128i>());
+            let eq = |x: __m128i, c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
+            // Signed compares: bytes >= 0x80 are negative, below every bound.
+            let within = |x: __m128i, lo: u8, hi: u8| {
+                _mm_and_si128(
+                    _mm_cmpgt_epi8(x, _mm_set1_epi8(lo as i8 - 1)),
+                    _mm_cmplt_epi8(x, _mm_set1_epi8(hi as i8 + 1)),
+                )
+            };
+            let letter = |x: __m128i| {
+                _mm_or_si128(
+                    within(_mm_or_si128(x, _mm_set1_epi8(0x20)), b'a', b'z'),
+                    _mm_or_si128(eq(x, b'_'), eq(x, b'$')),
+                )
+            };
+            let mut stop = _mm_or_si128(
+                _mm_or_si128(
+                    _mm_or_si128(eq(v, b'{'), eq(v, b'}')),
+                    _mm_or_si128(eq(v, b';'), eq(v, b':')),
+                ),
+                _mm_or_si128(
+                    _mm_or_si128(eq(v, b'@'), eq(v, b'.')),
+                    _mm_or_si128(eq(v, b'/'), eq(v, b'"')),
+                ),
+            );
+            // Control bytes other than blanks, and 0x7f..=0xff (negative).
+            let low = _mm_andnot_si128(
+                within(v, b'\t', b'\r'),
+                _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+            );
+            stop = _mm_or_si128(stop, _mm_or_si128(low, eq(v, 0x7f)));
+            if names {
+                let glue =
+                    _mm_or_si128(letter(p), _mm_or_si128(within(p, b'0', b'9'), eq(p, b'%')));
+                stop = _mm_or_si128(stop, _mm_andnot_si128(glue, letter(v)));
+            }
+            _mm_movemask_epi8(stop) as u32
+        }
+    }
+}
 
 /// The end of the last token before the end of input, lexing on from
 /// `prev_end` (the end of an earlier token).
@@ -789,6 +944,22 @@ mod tests {
         );
         let end = m.items[0].span.end as usize;
         assert_eq!(&src[end - 4..end], "ret;");
+    }
+
+    #[test]
+    fn the_fast_operand_scan_finds_names_wherever_they_stand() {
+        // A name at every offset across the 16-byte chunks, after registers
+        // and numbers; glued to a number or a register it is no name.
+        for pad in 0..40 {
+            let ops = format!("%r1,{}%rd22, 0f3F800000, 12t1, %t1, t2", " ".repeat(pad));
+            let body = format!(".visible .entry k()\n{{\nadd.lo.u32 {ops};\nret;\n}}\n");
+            assert_eq!(refs(&body), ["t2@8"], "pad {pad}");
+        }
+        // A statement that ends the input, a comment, a `::` or a
+        // `bra` among the operands.
+        let body = ".visible .entry k()\n{\nmov.u32 %r1, %r2 /* t1 */, t2;\n\
+                    ld.shared::cta.u32 %r1, [%r2+4], t2;\n@%p1 bra.uni t1;\nret;\n}\n";
+        assert_eq!(refs(body), ["t2@8", "t2@9"]);
     }
 
     #[test]
