@@ -24,8 +24,8 @@ use crate::ast::Linkage;
 use crate::ast::{Body, LocFix, Name, Space};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::lex::{
-    ident_end, int_value, is_ident_char, lex_number, Lexer, TokKind, CLASS, C_DIGIT, C_DOT,
-    C_OTHER, C_QUOTE, IDENT_START,
+    ident_end, int_value, is_ident_char, lex_number, Lexer, TokKind, CLASS, C_DIGIT, C_DOT, C_NL,
+    C_OTHER, C_QUOTE, C_SLASH, C_SPACE, IDENT_START,
 };
 use crate::parse::{parse_var, Cursor, Declared};
 
@@ -223,9 +223,16 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
             c.lexer.at = end;
             c.lexer.nl = false;
             if stmt_start {
-                let text = src.get(start..end).unwrap_or("");
-                c.lexer.skip_blanks();
+                // A label when a `:` follows, blanks and comments between
+                // (looked for only when one of those follows).
+                if matches!(
+                    CLASS[bytes.get(end).map_or(0, |&n| n as usize)],
+                    C_SPACE | C_NL | C_SLASH
+                ) {
+                    c.lexer.skip_blanks();
+                }
                 if bytes.get(c.lexer.at) == Some(&b':') {
+                    let text = src.get(start..end).unwrap_or("");
                     scopes.declare(text, depth); // a label
                     prev_end = c.lexer.at + 1;
                     colon_end = prev_end;
@@ -234,24 +241,21 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                     continue;
                 }
                 stmt_start = false; // the opcode
-                branch = text == "bra";
-                texture_op |= matches!(
-                    text,
-                    "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq"
-                );
-                if unsynced_warp_op.is_none()
-                    && matches!(text, "shfl" | "vote")
-                    && !synced(&c.lexer, src)
-                {
+                let op = Opcode::of(bytes, start, end);
+                branch = op == Opcode::Bra;
+                texture_op |= op == Opcode::Texture;
+                if unsynced_warp_op.is_none() && op == Opcode::Warp && !synced(&c.lexer, src) {
                     unsynced_warp_op = Some(Span::new(file, start, end));
                 }
                 // Most statements' operands hold only registers, numbers
-                // and punctuation: pass them in one go, to the `;`.
+                // and punctuation: pass them in one go, and the `;`.
                 if let Some((semi, f64)) = plain_operands(bytes, end, branch) {
                     f64_op |= f64;
-                    c.lexer.at = semi;
+                    stmt_start = true;
+                    branch = false;
+                    c.lexer.at = semi + 1;
                     c.lexer.nl = false;
-                    prev_end = end;
+                    prev_end = semi + 1;
                     continue;
                 }
             } else if !branch && !qualifier && b != b'%' {
@@ -427,6 +431,68 @@ static SKIP: [u8; 256] = {
     t
 };
 
+/// The opcodes the scan must tell apart from the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opcode {
+    /// `bra`: its operand is a label.
+    Bra,
+    /// `tex`, `tld4`, `txq`, `suld`, `sust`, `sured`, `suq`.
+    Texture,
+    /// `shfl`, `vote` (without `.sync` they need an older target).
+    Warp,
+    Other,
+}
+
+impl Opcode {
+    /// The opcode `bytes[start..end]`, compared as one word, not as strings.
+    fn of(bytes: &[u8], start: usize, end: usize) -> Opcode {
+        const fn w(s: &[u8]) -> u64 {
+            let mut b = [0u8; 8];
+            let mut i = 0;
+            while i < s.len() {
+                b[i] = s[i];
+                i += 1;
+            }
+            u64::from_le_bytes(b)
+        }
+        match word(bytes, start, end) {
+            Some(x) if x == w(b"bra") => Opcode::Bra,
+            Some(x)
+                if x == w(b"tex")
+                    || x == w(b"tld4")
+                    || x == w(b"txq")
+                    || x == w(b"suld")
+                    || x == w(b"sust")
+                    || x == w(b"sured")
+                    || x == w(b"suq") =>
+            {
+                Opcode::Texture
+            }
+            Some(x) if x == w(b"shfl") || x == w(b"vote") => Opcode::Warp,
+            _ => Opcode::Other,
+        }
+    }
+}
+
+/// `bytes[start..end]` as a little-endian word padded with zeros, when it
+/// is at most 5 bytes long (the longest opcode or qualifier compared).
+#[inline]
+fn word(bytes: &[u8], start: usize, end: usize) -> Option<u64> {
+    let len = end.checked_sub(start).filter(|&n| n <= 5)?;
+    let mut b = [0u8; 8];
+    match bytes.get(start..start + 8) {
+        // Read 8 bytes and keep `len` of them: no copy of variable length.
+        Some(eight) => {
+            b.copy_from_slice(eight);
+            Some(u64::from_le_bytes(b) & ((1u64 << (8 * len)) - 1))
+        }
+        None => {
+            b[..len].copy_from_slice(bytes.get(start..end)?);
+            Some(u64::from_le_bytes(b))
+        }
+    }
+}
+
 /// When the rest of a statement, from `at` (just after its opcode), is
 /// glued qualifiers (`.lo.s32`) and then operands in which the scan would do
 /// nothing: the index of the statement's `;` and whether a qualifier is
@@ -440,13 +506,14 @@ static SKIP: [u8; 256] = {
 /// `%r1` or of a number `0f3F800000` is no start: [`lex_number`] takes every
 /// identifier byte glued to a number). In a `bra` statement identifiers are
 /// labels, never references, so they may pass too. The operands are
-/// classified 16 bytes at a time ([`first_stop`]), without a branch per byte.
+/// classified 16 bytes at a time ([`first_stop`]), without a branch per byte
+/// (SSE2 on x86-64: [`crate::scan16`]).
 #[inline]
 fn plain_operands(bytes: &[u8], mut at: usize, branch: bool) -> Option<(usize, bool)> {
     let mut f64 = false;
     while bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(|&n| is_ident_char(n)) {
         let end = ident_end(bytes, at + 1);
-        f64 |= bytes.get(at..end) == Some(b".f64");
+        f64 |= word(bytes, at, end) == Some(u64::from_le_bytes(*b".f64\0\0\0\0"));
         at = end;
     }
     let stop = first_stop(bytes, at, !branch)?;
@@ -494,7 +561,7 @@ fn first_stop(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         while at + 16 <= bytes.len() {
-            let mask = sse2::stops16(bytes, at, names);
+            let mask = crate::scan16::operand_stops(bytes, at, names);
             if mask != 0 {
                 return Some(at + mask.trailing_zeros() as usize);
             }
@@ -508,69 +575,6 @@ fn first_stop(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> {
         at += 1;
     }
     None
-}
-
-/// [`stops_at`] for 16 bytes at once with SSE2, which every x86-64 CPU has.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod sse2 {
-    use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8,
-        _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-    };
-
-    /// Bit `j` set when the scan stops at `bytes[at + j]`, for `j` in
-    /// 0..16. Needs `0 < at` and `at + 16 <= bytes.len()` (checked).
-    #[inline]
-    pub(super) fn stops16(bytes: &[u8], at: usize, names: bool) -> u32 {
-        let (Some(here), Some(before)) = (bytes.get(at..at + 16), bytes.get(at - 1..at + 15))
-        else {
-            return 0;
-        };
-        // SAFETY: SSE2 is enabled (this module exists only with
-        // `target_feature = "sse2"`, part of every x86-64 target), and both
-        // loads read 16 bytes from slices of 16 bytes (`get` checked the
-        // ranges; `_mm_loadu_si128` needs no alignment).
-        unsafe {
-            let v = _mm_loadu_si128(here.as_ptr().cast::<__m128i>());
-            let p = _mm_loadu_si128(before.as_ptr().cast::<__m128i>());
-            let eq = |x: __m128i, c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
-            // Signed compares: bytes >= 0x80 are negative, below every bound.
-            let within = |x: __m128i, lo: u8, hi: u8| {
-                _mm_and_si128(
-                    _mm_cmpgt_epi8(x, _mm_set1_epi8(lo as i8 - 1)),
-                    _mm_cmplt_epi8(x, _mm_set1_epi8(hi as i8 + 1)),
-                )
-            };
-            let letter = |x: __m128i| {
-                _mm_or_si128(
-                    within(_mm_or_si128(x, _mm_set1_epi8(0x20)), b'a', b'z'),
-                    _mm_or_si128(eq(x, b'_'), eq(x, b'$')),
-                )
-            };
-            let mut stop = _mm_or_si128(
-                _mm_or_si128(
-                    _mm_or_si128(eq(v, b'{'), eq(v, b'}')),
-                    _mm_or_si128(eq(v, b';'), eq(v, b':')),
-                ),
-                _mm_or_si128(
-                    _mm_or_si128(eq(v, b'@'), eq(v, b'.')),
-                    _mm_or_si128(eq(v, b'/'), eq(v, b'"')),
-                ),
-            );
-            // Control bytes other than blanks, and 0x7f..=0xff (negative).
-            let low = _mm_andnot_si128(
-                within(v, b'\t', b'\r'),
-                _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
-            );
-            stop = _mm_or_si128(stop, _mm_or_si128(low, eq(v, 0x7f)));
-            if names {
-                let glue =
-                    _mm_or_si128(letter(p), _mm_or_si128(within(p, b'0', b'9'), eq(p, b'%')));
-                stop = _mm_or_si128(stop, _mm_andnot_si128(glue, letter(v)));
-            }
-            _mm_movemask_epi8(stop) as u32
-        }
-    }
 }
 
 /// The end of the last token before the end of input, lexing on from
@@ -960,6 +964,34 @@ mod tests {
         let body = ".visible .entry k()\n{\nmov.u32 %r1, %r2 /* t1 */, t2;\n\
                     ld.shared::cta.u32 %r1, [%r2+4], t2;\n@%p1 bra.uni t1;\nret;\n}\n";
         assert_eq!(refs(body), ["t2@8", "t2@9"]);
+    }
+
+    #[test]
+    fn opcodes_and_qualifiers_are_told_apart_as_words() {
+        use super::{word, Opcode};
+        let b = b"bra.uni sured tex texture shfl.sync vote brax .f64";
+        assert_eq!(Opcode::of(b, 0, 3), Opcode::Bra);
+        assert_eq!(Opcode::of(b, 8, 13), Opcode::Texture);
+        assert_eq!(Opcode::of(b, 14, 17), Opcode::Texture);
+        assert_eq!(Opcode::of(b, 18, 25), Opcode::Other); // `texture`: too long
+        assert_eq!(Opcode::of(b, 26, 30), Opcode::Warp);
+        assert_eq!(Opcode::of(b, 36, 40), Opcode::Warp);
+        assert_eq!(Opcode::of(b, 41, 45), Opcode::Other); // `brax`
+                                                          // Near the end of the input (fewer than 8 bytes left).
+        assert_eq!(word(b, 46, 50), word(b".f64", 0, 4));
+        assert_eq!(Opcode::of(b"bra", 0, 3), Opcode::Bra);
+        // The body's flags, through the fast operand pass and without it.
+        let src = format!(
+            "{HEAD}.visible .entry k()\n{{\nadd.rn.f64 %fd1, %fd2, %fd3;\n\
+             tex.2d.v4.f32.s32 {{%f1, %f2, %f3, %f4}}, [t, {{%r1, %r2}}];\n\
+             shfl.up.b32 %r1, %r2, 1, 0;\nret;\n}}\n"
+        );
+        let m = parse(FileId(0), &src);
+        let ItemKind::Function(f) = &m.items[0].kind else {
+            panic!("not a function")
+        };
+        let body = f.body.as_ref().unwrap();
+        assert!(body.f64_op && body.texture_op && body.unsynced_warp_op.is_some());
     }
 
     #[test]

@@ -77,6 +77,7 @@ pub mod merge;
 pub mod parse;
 pub mod ptxas;
 pub mod resolve;
+mod scan16;
 pub mod signature;
 pub mod symbols;
 pub mod validate;
