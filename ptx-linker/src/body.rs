@@ -253,9 +253,21 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                     f64_op |= f64;
                     stmt_start = true;
                     branch = false;
-                    c.lexer.at = semi + 1;
+                    // And the plain statements that follow, in a tight loop.
+                    let run = plain_statements(
+                        src,
+                        semi + 1,
+                        PlainFlags {
+                            scopes: &mut scopes,
+                            depth,
+                            texture_op: &mut texture_op,
+                            f64_op: &mut f64_op,
+                        },
+                    );
+                    c.lexer.at = run.at;
                     c.lexer.nl = false;
-                    prev_end = semi + 1;
+                    prev_end = run.prev_end;
+                    colon_end = run.colon_end;
                     continue;
                 }
             } else if !branch && !qualifier && b != b'%' {
@@ -430,6 +442,117 @@ static SKIP: [u8; 256] = {
     }
     t
 };
+
+/// Where [`plain_statements`] records what it finds.
+struct PlainFlags<'a, 'src> {
+    scopes: &'a mut Scopes<'src>,
+    /// The depth of the block the statements are in.
+    depth: u32,
+    texture_op: &'a mut bool,
+    f64_op: &'a mut bool,
+}
+
+/// Where [`plain_statements`] stopped.
+struct PlainRun {
+    /// The first byte not read: the start of a statement (or of the blanks
+    /// before it) that the token-by-token scan reads.
+    at: usize,
+    /// The end of the last token read.
+    prev_end: usize,
+    /// The end of a label's `:` when that was the last token read (else
+    /// `usize::MAX`), for the scan's `::` rule.
+    colon_end: usize,
+}
+
+/// Reads statements from `at` (just after a `;`) as long as each is a label
+/// (`name:`) or an opcode that the scan only needs to classify, with
+/// [`plain_operands`], optionally guarded (`@%p` / `@!%p`, no blanks
+/// inside the guard): what the token-by-token scan does for them, without
+/// its per-token dispatch. Stops before anything else: a brace, a
+/// directive, a comment, `shfl`/`vote`, operands that hold a name, spaced
+/// labels or guards.
+fn plain_statements<'src>(src: &'src str, mut at: usize, f: PlainFlags<'_, 'src>) -> PlainRun {
+    let bytes = src.as_bytes();
+    let mut run = PlainRun {
+        at,
+        prev_end: at,
+        colon_end: usize::MAX,
+    };
+    loop {
+        // Blanks.
+        while let Some(mask) = crate::scan16::non_blank(bytes, at) {
+            if mask != 0 {
+                at += mask.trailing_zeros() as usize;
+                break;
+            }
+            at += 16;
+        }
+        while bytes
+            .get(at)
+            .is_some_and(|&b| CLASS[b as usize] == C_SPACE || b == b'\n')
+        {
+            at += 1;
+        }
+        let mut start = at;
+        let Some(&b) = bytes.get(start) else {
+            return run;
+        };
+        if b == b'@' {
+            // A guard: `@%p1` or `@!%p1`, then a blank.
+            let mut g = start + 1;
+            if bytes.get(g) == Some(&b'!') {
+                g += 1;
+            }
+            if bytes.get(g) != Some(&b'%') {
+                return run;
+            }
+            g = ident_end(bytes, g + 1);
+            if !bytes.get(g).is_some_and(|&n| n == b' ' || n == b'\t') {
+                return run;
+            }
+            start = g + 1;
+            while bytes.get(start).is_some_and(|&n| n == b' ' || n == b'\t') {
+                start += 1;
+            }
+        }
+        if !bytes
+            .get(start)
+            .is_some_and(|&n| IDENT_START[n as usize] && n != b'%')
+        {
+            return run;
+        }
+        let end = ident_end(bytes, start + 1);
+        if start == at && bytes.get(end) == Some(&b':') {
+            // A label.
+            f.scopes.declare(src.get(start..end).unwrap_or(""), f.depth);
+            at = end + 1;
+            run = PlainRun {
+                at,
+                prev_end: at,
+                colon_end: at,
+            };
+            continue;
+        }
+        if !matches!(bytes.get(end), Some(b'.' | b' ' | b'\t' | b';')) {
+            return run; // perhaps a spaced label
+        }
+        let op = Opcode::of(bytes, start, end);
+        if op == Opcode::Warp {
+            return run;
+        }
+        let Some((semi, f64)) = plain_operands(bytes, end, op == Opcode::Bra) else {
+            return run;
+        };
+        *f.texture_op |= op == Opcode::Texture;
+        *f.f64_op |= f64;
+        at = semi + 1;
+        run = PlainRun {
+            at,
+            prev_end: at,
+            colon_end: usize::MAX,
+        };
+    }
+}
 
 /// The opcodes the scan must tell apart from the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -964,6 +1087,18 @@ mod tests {
         let body = ".visible .entry k()\n{\nmov.u32 %r1, %r2 /* t1 */, t2;\n\
                     ld.shared::cta.u32 %r1, [%r2+4], t2;\n@%p1 bra.uni t1;\nret;\n}\n";
         assert_eq!(refs(body), ["t2@8", "t2@9"]);
+    }
+
+    #[test]
+    fn runs_of_plain_statements_keep_labels_guards_and_scopes() {
+        // After a plain statement: labels (also spaced, and one hiding a
+        // module symbol from there on), guards, a `bra` to a module
+        // symbol's name, blanks of every kind, a reference after a label.
+        let body = ".visible .entry k()\n{\nadd.s32 %r1, %r1, 1;\n\
+                    t1:\n@!%p1 bra t2;\n \t\r\x0b\x0c@%p1 add.s32 %r1, %r1, 2;\n\
+                    mov.u64 %rd1, t2;\nt2 :\nadd.s32 %r1, %r1, 3;\nmov.u64 %rd1, t2;\n\
+                    mov.u64 %rd1, t1;\nret;\n}\n";
+        assert_eq!(refs(body), ["t2@12"]);
     }
 
     #[test]

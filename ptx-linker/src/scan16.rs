@@ -14,6 +14,25 @@ mod imp {
         _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
 
+    /// Bit `j` set when `bytes[at + j]` is not a blank (space, `\t` ..
+    /// `\r`), for `j` in 0..16; `None` when fewer than 16 bytes are left.
+    #[inline]
+    pub(crate) fn non_blank(bytes: &[u8], at: usize) -> Option<u32> {
+        let here = bytes.get(at..at + 16)?;
+        // SAFETY: as in `non_ident`.
+        unsafe {
+            let v = _mm_loadu_si128(here.as_ptr().cast::<__m128i>());
+            let blank = _mm_or_si128(
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8)),
+                _mm_and_si128(
+                    _mm_cmpgt_epi8(v, _mm_set1_epi8(b'\t' as i8 - 1)),
+                    _mm_cmplt_epi8(v, _mm_set1_epi8(b'\r' as i8 + 1)),
+                ),
+            );
+            Some(!(_mm_movemask_epi8(blank) as u32) & 0xffff)
+        }
+    }
+
     /// Bit `j` set when `bytes[at + j]` cannot continue an identifier (not
     /// a letter, digit, `_` or `$`), for `j` in 0..16; `None` when fewer
     /// than 16 bytes are left.
@@ -104,6 +123,11 @@ mod imp {
     /// No vector classification here: the callers' scalar loops do it all.
     #[inline]
     pub(crate) fn non_ident(_: &[u8], _: usize) -> Option<u32> {
+        None
+    }
+
+    #[inline]
+    pub(crate) fn non_blank(_: &[u8], _: usize) -> Option<u32> {
         None
     }
 }
