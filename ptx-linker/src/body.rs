@@ -24,8 +24,8 @@ use crate::ast::Linkage;
 use crate::ast::{Body, LocFix, Name, Space};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::lex::{
-    ident_end, int_value, is_ident_char, lex_number, Lexer, TokKind, CLASS, C_DIGIT, C_DOT,
-    C_OTHER, C_QUOTE, IDENT_START,
+    ident_end, int_value, is_ident_char, lex_number, Lexer, TokKind, CLASS, C_DIGIT, C_DOT, C_NL,
+    C_OTHER, C_QUOTE, C_SLASH, C_SPACE, IDENT_START,
 };
 use crate::parse::{parse_var, Cursor, Declared};
 
@@ -223,9 +223,16 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
             c.lexer.at = end;
             c.lexer.nl = false;
             if stmt_start {
-                let text = src.get(start..end).unwrap_or("");
-                c.lexer.skip_blanks();
+                // A label when a `:` follows, blanks and comments between
+                // (looked for only when one of those follows).
+                if matches!(
+                    CLASS[bytes.get(end).map_or(0, |&n| n as usize)],
+                    C_SPACE | C_NL | C_SLASH
+                ) {
+                    c.lexer.skip_blanks();
+                }
                 if bytes.get(c.lexer.at) == Some(&b':') {
+                    let text = src.get(start..end).unwrap_or("");
                     scopes.declare(text, depth); // a label
                     prev_end = c.lexer.at + 1;
                     colon_end = prev_end;
@@ -234,16 +241,34 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                     continue;
                 }
                 stmt_start = false; // the opcode
-                branch = text == "bra";
-                texture_op |= matches!(
-                    text,
-                    "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq"
-                );
-                if unsynced_warp_op.is_none()
-                    && matches!(text, "shfl" | "vote")
-                    && !synced(&c.lexer, src)
-                {
+                let op = Opcode::of(bytes, start, end);
+                branch = op == Opcode::Bra;
+                texture_op |= op == Opcode::Texture;
+                if unsynced_warp_op.is_none() && op == Opcode::Warp && !synced(&c.lexer, src) {
                     unsynced_warp_op = Some(Span::new(file, start, end));
+                }
+                // Most statements' operands hold only registers, numbers
+                // and punctuation: pass them in one go, and the `;`.
+                if let Some((semi, f64)) = plain_operands(bytes, end, branch) {
+                    f64_op |= f64;
+                    stmt_start = true;
+                    branch = false;
+                    // And the plain statements that follow, in a tight loop.
+                    let run = plain_statements(
+                        src,
+                        semi + 1,
+                        PlainFlags {
+                            scopes: &mut scopes,
+                            depth,
+                            texture_op: &mut texture_op,
+                            f64_op: &mut f64_op,
+                        },
+                    );
+                    c.lexer.at = run.at;
+                    c.lexer.nl = false;
+                    prev_end = run.prev_end;
+                    colon_end = run.colon_end;
+                    continue;
                 }
             } else if !branch && !qualifier && b != b'%' {
                 let text = src.get(start..end).unwrap_or("");
@@ -417,6 +442,263 @@ static SKIP: [u8; 256] = {
     }
     t
 };
+
+/// Where [`plain_statements`] records what it finds.
+struct PlainFlags<'a, 'src> {
+    scopes: &'a mut Scopes<'src>,
+    /// The depth of the block the statements are in.
+    depth: u32,
+    texture_op: &'a mut bool,
+    f64_op: &'a mut bool,
+}
+
+/// Where [`plain_statements`] stopped.
+struct PlainRun {
+    /// The first byte not read: the start of a statement (or of the blanks
+    /// before it) that the token-by-token scan reads.
+    at: usize,
+    /// The end of the last token read.
+    prev_end: usize,
+    /// The end of a label's `:` when that was the last token read (else
+    /// `usize::MAX`), for the scan's `::` rule.
+    colon_end: usize,
+}
+
+/// Reads statements from `at` (just after a `;`) as long as each is a label
+/// (`name:`) or an opcode that the scan only needs to classify, with
+/// [`plain_operands`], optionally guarded (`@%p` / `@!%p`, no blanks
+/// inside the guard): what the token-by-token scan does for them, without
+/// its per-token dispatch. Stops before anything else: a brace, a
+/// directive, a comment, `shfl`/`vote`, operands that hold a name, spaced
+/// labels or guards.
+fn plain_statements<'src>(src: &'src str, mut at: usize, f: PlainFlags<'_, 'src>) -> PlainRun {
+    let bytes = src.as_bytes();
+    let mut run = PlainRun {
+        at,
+        prev_end: at,
+        colon_end: usize::MAX,
+    };
+    loop {
+        // Blanks.
+        while let Some(mask) = crate::scan16::non_blank(bytes, at) {
+            if mask != 0 {
+                at += mask.trailing_zeros() as usize;
+                break;
+            }
+            at += 16;
+        }
+        while bytes
+            .get(at)
+            .is_some_and(|&b| CLASS[b as usize] == C_SPACE || b == b'\n')
+        {
+            at += 1;
+        }
+        let mut start = at;
+        let Some(&b) = bytes.get(start) else {
+            return run;
+        };
+        if b == b'@' {
+            // A guard: `@%p1` or `@!%p1`, then a blank.
+            let mut g = start + 1;
+            if bytes.get(g) == Some(&b'!') {
+                g += 1;
+            }
+            if bytes.get(g) != Some(&b'%') {
+                return run;
+            }
+            g = ident_end(bytes, g + 1);
+            if !bytes.get(g).is_some_and(|&n| n == b' ' || n == b'\t') {
+                return run;
+            }
+            start = g + 1;
+            while bytes.get(start).is_some_and(|&n| n == b' ' || n == b'\t') {
+                start += 1;
+            }
+        }
+        if !bytes
+            .get(start)
+            .is_some_and(|&n| IDENT_START[n as usize] && n != b'%')
+        {
+            return run;
+        }
+        let end = ident_end(bytes, start + 1);
+        if start == at && bytes.get(end) == Some(&b':') {
+            // A label.
+            f.scopes.declare(src.get(start..end).unwrap_or(""), f.depth);
+            at = end + 1;
+            run = PlainRun {
+                at,
+                prev_end: at,
+                colon_end: at,
+            };
+            continue;
+        }
+        if !matches!(bytes.get(end), Some(b'.' | b' ' | b'\t' | b';')) {
+            return run; // perhaps a spaced label
+        }
+        let op = Opcode::of(bytes, start, end);
+        if op == Opcode::Warp {
+            return run;
+        }
+        let Some((semi, f64)) = plain_operands(bytes, end, op == Opcode::Bra) else {
+            return run;
+        };
+        *f.texture_op |= op == Opcode::Texture;
+        *f.f64_op |= f64;
+        at = semi + 1;
+        run = PlainRun {
+            at,
+            prev_end: at,
+            colon_end: usize::MAX,
+        };
+    }
+}
+
+/// The opcodes the scan must tell apart from the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opcode {
+    /// `bra`: its operand is a label.
+    Bra,
+    /// `tex`, `tld4`, `txq`, `suld`, `sust`, `sured`, `suq`.
+    Texture,
+    /// `shfl`, `vote` (without `.sync` they need an older target).
+    Warp,
+    Other,
+}
+
+impl Opcode {
+    /// The opcode `bytes[start..end]`, compared as one word, not as strings.
+    fn of(bytes: &[u8], start: usize, end: usize) -> Opcode {
+        const fn w(s: &[u8]) -> u64 {
+            let mut b = [0u8; 8];
+            let mut i = 0;
+            while i < s.len() {
+                b[i] = s[i];
+                i += 1;
+            }
+            u64::from_le_bytes(b)
+        }
+        match word(bytes, start, end) {
+            Some(x) if x == w(b"bra") => Opcode::Bra,
+            Some(x)
+                if x == w(b"tex")
+                    || x == w(b"tld4")
+                    || x == w(b"txq")
+                    || x == w(b"suld")
+                    || x == w(b"sust")
+                    || x == w(b"sured")
+                    || x == w(b"suq") =>
+            {
+                Opcode::Texture
+            }
+            Some(x) if x == w(b"shfl") || x == w(b"vote") => Opcode::Warp,
+            _ => Opcode::Other,
+        }
+    }
+}
+
+/// `bytes[start..end]` as a little-endian word padded with zeros, when it
+/// is at most 5 bytes long (the longest opcode or qualifier compared).
+#[inline]
+fn word(bytes: &[u8], start: usize, end: usize) -> Option<u64> {
+    let len = end.checked_sub(start).filter(|&n| n <= 5)?;
+    let mut b = [0u8; 8];
+    match bytes.get(start..start + 8) {
+        // Read 8 bytes and keep `len` of them: no copy of variable length.
+        Some(eight) => {
+            b.copy_from_slice(eight);
+            Some(u64::from_le_bytes(b) & ((1u64 << (8 * len)) - 1))
+        }
+        None => {
+            b[..len].copy_from_slice(bytes.get(start..end)?);
+            Some(u64::from_le_bytes(b))
+        }
+    }
+}
+
+/// When the rest of a statement, from `at` (just after its opcode), is
+/// glued qualifiers (`.lo.s32`) and then operands in which the scan would do
+/// nothing: the index of the statement's `;` and whether a qualifier is
+/// `.f64`. Otherwise `None`, and the scan reads the statement token by token.
+///
+/// "Nothing to do" means no byte that ends a statement or a block, opens a
+/// block, a comment or a string, starts a label, a guard, a directive or a
+/// `::` qualifier (`{ } ; : @ . / "`, control bytes, non-ASCII), and no
+/// identifier that may name a symbol: a letter, `_` or `$` that starts a
+/// token, i.e. that follows no letter, digit, `_`, `$` or `%` (the rest of a
+/// `%r1` or of a number `0f3F800000` is no start: [`lex_number`] takes every
+/// identifier byte glued to a number). In a `bra` statement identifiers are
+/// labels, never references, so they may pass too. The operands are
+/// classified 16 bytes at a time ([`first_stop`]), without a branch per byte
+/// (SSE2 on x86-64: [`crate::scan16`]).
+#[inline]
+fn plain_operands(bytes: &[u8], mut at: usize, branch: bool) -> Option<(usize, bool)> {
+    let mut f64 = false;
+    while bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(|&n| is_ident_char(n)) {
+        let end = ident_end(bytes, at + 1);
+        f64 |= word(bytes, at, end) == Some(u64::from_le_bytes(*b".f64\0\0\0\0"));
+        at = end;
+    }
+    let stop = first_stop(bytes, at, !branch)?;
+    (bytes[stop] == b';').then_some((stop, f64))
+}
+
+/// [`OPERAND`]: a byte the fast operand scan must stop at.
+const O_STOP: u8 = 1;
+/// [`OPERAND`]: a letter, `_` or `$` (starts a name unless glued on).
+const O_LETTER: u8 = 2;
+/// [`OPERAND`]: a byte after which a letter is glued on (letters, digits,
+/// `_`, `$`, `%`).
+const O_GLUE: u8 = 4;
+
+/// `OPERAND[b]`: `b`'s classes for [`plain_operands`].
+static OPERAND: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let letter = c.is_ascii_alphabetic() || c == b'_' || c == b'$';
+        let stop = matches!(c, b'{' | b'}' | b';' | b':' | b'@' | b'.' | b'/' | b'"')
+            || (c < 0x20 && !(c >= b'\t' && c <= b'\r'))
+            || c >= 0x7f;
+        t[b] = (stop as u8) * O_STOP
+            + (letter as u8) * O_LETTER
+            + ((letter || c.is_ascii_digit() || c == b'%') as u8) * O_GLUE;
+        b += 1;
+    }
+    t
+};
+
+/// Whether the fast operand scan stops at byte `b`, preceded by `before`
+/// (`names`: a name that starts here stops it).
+#[inline]
+fn stops_at(b: u8, before: u8, names: bool) -> bool {
+    let (k, p) = (OPERAND[b as usize], OPERAND[before as usize]);
+    k & O_STOP != 0 || (names && k & O_LETTER != 0 && p & O_GLUE == 0)
+}
+
+/// The first index from `at` (`at > 0`) where [`stops_at`] holds; `None`
+/// at the end of input.
+#[inline]
+fn first_stop(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        while at + 16 <= bytes.len() {
+            let mask = crate::scan16::operand_stops(bytes, at, names);
+            if mask != 0 {
+                return Some(at + mask.trailing_zeros() as usize);
+            }
+            at += 16;
+        }
+    }
+    while let Some(&b) = bytes.get(at) {
+        if stops_at(b, bytes[at - 1], names) {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
+}
 
 /// The end of the last token before the end of input, lexing on from
 /// `prev_end` (the end of an earlier token).
@@ -789,6 +1071,62 @@ mod tests {
         );
         let end = m.items[0].span.end as usize;
         assert_eq!(&src[end - 4..end], "ret;");
+    }
+
+    #[test]
+    fn the_fast_operand_scan_finds_names_wherever_they_stand() {
+        // A name at every offset across the 16-byte chunks, after registers
+        // and numbers; glued to a number or a register it is no name.
+        for pad in 0..40 {
+            let ops = format!("%r1,{}%rd22, 0f3F800000, 12t1, %t1, t2", " ".repeat(pad));
+            let body = format!(".visible .entry k()\n{{\nadd.lo.u32 {ops};\nret;\n}}\n");
+            assert_eq!(refs(&body), ["t2@8"], "pad {pad}");
+        }
+        // A statement that ends the input, a comment, a `::` or a
+        // `bra` among the operands.
+        let body = ".visible .entry k()\n{\nmov.u32 %r1, %r2 /* t1 */, t2;\n\
+                    ld.shared::cta.u32 %r1, [%r2+4], t2;\n@%p1 bra.uni t1;\nret;\n}\n";
+        assert_eq!(refs(body), ["t2@8", "t2@9"]);
+    }
+
+    #[test]
+    fn runs_of_plain_statements_keep_labels_guards_and_scopes() {
+        // After a plain statement: labels (also spaced, and one hiding a
+        // module symbol from there on), guards, a `bra` to a module
+        // symbol's name, blanks of every kind, a reference after a label.
+        let body = ".visible .entry k()\n{\nadd.s32 %r1, %r1, 1;\n\
+                    t1:\n@!%p1 bra t2;\n \t\r\x0b\x0c@%p1 add.s32 %r1, %r1, 2;\n\
+                    mov.u64 %rd1, t2;\nt2 :\nadd.s32 %r1, %r1, 3;\nmov.u64 %rd1, t2;\n\
+                    mov.u64 %rd1, t1;\nret;\n}\n";
+        assert_eq!(refs(body), ["t2@12"]);
+    }
+
+    #[test]
+    fn opcodes_and_qualifiers_are_told_apart_as_words() {
+        use super::{word, Opcode};
+        let b = b"bra.uni sured tex texture shfl.sync vote brax .f64";
+        assert_eq!(Opcode::of(b, 0, 3), Opcode::Bra);
+        assert_eq!(Opcode::of(b, 8, 13), Opcode::Texture);
+        assert_eq!(Opcode::of(b, 14, 17), Opcode::Texture);
+        assert_eq!(Opcode::of(b, 18, 25), Opcode::Other); // `texture`: too long
+        assert_eq!(Opcode::of(b, 26, 30), Opcode::Warp);
+        assert_eq!(Opcode::of(b, 36, 40), Opcode::Warp);
+        assert_eq!(Opcode::of(b, 41, 45), Opcode::Other); // `brax`
+                                                          // Near the end of the input (fewer than 8 bytes left).
+        assert_eq!(word(b, 46, 50), word(b".f64", 0, 4));
+        assert_eq!(Opcode::of(b"bra", 0, 3), Opcode::Bra);
+        // The body's flags, through the fast operand pass and without it.
+        let src = format!(
+            "{HEAD}.visible .entry k()\n{{\nadd.rn.f64 %fd1, %fd2, %fd3;\n\
+             tex.2d.v4.f32.s32 {{%f1, %f2, %f3, %f4}}, [t, {{%r1, %r2}}];\n\
+             shfl.up.b32 %r1, %r2, 1, 0;\nret;\n}}\n"
+        );
+        let m = parse(FileId(0), &src);
+        let ItemKind::Function(f) = &m.items[0].kind else {
+            panic!("not a function")
+        };
+        let body = f.body.as_ref().unwrap();
+        assert!(body.f64_op && body.texture_op && body.unsynced_warp_op.is_some());
     }
 
     #[test]

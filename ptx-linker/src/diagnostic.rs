@@ -263,6 +263,17 @@ pub struct LinkError {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Errors from [`crate::link_to`].
+#[derive(Debug, thiserror::Error)]
+pub enum LinkToError {
+    /// The inputs do not link; nothing was written.
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    /// Writing the output failed; part of it may have been written.
+    #[error("cannot write the linked module: {0}")]
+    Write(#[from] std::io::Error),
+}
+
 impl LinkError {
     /// Builds the error from diagnostics, rendering them against `sources`.
     pub fn new(sources: Sources<'_>, diagnostics: Vec<Diagnostic>) -> LinkError {

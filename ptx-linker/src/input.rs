@@ -85,3 +85,16 @@ pub struct LinkOutput {
     /// assemble the output alone with `ptxas -c`.
     pub external: Vec<String>,
 }
+
+/// A successful [`crate::link_to`]: everything [`LinkOutput`] holds but the
+/// text, which went to the writer.
+#[derive(Debug, Clone)]
+pub struct LinkReport {
+    /// What the merged module contains and where each symbol came from.
+    pub map: LinkMap,
+    /// Warnings, rendered one per block (`file:line:col: warning: ...`).
+    pub warnings: Vec<String>,
+    /// Symbols the output declares but defines nowhere (see
+    /// [`LinkOutput::external`]).
+    pub external: Vec<String>,
+}

@@ -1,6 +1,7 @@
 //! PTX linker: parse, merge and validate PTX modules.
 //!
-//! [`link`] reads top to bottom as a pipeline; each phase has its own module
+//! [`link`] (or [`link_to`], which writes the output as it is emitted)
+//! reads top to bottom as a pipeline; each phase has its own module
 //! and borrows the previous phases' output:
 //!
 //! | phase | module | does |
@@ -13,7 +14,7 @@
 //! | liveness | [`gc`] | what survives (`gc`, libraries), unresolved references |
 //! | headers | [`merge`] | `.version`/`.target`/`.address_size`, `.file` tables, debug sections |
 //! | validate | [`validate`] | per-kernel static shared memory and parameter space |
-//! | emit | [`emit`] | the merged module's text |
+//! | emit | [`emit`] | the merged module's text (whole, or to a writer piece by piece) |
 //! | map | [`map`] | the [`LinkMap`] |
 //!
 //! Outside the pipeline, [`init`] evaluates initializers for
@@ -76,12 +77,13 @@ pub mod merge;
 pub mod parse;
 pub mod ptxas;
 pub mod resolve;
+mod scan16;
 pub mod signature;
 pub mod symbols;
 pub mod validate;
 
-pub use diagnostic::{Diagnostic, LinkError, Severity, Span};
-pub use input::{InputKind, LinkInput, LinkOptions, LinkOutput, SourceFile};
+pub use diagnostic::{Diagnostic, LinkError, LinkToError, Severity, Span};
+pub use input::{InputKind, LinkInput, LinkOptions, LinkOutput, LinkReport, SourceFile};
 pub use load::{load_input, LoadError};
 pub use map::{KernelInfo, LinkMap, SymbolInfo};
 pub use signature::{EntrySignature, Param, ParamKind};
@@ -89,12 +91,57 @@ pub use signature::{EntrySignature, Param, ParamKind};
 use ast::{FnKind, ItemKind, Module};
 use diagnostic::{FileId, Sources};
 
-/// Links `inputs` into one module.
+/// Links `inputs` into one module, returned as a string.
 ///
 /// Errors: every problem found, as one [`LinkError`]: parse errors, target or
 /// address-size mismatches, duplicate symbols, prototype mismatches,
 /// unresolved references, kernels over the shared-memory or parameter limits.
 pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, LinkError> {
+    let mut ptx = String::new();
+    let report = link_with(inputs, options, |e| {
+        let emitted = emit::emit(e);
+        ptx = emitted.ptx;
+        Ok::<_, std::convert::Infallible>(emitted.symbols)
+    })?;
+    let Ok(LinkReport {
+        map,
+        warnings,
+        external,
+    }) = report;
+    Ok(LinkOutput {
+        ptx,
+        map,
+        warnings,
+        external,
+    })
+}
+
+/// Links `inputs` into one module and writes it to `out` as it is emitted,
+/// in pieces of about 1 MiB ([`emit::CHUNK`]), instead of holding it whole:
+/// the peak memory is the inputs and the syntax trees, not the output too.
+/// The same bytes as [`link`]'s [`LinkOutput::ptx`].
+///
+/// **Nothing is written unless the link succeeds**: every check runs before
+/// the first byte is emitted, so a [`LinkToError::Link`] leaves `out`
+/// untouched. After a [`LinkToError::Write`], `out` holds part of the
+/// module: a caller writing a file should write a temporary one and rename
+/// it only on success (as the `ptx-linker` binary does).
+pub fn link_to(
+    inputs: &[LinkInput],
+    options: &LinkOptions,
+    out: &mut impl std::io::Write,
+) -> Result<LinkReport, LinkToError> {
+    let report = link_with(inputs, options, |e| emit::emit_to(e, out))?;
+    Ok(report?)
+}
+
+/// The link pipeline, with emission left to `emit`: link errors come back in
+/// the outer result, `emit`'s in the inner one.
+fn link_with<E>(
+    inputs: &[LinkInput],
+    options: &LinkOptions,
+    emit: impl FnOnce(emit::EmitInput<'_, '_>) -> Result<Vec<(symbols::SymbolId, symbols::ItemRef)>, E>,
+) -> Result<Result<LinkReport, E>, LinkError> {
     let files: Vec<(&str, &str)> = inputs
         .iter()
         .map(|i| (i.file.path.as_str(), i.file.text.as_str()))
@@ -143,7 +190,7 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
         return fail(diags);
     }
 
-    let emitted = emit::emit(emit::EmitInput {
+    let emitted = emit(emit::EmitInput {
         modules: &modules,
         paths: &paths,
         table: &table,
@@ -154,6 +201,10 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
         keep_sections,
         directives: &directives,
     });
+    let emitted = match emitted {
+        Ok(symbols) => symbols,
+        Err(e) => return Ok(Err(e)),
+    };
     let map = map::build(&modules, &paths, &table, &res, &header, &kernels, &emitted);
     let warnings = diags
         .iter()
@@ -166,12 +217,11 @@ pub fn link(inputs: &[LinkInput], options: &LinkOptions) -> Result<LinkOutput, L
         .map(|&id| res.out_name(id).to_string())
         .collect();
     external.sort();
-    Ok(LinkOutput {
-        ptx: emitted.ptx,
+    Ok(Ok(LinkReport {
         map,
         warnings,
         external,
-    })
+    }))
 }
 
 /// Reads the `.entry` signatures of one PTX module, in source order

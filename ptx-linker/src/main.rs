@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use clap::Parser;
-use ptx_linker::{link, load_input, InputKind, LinkInput, LinkOptions};
+use ptx_linker::{link_to, load_input, InputKind, LinkInput, LinkOptions, LinkToError};
 
 /// Merge PTX modules: resolve `.extern`s, rename colliding locals, unify
 /// headers, check prototypes and shared-memory budgets.
@@ -110,51 +110,60 @@ fn run(args: &Args) -> Result<(), Failure> {
         keep: args.keep.clone(),
         allow_unresolved: args.allow_unresolved,
     };
-    let out = link(&inputs, &options).map_err(|e| Failure::Link(e.rendered))?;
-    for w in &out.warnings {
+    // The module goes to a temporary file as it is emitted (the whole text
+    // is never in memory), which becomes the output only if everything
+    // succeeds; link errors are found before the file is created.
+    let mut out = TempOutput::new(&args.output);
+    let report = link_to(&inputs, &options, &mut out).map_err(|e| match e {
+        LinkToError::Link(e) => Failure::Link(e.rendered),
+        LinkToError::Write(e) => out.failure(e),
+    })?;
+    drop(inputs);
+    for w in &report.warnings {
         eprint!("{w}");
     }
+    out.finish().map_err(|e| out.failure(e))?;
     if args.verify {
-        verify(&out.ptx, &out.map.target, !out.external.is_empty())?;
+        verify(&out.tmp, &report.map.target, !report.external.is_empty())?;
     }
-    write_atomically(&args.output, out.ptx.as_bytes())?;
+    out.commit().map_err(|e| out.failure(e))?;
     if let Some(map) = &args.map {
-        let json = serde_json::to_string_pretty(&out.map)
+        let json = serde_json::to_string_pretty(&report.map)
             .map_err(|e| Failure::Usage(format!("cannot serialise the link map: {e}")))?;
-        if let Err(e) = write_atomically(map, json.as_bytes()) {
+        let mut m = TempOutput::new(map);
+        let result = m
+            .write_all(json.as_bytes())
+            .and_then(|()| m.finish())
+            .and_then(|()| m.commit());
+        if let Err(e) = result {
             let _ = std::fs::remove_file(&args.output);
-            return Err(e);
+            return Err(m.failure(e));
         }
     }
     Ok(())
 }
 
-/// Runs ptxas on the linked module: `-arch=max(target, sm_75)` (ptxas 13
+/// Runs ptxas on the linked module (the file `ptx`): `-arch=max(target, sm_75)` (ptxas 13
 /// assembles nothing older), `-c` when symbols stay external.
-fn verify(ptx: &str, target: &str, compile_only: bool) -> Result<(), Failure> {
+fn verify(ptx: &Path, target: &str, compile_only: bool) -> Result<(), Failure> {
     let ptxas = ptx_linker::ptxas::find()
         .ok_or_else(|| Failure::Usage(format!("--verify: {}", ptx_linker::ptxas::NOT_FOUND_FIX)))?;
     let dir = std::env::temp_dir().join(format!("ptx-linker-verify-{}", std::process::id()));
     std::fs::create_dir_all(&dir)
         .map_err(|e| Failure::Usage(format!("--verify: cannot create `{}`: {e}", dir.display())))?;
-    let file = dir.join("linked.ptx");
     let cubin = dir.join("linked.cubin");
     let arch = ptxas_arch(target);
-    let result = std::fs::write(&file, ptx)
-        .map_err(|e| Failure::Usage(format!("--verify: cannot write `{}`: {e}", file.display())))
-        .and_then(|()| {
-            let mut cmd = Command::new(&ptxas);
-            cmd.arg(format!("-arch={arch}"))
-                .arg(&file)
-                .arg("-o")
-                .arg(&cubin);
-            if compile_only {
-                cmd.arg("-c");
-            }
-            cmd.output().map_err(|e| {
-                Failure::Usage(format!("--verify: cannot run `{}`: {e}", ptxas.display()))
-            })
-        });
+    let mut cmd = Command::new(&ptxas);
+    cmd.arg(format!("-arch={arch}"))
+        .arg(ptx)
+        .arg("-o")
+        .arg(&cubin);
+    if compile_only {
+        cmd.arg("-c");
+    }
+    let result = cmd
+        .output()
+        .map_err(|e| Failure::Usage(format!("--verify: cannot run `{}`: {e}", ptxas.display())));
     let _ = std::fs::remove_dir_all(&dir);
     let output = result?;
     if output.status.success() {
@@ -175,25 +184,81 @@ fn ptxas_arch(target: &str) -> String {
     }
 }
 
-/// Writes `bytes` to a temporary file next to `path`, then renames it over
-/// `path`, so a failed run never leaves a partial file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let io = |e: std::io::Error| Failure::Usage(format!("cannot write `{}`: {e}", path.display()));
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
+/// An output file written under a temporary name next to `path` (created
+/// at the first write) and renamed over `path` by [`TempOutput::commit`], so
+/// a failed run never leaves a partial file: dropped before the rename, it
+/// removes the temporary file.
+struct TempOutput {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: Option<std::fs::File>,
+    committed: bool,
+}
+
+impl TempOutput {
+    fn new(path: &Path) -> TempOutput {
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        TempOutput {
+            path: path.to_path_buf(),
+            tmp: dir.join(format!(".{name}.{}.tmp", std::process::id())),
+            file: None,
+            committed: false,
+        }
     }
-    Ok(())
+
+    fn file(&mut self) -> std::io::Result<&mut std::fs::File> {
+        if self.file.is_none() {
+            self.file = Some(std::fs::File::create(&self.tmp)?);
+        }
+        Ok(self.file.as_mut().expect("created above"))
+    }
+
+    /// Flushes everything to disk (the file is then complete at `tmp`).
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.file()?.sync_all()
+    }
+
+    /// Renames the temporary file over the output.
+    fn commit(&mut self) -> std::io::Result<()> {
+        self.file()?;
+        std::fs::rename(&self.tmp, &self.path)?;
+        self.committed = true;
+        Ok(())
+    }
+
+    fn failure(&self, e: std::io::Error) -> Failure {
+        Failure::Usage(format!("cannot write `{}`: {e}", self.path.display()))
+    }
+}
+
+impl Write for TempOutput {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file()?.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.file()?.write_all(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.file.as_mut() {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for TempOutput {
+    fn drop(&mut self) {
+        if self.file.is_some() && !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }

@@ -63,10 +63,10 @@ use crate::ast::{ItemKind, Module};
 /// Name prefix of a kernel's ABI record: the device runtime emits
 /// `.visible .global .align 4 .b8 __kernel_abi_<kernel>[N] = {...}`.
 pub const ABI_RECORD_PREFIX: &str = "__kernel_abi_";
-use crate::emit::Emitted;
 use crate::merge::Header;
 use crate::resolve::Resolution;
 use crate::symbols::SymbolTable;
+use crate::symbols::{ItemRef, SymbolId};
 use crate::validate::KernelLayout;
 
 /// Builds the link map from what was emitted.
@@ -77,10 +77,9 @@ pub(crate) fn build(
     res: &Resolution,
     header: &Header,
     kernels: &[KernelLayout],
-    emitted: &Emitted,
+    emitted: &[(SymbolId, ItemRef)],
 ) -> LinkMap {
     let symbols = emitted
-        .symbols
         .iter()
         .map(|&(id, r)| {
             let item = &modules[r.module].items[r.item];
@@ -97,7 +96,6 @@ pub(crate) fn build(
         .collect();
     let by_entry: rustc_hash::FxHashMap<_, _> = kernels.iter().map(|k| (k.entry, k)).collect();
     let defined_vars: rustc_hash::FxHashSet<&str> = emitted
-        .symbols
         .iter()
         .filter(|&&(id, r)| {
             res.chosen(id).is_some()
@@ -106,7 +104,6 @@ pub(crate) fn build(
         .map(|&(id, _)| res.out_name(id))
         .collect();
     let kernels = emitted
-        .symbols
         .iter()
         .filter_map(|&(_, r)| by_entry.get(&r).copied())
         .map(|k| {

@@ -142,6 +142,12 @@ fn verify_failure_exits_1_with_ptxas_message_and_no_output() {
     );
     assert!(err.contains("%r9"), "{err}");
     assert!(!out.exists());
+    // The temporary file the module was written to (and verified in) is gone too.
+    let left: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["bad.ptx"]);
 }
 
 #[test]

@@ -2,7 +2,9 @@
 
 mod common;
 
-use ptx_linker::{entry_signatures, link, LinkInput, LinkOptions, Param, ParamKind};
+use ptx_linker::{
+    entry_signatures, link, link_to, LinkInput, LinkOptions, LinkToError, Param, ParamKind,
+};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
 
@@ -642,5 +644,38 @@ fn a_name_only_another_input_declares_is_an_error() {
                 "{first} {second} gc={gc}"
             );
         }
+    }
+}
+
+#[test]
+fn link_to_writes_the_same_bytes_as_link_and_nothing_on_error() {
+    let inputs = [data("k.s"), data("dev.s")];
+    let options = LinkOptions::default();
+    let whole = link(&inputs, &options).unwrap();
+    let mut streamed = Vec::new();
+    let report = link_to(&inputs, &options, &mut streamed).unwrap();
+    assert_eq!(String::from_utf8(streamed).unwrap(), whole.ptx);
+    assert_eq!(report.map, whole.map);
+    assert_eq!(report.external, whole.external);
+    // A link error is found before the first byte is written.
+    let mut out = Vec::new();
+    match link_to(&[data("k_extern.s")], &options, &mut out) {
+        Err(LinkToError::Link(e)) => assert!(e.message.contains("unresolved"), "{e}"),
+        other => panic!("expected a link error, got {other:?}"),
+    }
+    assert!(out.is_empty());
+    // A write error comes back as such.
+    struct Full;
+    impl std::io::Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    match link_to(&inputs, &options, &mut Full) {
+        Err(LinkToError::Write(e)) => assert_eq!(e.to_string(), "disk full"),
+        other => panic!("expected a write error, got {other:?}"),
     }
 }
