@@ -81,7 +81,8 @@ fn unsupported_types_and_missing_files_are_errors() {
         e.to_string(),
         format!(
             "{}: kernel `k` parameter 0 has type `(…)`, which host-loader cannot pass (use a \
-             scalar, `&[T]`, `DisjointSlice<T>`, `&mut [T]`, a raw pointer or a \
+             scalar, `&[T]`, `DisjointSlice<T>`, `&mut [T]`, a raw pointer, a \
+             `tma::TensorMap` with literal or constant-path arguments or a \
              `#[derive(KernelStruct)]` struct)",
             lib.display()
         )
@@ -114,4 +115,35 @@ fn right_types_compile(
     let cfg = host_loader::for_num_elems(1, 1)?;
     // SAFETY: never called.
     unsafe { k.vecadd(stream, cfg, a, a, c) }
+}
+
+#[test]
+fn tensor_maps_and_type_aliases_bind_to_host_tensor_maps() {
+    let dir = std::env::temp_dir().join(format!("hl-bindings-tma-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join("lib.rs");
+    std::fs::write(
+        &lib,
+        "use device_std::{bf16, kernel, tma::TensorMap, DisjointSlice};\n\
+         pub const BK: usize = 64;\n\
+         pub type MapA = TensorMap<bf16, 2, BK, 128, 1, 1, 1, 128>;\n\
+         #[kernel]\n\
+         pub fn k(a: MapA, b: TensorMap<f32, 2, 32, 32>, c: DisjointSlice<f32>) {}\n",
+    )
+    .unwrap();
+    let text = gpu_build::bindings::generate("t-kernels", &lib).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let sig = "::host_loader::tma::TensorMap<'static, ::device_std::bf16, 2, ::t_kernels::BK, \
+               128, 1, 1, 1, 128>, ::host_loader::tma::TensorMap<'static, f32, 2, 32, 32>, \
+               ::host_loader::SliceMut<f32>";
+    assert!(text.contains(sig), "{text}");
+    assert!(
+        text.contains("a: &'a ::host_loader::tma::TensorMap<'a, ::device_std::bf16, 2, ::t_kernels::BK, 128, 1, 1, 1, 128>"),
+        "{text}"
+    );
+    // The same types, written here, are what `Module::kernel` takes.
+    type A = host_loader::tma::TensorMap<'static, device_std::bf16, 2, 64, 128, 1, 1, 1, 128>;
+    type B = host_loader::tma::TensorMap<'static, f32, 2, 32, 32>;
+    fn is_signature<S: host_loader::KernelSignature>() {}
+    is_signature::<(A, B, host_loader::SliceMut<f32>)>();
 }

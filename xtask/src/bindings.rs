@@ -17,7 +17,11 @@
 //! | `*const T`, `*mut T` | `Ptr<T>`, `PtrMut<T>` | `&CudaSlice<T>`, `&mut CudaSlice<T>` |
 //! | `*const *const T`, `*mut *mut T` (pointer tables) | `Ptr<u64>`, `PtrMut<u64>` | `&CudaSlice<u64>` of device addresses, `&mut CudaSlice<u64>` |
 //! | `*const c_void`, `*mut c_void` (untyped) | `Ptr<u8>`, `PtrMut<u8>` | `&CudaSlice<u8>`, `&mut CudaSlice<u8>` (bytes; `host_loader::Module::kernel` takes any element type) |
+//! | `tma::TensorMap<T, RANK, B0, …, SWIZZLE>` | `tma::TensorMap<'static, T, RANK, B0, …>` | `&tma::TensorMap<'a, T, RANK, B0, …>` (the encoded map) |
 //! | any other type `S` | `Struct<S>` | `S` by value |
+//!
+//! A type alias declared in the kernel's module (`type MapA = TensorMap<…>;`) stands for
+//! its definition.
 //!
 //! A named type is written as a path from the kernel crate: `use` declarations in the
 //! kernel's module are followed (`use mathlib::Affine;` gives `mathlib::Affine`), and a
@@ -86,7 +90,8 @@ pub enum BuildError {
     /// A kernel parameter has a type host-loader has no parameter type for.
     #[error(
         "{path}: kernel `{kernel}` parameter {index} has type `{ty}`, which host-loader cannot \
-         pass (use a scalar, `&[T]`, `DisjointSlice<T>`, `&mut [T]`, a raw pointer or a \
+         pass (use a scalar, `&[T]`, `DisjointSlice<T>`, `&mut [T]`, a raw pointer, a \
+         `tma::TensorMap` with literal or constant-path arguments or a \
          `#[derive(KernelStruct)]` struct)"
     )]
     UnsupportedType {
@@ -227,10 +232,23 @@ fn collect_items(
     files: &mut Vec<PathBuf>,
 ) -> Result<(), BuildError> {
     let imports = imports(ctx, items);
+    let aliases: Vec<(String, Type)> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Type(t) if t.generics.params.is_empty() => {
+                Some((t.ident.to_string(), (*t.ty).clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    let scope = Scope {
+        imports: &imports,
+        aliases: &aliases,
+    };
     for item in items {
         match item {
             Item::Fn(f) if is_kernel(f) => {
-                kernels.push(bind_kernel(ctx, &imports, f)?);
+                kernels.push(bind_kernel(ctx, &scope, f)?);
             }
             Item::Mod(m) => {
                 let mut module = ctx.module.to_vec();
@@ -410,8 +428,40 @@ fn quote_expr(e: &syn::Expr) -> String {
 
 const SLICE_ARG: &str = "::host_loader::cudarc::driver::CudaSlice";
 
-fn bind_param(ctx: &Ctx<'_>, imports: &[(String, String)], ty: &Type) -> Option<(String, String)> {
+/// What a kernel's module declares that its parameter types may name: `use`d paths and
+/// type aliases.
+struct Scope<'a> {
+    imports: &'a [(String, String)],
+    aliases: &'a [(String, Type)],
+}
+
+/// `TensorMap<T, RANK, B0, …>`'s generic arguments as the host writes them: the element
+/// type, then each constant (a literal, or a path to a constant of the kernel's crate).
+fn tensor_map_args(
+    ctx: &Ctx<'_>,
+    imports: &[(String, String)],
+    args: &syn::PathArguments,
+) -> Option<String> {
+    let syn::PathArguments::AngleBracketed(args) = args else {
+        return None;
+    };
+    let mut out = Vec::new();
+    for a in &args.args {
+        out.push(match a {
+            syn::GenericArgument::Type(t) => host_type(ctx, imports, t)?,
+            syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            })) => i.base10_digits().to_string(),
+            _ => return None,
+        });
+    }
+    (out.len() >= 3).then(|| out.join(", "))
+}
+
+fn bind_param(ctx: &Ctx<'_>, scope: &Scope<'_>, ty: &Type) -> Option<(String, String)> {
     let hl = "::host_loader";
+    let imports = scope.imports;
     match ty {
         Type::Reference(r) => match &*r.elem {
             Type::Slice(s) => {
@@ -449,6 +499,18 @@ fn bind_param(ctx: &Ctx<'_>, imports: &[(String, String)], ty: &Type) -> Option<
         }
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last()?;
+            if p.path.segments.len() == 1 && last.arguments.is_empty() {
+                if let Some((_, def)) = scope.aliases.iter().find(|(n, _)| last.ident == n) {
+                    return bind_param(ctx, scope, def);
+                }
+            }
+            if last.ident == "TensorMap" {
+                let args = tensor_map_args(ctx, imports, &last.arguments)?;
+                return Some((
+                    format!("{hl}::tma::TensorMap<'static, {args}>"),
+                    format!("&'a {hl}::tma::TensorMap<'a, {args}>"),
+                ));
+            }
             if last.ident == "DisjointSlice" {
                 let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
                     return None;
@@ -470,14 +532,14 @@ fn bind_param(ctx: &Ctx<'_>, imports: &[(String, String)], ty: &Type) -> Option<
                 Some((format!("{hl}::Struct<{t}>"), t))
             }
         }
-        Type::Paren(p) => bind_param(ctx, imports, &p.elem),
+        Type::Paren(p) => bind_param(ctx, scope, &p.elem),
         _ => None,
     }
 }
 
 fn bind_kernel(
     ctx: &Ctx<'_>,
-    imports: &[(String, String)],
+    scope: &Scope<'_>,
     f: &syn::ItemFn,
 ) -> Result<BoundKernel, BuildError> {
     let name = f.sig.ident.to_string();
@@ -507,7 +569,7 @@ fn bind_kernel(
             index,
             ty: type_text(&pt.ty),
         };
-        let (sig, arg) = bind_param(ctx, imports, &pt.ty).ok_or_else(unsupported)?;
+        let (sig, arg) = bind_param(ctx, scope, &pt.ty).ok_or_else(unsupported)?;
         let pname = match &*pt.pat {
             // The method's own parameters keep their names.
             syn::Pat::Ident(i) if !["stream", "cfg"].contains(&i.ident.to_string().as_str()) => {
