@@ -26,6 +26,7 @@ use cudarc::driver::sys::{
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, SyncOnDrop};
+use device_std::tma::rules;
 use device_std::{FieldLayout, HasValueClass, ValueClass};
 
 use crate::abi_record::AbiKind;
@@ -172,40 +173,10 @@ impl<
 {
     const BOX: [usize; 5] = [B0, B1, B2, B3, B4];
 
+    /// The type's box rules (`device_std::tma::rules::check_box`).
     fn check_shape() -> Result<(), TensorMapError> {
-        let bad = |m: String| Err(TensorMapError::Shape(m));
-        if !(1..=5).contains(&RANK) {
-            return bad(format!("RANK is {RANK}; 1 to 5"));
-        }
-        for (i, &b) in Self::BOX.iter().enumerate() {
-            if !(1..=256).contains(&b) {
-                return bad(format!("box extent B{i} is {b}; 1 to 256"));
-            }
-            if i >= RANK && b != 1 {
-                return bad(format!(
-                    "box extent B{i} is {b} past RANK {RANK}; must be 1"
-                ));
-            }
-        }
-        if (B0 * size_of::<T>()) % 16 != 0 {
-            return bad(format!(
-                "B0 = {B0} elements span {} bytes; the innermost box extent must span a multiple of 16",
-                B0 * size_of::<T>()
-            ));
-        }
-        if ![0, 32, 64, 128].contains(&SWIZZLE) {
-            return bad(format!(
-                "SWIZZLE is {SWIZZLE}; 0 (none), 32, 64 or 128 bytes"
-            ));
-        }
-        if SWIZZLE != 0 && B0 * size_of::<T>() != SWIZZLE {
-            return bad(format!(
-                "B0 = {B0} elements span {} bytes; with a {SWIZZLE}-byte swizzle the innermost \
-                 box extent spans exactly {SWIZZLE} bytes",
-                B0 * size_of::<T>()
-            ));
-        }
-        Ok(())
+        rules::check_box(size_of::<T>(), RANK, Self::BOX, SWIZZLE)
+            .map_err(|e| TensorMapError::Shape(e.to_string()))
     }
 
     /// The driver's name for `SWIZZLE`.
@@ -288,45 +259,24 @@ impl<
     }
 }
 
-/// The checks of [`TensorMap::tiled`] on extents and strides (`dims.len()` = the rank):
-/// each extent in 1..=2^32, `dims.len() - 1` strides, each a multiple of 16 below 2^40,
-/// and the tensor inside `held_elems` elements of `elem` bytes.
+/// The checks of [`TensorMap::tiled`] on extents and strides (`dims.len()` = the rank),
+/// `device_std::tma::rules::check_layout`'s, as this module's errors.
 fn check_layout(
     dims: &[u64],
     strides: &[u64],
     elem: u64,
     held_elems: u64,
 ) -> Result<(), TensorMapError> {
-    let rank = dims.len();
-    for (index, &extent) in dims.iter().enumerate() {
-        if extent == 0 || extent > 1 << 32 {
-            return Err(TensorMapError::Extent { index, extent });
-        }
-    }
-    if strides.len() != rank - 1 {
-        return Err(TensorMapError::StrideCount {
-            rank,
-            got: strides.len(),
-        });
-    }
-    for (i, &stride) in strides.iter().enumerate() {
-        if stride % 16 != 0 || stride >= 1 << 40 {
-            return Err(TensorMapError::Stride {
-                index: i + 1,
-                stride,
-            });
-        }
-    }
-    // Saturating throughout: a wrapped sum (two 2^63-byte dimensions) would pass the
-    // comparison below and let copies reach far past the buffer.
-    let needed = (1..rank).fold(dims[0].saturating_mul(elem), |sum, i| {
-        sum.saturating_add((dims[i] - 1).saturating_mul(strides[i - 1]))
-    });
-    let held = held_elems.saturating_mul(elem);
-    if needed > held {
-        return Err(TensorMapError::OutOfBuffer { needed, held });
-    }
-    Ok(())
+    use rules::RuleError as R;
+    rules::check_layout(elem, dims, strides, held_elems)
+        .map(drop)
+        .map_err(|e| match e {
+            R::Extent { index, extent } => TensorMapError::Extent { index, extent },
+            R::StrideCount { rank, got } => TensorMapError::StrideCount { rank, got },
+            R::Stride { index, stride } => TensorMapError::Stride { index, stride },
+            R::OutOfBuffer { needed, held } => TensorMapError::OutOfBuffer { needed, held },
+            other => TensorMapError::Shape(other.to_string()),
+        })
 }
 
 const fn box_field(extent: usize) -> FieldLayout {

@@ -12,9 +12,9 @@
 
 use super::mbarrier;
 use crate::layout::PlainData;
-use crate::tma::TensorMap;
+use crate::tma::{rules, TensorMap};
 use std::format;
-use std::string::String;
+use std::string::{String, ToString};
 use std::vec::Vec;
 
 /// The emulator's tensor map: a `RANK`-dimensional tensor of `elem`-byte
@@ -88,13 +88,10 @@ impl TensorMapDesc {
     ) -> Result<Self, String> {
         let rank = dims.len();
         let elem = core::mem::size_of::<T>();
-        if !(1..=5).contains(&rank) {
-            return Err(format!("rank {rank}: a tensor map has 1 to 5 dimensions"));
-        }
-        if strides.len() != rank - 1 || box_dims.len() != rank {
+        if strides.len() + 1 != rank || box_dims.len() != rank {
             return Err(format!(
                 "rank {rank} needs {} strides and {rank} box extents, got {} and {}",
-                rank - 1,
+                rank.saturating_sub(1),
                 strides.len(),
                 box_dims.len()
             ));
@@ -102,69 +99,18 @@ impl TensorMapDesc {
         if (base as usize) % 16 != 0 {
             return Err(format!("the base address {base:p} is not 16-byte aligned"));
         }
-        let mut d = [1u64; 5];
-        let mut s = [0u64; 5];
-        let mut b = [1u32; 5];
+        let mut boxes = [1usize; 5];
+        for (b, &x) in boxes.iter_mut().zip(box_dims) {
+            *b = x as usize;
+        }
+        // The driver's rules, as the device type and the host encoder check them.
+        rules::check_box(elem, rank, boxes, swizzle as usize).map_err(|e| e.to_string())?;
+        rules::check_layout(elem as u64, dims, strides, len as u64).map_err(|e| e.to_string())?;
+        let (mut d, mut s, mut b) = ([1u64; 5], [0u64; 5], [1u32; 5]);
         s[0] = elem as u64;
-        let mut end = elem as u64;
-        for i in 0..rank {
-            if dims[i] == 0 || dims[i] > 1 << 32 {
-                return Err(format!(
-                    "dimension {i} has {} elements; 1 to 2^32 allowed",
-                    dims[i]
-                ));
-            }
-            if box_dims[i] == 0 || box_dims[i] > 256 {
-                return Err(format!(
-                    "box extent {i} is {}; 1 to 256 allowed",
-                    box_dims[i]
-                ));
-            }
-            if i > 0 {
-                let st = strides[i - 1];
-                if st % 16 != 0 || st >= 1 << 40 {
-                    return Err(format!(
-                        "the stride of dimension {i} is {st} bytes; it must be a multiple of 16 below 2^40"
-                    ));
-                }
-                s[i] = st;
-            }
-            d[i] = dims[i];
-            b[i] = box_dims[i];
-            // Checked: 2^32 elements of a 2^40-byte stride overflow 64 bits, and a
-            // wrapped sum would pass the buffer check below.
-            end = (dims[i] - 1)
-                .checked_mul(s[i])
-                .and_then(|x| end.checked_add(x))
-                .ok_or_else(|| {
-                    format!(
-                        "the tensor spans more than 2^64 bytes but the buffer holds {}",
-                        len * elem
-                    )
-                })?;
-        }
-        if (b[0] as usize * elem) % 16 != 0 {
-            return Err(format!(
-                "the innermost box extent {} spans {} bytes, not a multiple of 16",
-                b[0],
-                b[0] as usize * elem
-            ));
-        }
-        if swizzle != 0
-            && (![32, 64, 128].contains(&swizzle) || b[0] as usize * elem != swizzle as usize)
-        {
-            return Err(format!(
-                "swizzle {swizzle} with an innermost box of {} bytes: the swizzle is 32, 64 or 128 \
-                 bytes and the innermost box extent spans exactly that",
-                b[0] as usize * elem
-            ));
-        }
-        if end > (len * elem) as u64 {
-            return Err(format!(
-                "the tensor spans {end} bytes but the buffer holds {}",
-                len * elem
-            ));
-        }
+        d[..rank].copy_from_slice(dims);
+        s[1..rank].copy_from_slice(strides);
+        b[..rank].copy_from_slice(box_dims);
         let d = std::boxed::Box::leak(std::boxed::Box::new(Desc {
             base: base.cast(),
             elem,

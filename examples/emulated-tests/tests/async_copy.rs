@@ -290,7 +290,8 @@ fn a_tensor_map_the_driver_would_refuse_is_refused_with_the_rule() {
     };
     assert_eq!(
         err(&[63, 64], &[63 * 4], &[32, 32]),
-        "the stride of dimension 1 is 252 bytes; it must be a multiple of 16 below 2^40"
+        "the stride of dimension 1 is 252 bytes; the driver needs a multiple of 16 below 2^40 \
+         (pad each row to a multiple of 16 bytes)"
     );
     assert_eq!(
         err(&[64, 64], &[256], &[3, 32]),
@@ -298,7 +299,8 @@ fn a_tensor_map_the_driver_would_refuse_is_refused_with_the_rule() {
     );
     assert_eq!(
         err(&[64, 65], &[256], &[32, 32]),
-        "the tensor spans 16640 bytes but the buffer holds 16384"
+        "the tensor spans 16640 bytes (last element's offset + its size) but the buffer holds \
+         16384"
     );
     assert_eq!(
         err(&[64, 64], &[256], &[32, 512]),

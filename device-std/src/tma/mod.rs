@@ -52,6 +52,8 @@
 
 #![allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
 
+pub mod rules;
+
 use crate::abi::{KernelParam, ParamAbi, TENSOR_MAP};
 use crate::host::on_device;
 use crate::layout::{FieldLayout, HasValueClass, PlainData, ValueClass};
@@ -123,32 +125,14 @@ impl<
     };
 
     const VALID: () = {
-        assert!(RANK >= 1 && RANK <= 5, "TensorMap: RANK must be in 1..=5");
-        let extents = [B0, B1, B2, B3, B4];
-        let mut i = 0;
-        while i < 5 {
-            assert!(
-                extents[i] >= 1 && extents[i] <= 256,
-                "TensorMap: every box extent must be in 1..=256"
-            );
-            assert!(
-                i < RANK || extents[i] == 1,
-                "TensorMap: box extents past RANK must be 1"
-            );
-            i += 1;
+        if let Err(e) = rules::check_box(
+            core::mem::size_of::<T>(),
+            RANK,
+            [B0, B1, B2, B3, B4],
+            SWIZZLE,
+        ) {
+            panic!("{}", e.rule())
         }
-        assert!(
-            (B0 * core::mem::size_of::<T>()) % 16 == 0,
-            "TensorMap: the innermost box extent B0 must span a multiple of 16 bytes"
-        );
-        assert!(
-            SWIZZLE == 0 || SWIZZLE == 32 || SWIZZLE == 64 || SWIZZLE == 128,
-            "TensorMap: SWIZZLE must be 0 (none), 32, 64 or 128 bytes"
-        );
-        assert!(
-            SWIZZLE == 0 || B0 * core::mem::size_of::<T>() == SWIZZLE,
-            "TensorMap: with a swizzle, the innermost box extent B0 spans exactly SWIZZLE bytes"
-        );
     };
 
     /// The alignment a destination needs, in bytes: 128, or the swizzle pattern's
