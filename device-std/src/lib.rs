@@ -208,7 +208,7 @@ pub use device_std_macros::kernel;
 pub mod __private {
     /// Called first on the host by a kernel declared with `#[kernel(max_threads = N)]`:
     /// under the emulator, a block of more than `max_threads` threads fails the launch
-    /// with [`EmulatorError::InvalidLaunch`](crate::emulator::EmulatorError::InvalidLaunch)
+    /// with `EmulatorError::InvalidLaunch`
     /// (the driver refuses such a launch on the GPU); otherwise, and outside an
     /// emulated launch, it does nothing.
     #[inline]

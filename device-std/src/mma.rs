@@ -55,7 +55,7 @@ use crate::host::on_device;
 use crate::{bf16, f16};
 use core::marker::PhantomData;
 
-/// An input element type of `mma.m16n8k16`: [`bf16`] or [`f16`]. Sealed.
+/// An input element type of `mma.m16n8k16`: [`bf16`] or [`f16`](struct@crate::f16). Sealed.
 pub trait MmaInput: Copy + sealed::Sealed {
     /// The element's bits.
     fn to_bits(self) -> u16;

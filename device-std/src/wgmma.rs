@@ -410,7 +410,7 @@ pub fn setmaxnreg_dec<const REGS: u32>() {
     }, emulated: {})
 }
 
-/// An input element type of `wgmma` with `f32` accumulators: [`bf16`] or [`f16`].
+/// An input element type of `wgmma` with `f32` accumulators: [`bf16`] or [`f16`](struct@crate::f16).
 /// Sealed (through [`MmaInput`]).
 pub trait WgmmaInput: MmaInput {
     /// Issues `wgmma.mma_async` for an accumulator of `regs.len() * 2` columns.

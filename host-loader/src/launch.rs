@@ -98,7 +98,7 @@ impl DeviceLimits {
         let (gx, gy, gz) = cfg.grid_dim;
         let (mbx, mby, mbz) = self.max_block_dim;
         let (mgx, mgy, mgz) = self.max_grid_dim;
-        let threads = bx as u64 * by as u64 * bz as u64;
+        let threads = (bx as u64 * by as u64).saturating_mul(bz as u64);
         let limit = max_threads.min(self.max_threads_per_block);
         // One branch on the fast path; the slow path says what is wrong.
         if bx == 0
@@ -126,7 +126,7 @@ impl DeviceLimits {
         let (gx, gy, gz) = cfg.grid_dim;
         let (mbx, mby, mbz) = self.max_block_dim;
         let (mgx, mgy, mgz) = self.max_grid_dim;
-        let threads = bx as u64 * by as u64 * bz as u64;
+        let threads = (bx as u64 * by as u64).saturating_mul(bz as u64);
         let reason = if bx == 0 || by == 0 || bz == 0 {
             format!("block {:?} has a zero dimension", cfg.block_dim)
         } else if gx == 0 || gy == 0 || gz == 0 {
@@ -307,6 +307,9 @@ mod tests {
         assert!(validate_config(&cfg((0, 1, 1), (1, 1, 1)), 1024).is_err());
         assert!(validate_config(&cfg((1, 65536, 1), (1, 1, 1)), 1024).is_err());
         assert!(validate_config(&cfg((1, 1, 1), (1, 0, 1)), 1024).is_err());
+        // A block whose thread count overflows 64 bits is an error, not a panic.
+        let huge = (u32::MAX, u32::MAX, 2);
+        assert!(validate_config(&cfg((1, 1, 1), huge), 1024).is_err());
     }
 
     #[test]

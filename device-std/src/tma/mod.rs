@@ -29,7 +29,7 @@
 //! compiles only when `N` is the box's element count and `A` is at least
 //! [`DST_ALIGN`](TensorMap::DST_ALIGN) (128; 1024 with the 128-byte swizzle),
 //! and the box extents are written into the kernel's ABI record (kind
-//! [`TENSOR_MAP`](crate::abi::TENSOR_MAP)), so the host refuses a map of another
+//! [`crate::abi::TENSOR_MAP`]), so the host refuses a map of another
 //! element type, rank or box before launching. Elements of the box outside the
 //! tensor read as zero and are not written by a store.
 //!
