@@ -51,15 +51,32 @@ pub fn link_one(
         gc: true,
         ..LinkOptions::default()
     };
-    let linked = ptx_linker::link(&inputs, &options).map_err(|e| {
-        Error::new(
-            ErrorKind::Link,
-            format!("linking kernel crate `{package}`:\n{e}"),
-        )
-    })?;
+    // Streamed to a temporary file as it is emitted (the whole module is never held in
+    // memory), renamed only when complete.
+    let tmp = output.with_extension("tmp");
+    let io = |what: &str, e| Error::io(format!("{what} {}", tmp.display()), e);
+    let file = std::fs::File::create(&tmp).map_err(|e| io("creating", e))?;
+    let mut writer = std::io::BufWriter::new(file);
+    let linked = ptx_linker::link_to(&inputs, &options, &mut writer)
+        .and_then(|report| {
+            std::io::Write::flush(&mut writer)?;
+            Ok(report)
+        })
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            match e {
+                ptx_linker::LinkToError::Link(e) => Error::new(
+                    ErrorKind::Link,
+                    format!("linking kernel crate `{package}`:\n{e}"),
+                ),
+                ptx_linker::LinkToError::Write(e) => io("writing", e),
+            }
+        })?;
+    drop(writer);
     let map = serde_json::to_string_pretty(&linked.map)
         .map_err(|e| Error::new(ErrorKind::Link, format!("serialising the link map: {e}")))?;
-    write_atomically(output, linked.ptx.as_bytes())?;
+    std::fs::rename(&tmp, output)
+        .map_err(|e| Error::io(format!("renaming to {}", output.display()), e))?;
     if let Err(e) = write_atomically(&map_path(output), map.as_bytes()) {
         let _ = std::fs::remove_file(output);
         return Err(e);
