@@ -387,41 +387,72 @@ impl SharedMem<'_> {
         self.landed.retain(|l| l.observers.iter().all(|&m| m == 0));
     }
 
-    /// Warp `w` completed a `sync_warp`.
-    pub(crate) fn warp_synced(&mut self, w: usize) {
+    /// The lanes `lanes` of warp `w` completed a `sync_warp`; `full` when they are
+    /// every live lane of the warp. A partial mask orders the accesses of its lanes
+    /// among themselves only (`bar.warp.sync`), through their rows of
+    /// [`acquired_threads`](Self::acquired_threads); only a full one moves the warp's
+    /// clock.
+    pub(crate) fn warp_synced(&mut self, w: usize, lanes: u32, full: bool) {
         *self.now += 1;
-        self.warp_sync[w] = *self.now;
+        let now = *self.now;
+        if full {
+            self.warp_sync[w] = now;
+        }
         let warps = self.warp_sync.len();
+        let members: Vec<usize> = if full {
+            (32 * w..32 * (w + 1)).collect()
+        } else {
+            (0..32)
+                .filter(|l| lanes & (1 << l) != 0)
+                .map(|l| 32 * w + l)
+                .collect()
+        };
         if !self.acquired.is_empty() {
-            // The lanes meet: each acquires what any of them had, and the warp's own
-            // accesses so far.
-            let lanes = 32 * w * warps..32 * (w + 1) * warps;
+            // The lanes meet: each acquires what any of them had, and (a full warp) the
+            // warp's own accesses so far.
             let mut merged = std::vec![0u32; warps];
-            for row in self.acquired[lanes.clone()].chunks(warps) {
-                for (m, &a) in merged.iter_mut().zip(row) {
+            for &t in &members {
+                for (m, &a) in merged
+                    .iter_mut()
+                    .zip(&self.acquired[t * warps..(t + 1) * warps])
+                {
                     *m = (*m).max(a);
                 }
             }
-            merged[w] = *self.now;
-            for row in self.acquired[lanes].chunks_mut(warps) {
-                row.copy_from_slice(&merged);
+            if full {
+                merged[w] = now;
             }
-            let lanes = &mut self.acquired_threads[32 * w..32 * (w + 1)];
-            if lanes.iter().any(|r| !r.is_empty()) {
-                let mut merged = std::vec![0u32; 32 * warps];
-                for row in lanes.iter() {
-                    for (m, &a) in merged.iter_mut().zip(row) {
-                        *m = (*m).max(a);
+            for &t in &members {
+                self.acquired[t * warps..(t + 1) * warps].copy_from_slice(&merged);
+            }
+            if full || !members.is_empty() {
+                let rows = &self.acquired_threads;
+                if !full || members.iter().any(|&t| !rows[t].is_empty()) {
+                    let mut merged = std::vec![0u32; 32 * warps];
+                    for &t in &members {
+                        for (m, &a) in merged.iter_mut().zip(&rows[t]) {
+                            *m = (*m).max(a);
+                        }
                     }
-                }
-                for row in lanes.iter_mut() {
-                    row.clone_from(&merged);
+                    if !full {
+                        // Each member's accesses so far come before the others' next.
+                        for &t in &members {
+                            merged[t] = now;
+                        }
+                    }
+                    for &t in &members {
+                        self.acquired_threads[t].clone_from(&merged);
+                    }
                 }
             }
         }
         for l in &mut self.landed {
-            if let Some(m) = l.observers.get_mut(w).filter(|m| **m != 0) {
-                *m = !0;
+            if let Some(m) = l.observers.get_mut(w) {
+                if full && *m != 0 {
+                    *m = !0;
+                } else if *m & lanes != 0 {
+                    *m |= lanes;
+                }
             }
         }
     }
