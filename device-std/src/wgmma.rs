@@ -331,7 +331,10 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
     /// §9.7.15.5.1 "Register fragments"), e.g. loaded with `FragA::load` from any
     /// layout or computed in registers; `b` from shared memory as before. The fragment's
     /// registers, like the accumulator's, belong to the tensor cores until
-    /// [`wait`](Self::wait). sm_90a.
+    /// [`wait`](Self::wait), and must be written before the [`fence`](Self::fence) that
+    /// precedes this call (PTX ISA, `wgmma.fence`: a register of `A` written between the
+    /// fence and the `mma_async` reading it is undefined; load every fragment of a step
+    /// first, then fence). sm_90a.
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]
     pub fn mma_async_reg_a<T: WgmmaInput>(
