@@ -64,7 +64,10 @@
 //!
 //! Under the emulator each thread computes its own accumulator elements from the
 //! shared memory the descriptors name at the `mma_async` call, in `f32`, `k` in order
-//! (the tensor cores round differently in the last bits).
+//! (the tensor cores round differently in the last bits). The operands' shared memory
+//! stays held by each issuing thread until the `wait` that retires its group: a write
+//! to it before then (a stage refilled after being released too early) is an
+//! `AsyncCopy` error.
 
 #![allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
 
@@ -328,7 +331,10 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
     /// §9.7.15.5.1 "Register fragments"), e.g. loaded with `FragA::load` from any
     /// layout or computed in registers; `b` from shared memory as before. The fragment's
     /// registers, like the accumulator's, belong to the tensor cores until
-    /// [`wait`](Self::wait). sm_90a.
+    /// [`wait`](Self::wait), and must be written before the [`fence`](Self::fence) that
+    /// precedes this call (PTX ISA, `wgmma.fence`: a register of `A` written between the
+    /// fence and the `mma_async` reading it is undefined; load every fragment of a step
+    /// first, then fence). sm_90a.
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]
     pub fn mma_async_reg_a<T: WgmmaInput>(
@@ -355,9 +361,7 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
             // SAFETY: a wait; no operands.
             unsafe { core::arch::asm!("wgmma.wait_group.sync.aligned {n};", n = const PENDING, options(nostack, preserves_flags)) }
         }, emulated: {
-            // `.sync.aligned`: the warp's lanes reach the wait together, so none runs
-            // ahead of another's multiplies (whose reads the emulator does at issue).
-            crate::thread::sync_warp(u32::MAX)
+            crate::emulator::wgmma::wait(PENDING)
         });
         self.fence_operands();
     }
@@ -370,7 +374,9 @@ pub fn commit_group() {
     on_device!("wgmma::commit_group", {
         // SAFETY: no operands.
         unsafe { core::arch::asm!("wgmma.commit_group.sync.aligned;", options(nostack, preserves_flags)) }
-    }, emulated: {})
+    }, emulated: {
+        crate::emulator::wgmma::commit_group()
+    })
 }
 
 /// `setmaxnreg.inc.sync.aligned.u32 REGS`: raises this warpgroup's register budget to

@@ -154,6 +154,8 @@ impl Arena {
             pending: Vec::new(),
             landed: Vec::new(),
             proxy_fenced: std::vec![0; 32 * warps],
+            wgmma_reads: Vec::new(),
+            wgmma_groups: Vec::new(),
         }
     }
 }
@@ -301,6 +303,26 @@ pub(crate) struct SharedMem<'a> {
     pub(crate) landed: Vec<Landed>,
     /// Each thread's last `fence.proxy.async` (a `now` value; 0: none).
     proxy_fenced: Vec<u32>,
+    /// Shared bytes issued `wgmma` multiplies read and no `wait` has retired yet (the
+    /// tensor cores read them asynchronously until then): no write until then.
+    wgmma_reads: Vec<WgmmaRead>,
+    /// Per thread: the operand ranges of its open and committed `wgmma` groups.
+    wgmma_groups: Vec<WgmmaGroups>,
+}
+
+/// Operand bytes of `wgmma` multiplies in flight: `holders` (thread, group) pairs.
+struct WgmmaRead {
+    start: usize,
+    end: usize,
+    site: Site,
+    holders: u32,
+}
+
+/// A thread's `wgmma` groups, as operand ranges.
+#[derive(Default)]
+struct WgmmaGroups {
+    open: Vec<(usize, usize)>,
+    committed: std::collections::VecDeque<Vec<(usize, usize)>>,
 }
 
 impl SharedMem<'_> {
@@ -365,41 +387,72 @@ impl SharedMem<'_> {
         self.landed.retain(|l| l.observers.iter().all(|&m| m == 0));
     }
 
-    /// Warp `w` completed a `sync_warp`.
-    pub(crate) fn warp_synced(&mut self, w: usize) {
+    /// The lanes `lanes` of warp `w` completed a `sync_warp`; `full` when they are
+    /// every live lane of the warp. A partial mask orders the accesses of its lanes
+    /// among themselves only (`bar.warp.sync`), through their rows of
+    /// [`acquired_threads`](Self::acquired_threads); only a full one moves the warp's
+    /// clock.
+    pub(crate) fn warp_synced(&mut self, w: usize, lanes: u32, full: bool) {
         *self.now += 1;
-        self.warp_sync[w] = *self.now;
+        let now = *self.now;
+        if full {
+            self.warp_sync[w] = now;
+        }
         let warps = self.warp_sync.len();
+        let members: Vec<usize> = if full {
+            (32 * w..32 * (w + 1)).collect()
+        } else {
+            (0..32)
+                .filter(|l| lanes & (1 << l) != 0)
+                .map(|l| 32 * w + l)
+                .collect()
+        };
         if !self.acquired.is_empty() {
-            // The lanes meet: each acquires what any of them had, and the warp's own
-            // accesses so far.
-            let lanes = 32 * w * warps..32 * (w + 1) * warps;
+            // The lanes meet: each acquires what any of them had, and (a full warp) the
+            // warp's own accesses so far.
             let mut merged = std::vec![0u32; warps];
-            for row in self.acquired[lanes.clone()].chunks(warps) {
-                for (m, &a) in merged.iter_mut().zip(row) {
+            for &t in &members {
+                for (m, &a) in merged
+                    .iter_mut()
+                    .zip(&self.acquired[t * warps..(t + 1) * warps])
+                {
                     *m = (*m).max(a);
                 }
             }
-            merged[w] = *self.now;
-            for row in self.acquired[lanes].chunks_mut(warps) {
-                row.copy_from_slice(&merged);
+            if full {
+                merged[w] = now;
             }
-            let lanes = &mut self.acquired_threads[32 * w..32 * (w + 1)];
-            if lanes.iter().any(|r| !r.is_empty()) {
-                let mut merged = std::vec![0u32; 32 * warps];
-                for row in lanes.iter() {
-                    for (m, &a) in merged.iter_mut().zip(row) {
-                        *m = (*m).max(a);
+            for &t in &members {
+                self.acquired[t * warps..(t + 1) * warps].copy_from_slice(&merged);
+            }
+            if full || !members.is_empty() {
+                let rows = &self.acquired_threads;
+                if !full || members.iter().any(|&t| !rows[t].is_empty()) {
+                    let mut merged = std::vec![0u32; 32 * warps];
+                    for &t in &members {
+                        for (m, &a) in merged.iter_mut().zip(&rows[t]) {
+                            *m = (*m).max(a);
+                        }
                     }
-                }
-                for row in lanes.iter_mut() {
-                    row.clone_from(&merged);
+                    if !full {
+                        // Each member's accesses so far come before the others' next.
+                        for &t in &members {
+                            merged[t] = now;
+                        }
+                    }
+                    for &t in &members {
+                        self.acquired_threads[t].clone_from(&merged);
+                    }
                 }
             }
         }
         for l in &mut self.landed {
-            if let Some(m) = l.observers.get_mut(w).filter(|m| **m != 0) {
-                *m = !0;
+            if let Some(m) = l.observers.get_mut(w) {
+                if full && *m != 0 {
+                    *m = !0;
+                } else if *m & lanes != 0 {
+                    *m |= lanes;
+                }
             }
         }
     }
@@ -439,6 +492,63 @@ impl SharedMem<'_> {
                 && !fenced_after(t, s.write_time))
             .then_some((b, w))
         })
+    }
+
+    /// Thread `t` issued a `wgmma` at `site` reading `start..end`: held until the wait
+    /// that retires its current group.
+    pub(crate) fn wgmma_issue(&mut self, t: u32, start: usize, end: usize, site: Site) {
+        let t = t as usize;
+        if self.wgmma_groups.len() <= t {
+            self.wgmma_groups.resize_with(t + 1, WgmmaGroups::default);
+        }
+        let open = &mut self.wgmma_groups[t].open;
+        if open.contains(&(start, end)) {
+            return;
+        }
+        open.push((start, end));
+        match self
+            .wgmma_reads
+            .iter_mut()
+            .find(|r| (r.start, r.end) == (start, end))
+        {
+            Some(r) => r.holders += 1,
+            None => self.wgmma_reads.push(WgmmaRead {
+                start,
+                end,
+                site,
+                holders: 1,
+            }),
+        }
+    }
+
+    /// `wgmma.commit_group` by thread `t`.
+    pub(crate) fn wgmma_commit(&mut self, t: u32) {
+        if let Some(g) = self.wgmma_groups.get_mut(t as usize) {
+            let open = core::mem::take(&mut g.open);
+            g.committed.push_back(open);
+        }
+    }
+
+    /// `wgmma.wait_group pending` by thread `t`: retires all but its newest `pending`
+    /// committed groups.
+    pub(crate) fn wgmma_retire(&mut self, t: u32, pending: usize) {
+        let Some(g) = self.wgmma_groups.get_mut(t as usize) else {
+            return;
+        };
+        while g.committed.len() > pending {
+            for range in g.committed.pop_front().unwrap_or_default() {
+                if let Some(i) = self
+                    .wgmma_reads
+                    .iter()
+                    .position(|r| (r.start, r.end) == range)
+                {
+                    self.wgmma_reads[i].holders -= 1;
+                    if self.wgmma_reads[i].holders == 0 {
+                        self.wgmma_reads.swap_remove(i);
+                    }
+                }
+            }
+        }
     }
 
     /// The number of warps of the block (words of a [`Landed`]'s observers).
@@ -583,6 +693,18 @@ impl SharedMem<'_> {
                 "misaligned for its {align}-byte alignment, in {}",
                 self.allocs[i].describe()
             )));
+        }
+        if access != Access::Read {
+            if let Some(r) = self
+                .wgmma_reads
+                .iter()
+                .find(|r| r.start < end && start < r.end)
+            {
+                return Err(Fault::AsyncPending(format!(
+                    "shared {:#x}..{:#x} is an operand of the wgmma::Accum::mma_async at {}, which the tensor cores may still read: {} issuing thread(s) have not retired its group with Accum::wait (release or overwrite a stage only after the wait that retires the multiplies reading it)",
+                    r.start, r.end, r.site, r.holders
+                )));
+            }
         }
         match self.pending_conflict(start, end, access) {
             Some(detail) => Err(Fault::AsyncPending(detail)),

@@ -359,7 +359,9 @@ fn finish(
         }
     }
     if p.op == WarpOp::SyncWarp {
-        block.mem.borrow_mut().warp_synced(w);
+        // Lanes that exited took no part: their accesses stay unordered.
+        let full = block.warps.borrow()[w].lanes & !part == 0;
+        block.mem.borrow_mut().warp_synced(w, part, full);
     }
     {
         let mut warps = block.warps.borrow_mut();

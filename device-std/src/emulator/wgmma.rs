@@ -1,7 +1,9 @@
 //! `wgmma.mma_async` under the emulator: each thread computes its own accumulator
 //! elements from the shared memory its descriptors name, at the call (the tiles must
 //! be complete then: reading bytes a tensor copy has not landed is the usual
-//! `AsyncCopy` error). Descriptors the library does not make (no swizzle, an odd
+//! `AsyncCopy` error), and the operands' bytes stay held, as the tensor cores read them
+//! until then, until the issuing thread's `wait` retires the group: any write to them
+//! before that is an `AsyncCopy` error. Descriptors the library does not make (no swizzle, an odd
 //! stride) are a `TensorCore` error, never a guess.
 
 use super::context;
@@ -54,6 +56,25 @@ fn decode(bits: u64, which: &str) -> Operand {
 }
 
 impl Operand {
+    /// The shared bytes of the operand's `rows` rows (whole swizzle rows).
+    fn range(&self, rows: usize) -> (usize, usize) {
+        let base = (self.start - self.start % self.swizzle) as usize;
+        (base, base + rows / 8 * self.stride as usize)
+    }
+
+    /// Holds the operand's bytes for the calling thread's current `wgmma` group.
+    #[track_caller]
+    fn hold(&self, rows: usize) {
+        let site = core::panic::Location::caller();
+        let (start, end) = self.range(rows);
+        context::with(|ctx| {
+            ctx.block()
+                .mem
+                .borrow_mut()
+                .wgmma_issue(ctx.linear, start, end, site)
+        });
+    }
+
     /// Element `(row, k)` of the operand, read through the swizzle.
     #[track_caller]
     fn get<T: MmaInput>(&self, row: usize, k: usize) -> f32 {
@@ -101,6 +122,7 @@ fn multiply<T: MmaInput>(
     accumulate: bool,
 ) {
     let b = decode(b, "B");
+    b.hold(n);
     let coords = crate::wgmma::Accum128::coords;
     let (r0, _) = coords(t, 0);
     // Every `i % 4` pattern of columns repeats each 8 columns: n / 4 rows of B.
@@ -129,6 +151,7 @@ fn multiply<T: MmaInput>(
 pub(crate) fn mma_async<T: MmaInput>(regs: &mut [f32], n: usize, a: u64, b: u64, accumulate: bool) {
     let t = check_warpgroup();
     let a = decode(a, "A");
+    a.hold(64);
     let (r0, _) = crate::wgmma::Accum128::coords(t, 0);
     let a_rows: [[f32; 16]; 2] =
         core::array::from_fn(|h| core::array::from_fn(|k| a.get::<T>(r0 + 8 * h, k)));
@@ -163,4 +186,24 @@ pub(crate) fn mma_async_reg_a<T: MmaInput>(
         }
     }
     multiply::<T>(regs, n, t, &a_rows, b, accumulate);
+}
+
+/// `wgmma::commit_group`: closes the calling thread's open group.
+pub(crate) fn commit_group() {
+    context::with(|ctx| ctx.block().mem.borrow_mut().wgmma_commit(ctx.linear));
+}
+
+/// `Accum::wait::<pending>`: retires the calling thread's groups but the newest
+/// `pending` (their operands may be written again), then meets the warp's other lanes
+/// (`.sync.aligned`: none runs ahead of another's multiplies, whose reads the emulator
+/// does at issue), so a lane that goes on after the wait finds its whole warp's groups
+/// retired.
+pub(crate) fn wait(pending: u32) {
+    context::with(|ctx| {
+        ctx.block()
+            .mem
+            .borrow_mut()
+            .wgmma_retire(ctx.linear, pending as usize)
+    });
+    crate::thread::sync_warp(u32::MAX);
 }

@@ -583,3 +583,129 @@ fn stmatrix_stores_two_accumulators_as_bf16_in_the_ldmatrix_layout() {
         );
     }
 }
+
+/// A ring of 64 x 64 `bf16` tiles of `A` (2 stages, 128-byte swizzle) that one producer
+/// thread refills from `x` (64 rows, `5 * 64` columns) and one warpgroup multiplies
+/// by a resident `B` (the first 64 columns of `x`), keeping one `wgmma` group in
+/// flight; lane 0 of each warp releases a stage after `wait::<1>()`. `off_by_one`
+/// releases the stage of the group still in flight (the tensor cores may still read it
+/// when the producer refills it: PTX ISA, the shared memory a `wgmma.mma_async` reads
+/// must not change until a `wgmma.wait_group` retires it) instead of the previous
+/// one. Returns `c = Σ_r A_r B_0ᵀ` and the `f64` reference.
+fn wgmma_ring(off_by_one: bool) -> Result<(Vec<f32>, Vec<f64>), emulator::EmulatorError> {
+    use device_std::emulator::TensorMapDesc;
+    use device_std::tma::TensorMap;
+    use device_std::wgmma::{commit_group, Accum64, KMajorTile};
+    use device_std::{Mbarrier, Mbarriers, Phase, Phases};
+    type Map = TensorMap<bf16, 2, 64, 64, 1, 1, 1, 128>;
+    const ROUNDS: usize = 5;
+    let k = 64 * ROUNDS;
+    let mut r = rng(97);
+    let x: Vec<bf16> = (0..64 * k)
+        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
+        .collect();
+    // SAFETY: `x` holds 64 * k elements and outlives the launch; read only.
+    let map = unsafe {
+        TensorMapDesc::new_swizzled(
+            x.as_ptr().cast_mut(),
+            64 * k,
+            &[k as u64, 64],
+            &[2 * k as u64],
+            &[64, 64],
+            128,
+        )
+    }
+    .unwrap();
+    let mut c = vec![POISON; 64 * 64];
+    let out = GlobalMut::new(&mut c);
+    // One warpgroup of consumers, one warp whose first thread produces.
+    emulator::launch(LaunchConfig::new((1, 1, 1), (160, 1, 1)), || {
+        let map: Map = map.as_param();
+        let ring = SharedArray::<bf16, { 2 * 64 * 64 }, 1024>::new();
+        let b = SharedArray::<bf16, { 64 * 64 }, 1024>::new();
+        let full = Mbarriers::<2>::new(1);
+        let empty = Mbarriers::<2>::new(4);
+        let b_bar = Mbarrier::new(1);
+        let t = thread::thread_in_block() as usize;
+        if t >= 128 {
+            if t == 128 {
+                b_bar.arrive_expect_tx(Map::BOX_BYTES);
+                map.load(&b, [0, 0], &b_bar);
+                let mut phases = Phases::<2>::new();
+                for r in 0..ROUNDS {
+                    let s = r % 2;
+                    if r >= 2 {
+                        empty.wait(s, &mut phases);
+                    }
+                    full.get(s).arrive_expect_tx(Map::BOX_BYTES);
+                    map.load(
+                        &ring.part::<{ 64 * 64 }>(s),
+                        [64 * r as i32, 0],
+                        &full.get(s),
+                    );
+                }
+            }
+            return;
+        }
+        b_bar.wait(&mut Phase::new());
+        let bt = KMajorTile::<bf16, 64, 64, 128>::of(&b);
+        let mut acc = Accum64::zero();
+        let mut phases = Phases::<2>::new();
+        for r in 0..ROUNDS {
+            let s = r % 2;
+            full.wait(s, &mut phases);
+            let at = KMajorTile::<bf16, 64, 64, 128>::of(&ring.part::<{ 64 * 64 }>(s));
+            acc.fence();
+            for kk in 0..4 {
+                acc.mma_async(
+                    at.descriptor(0, 16 * kk),
+                    bt.descriptor(0, 16 * kk),
+                    r > 0 || kk > 0,
+                );
+            }
+            commit_group();
+            acc.wait::<1>();
+            let release = if off_by_one {
+                Some(s)
+            } else {
+                r.checked_sub(1).map(|p| p % 2)
+            };
+            if let (Some(stage), 0) = (release, t % 32) {
+                empty.get(stage).arrive();
+            }
+            // Let the producer run first (a schedule the GPU may take too).
+            thread::nanosleep(1000);
+        }
+        acc.wait::<0>();
+        let mut o = out.disjoint::<device_std::Index1D>();
+        acc.store(|r, col, v| {
+            // SAFETY: (thread, element) maps one-to-one onto (r, col) of the tile.
+            unsafe { *o.get_unchecked_mut(r * 64 + col) = v };
+        });
+    })?;
+    let want = (0..64 * 64)
+        .map(|e| {
+            let (i, j) = (e / 64, e % 64);
+            (0..k)
+                .map(|p| x[i * k + p].to_f64() * x[j * k + p % 64].to_f64())
+                .sum()
+        })
+        .collect();
+    Ok((c, want))
+}
+
+#[test]
+fn a_wgmma_stage_released_before_its_multiplies_retire_is_reported() {
+    let (got, want) = wgmma_ring(false).unwrap();
+    for (e, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!((*g as f64 - w).abs() <= 1e-3, "c[{e}] = {g}, want {w}");
+    }
+    let Err(err) = wgmma_ring(true) else {
+        panic!("a stage released while its multiplies are in flight was not reported");
+    };
+    assert!(
+        matches!(&err, emulator::EmulatorError::AsyncCopy { message, .. }
+            if message.contains("wgmma")),
+        "{err}"
+    );
+}

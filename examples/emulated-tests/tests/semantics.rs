@@ -221,3 +221,49 @@ fn a_global_mut_serves_one_slice_per_thread_and_one_launch() {
 fn a_device_function_outside_a_launch_panics() {
     thread::threadIdx_x();
 }
+
+/// `sync_warp(mask)` orders the accesses of the lanes in `mask` among themselves only
+/// (`bar.warp.sync`): lanes 0..16 meet under `0xFFFF` and lane 0 then reads a word
+/// that lane `writer` stored before (lanes 0..16 sleep first, so the store comes
+/// before the meeting whoever makes it). From lane 1 (in the mask) the read is
+/// ordered; from lane 16 (outside it, and exited by the time of the meeting) it is a
+/// race.
+fn partial_sync_then_read(writer: usize) -> Result<u32, EmulatorError> {
+    let mut v = vec![u32::MAX; 1];
+    let out = GlobalMut::new(&mut v);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        let s = SharedArray::<u32, 32, 16>::new();
+        let lane = thread::thread_in_block() as usize;
+        if lane < 16 {
+            thread::nanosleep(100);
+        }
+        if lane == writer {
+            s.write(0, 7);
+        }
+        if lane < 16 {
+            thread::sync_warp(0x0000_FFFF);
+            if lane == 0 {
+                let mut o = out.disjoint::<device_std::Index1D>();
+                // SAFETY: one thread writes the one element.
+                unsafe { *o.get_unchecked_mut(0) = s.read(0) };
+            }
+        }
+    })?;
+    Ok(v[0])
+}
+
+#[test]
+fn a_partial_sync_warp_orders_only_the_lanes_in_its_mask() {
+    assert_eq!(partial_sync_then_read(1).unwrap(), 7);
+    let err = partial_sync_then_read(16).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EmulatorError::SharedRace {
+                kind: emulator::RaceKind::ReadAfterWrite,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}

@@ -305,10 +305,15 @@ pub fn wgmma_reg_a(a: &[bf16], b: MapB64, mut c: DisjointSlice<f32>, k: u32) {
         }
         bar.wait(&mut phase);
         let bt = KMajorTile::<bf16, 64, 64, 128>::of(&tile);
+        // The fragments are written before the fence: a register of A written between
+        // `wgmma.fence` and the `mma_async` that reads it is undefined (PTX ISA,
+        // wgmma.fence).
+        let fa: [FragA<bf16>; 4] = core::array::from_fn(|kk| {
+            FragA::<bf16>::load(|r, col| a[(16 * warp + r) * k + k0 + 16 * kk + col])
+        });
         acc.fence();
-        for kk in 0..4 {
-            let fa = FragA::<bf16>::load(|r, col| a[(16 * warp + r) * k + k0 + 16 * kk + col]);
-            acc.mma_async_reg_a(&fa, bt.descriptor(0, 16 * kk), k0 > 0 || kk > 0);
+        for (kk, fa) in fa.iter().enumerate() {
+            acc.mma_async_reg_a(fa, bt.descriptor(0, 16 * kk), k0 > 0 || kk > 0);
         }
         commit_group();
         acc.wait::<0>();
