@@ -77,7 +77,7 @@ impl Cluster {
             let b = self.block(r);
             // Accesses before the barrier are ordered before those after it, in
             // every CTA of the cluster.
-            b.mem.borrow_mut().barrier_released();
+            b.mem.borrow_mut().cluster_barrier_released();
             for t in 0..b.size {
                 b.wake(t);
             }
@@ -268,10 +268,11 @@ fn remote(addr: u32, bytes: usize, align: usize, access: Access) -> Result<*mut 
                 format!("accesses shared memory of CTA rank {rank} of its cluster, which has exited (a cluster::sync before the owner's exit keeps it alive)"),
             );
         }
-        let checked = owner
-            .mem
-            .borrow_mut()
-            .check_remote(local, bytes, align, access);
+        let checked =
+            owner
+                .mem
+                .borrow_mut()
+                .check_remote(ctx.block().rank, local, bytes, align, access);
         match checked {
             Ok(p) => Ok(p),
             Err(detail) => fail(

@@ -50,6 +50,14 @@ const ASYNC: u16 = 0xFFFE;
 const MANY: u16 = 0xFFFF;
 /// `reader` flag: read by several threads of the warp in the low bits.
 const MANY_IN_WARP: u16 = 0x8000;
+/// `writer`/`reader` of a byte accessed by a thread of another CTA of the cluster
+/// (distributed shared memory), that CTA's rank in the low bits.
+const REMOTE: u16 = 0xF000;
+
+/// Whether `who` is a thread of another CTA ([`REMOTE`] plus a rank below 16).
+const fn is_remote(who: u16) -> bool {
+    who >= REMOTE && who < REMOTE + 16
+}
 
 /// What one byte of shared memory saw last.
 #[derive(Debug, Clone, Copy, Default)]
@@ -133,6 +141,7 @@ impl Arena {
             check: self.check,
             block_start: self.now,
             barrier_time: self.now,
+            cluster_barrier_time: 0,
             now: &mut self.now,
             shadow: &mut self.shadow,
             warp_sync: std::vec![0; warps],
@@ -224,6 +233,14 @@ pub(crate) enum Fault {
         addr: u32,
         allocation: String,
     },
+    /// A race with an access by another CTA of the cluster (distributed shared memory),
+    /// of rank `rank`, that no cluster barrier orders.
+    RemoteRace {
+        kind: RaceKind,
+        rank: u32,
+        addr: u32,
+        allocation: String,
+    },
     /// The static arrays exceed 48 KiB or 64 declarations.
     TooLarge(String),
     /// Bytes an asynchronous copy has not finished with.
@@ -281,6 +298,9 @@ pub(crate) struct SharedMem<'a> {
     shadow: &'a mut [Shadow],
     block_start: u32,
     barrier_time: u32,
+    /// The last cluster barrier: what orders accesses by other CTAs of the cluster
+    /// (0: none yet).
+    cluster_barrier_time: u32,
     warp_sync: Vec<u32>,
     /// Ordering through mbarriers, one row of `warps` times per thread: accesses by
     /// warp `w` before time `acquired[t * warps + w]` happen before thread `t`'s next
@@ -385,6 +405,13 @@ impl SharedMem<'_> {
         *self.now += 1;
         self.barrier_time = *self.now;
         self.landed.retain(|l| l.observers.iter().all(|&m| m == 0));
+    }
+
+    /// A cluster barrier completed: as [`barrier_released`](Self::barrier_released),
+    /// and the accesses of the cluster's other CTAs so far are ordered too.
+    pub(crate) fn cluster_barrier_released(&mut self) {
+        self.barrier_released();
+        self.cluster_barrier_time = self.barrier_time;
     }
 
     /// The lanes `lanes` of warp `w` completed a `sync_warp`; `full` when they are
@@ -663,6 +690,12 @@ impl SharedMem<'_> {
                         addr: b as u32,
                         allocation: self.at(i, b),
                     },
+                    ShadowFault::RemoteRace(kind, rank) => Fault::RemoteRace {
+                        kind,
+                        rank,
+                        addr: b as u32,
+                        allocation: self.at(i, b),
+                    },
                 });
             }
         }
@@ -713,12 +746,12 @@ impl SharedMem<'_> {
     }
 
     /// The pointer for an access of `bytes` bytes aligned to `align` at `addr` by a
-    /// thread of *another* block of the cluster: [`check_bounds`](Self::check_bounds);
-    /// races are not checked (the shadow knows this block's threads only). A write or
-    /// atomic marks the bytes written, ordered before this block's later accesses (the
-    /// cluster barrier that must separate them is what orders them on the GPU).
+    /// thread of *another* block of the cluster, of rank `rank`:
+    /// [`check_bounds`](Self::check_bounds), then the race shadow, in which only a
+    /// cluster barrier orders it against this block's threads and other CTAs.
     pub(crate) fn check_remote(
         &mut self,
+        rank: u32,
         addr: u32,
         bytes: usize,
         align: usize,
@@ -730,10 +763,84 @@ impl SharedMem<'_> {
                 Fault::AsyncPending(d) => d,
                 other => format!("{other:?}"),
             })?;
-        if access != Access::Read {
-            self.async_written(addr as usize, bytes);
+        if self.check {
+            let now = *self.now;
+            for b in addr as usize..addr as usize + bytes {
+                self.shadow_remote(rank, b, now, access)?;
+            }
         }
         Ok(self.base.wrapping_add(addr as usize))
+    }
+
+    /// The race shadow of a `.shared::cluster` access to byte `b` by a thread of the CTA
+    /// of rank `rank`: only a cluster barrier orders it against this block's threads or
+    /// another CTA's (accesses from one CTA are taken as ordered among themselves; the
+    /// shadow does not see that CTA's own barriers).
+    fn shadow_remote(
+        &mut self,
+        rank: u32,
+        b: usize,
+        now: u32,
+        access: Access,
+    ) -> Result<(), String> {
+        let s = self.shadow[b];
+        let me = REMOTE | rank as u16;
+        let cluster_time = self.cluster_barrier_time;
+        let ordered = |time: u32, who: u16| who == ASYNC || who == me || time < cluster_time;
+        let written = s.write_time >= self.block_start;
+        let read = s.read_time >= self.block_start;
+        let race = |kind: RaceKind, who: u16| {
+            let by = match who {
+                w if is_remote(w) => format!("a thread of CTA rank {}", w - REMOTE),
+                w if w < MANY_IN_WARP => format!("thread {w} of the owner"),
+                ATOMIC => "an atomic".into(),
+                _ => "several threads".into(),
+            };
+            Err(format!(
+                "data race ({kind}) on shared byte {b:#x}: {by} accessed it since the last \
+                 cluster barrier, and nothing orders the two (cluster::sync between them)"
+            ))
+        };
+        if access != Access::Write && !written {
+            return Err(format!(
+                "reads shared byte {b:#x}, which no thread of its CTA has written (uninitialised)"
+            ));
+        }
+        let fresh_atomic = written && s.writer == ATOMIC && s.write_time >= cluster_time;
+        match access {
+            Access::Read => {
+                if fresh_atomic {
+                    return race(RaceKind::PlainAfterAtomic, ATOMIC);
+                }
+                if s.writer != ATOMIC && !ordered(s.write_time, s.writer) {
+                    return race(RaceKind::ReadAfterWrite, s.writer);
+                }
+                let e = &mut self.shadow[b];
+                e.reader = if !read || ordered(s.read_time, s.reader) {
+                    me
+                } else {
+                    MANY
+                };
+                e.reader_warps = 0;
+                e.read_time = now;
+            }
+            Access::Write | Access::Atomic => {
+                if written && s.writer == ATOMIC {
+                    if access == Access::Write && fresh_atomic {
+                        return race(RaceKind::PlainAfterAtomic, ATOMIC);
+                    }
+                } else if written && !ordered(s.write_time, s.writer) {
+                    return race(RaceKind::WriteAfterWrite, s.writer);
+                }
+                if read && !ordered(s.read_time, s.reader) {
+                    return race(RaceKind::WriteAfterRead, s.reader);
+                }
+                let e = &mut self.shadow[b];
+                e.writer = if access == Access::Atomic { ATOMIC } else { me };
+                e.write_time = now;
+            }
+        }
+        Ok(())
     }
 
     /// "offset N in <allocation>".
@@ -837,6 +944,10 @@ impl SharedMem<'_> {
     /// Whether an access by `who` (of the warps in `warps_mask` when `who` is
     /// `MANY`) at `time` comes before the current one by thread `t`.
     fn ordered(&self, time: u32, who: u16, warps_mask: u32, t: u32) -> bool {
+        if is_remote(who) {
+            // Only a cluster barrier orders another CTA's access before this block's.
+            return time < self.cluster_barrier_time;
+        }
         let w = (t / 32) as usize;
         let warp_synced = self.warp_sync[w] > time;
         let single = who < MANY_IN_WARP;
@@ -866,7 +977,13 @@ impl SharedMem<'_> {
         let written = s.write_time >= self.block_start;
         let read = s.read_time >= self.block_start;
         let fresh_atomic = written && s.writer == ATOMIC && s.write_time >= self.barrier_time;
-        let single = |who: u16| (who < MANY_IN_WARP).then_some(who as u32);
+        let race = |kind: RaceKind, who: u16| {
+            if is_remote(who) {
+                ShadowFault::RemoteRace(kind, u32::from(who - REMOTE))
+            } else {
+                ShadowFault::Race(kind, (who < MANY_IN_WARP).then_some(who as u32))
+            }
+        };
         if access != Access::Write && !written {
             return Err(ShadowFault::Uninit);
         }
@@ -876,10 +993,7 @@ impl SharedMem<'_> {
                     return Err(ShadowFault::Race(RaceKind::PlainAfterAtomic, None));
                 }
                 if s.writer != ATOMIC && !self.ordered(s.write_time, s.writer, 0, t) {
-                    return Err(ShadowFault::Race(
-                        RaceKind::ReadAfterWrite,
-                        single(s.writer),
-                    ));
+                    return Err(race(RaceKind::ReadAfterWrite, s.writer));
                 }
                 let restart = !read || self.ordered(s.read_time, s.reader, s.reader_warps, t);
                 let reader = if restart {
@@ -906,16 +1020,10 @@ impl SharedMem<'_> {
                         return Err(ShadowFault::Race(RaceKind::PlainAfterAtomic, None));
                     }
                 } else if written && !self.ordered(s.write_time, s.writer, 0, t) {
-                    return Err(ShadowFault::Race(
-                        RaceKind::WriteAfterWrite,
-                        single(s.writer),
-                    ));
+                    return Err(race(RaceKind::WriteAfterWrite, s.writer));
                 }
                 if read && !self.ordered(s.read_time, s.reader, s.reader_warps, t) {
-                    return Err(ShadowFault::Race(
-                        RaceKind::WriteAfterRead,
-                        single(s.reader),
-                    ));
+                    return Err(race(RaceKind::WriteAfterRead, s.reader));
                 }
                 let e = &mut self.shadow[b];
                 e.writer = if access == Access::Atomic {
@@ -933,6 +1041,8 @@ impl SharedMem<'_> {
 enum ShadowFault {
     Uninit,
     Race(RaceKind, Option<u32>),
+    /// With another CTA's access (its rank).
+    RemoteRace(RaceKind, u32),
 }
 
 /// Turns `fault` into the launch's error at the calling thread, and unwinds.
@@ -963,6 +1073,19 @@ pub(crate) fn raise(ctx: &ThreadCtx, fault: Fault, addr: u32, bytes: usize) -> !
             kind,
             addr,
             allocation,
+        },
+        Fault::RemoteRace {
+            kind,
+            rank,
+            addr,
+            allocation,
+        } => EmulatorError::Cluster {
+            at,
+            message: format!(
+                "data race ({kind}) at shared address {addr:#x} ({allocation}) with an access \
+                 by a thread of CTA rank {rank} of the cluster (distributed shared memory): no \
+                 cluster barrier between the two (cluster::sync)"
+            ),
         },
         Fault::TooLarge(detail) => EmulatorError::StaticSharedTooLarge { at, detail },
         Fault::AsyncPending(detail) => EmulatorError::AsyncCopy {

@@ -406,3 +406,67 @@ fn elect_one_elects_the_lowest_live_lane() {
     .unwrap();
     assert_eq!(out, [1, 32]);
 }
+
+/// `cluster_exchange` with one of its cluster barriers replaced by a block barrier
+/// (`skip` 1: the one between the remote writes and the local reads; 2: the one between
+/// each CTA's own first write of its array and the peer's remote write; 0: none).
+#[kernel]
+pub fn cluster_exchange_racy(skip: u32, mut out: DisjointSlice<u32>) {
+    let a = SharedArray::<u32, 64>::new();
+    let t = thread::thread_in_block() as usize;
+    let rank = cluster::cta_rank();
+    let peer = (rank + 1) % cluster::cta_count();
+    a.write(t, 7);
+    if skip == 2 {
+        thread::sync_threads();
+    } else {
+        cluster::sync();
+    }
+    a.in_cta(peer).write(t, 100 * rank + t as u32);
+    if skip == 1 {
+        thread::sync_threads();
+    } else {
+        cluster::sync();
+    }
+    let v = a.read(t);
+    if let Some(o) = out.get_mut(thread::index_1d()) {
+        *o = v;
+    }
+    cluster::sync();
+}
+
+#[test]
+fn distributed_shared_memory_races_are_reported() {
+    let run = |skip: u32| {
+        let mut out = vec![u32::MAX; 2 * 64];
+        let o = GlobalMut::new(&mut out);
+        emulator::launch(
+            LaunchConfig::new((2, 1, 1), (64, 1, 1)).with_cluster(2, 1, 1),
+            || cluster_exchange_racy(skip, o.disjoint()),
+        )
+        .map(|_| out)
+    };
+    // Both cluster barriers: every value arrives, no race.
+    let out = run(0).unwrap();
+    for b in 0..2u32 {
+        for t in 0..64u32 {
+            assert_eq!(out[(64 * b + t) as usize], 100 * ((b + 1) % 2) + t);
+        }
+    }
+    // A block barrier does not order the peer's remote write and the local read (the
+    // shadow meets whichever comes second in the schedule: the read or the write).
+    let err = run(1).unwrap_err().to_string();
+    assert!(
+        (err.contains("read after write") || err.contains("write after read"))
+            && err.contains("CTA rank")
+            && err.contains("cluster::sync"),
+        "{err}"
+    );
+    // Nor the owner's own accesses before the peer's remote write (which one the shadow
+    // meets first depends on the schedule: the owner's write or its later read).
+    let err = run(2).unwrap_err().to_string();
+    assert!(
+        err.contains("data race (") && err.contains("CTA rank") && err.contains("cluster::sync"),
+        "{err}"
+    );
+}
