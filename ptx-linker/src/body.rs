@@ -471,7 +471,38 @@ struct PlainRun {
 /// its per-token dispatch. Stops before anything else: a brace, a
 /// directive, a comment, `shfl`/`vote`, operands that hold a name, spaced
 /// labels or guards.
-fn plain_statements<'src>(src: &'src str, mut at: usize, f: PlainFlags<'_, 'src>) -> PlainRun {
+fn plain_statements<'src>(src: &'src str, at: usize, f: PlainFlags<'_, 'src>) -> PlainRun {
+    if crate::scan32::available() {
+        // SAFETY: `available` checked that the CPU has AVX2.
+        unsafe { plain_statements_avx2(src, at, f) }
+    } else {
+        plain_statements_in::<false>(src, at, f)
+    }
+}
+
+/// [`plain_statements`] compiled with AVX2, so that the AVX2 operand pass
+/// is inlined into its loop.
+///
+/// # Safety
+///
+/// The CPU must support AVX2 ([`crate::scan32::available`]).
+#[target_feature(enable = "avx2")]
+unsafe fn plain_statements_avx2<'src>(
+    src: &'src str,
+    at: usize,
+    f: PlainFlags<'_, 'src>,
+) -> PlainRun {
+    plain_statements_in::<true>(src, at, f)
+}
+
+/// [`plain_statements`], with the AVX2 operand pass when `AVX2` (which the
+/// caller has checked).
+#[inline(always)]
+fn plain_statements_in<'src, const AVX2: bool>(
+    src: &'src str,
+    mut at: usize,
+    f: PlainFlags<'_, 'src>,
+) -> PlainRun {
     let bytes = src.as_bytes();
     let mut run = PlainRun {
         at,
@@ -540,7 +571,8 @@ fn plain_statements<'src>(src: &'src str, mut at: usize, f: PlainFlags<'_, 'src>
         if op == Opcode::Warp {
             return run;
         }
-        let Some(Plain { semi, f64 }) = plain_operands(bytes, end, op == Opcode::Bra) else {
+        let Some(Plain { semi, f64 }) = plain_operands_in::<AVX2>(bytes, end, op == Opcode::Bra)
+        else {
             return run;
         };
         *f.texture_op |= op == Opcode::Texture;
@@ -634,8 +666,19 @@ fn word(bytes: &[u8], start: usize, end: usize) -> Option<u64> {
 #[inline]
 fn plain_operands(bytes: &[u8], at: usize, branch: bool) -> Option<Plain> {
     if crate::scan32::available() {
+        plain_operands_in::<true>(bytes, at, branch)
+    } else {
+        plain_operands_in::<false>(bytes, at, branch)
+    }
+}
+
+/// [`plain_operands`], with the AVX2 pass when `AVX2` (which the caller
+/// has checked: `crate::scan32::available()`).
+#[inline(always)]
+fn plain_operands_in<const AVX2: bool>(bytes: &[u8], at: usize, branch: bool) -> Option<Plain> {
+    if AVX2 {
         use crate::scan32::Operands;
-        // SAFETY: `available` checked that the CPU has AVX2.
+        // SAFETY: the caller checked that the CPU has AVX2.
         match unsafe { crate::scan32::operands(bytes, at, !branch) } {
             Operands::Plain(semi, f64) => return Some(Plain { semi, f64 }),
             Operands::NotPlain => return None,

@@ -229,6 +229,7 @@ mod imp {
     ///
     /// The CPU must support AVX2 ([`available`]).
     #[target_feature(enable = "avx2")]
+    #[inline]
     pub(crate) unsafe fn operands(bytes: &[u8], at: usize, names: bool) -> Operands {
         let (Some(here), Some(&before)) = (bytes.get(at..at + 32), bytes.get(at.wrapping_sub(1)))
         else {
