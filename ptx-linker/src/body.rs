@@ -510,19 +510,24 @@ fn plain_statements_in<'src, const AVX2: bool>(
         colon_end: usize::MAX,
     };
     loop {
-        // Blanks.
-        while let Some(mask) = crate::scan16::non_blank(bytes, at) {
-            if mask != 0 {
-                at += mask.trailing_zeros() as usize;
-                break;
+        // Blanks (the mask's blanks are the byte loop's: ` `, `\t`..`\r`).
+        loop {
+            match crate::scan16::non_blank(bytes, at) {
+                Some(0) => at += 16,
+                Some(mask) => {
+                    at += mask.trailing_zeros() as usize;
+                    break;
+                }
+                None => {
+                    while bytes
+                        .get(at)
+                        .is_some_and(|&b| CLASS[b as usize] == C_SPACE || b == b'\n')
+                    {
+                        at += 1;
+                    }
+                    break;
+                }
             }
-            at += 16;
-        }
-        while bytes
-            .get(at)
-            .is_some_and(|&b| CLASS[b as usize] == C_SPACE || b == b'\n')
-        {
-            at += 1;
         }
         let mut start = at;
         let Some(&b) = bytes.get(start) else {
