@@ -249,7 +249,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 }
                 // Most statements' operands hold only registers, numbers
                 // and punctuation: pass them in one go, and the `;`.
-                if let Some((semi, f64)) = plain_operands(bytes, end, branch) {
+                if let Some(Plain { semi, f64 }) = plain_operands(bytes, end, branch) {
                     f64_op |= f64;
                     stmt_start = true;
                     branch = false;
@@ -471,7 +471,38 @@ struct PlainRun {
 /// its per-token dispatch. Stops before anything else: a brace, a
 /// directive, a comment, `shfl`/`vote`, operands that hold a name, spaced
 /// labels or guards.
-fn plain_statements<'src>(src: &'src str, mut at: usize, f: PlainFlags<'_, 'src>) -> PlainRun {
+fn plain_statements<'src>(src: &'src str, at: usize, f: PlainFlags<'_, 'src>) -> PlainRun {
+    if crate::scan32::available() {
+        // SAFETY: `available` checked that the CPU has AVX2.
+        unsafe { plain_statements_avx2(src, at, f) }
+    } else {
+        plain_statements_in::<false>(src, at, f)
+    }
+}
+
+/// [`plain_statements`] compiled with AVX2, so that the AVX2 operand pass
+/// is inlined into its loop.
+///
+/// # Safety
+///
+/// The CPU must support AVX2 ([`crate::scan32::available`]).
+#[target_feature(enable = "avx2")]
+unsafe fn plain_statements_avx2<'src>(
+    src: &'src str,
+    at: usize,
+    f: PlainFlags<'_, 'src>,
+) -> PlainRun {
+    plain_statements_in::<true>(src, at, f)
+}
+
+/// [`plain_statements`], with the AVX2 operand pass when `AVX2` (which the
+/// caller has checked).
+#[inline(always)]
+fn plain_statements_in<'src, const AVX2: bool>(
+    src: &'src str,
+    mut at: usize,
+    f: PlainFlags<'_, 'src>,
+) -> PlainRun {
     let bytes = src.as_bytes();
     let mut run = PlainRun {
         at,
@@ -479,19 +510,24 @@ fn plain_statements<'src>(src: &'src str, mut at: usize, f: PlainFlags<'_, 'src>
         colon_end: usize::MAX,
     };
     loop {
-        // Blanks.
-        while let Some(mask) = crate::scan16::non_blank(bytes, at) {
-            if mask != 0 {
-                at += mask.trailing_zeros() as usize;
-                break;
+        // Blanks (the mask's blanks are the byte loop's: ` `, `\t`..`\r`).
+        loop {
+            match crate::scan16::non_blank(bytes, at) {
+                Some(0) => at += 16,
+                Some(mask) => {
+                    at += mask.trailing_zeros() as usize;
+                    break;
+                }
+                None => {
+                    while bytes
+                        .get(at)
+                        .is_some_and(|&b| CLASS[b as usize] == C_SPACE || b == b'\n')
+                    {
+                        at += 1;
+                    }
+                    break;
+                }
             }
-            at += 16;
-        }
-        while bytes
-            .get(at)
-            .is_some_and(|&b| CLASS[b as usize] == C_SPACE || b == b'\n')
-        {
-            at += 1;
         }
         let mut start = at;
         let Some(&b) = bytes.get(start) else {
@@ -540,7 +576,8 @@ fn plain_statements<'src>(src: &'src str, mut at: usize, f: PlainFlags<'_, 'src>
         if op == Opcode::Warp {
             return run;
         }
-        let Some((semi, f64)) = plain_operands(bytes, end, op == Opcode::Bra) else {
+        let Some(Plain { semi, f64 }) = plain_operands_in::<AVX2>(bytes, end, op == Opcode::Bra)
+        else {
             return run;
         };
         *f.texture_op |= op == Opcode::Texture;
@@ -632,14 +669,54 @@ fn word(bytes: &[u8], start: usize, end: usize) -> Option<u64> {
 /// classified 16 bytes at a time ([`first_stop`]), without a branch per byte
 /// (SSE2 on x86-64: [`crate::scan16`]).
 #[inline]
-fn plain_operands(bytes: &[u8], mut at: usize, branch: bool) -> Option<(usize, bool)> {
+fn plain_operands(bytes: &[u8], at: usize, branch: bool) -> Option<Plain> {
+    if crate::scan32::available() {
+        plain_operands_in::<true>(bytes, at, branch)
+    } else {
+        plain_operands_in::<false>(bytes, at, branch)
+    }
+}
+
+/// [`plain_operands`], with the AVX2 pass when `AVX2` (which the caller
+/// has checked: `crate::scan32::available()`).
+#[inline(always)]
+fn plain_operands_in<const AVX2: bool>(bytes: &[u8], at: usize, branch: bool) -> Option<Plain> {
+    if AVX2 {
+        use crate::scan32::Operands;
+        // SAFETY: the caller checked that the CPU has AVX2.
+        match unsafe { crate::scan32::operands(bytes, at, !branch) } {
+            Operands::Plain(semi, f64) => return Some(Plain { semi, f64 }),
+            Operands::NotPlain => return None,
+            Operands::From(from, f64) => {
+                let semi = first_stop(bytes, from, !branch)?;
+                return (bytes[semi] == b';').then_some(Plain { semi, f64 });
+            }
+            Operands::Unknown => {}
+        }
+    }
+    plain_operands_16(bytes, at, branch).map(|(semi, f64)| Plain { semi, f64 })
+}
+
+/// What [`plain_operands`] found.
+#[derive(Debug, PartialEq, Eq)]
+struct Plain {
+    /// The statement's `;`.
+    semi: usize,
+    /// Whether a qualifier is `.f64`.
+    f64: bool,
+}
+
+/// [`plain_operands`] without AVX2: qualifiers one by one, then
+/// [`first_stop_16`].
+#[inline]
+fn plain_operands_16(bytes: &[u8], mut at: usize, branch: bool) -> Option<(usize, bool)> {
     let mut f64 = false;
     while bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(|&n| is_ident_char(n)) {
         let end = ident_end(bytes, at + 1);
         f64 |= word(bytes, at, end) == Some(u64::from_le_bytes(*b".f64\0\0\0\0"));
         at = end;
     }
-    let stop = first_stop(bytes, at, !branch)?;
+    let stop = first_stop_16(bytes, at, !branch)?;
     (bytes[stop] == b';').then_some((stop, f64))
 }
 
@@ -672,15 +749,36 @@ static OPERAND: [u8; 256] = {
 /// Whether the fast operand scan stops at byte `b`, preceded by `before`
 /// (`names`: a name that starts here stops it).
 #[inline]
-fn stops_at(b: u8, before: u8, names: bool) -> bool {
+pub(crate) fn stops_at(b: u8, before: u8, names: bool) -> bool {
     let (k, p) = (OPERAND[b as usize], OPERAND[before as usize]);
     k & O_STOP != 0 || (names && k & O_LETTER != 0 && p & O_GLUE == 0)
 }
 
+/// Whether a letter after `b` is glued on (it continues `b`'s token).
+#[inline]
+pub(crate) fn is_glue(b: u8) -> bool {
+    OPERAND[b as usize] & O_GLUE != 0
+}
+
 /// The first index from `at` (`at > 0`) where [`stops_at`] holds; `None`
-/// at the end of input.
+/// at the end of input. 32 bytes at a time with AVX2 where the CPU has it
+/// ([`crate::scan32`]), then 16 at a time with SSE2, then byte by byte:
+/// all three give the same answer.
 #[inline]
 fn first_stop(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> {
+    if crate::scan32::available() {
+        // SAFETY: `available` checked that the CPU has AVX2.
+        match unsafe { crate::scan32::first_stop(bytes, at, names) } {
+            crate::scan32::Found::At(i) => return Some(i),
+            crate::scan32::Found::Before(i) => at = i,
+        }
+    }
+    first_stop_16(bytes, at, names)
+}
+
+/// [`first_stop`] without AVX2: SSE2 (on x86-64), then byte by byte.
+#[inline]
+fn first_stop_16(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         while at + 16 <= bytes.len() {
@@ -691,6 +789,12 @@ fn first_stop(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> {
             at += 16;
         }
     }
+    first_stop_scalar(bytes, at, names)
+}
+
+/// [`first_stop`] byte by byte.
+#[inline]
+fn first_stop_scalar(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> {
     while let Some(&b) = bytes.get(at) {
         if stops_at(b, bytes[at - 1], names) {
             return Some(at);
@@ -1189,5 +1293,78 @@ mod tests {
             ),
             [(4, 4)]
         );
+    }
+
+    /// [`super::plain_operands`] with AVX2 (where the CPU has it) and
+    /// without agree on random statement tails: qualifiers (`.f64` among
+    /// them, `..`, a trailing `.`), operands with names, stops anywhere.
+    #[test]
+    fn the_avx2_operand_pass_agrees_with_the_sse2_one() {
+        const PIECES: &[&str] = &[
+            ".f64", ".f6", ".f644", ".lo", ".s32", ".", "..", " ", "\t", "%r1", ", ", "x", "_a",
+            "$b", "9", "0f3F80", ";", ":", "{", "}", "@", "/", "\"", "[", "]", "+", "\n", "f64",
+            ".u64", "\u{80}",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..3000 {
+            let n = 1 + (next() % 16) as usize;
+            let mut text = String::from("mad");
+            for _ in 0..n {
+                text.push_str(PIECES[(next() >> 8) as usize % PIECES.len()]);
+            }
+            let bytes = text.as_bytes();
+            for at in 1..=bytes.len() {
+                for branch in [false, true] {
+                    let fast = super::plain_operands(bytes, at, branch);
+                    assert_eq!(
+                        fast.as_ref().map(|p| (p.semi, p.f64)),
+                        super::plain_operands_16(bytes, at, branch),
+                        "{text:?} at {at} branch {branch}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The AVX2, SSE2 and scalar operand scans find the same stop on random
+    /// texts of the bytes they classify (and some others), from every start,
+    /// with and without names.
+    #[test]
+    fn the_avx2_sse2_and_scalar_operand_scans_agree() {
+        const ALPHABET: &[u8] = b" \t\n\r\x0b\x0c\x00\x1f\x7f\x80\xff%$_azAZ09gG,[]()+-!{};:@./\"";
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..400 {
+            let len = 1 + (next() % 120) as usize;
+            // Mostly operand bytes, so that stops are sometimes far away.
+            let text: Vec<u8> = (0..len)
+                .map(|_| {
+                    let r = next();
+                    if round % 2 == 0 && r % 8 != 0 {
+                        b" %r1,"[(r >> 8) as usize % 5]
+                    } else {
+                        ALPHABET[(r >> 8) as usize % ALPHABET.len()]
+                    }
+                })
+                .collect();
+            for at in 1..=len {
+                for names in [false, true] {
+                    let scalar = super::first_stop_scalar(&text, at, names);
+                    assert_eq!(super::first_stop_16(&text, at, names), scalar);
+                    assert_eq!(super::first_stop(&text, at, names), scalar, "{text:?} {at}");
+                }
+            }
+        }
     }
 }

@@ -78,6 +78,7 @@ pub mod parse;
 pub mod ptxas;
 pub mod resolve;
 mod scan16;
+mod scan32;
 pub mod signature;
 pub mod symbols;
 pub mod validate;
