@@ -1193,6 +1193,35 @@ mod tests {
         assert_eq!(refs(body), ["t2@8", "t2@9"]);
     }
 
+    /// Every corpus file and the bench's generated modules parse to the same items,
+    /// flags and errors through the AVX2 scan and through the portable one (on an AVX2
+    /// machine the latter would otherwise never see whole bodies).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx2_and_portable_body_scans_agree_on_whole_modules() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/ptx-wild");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("cannot read {dir}: {e}"))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect();
+        assert!(files.len() >= 30, "the corpus has {} files", files.len());
+        files.push(format!(
+            "{HEAD}.visible .entry k()\n{{\nadd.s32 %r1, %r1, 1;\nt1:\n@!%p1 bra t2;\n\
+             mov.u64 %rd1, t2;\nt2 :\nadd.rn.f64 %fd1, %fd2, %fd3;\nmov.u64 %rd1, t1;\nret;\n}}\n"
+        ));
+        for src in &files {
+            let scan = |portable: bool| {
+                crate::scan32::imp_no_avx2(portable);
+                let m = parse(FileId(0), src);
+                crate::scan32::imp_no_avx2(false);
+                format!("{:?}", m)
+            };
+            assert!(scan(false) == scan(true), "the scans differ on a module");
+        }
+    }
+
     #[test]
     fn runs_of_plain_statements_keep_labels_guards_and_scopes() {
         // After a plain statement: labels (also spaced, and one hiding a

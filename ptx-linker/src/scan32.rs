@@ -134,9 +134,19 @@ mod imp {
         _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
     };
 
+    #[cfg(test)]
+    std::thread_local! {
+        /// Tests set it to take the portable (SSE2) path on an AVX2 machine.
+        pub(crate) static NO_AVX2: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
     /// Whether this machine has AVX2 (detected once, then cached by std).
     #[inline]
     pub(crate) fn available() -> bool {
+        #[cfg(test)]
+        if NO_AVX2.with(|c| c.get()) {
+            return false;
+        }
         std::is_x86_feature_detected!("avx2")
     }
 
@@ -334,6 +344,12 @@ mod imp {
     pub(crate) unsafe fn operands(_: &[u8], _: usize, _: bool) -> Operands {
         Operands::Unknown
     }
+}
+
+/// Tests: take the portable path (`true`) or the detected one on this thread.
+#[cfg(all(test, target_arch = "x86_64"))]
+pub(crate) fn imp_no_avx2(portable: bool) {
+    imp::NO_AVX2.with(|c| c.set(portable));
 }
 
 #[cfg(test)]
