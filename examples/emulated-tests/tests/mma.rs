@@ -7,7 +7,7 @@ use device_std::emulator::{self, GlobalMut, LaunchConfig};
 use device_std::mma::{Accum, FragA, FragB};
 use device_std::{bf16, f16, kernel, thread, DisjointSlice, SharedArray};
 use emulated_tests::emulate::POISON;
-use example_support::rng;
+use example_support::{frobenius, matmul_bt_f64, matmul_f64, random_bf16, rng};
 use rand::Rng;
 
 #[test]
@@ -40,12 +40,8 @@ fn fragment_coordinates_cover_each_tile_once() {
 
 fn gemm(m: usize, n: usize, k: usize, seed: u64, smem: bool) -> (Vec<f32>, Vec<f64>) {
     let mut r = rng(seed);
-    let a: Vec<bf16> = (0..m * k)
-        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
-        .collect();
-    let b: Vec<bf16> = (0..k * n)
-        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
-        .collect();
+    let a = random_bf16(&mut r, m * k);
+    let b = random_bf16(&mut r, k * n);
     let mut c = vec![POISON; m * n];
     let out = GlobalMut::new(&mut c);
     let warps = m.div_ceil(16) * n.div_ceil(8);
@@ -63,15 +59,7 @@ fn gemm(m: usize, n: usize, k: usize, seed: u64, smem: bool) -> (Vec<f32>, Vec<f
         })
         .unwrap();
     }
-    let want = (0..m * n)
-        .map(|e| {
-            let (i, j) = (e / n, e % n);
-            (0..k)
-                .map(|p| a[i * k + p].to_f64() * b[p * n + j].to_f64())
-                .sum()
-        })
-        .collect();
-    (c, want)
+    (c, matmul_f64(&a, &b, m, n, k))
 }
 
 #[test]
@@ -85,17 +73,8 @@ fn gemm_bf16_matches_the_f64_reference_at_square_and_ragged_sizes() {
         (77, 45, 35, 76, true),
     ] {
         let (got, want) = gemm(m, n, k, seed, smem);
-        assert!(
-            got.iter().all(|x| !x.is_nan()),
-            "{m}x{n}x{k}: unwritten elements"
-        );
-        let num: f64 = got
-            .iter()
-            .zip(&want)
-            .map(|(g, w)| (*g as f64 - w).powi(2))
-            .sum();
-        let den: f64 = want.iter().map(|w| w * w).sum();
-        let err = (num / den).sqrt();
+        let (err, unwritten) = frobenius(got.iter().map(|&x| f64::from(x)), &want);
+        assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
         assert!(err < 1e-5, "{m}x{n}x{k}: relative Frobenius error {err:e}");
     }
 }
@@ -107,12 +86,8 @@ fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) 
     use device_std::emulator::TensorMapDesc;
     use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
     let mut r = rng(seed);
-    let a: Vec<bf16> = (0..m * k)
-        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
-        .collect();
-    let bt: Vec<bf16> = (0..n * k)
-        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
-        .collect();
+    let a = random_bf16(&mut r, m * k);
+    let bt = random_bf16(&mut r, n * k);
     let map = |x: &[bf16], rows: usize, box_rows: usize| {
         // SAFETY: `x` holds rows * k elements and outlives the launch below; the kernel
         // only reads through the map.
@@ -148,15 +123,7 @@ fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) 
         )
     })
     .unwrap();
-    let want = (0..m * n)
-        .map(|e| {
-            let (i, j) = (e / n, e % n);
-            (0..k)
-                .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
-                .sum()
-        })
-        .collect();
-    (c, want)
+    (c, matmul_bt_f64(&a, &bt, m, n, k))
 }
 
 #[test]
@@ -165,17 +132,8 @@ fn gemm_wgmma_matches_the_f64_reference_at_whole_and_ragged_tiles() {
     // rows with more k-stages than the ring holds (the ring wraps).
     for (m, n, k, seed) in [(128, 256, 64, 81), (77, 45, 40, 82), (200, 256, 320, 83)] {
         let (got, want) = gemm_wgmma(m, n, k, seed);
-        assert!(
-            got.iter().all(|x| !x.is_nan()),
-            "{m}x{n}x{k}: unwritten elements"
-        );
-        let num: f64 = got
-            .iter()
-            .zip(&want)
-            .map(|(g, w)| (g.to_f64() - w).powi(2))
-            .sum();
-        let den: f64 = want.iter().map(|w| w * w).sum();
-        let err = (num / den).sqrt();
+        let (err, unwritten) = frobenius(got.iter().map(|x| x.to_f64()), &want);
+        assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
         // The bf16 rounding of the output is about 2e-3.
         assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
     }
@@ -321,12 +279,8 @@ fn wgmma_with_a_from_registers_matches_the_f64_reference() {
     use device_std::emulator::TensorMapDesc;
     let k = 192;
     let mut r = rng(91);
-    let a: Vec<bf16> = (0..64 * k)
-        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
-        .collect();
-    let bt: Vec<bf16> = (0..64 * k)
-        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
-        .collect();
+    let a = random_bf16(&mut r, 64 * k);
+    let bt = random_bf16(&mut r, 64 * k);
     // SAFETY: `bt` holds 64 * k elements and outlives the launch; read only.
     let map_b = unsafe {
         TensorMapDesc::new_swizzled(
@@ -345,11 +299,9 @@ fn wgmma_with_a_from_registers_matches_the_f64_reference() {
         mma_gemm_kernels::wgmma_reg_a(&a, map_b.as_param(), out.disjoint(), k as u32)
     })
     .unwrap();
-    for (e, g) in c.iter().enumerate() {
+    let want = matmul_bt_f64(&a, &bt, 64, 64, k);
+    for (e, (g, want)) in c.iter().zip(&want).enumerate() {
         let (i, j) = (e / 64, e % 64);
-        let want: f64 = (0..k)
-            .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
-            .sum();
         assert!(
             (*g as f64 - want).abs() <= 1e-4,
             "c[{i}][{j}] = {g}, want {want}"
@@ -443,9 +395,7 @@ fn gemm_bt(m: usize, n: usize, k: usize, seed: u64) -> (f64, usize) {
     let aligned = |len: usize, r: &mut rand::rngs::StdRng| {
         let mut buf = vec![bf16::from_bits(0); len + 8];
         let off = buf.as_ptr().align_offset(16);
-        for x in &mut buf[off..off + len] {
-            *x = bf16::from_f32(r.random_range(-1.0..1.0));
-        }
+        buf[off..off + len].copy_from_slice(&random_bf16(r, len));
         (buf, off)
     };
     let (a_buf, a_off) = aligned(m * k, &mut r);
@@ -460,17 +410,7 @@ fn gemm_bt(m: usize, n: usize, k: usize, seed: u64) -> (f64, usize) {
         mma_gemm_kernels::gemm_mma(a, bt, out.disjoint(), mm, nn, kk)
     })
     .unwrap();
-    let (mut num, mut den) = (0f64, 0f64);
-    for i in 0..m {
-        for j in 0..n {
-            let want: f64 = (0..k)
-                .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
-                .sum();
-            num += (c[i * n + j].to_f64() - want).powi(2);
-            den += want * want;
-        }
-    }
-    ((num / den).sqrt(), c.iter().filter(|x| x.is_nan()).count())
+    frobenius(c.iter().map(|x| x.to_f64()), &matmul_bt_f64(a, bt, m, n, k))
 }
 
 #[test]
@@ -600,10 +540,7 @@ fn wgmma_ring(off_by_one: bool) -> Result<(Vec<f32>, Vec<f64>), emulator::Emulat
     type Map = TensorMap<bf16, 2, 64, 64, 1, 1, 1, 128>;
     const ROUNDS: usize = 5;
     let k = 64 * ROUNDS;
-    let mut r = rng(97);
-    let x: Vec<bf16> = (0..64 * k)
-        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
-        .collect();
+    let x = random_bf16(&mut rng(97), 64 * k);
     // SAFETY: `x` holds 64 * k elements and outlives the launch; read only.
     let map = unsafe {
         TensorMapDesc::new_swizzled(

@@ -46,6 +46,58 @@ pub fn random_f32(rng: &mut impl Rng, n: usize, lo: f32, hi: f32) -> Vec<f32> {
     (0..n).map(|_| rng.random_range(lo..hi)).collect()
 }
 
+/// `n` `bf16` values, each an `f32` drawn uniformly from `[-1, 1)` and rounded: the
+/// inputs of the tensor-core GEMMs.
+pub fn random_bf16(rng: &mut impl Rng, n: usize) -> Vec<half::bf16> {
+    (0..n)
+        .map(|_| half::bf16::from_f32(rng.random_range(-1.0..1.0)))
+        .collect()
+}
+
+/// `c = a · b` in `f64` for row-major `a` (`m × k`) and `b` (`k × n`): `m × n`, row-major.
+pub fn matmul_f64(a: &[half::bf16], b: &[half::bf16], m: usize, n: usize, k: usize) -> Vec<f64> {
+    (0..m * n)
+        .map(|e| {
+            let (i, j) = (e / n, e % n);
+            (0..k)
+                .map(|p| a[i * k + p].to_f64() * b[p * n + j].to_f64())
+                .sum()
+        })
+        .collect()
+}
+
+/// `c = a · bᵀ` in `f64` for row-major `a` (`m × k`) and `b` stored `n × k` (both
+/// K-major, as the `wgmma` and `gemm_mma` kernels take them): `m × n`, row-major.
+pub fn matmul_bt_f64(
+    a: &[half::bf16],
+    bt: &[half::bf16],
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Vec<f64> {
+    (0..m * n)
+        .map(|e| {
+            let (i, j) = (e / n, e % n);
+            (0..k)
+                .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
+                .sum()
+        })
+        .collect()
+}
+
+/// The relative Frobenius error `‖got − want‖ / ‖want‖` (NaN when `got` holds a NaN),
+/// and how many elements of `got` are NaN: outputs poisoned with NaN that the kernel
+/// never wrote.
+pub fn frobenius(got: impl IntoIterator<Item = f64>, want: &[f64]) -> (f64, usize) {
+    let (mut num, mut nan) = (0.0f64, 0);
+    for (g, w) in got.into_iter().zip(want) {
+        nan += g.is_nan() as usize;
+        num += (g - w).powi(2);
+    }
+    let den: f64 = want.iter().map(|w| w * w).sum();
+    ((num / den).sqrt(), nan)
+}
+
 /// The value outputs are filled with before a launch, so an element the
 /// kernel never writes cannot pass as correct.
 pub const POISON: f32 = f32::NAN;

@@ -934,12 +934,8 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
     };
     for &n in sizes {
         let mut r = rng(env, 11 + n as u64);
-        let a: Vec<bf16> = (0..n * n)
-            .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
-            .collect();
-        let bt: Vec<bf16> = (0..n * n)
-            .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
-            .collect();
+        let a = example_support::random_bf16(&mut r, n * n);
+        let bt = example_support::random_bf16(&mut r, n * n);
         let (a_d, b_d) = (env.stream.clone_htod(&a)?, env.stream.clone_htod(&bt)?);
         let dims = [n as u64, n as u64];
         let stride = [2 * n as u64];

@@ -7,9 +7,10 @@
 
 use anyhow::{bail, Result};
 use clap::Parser;
+use example_support::{frobenius, matmul_bt_f64, matmul_f64, random_bf16};
 use half::bf16;
 use host_loader::{open_device, LaunchConfig, Module, Slice, SliceMut};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
 #[derive(Parser)]
 struct Args {
@@ -20,6 +21,26 @@ struct Args {
     /// Also run `gemm_wgmma` (the module must be built for sm_90a).
     #[arg(long)]
     wgmma: bool,
+}
+
+/// Prints `PASS`/`FAIL` for kernel `name` at `shape`: `got` against `want`, relative
+/// Frobenius error below `tol` and no element left unwritten (NaN). Returns whether it
+/// failed, as a count.
+fn report(
+    name: &str,
+    shape: &str,
+    got: impl IntoIterator<Item = f64>,
+    want: &[f64],
+    tol: f64,
+    seed: u64,
+) -> usize {
+    let (err, nan) = frobenius(got, want);
+    let ok = nan == 0 && err < tol;
+    println!(
+        "{} {name} {shape}: relative Frobenius error {err:.2e}, {nan} unwritten (seed {seed})",
+        if ok { "PASS" } else { "FAIL" },
+    );
+    !ok as usize
 }
 
 /// `gemm_bf16`: one warp per 16 x 8 tile, 4 warps per block.
@@ -60,21 +81,10 @@ fn main() -> Result<()> {
         (77, 45, 35),
         (1000, 1000, 1000),
     ] {
-        let a: Vec<bf16> = (0..m * k)
-            .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
-            .collect();
-        let b: Vec<bf16> = (0..k * n)
-            .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
-            .collect();
+        let a = random_bf16(&mut rng, m * k);
+        let b = random_bf16(&mut rng, k * n);
         let (a_d, b_d) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
-        let want: Vec<f64> = (0..m * n)
-            .map(|e| {
-                let (i, j) = (e / n, e % n);
-                (0..k)
-                    .map(|p| a[i * k + p].to_f64() * b[p * n + j].to_f64())
-                    .sum()
-            })
-            .collect();
+        let want = matmul_f64(&a, &b, m, n, k);
         for (name, kernel, cfg) in [
             ("gemm_bf16", &gemm, per_warp(m, n)?),
             ("gemm_bf16_smem", &gemm_smem, per_block(m, n)?),
@@ -89,21 +99,8 @@ fn main() -> Result<()> {
                 )
             }?;
             let c = stream.clone_dtoh(&c_d)?;
-            let nan = c.iter().filter(|x| x.is_nan()).count();
-            let num: f64 = c
-                .iter()
-                .zip(&want)
-                .map(|(g, w)| (*g as f64 - w).powi(2))
-                .sum();
-            let den: f64 = want.iter().map(|w| w * w).sum();
-            let err = (num / den).sqrt();
-            let ok = nan == 0 && err < 1e-5;
-            failed += !ok as usize;
-            println!(
-                "{} {name} {m}x{n}x{k}: relative Frobenius error {err:.2e}, {nan} unwritten (seed {})",
-                if ok { "PASS" } else { "FAIL" },
-                args.seed
-            );
+            let got = c.iter().map(|&x| f64::from(x));
+            failed += report(name, &format!("{m}x{n}x{k}"), got, &want, 1e-5, args.seed);
         }
     }
     failed += transposed(&stream, &module, &mut rng, args.seed, args.wgmma)?;
@@ -152,37 +149,14 @@ fn transposed(
         (1000, 1000, 1000),
         (300, 700, 4104),
     ] {
-        let a: Vec<bf16> = (0..m * k)
-            .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
-            .collect();
-        let bt: Vec<bf16> = (0..n * k)
-            .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
-            .collect();
+        let a = random_bf16(rng, m * k);
+        let bt = random_bf16(rng, n * k);
         let (a_d, b_d) = (stream.clone_htod(&a)?, stream.clone_htod(&bt)?);
-        let want: Vec<f64> = (0..m * n)
-            .map(|e| {
-                let (i, j) = (e / n, e % n);
-                (0..k)
-                    .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
-                    .sum()
-            })
-            .collect();
+        let want = matmul_bt_f64(&a, &bt, m, n, k);
         let (m32, n32, k32) = (m as u32, n as u32, k as u32);
         let mut check = |name: &str, c: Vec<bf16>| {
-            let nan = c.iter().filter(|x| x.is_nan()).count();
-            let num: f64 = c
-                .iter()
-                .zip(&want)
-                .map(|(g, w)| (g.to_f64() - w).powi(2))
-                .sum();
-            let den: f64 = want.iter().map(|w| w * w).sum();
-            let err = (num / den).sqrt();
-            let ok = nan == 0 && err < 1e-2;
-            failed += !ok as usize;
-            println!(
-                "{} {name} {m}x{n}x{k}: relative Frobenius error {err:.2e}, {nan} unwritten (seed {seed})",
-                if ok { "PASS" } else { "FAIL" },
-            );
+            let got = c.iter().map(|x| x.to_f64());
+            failed += report(name, &format!("{m}x{n}x{k}"), got, &want, 1e-2, seed);
         };
         let mut c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
         let cfg = LaunchConfig {
@@ -211,12 +185,8 @@ fn transposed(
     // `wgmma_reg_a`: A from registers, one 64 x 64 tile, f32 out (exact products, so
     // only the accumulation rounds: 1e-5).
     let k = 256;
-    let a: Vec<bf16> = (0..64 * k)
-        .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
-        .collect();
-    let bt: Vec<bf16> = (0..64 * k)
-        .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
-        .collect();
+    let a = random_bf16(rng, 64 * k);
+    let bt = random_bf16(rng, 64 * k);
     let (a_d, b_d) = (stream.clone_htod(&a)?, stream.clone_htod(&bt)?);
     type MapB64<'a> = TensorMap<'a, bf16, 2, 64, 64, 1, 1, 1, 128>;
     let map_b = MapB64::tiled(stream, &b_d, [k as u64, 64], &[2 * k as u64])?;
@@ -230,22 +200,8 @@ fn transposed(
     // SAFETY: one block writes the 64 x 64 c; the map describes b_d, which outlives it.
     unsafe { rs.launch(stream, cfg, (&a_d, &map_b, &mut c_d, k as u32)) }?;
     let c = stream.clone_dtoh(&c_d)?;
-    let (mut num, mut den, mut nan) = (0.0f64, 0.0f64, 0);
-    for (e, g) in c.iter().enumerate() {
-        let (i, j) = (e / 64, e % 64);
-        let want: f64 = (0..k)
-            .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
-            .sum();
-        nan += g.is_nan() as usize;
-        num += (*g as f64 - want).powi(2);
-        den += want * want;
-    }
-    let err = (num / den).sqrt();
-    let ok = nan == 0 && err < 1e-5;
-    failed += !ok as usize;
-    println!(
-        "{} wgmma_reg_a 64x64x{k}: relative Frobenius error {err:.2e}, {nan} unwritten (seed {seed})",
-        if ok { "PASS" } else { "FAIL" },
-    );
+    let want = matmul_bt_f64(&a, &bt, 64, 64, k);
+    let got = c.iter().map(|&x| f64::from(x));
+    failed += report("wgmma_reg_a", &format!("64x64x{k}"), got, &want, 1e-5, seed);
     Ok(failed)
 }
