@@ -202,24 +202,14 @@ impl<E: MmaInput> FragA<E> {
             ld % 8 == 0 && col0 % 8 == 0 && col0 + 16 <= ld && (row0 + 16) * ld <= N,
             "FragA::load_shared: rows must be 16-byte aligned and the block inside the array"
         );
-        on_device!("FragA::load_shared", {
-            let lane = crate::thread::lane_id() as usize;
-            let at = tile.ptr((row0 + lane % 16) * ld + col0 + 8 * (lane / 16)).addr();
-            let (mut r0, mut r1, mut r2, mut r3) = (0u32, 0u32, 0u32, 0u32);
-            // SAFETY: every lane's row address lies in the array and is 16-byte aligned
-            // (checked above); reads shared memory only.
-            unsafe {
-                core::arch::asm!(
-                    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];",
-                    r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3,
-                    a = in(reg32) at,
-                    options(nostack, readonly, preserves_flags),
-                );
-            }
-            FragA { regs: [r0, r1, r2, r3], _elem: PhantomData }
-        }, emulated: {
-            Self::load(|r, c| tile.read((row0 + r) * ld + col0 + c))
-        })
+        let lane = crate::thread::lane_id() as usize;
+        let row = tile.ptr((row0 + lane % 16) * ld + col0 + 8 * (lane / 16));
+        // SAFETY: every lane's row lies in the array and is 16-byte aligned (checked
+        // above); nothing writes it during the load.
+        FragA {
+            regs: unsafe { ldmatrix_at::<E, 4>(row, false) },
+            _elem: PhantomData,
+        }
     }
 }
 
@@ -438,24 +428,14 @@ impl<E: MmaInput> FragB<E> {
             ld % 8 == 0 && col0 % 8 == 0 && col0 + 8 <= ld && (row0 + 16) * ld <= N,
             "FragB::load_shared_trans: rows must be 16-byte aligned and the block inside the array"
         );
-        on_device!("FragB::load_shared_trans", {
-            let lane = crate::thread::lane_id() as usize;
-            let at = tile.ptr((row0 + lane % 16) * ld + col0).addr();
-            let (mut r0, mut r1) = (0u32, 0u32);
-            // SAFETY: every lane's row address lies in the array and is 16-byte aligned
-            // (checked above; lanes 16..32 repeat lanes 0..16); reads shared memory only.
-            unsafe {
-                core::arch::asm!(
-                    "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{{r0}, {r1}}}, [{a}];",
-                    r0 = out(reg32) r0, r1 = out(reg32) r1,
-                    a = in(reg32) at,
-                    options(nostack, readonly, preserves_flags),
-                );
-            }
-            FragB { regs: [r0, r1], _elem: PhantomData }
-        }, emulated: {
-            Self::load(|r, c| tile.read((row0 + r) * ld + col0 + c))
-        })
+        let lane = crate::thread::lane_id() as usize;
+        let row = tile.ptr((row0 + lane % 16) * ld + col0);
+        // SAFETY: every lane's row lies in the array and is 16-byte aligned (checked
+        // above; lanes 16..32 repeat lanes 0..16); nothing writes it during the load.
+        FragB {
+            regs: unsafe { ldmatrix_at::<E, 2>(row, true) },
+            _elem: PhantomData,
+        }
     }
 }
 
