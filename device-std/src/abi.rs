@@ -127,6 +127,29 @@ pub const STRUCT: u32 = 5;
 /// shared-memory swizzle in bytes (0: none; 32, 64, 128).
 pub const TENSOR_MAP: u32 = 6;
 
+/// The record's fields of a [`TENSOR_MAP`] parameter with box extents `boxes`
+/// (innermost first; the first `RANK` of them are the parameter's fields) and a
+/// shared-memory swizzle of `swizzle` bytes: `(extent, 0, opaque)` each, the swizzle as
+/// extent 0's size. Written by the device type and compared by `host_loader`, whose
+/// `tma::TensorMap` describes itself with the same fields.
+pub const fn tensor_map_fields(boxes: [usize; 5], swizzle: usize) -> [FieldLayout; 5] {
+    const NAMES: [&str; 5] = ["B0", "B1", "B2", "B3", "B4"];
+    let mut fields = [FieldLayout {
+        name: "B0",
+        offset: 0,
+        size: 0,
+        class: ValueClass::Opaque,
+    }; 5];
+    let mut i = 0;
+    while i < 5 {
+        fields[i].name = NAMES[i];
+        fields[i].offset = boxes[i] as u32;
+        i += 1;
+    }
+    fields[0].size = swizzle as u32;
+    fields
+}
+
 /// How one kernel parameter crosses the boundary; see the [module docs](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParamAbi {

@@ -27,7 +27,7 @@ use cudarc::driver::sys::{
 };
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, SyncOnDrop};
 use device_std::tma::rules;
-use device_std::{FieldLayout, HasValueClass, ValueClass};
+use device_std::{FieldLayout, HasValueClass};
 
 use crate::abi_record::AbiKind;
 use crate::layout::ParamLayout;
@@ -279,15 +279,6 @@ fn check_layout(
         })
 }
 
-const fn box_field(extent: usize) -> FieldLayout {
-    FieldLayout {
-        name: "box",
-        offset: extent as u32,
-        size: 0,
-        class: ValueClass::Opaque,
-    }
-}
-
 // SAFETY: the kernel's `device_std::tma::TensorMap` is a `#[repr(transparent)]` raw
 // pointer: one `.u64 .ptr` parameter; `Raw` is the 8-byte device address of the
 // encoded map, which lives as long as the argument borrow, and the guard orders the
@@ -305,16 +296,8 @@ unsafe impl<
 {
     const LAYOUT: ParamLayout = ParamLayout::pointer();
     const ABI: HostAbi = {
-        let all: &'static [FieldLayout; 5] = &[
-            FieldLayout {
-                size: SWIZZLE as u32,
-                ..box_field(B0)
-            },
-            box_field(B1),
-            box_field(B2),
-            box_field(B3),
-            box_field(B4),
-        ];
+        let all: &'static [FieldLayout; 5] =
+            &device_std::abi::tensor_map_fields([B0, B1, B2, B3, B4], SWIZZLE);
         let (fields, _) = all.split_at(if RANK <= 5 { RANK } else { 5 });
         HostAbi {
             kind: AbiKind::TensorMap,

@@ -56,7 +56,7 @@ pub mod rules;
 
 use crate::abi::{KernelParam, ParamAbi, TENSOR_MAP};
 use crate::host::on_device;
-use crate::layout::{FieldLayout, HasValueClass, PlainData, ValueClass};
+use crate::layout::{FieldLayout, HasValueClass, PlainData};
 use crate::{Mbarrier, SharedArray};
 use core::marker::PhantomData;
 
@@ -92,16 +92,6 @@ pub struct TensorMap<
 > {
     map: *const u8,
     _elem: PhantomData<*const T>,
-}
-
-/// The box extents of a map as ABI-record "fields": `(extent, 0, opaque)`.
-const fn box_field(name: &'static str, extent: usize) -> FieldLayout {
-    FieldLayout {
-        name,
-        offset: extent as u32,
-        size: 0,
-        class: ValueClass::Opaque,
-    }
 }
 
 impl<
@@ -140,16 +130,8 @@ impl<
     /// pattern starts at the destination's first byte.
     pub const DST_ALIGN: usize = if SWIZZLE == 0 { 128 } else { 8 * SWIZZLE };
 
-    const BOX_FIELDS: [FieldLayout; 5] = [
-        FieldLayout {
-            size: SWIZZLE as u32,
-            ..box_field("B0", B0)
-        },
-        box_field("B1", B1),
-        box_field("B2", B2),
-        box_field("B3", B3),
-        box_field("B4", B4),
-    ];
+    const BOX_FIELDS: [FieldLayout; 5] =
+        crate::abi::tensor_map_fields([B0, B1, B2, B3, B4], SWIZZLE);
 
     /// The shared address of `array`, which must hold exactly one box (`N` its element
     /// count) and be aligned to [`DST_ALIGN`](Self::DST_ALIGN) (`A`), as the tensor copies require: a compile
