@@ -79,31 +79,41 @@ fn gemm_bf16_matches_the_f64_reference_at_square_and_ragged_sizes() {
     }
 }
 
+/// An emulated tensor map of the row-major `rows × k` matrix `x` (K-major), copied in
+/// boxes of `box_k × box_rows` with the 128-byte swizzle, as the wgmma kernels read it.
+fn kmajor_map(
+    x: &[bf16],
+    rows: usize,
+    k: usize,
+    box_k: usize,
+    box_rows: usize,
+) -> device_std::emulator::TensorMapDesc {
+    assert_eq!(x.len(), rows * k);
+    // SAFETY: `x` holds rows * k elements; the callers keep it alive while launches use
+    // the map, which they only read through.
+    unsafe {
+        device_std::emulator::TensorMapDesc::new_swizzled(
+            x.as_ptr().cast_mut(),
+            rows * k,
+            &[k as u64, rows as u64],
+            &[2 * k as u64],
+            &[box_k as u32, box_rows as u32],
+            128,
+        )
+    }
+    .unwrap()
+}
+
 /// `gemm_wgmma` (`c = a · bᵀ`, `bf16` out) under the emulator: tensor copies with the
 /// 128-byte swizzle into a 4-stage mbarrier ring, wgmma descriptors reading through the
 /// same swizzle. Returns `c` and the `f64` reference.
 fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) {
-    use device_std::emulator::TensorMapDesc;
     use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
     let mut r = rng(seed);
     let a = random_bf16(&mut r, m * k);
     let bt = random_bf16(&mut r, n * k);
-    let map = |x: &[bf16], rows: usize, box_rows: usize| {
-        // SAFETY: `x` holds rows * k elements and outlives the launch below; the kernel
-        // only reads through the map.
-        unsafe {
-            TensorMapDesc::new_swizzled(
-                x.as_ptr().cast_mut(),
-                rows * k,
-                &[k as u64, rows as u64],
-                &[2 * k as u64],
-                &[WG_BK as u32, box_rows as u32],
-                128,
-            )
-        }
-        .unwrap()
-    };
-    let (map_a, map_b) = (map(&a, m, WG_BM), map(&bt, n, WG_BN));
+    let map_a = kmajor_map(&a, m, k, WG_BK, WG_BM);
+    let map_b = kmajor_map(&bt, n, k, WG_BK, WG_BN);
     let mut c = vec![bf16::NAN; m * n];
     let out = GlobalMut::new(&mut c);
     let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
@@ -276,23 +286,11 @@ fn swizzled_tensor_copies_place_chunks_as_the_hardware_does() {
 
 #[test]
 fn wgmma_with_a_from_registers_matches_the_f64_reference() {
-    use device_std::emulator::TensorMapDesc;
     let k = 192;
     let mut r = rng(91);
     let a = random_bf16(&mut r, 64 * k);
     let bt = random_bf16(&mut r, 64 * k);
-    // SAFETY: `bt` holds 64 * k elements and outlives the launch; read only.
-    let map_b = unsafe {
-        TensorMapDesc::new_swizzled(
-            bt.as_ptr().cast_mut(),
-            64 * k,
-            &[k as u64, 64],
-            &[2 * k as u64],
-            &[64, 64],
-            128,
-        )
-    }
-    .unwrap();
+    let map_b = kmajor_map(&bt, 64, k, 64, 64);
     let mut c = vec![POISON; 64 * 64];
     let out = GlobalMut::new(&mut c);
     emulator::launch(LaunchConfig::new((1, 1, 1), (128, 1, 1)), || {
@@ -533,7 +531,6 @@ fn stmatrix_stores_two_accumulators_as_bf16_in_the_ldmatrix_layout() {
 /// must not change until a `wgmma.wait_group` retires it) instead of the previous
 /// one. Returns `c = Σ_r A_r B_0ᵀ` and the `f64` reference.
 fn wgmma_ring(off_by_one: bool) -> Result<(Vec<f32>, Vec<f64>), emulator::EmulatorError> {
-    use device_std::emulator::TensorMapDesc;
     use device_std::tma::TensorMap;
     use device_std::wgmma::{commit_group, Accum64, KMajorTile};
     use device_std::{Mbarrier, Mbarriers, Phase, Phases};
@@ -541,18 +538,7 @@ fn wgmma_ring(off_by_one: bool) -> Result<(Vec<f32>, Vec<f64>), emulator::Emulat
     const ROUNDS: usize = 5;
     let k = 64 * ROUNDS;
     let x = random_bf16(&mut rng(97), 64 * k);
-    // SAFETY: `x` holds 64 * k elements and outlives the launch; read only.
-    let map = unsafe {
-        TensorMapDesc::new_swizzled(
-            x.as_ptr().cast_mut(),
-            64 * k,
-            &[k as u64, 64],
-            &[2 * k as u64],
-            &[64, 64],
-            128,
-        )
-    }
-    .unwrap();
+    let map = kmajor_map(&x, 64, k, 64, 64);
     let mut c = vec![POISON; 64 * 64];
     let out = GlobalMut::new(&mut c);
     // One warpgroup of consumers, one warp whose first thread produces.
