@@ -76,6 +76,30 @@ use crate::mma::{bf16x2, MmaInput};
 use crate::{bf16, f16, SharedArray};
 use core::marker::PhantomData;
 
+/// `$body` with the constant `$n` set to `$regs` (32, 64 or 128: the accumulator sizes,
+/// checked by `Accum::VALID`): each arm names its array type with a literal length, so
+/// the per-register code is written out, and all arms but one fold away.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! per_size {
+    ($regs:expr, $n:ident => $body:expr) => {
+        match $regs {
+            32 => {
+                const $n: usize = 32;
+                $body
+            }
+            64 => {
+                const $n: usize = 64;
+                $body
+            }
+            128 => {
+                const $n: usize = 128;
+                $body
+            }
+            _ => unreachable!(),
+        }
+    };
+}
+
 /// A 64-bit shared-memory matrix descriptor for `wgmma` operands of element type `T`
 /// (PTX ISA §9.7.15.5.1): start address, leading- and stride-dimension byte offsets,
 /// swizzle mode. Made by [`KMajorTile::descriptor`].
@@ -209,14 +233,7 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
             // element by element (an array repeat of a generic length would be a loop
             // over memory, which keeps the registers in local memory).
             unsafe {
-                match REGS {
-                    32 => p.cast::<[f32; 32]>().write(<[f32; 32] as RegList>::zero()),
-                    64 => p.cast::<[f32; 64]>().write(<[f32; 64] as RegList>::zero()),
-                    128 => p
-                        .cast::<[f32; 128]>()
-                        .write(<[f32; 128] as RegList>::zero()),
-                    _ => unreachable!(),
-                }
+                per_size!(REGS, R => p.cast::<[f32; R]>().write(<[f32; R] as RegList>::zero()));
                 acc.assume_init()
             }
         }
@@ -281,14 +298,7 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
             let p = self.regs.as_mut_ptr();
             // SAFETY: `regs` has exactly the length of the arm's array type (`VALID`);
             // the arms fold away but one.
-            unsafe {
-                match REGS {
-                    32 => <[f32; 32] as RegList>::fence(&mut *p.cast()),
-                    64 => <[f32; 64] as RegList>::fence(&mut *p.cast()),
-                    128 => <[f32; 128] as RegList>::fence(&mut *p.cast()),
-                    _ => unreachable!(),
-                }
-            }
+            unsafe { per_size!(REGS, R => <[f32; R] as RegList>::fence(&mut *p.cast())) }
         }, emulated: {})
     }
 
@@ -440,14 +450,7 @@ fn each_reg<const REGS: usize>(regs: &[f32; REGS], f: impl FnMut(usize, f32)) {
     {
         let p = regs.as_ptr();
         // SAFETY: as in `fence_operands`.
-        unsafe {
-            match REGS {
-                32 => <[f32; 32] as RegList>::each(&*p.cast(), f),
-                64 => <[f32; 64] as RegList>::each(&*p.cast(), f),
-                128 => <[f32; 128] as RegList>::each(&*p.cast(), f),
-                _ => unreachable!(),
-            }
-        }
+        unsafe { per_size!(REGS, R => <[f32; R] as RegList>::each(&*p.cast(), f)) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
@@ -587,12 +590,7 @@ macro_rules! wgmma_input {
                     let p = regs.as_mut_ptr();
                     // SAFETY: `regs` has exactly the length of the arm's array type.
                     unsafe {
-                        match REGS {
-                            32 => <$t as WgmmaShape<32>>::issue(&mut *p.cast(), a, b, accumulate),
-                            64 => <$t as WgmmaShape<64>>::issue(&mut *p.cast(), a, b, accumulate),
-                            128 => <$t as WgmmaShape<128>>::issue(&mut *p.cast(), a, b, accumulate),
-                            _ => unreachable!(),
-                        }
+                        per_size!(REGS, R => <$t as WgmmaShape<R>>::issue(&mut *p.cast(), a, b, accumulate))
                     }
                 }, emulated: {
                     let _ = (regs, a, b, accumulate);
@@ -605,12 +603,7 @@ macro_rules! wgmma_input {
                     let p = regs.as_mut_ptr();
                     // SAFETY: as in `mma_async`.
                     unsafe {
-                        match REGS {
-                            32 => <$t as WgmmaShape<32>>::issue_rs(&mut *p.cast(), a, b, accumulate),
-                            64 => <$t as WgmmaShape<64>>::issue_rs(&mut *p.cast(), a, b, accumulate),
-                            128 => <$t as WgmmaShape<128>>::issue_rs(&mut *p.cast(), a, b, accumulate),
-                            _ => unreachable!(),
-                        }
+                        per_size!(REGS, R => <$t as WgmmaShape<R>>::issue_rs(&mut *p.cast(), a, b, accumulate))
                     }
                 }, emulated: {
                     let _ = (regs, a, b, accumulate);
