@@ -165,7 +165,7 @@ impl<T: MmaInput, const ROWS: usize, const K: usize, const SWIZZLE: usize>
                 "KMajorTile: the array must hold ROWS * K elements"
             );
             assert!(
-                A >= 8 * SWIZZLE,
+                A >= crate::tma::rules::dst_align(SWIZZLE),
                 "KMajorTile: the array must be aligned to 8 * SWIZZLE bytes"
             );
         }

@@ -158,11 +158,7 @@ impl Desc {
     /// The alignment a copy's shared address needs: 128 bytes, or the swizzle's
     /// repeat (`8 * swizzle`).
     fn dst_align(&self) -> usize {
-        if self.swizzle == 0 {
-            128
-        } else {
-            8 * self.swizzle as usize
-        }
+        rules::dst_align(self.swizzle as usize)
     }
 
     /// For each element of the box at `coords`, in box order: its byte offset

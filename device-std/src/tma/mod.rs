@@ -128,7 +128,7 @@ impl<
     /// The alignment a destination needs, in bytes: 128, or the swizzle pattern's
     /// repeat (8 rows of `SWIZZLE` bytes: 1024 for the 128-byte swizzle) so that the
     /// pattern starts at the destination's first byte.
-    pub const DST_ALIGN: usize = if SWIZZLE == 0 { 128 } else { 8 * SWIZZLE };
+    pub const DST_ALIGN: usize = rules::dst_align(SWIZZLE);
 
     const BOX_FIELDS: [FieldLayout; 5] =
         crate::abi::tensor_map_fields([B0, B1, B2, B3, B4], SWIZZLE);

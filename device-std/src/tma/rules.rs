@@ -201,6 +201,17 @@ pub const fn check_box(
     Ok(())
 }
 
+/// The alignment a tensor copy's shared-memory address needs, in bytes, for a swizzle of
+/// `swizzle` bytes: 128, or the swizzle pattern's repeat (8 lines of `swizzle` bytes:
+/// 1024 for the 128-byte swizzle) so that the pattern starts at the copy's first byte.
+pub const fn dst_align(swizzle: usize) -> usize {
+    if swizzle == 0 {
+        128
+    } else {
+        8 * swizzle
+    }
+}
+
 /// The tensor rules for elements of `elem` bytes, extents `dims` (its length the rank),
 /// byte strides `strides` of dimensions 1.., inside a buffer of `held_elems` elements:
 /// each extent 1 to 2^32, `dims.len() - 1` strides, each a multiple of 16 below 2^40, the
