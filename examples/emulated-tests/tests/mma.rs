@@ -87,6 +87,7 @@ fn kmajor_map(
     k: usize,
     box_k: usize,
     box_rows: usize,
+    swizzle: u32,
 ) -> device_std::emulator::TensorMapDesc {
     assert_eq!(x.len(), rows * k);
     // SAFETY: `x` holds rows * k elements; the callers keep it alive while launches use
@@ -98,7 +99,7 @@ fn kmajor_map(
             &[k as u64, rows as u64],
             &[2 * k as u64],
             &[box_k as u32, box_rows as u32],
-            128,
+            swizzle,
         )
     }
     .unwrap()
@@ -112,8 +113,8 @@ fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) 
     let mut r = rng(seed);
     let a = random_bf16(&mut r, m * k);
     let bt = random_bf16(&mut r, n * k);
-    let map_a = kmajor_map(&a, m, k, WG_BK, WG_BM);
-    let map_b = kmajor_map(&bt, n, k, WG_BK, WG_BN);
+    let map_a = kmajor_map(&a, m, k, WG_BK, WG_BM, 128);
+    let map_b = kmajor_map(&bt, n, k, WG_BK, WG_BN, 128);
     let mut c = vec![bf16::NAN; m * n];
     let out = GlobalMut::new(&mut c);
     let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
@@ -290,7 +291,7 @@ fn wgmma_with_a_from_registers_matches_the_f64_reference() {
     let mut r = rng(91);
     let a = random_bf16(&mut r, 64 * k);
     let bt = random_bf16(&mut r, 64 * k);
-    let map_b = kmajor_map(&bt, 64, k, 64, 64);
+    let map_b = kmajor_map(&bt, 64, k, 64, 64, 128);
     let mut c = vec![POISON; 64 * 64];
     let out = GlobalMut::new(&mut c);
     emulator::launch(LaunchConfig::new((1, 1, 1), (128, 1, 1)), || {
@@ -304,6 +305,41 @@ fn wgmma_with_a_from_registers_matches_the_f64_reference() {
             (*g as f64 - want).abs() <= 1e-4,
             "c[{i}][{j}] = {g}, want {want}"
         );
+    }
+}
+
+/// `wgmma_sw32` and `wgmma_sw64`: both operands through the 32- and 64-byte swizzles,
+/// against `f64` (exact products in `f32`: 1e-4 absolute).
+#[test]
+fn wgmma_with_32_and_64_byte_swizzles_matches_the_f64_reference() {
+    let k = 96;
+    let mut r = rng(92);
+    let a = random_bf16(&mut r, 64 * k);
+    let bt = random_bf16(&mut r, 64 * k);
+    let want = matmul_bt_f64(&a, &bt, 64, 64, k);
+    for sw in [32u32, 64] {
+        let box_k = sw as usize / 2;
+        let (ma, mb) = (
+            kmajor_map(&a, 64, k, box_k, 64, sw),
+            kmajor_map(&bt, 64, k, box_k, 64, sw),
+        );
+        let mut c = vec![POISON; 64 * 64];
+        let out = GlobalMut::new(&mut c);
+        emulator::launch(LaunchConfig::new((1, 1, 1), (128, 1, 1)), || {
+            if sw == 32 {
+                mma_gemm_kernels::wgmma_sw32(ma.as_param(), mb.as_param(), out.disjoint(), k as u32)
+            } else {
+                mma_gemm_kernels::wgmma_sw64(ma.as_param(), mb.as_param(), out.disjoint(), k as u32)
+            }
+        })
+        .unwrap();
+        for (e, (g, want)) in c.iter().zip(&want).enumerate() {
+            let (i, j) = (e / 64, e % 64);
+            assert!(
+                (*g as f64 - want).abs() <= 1e-4,
+                "swizzle {sw}: c[{i}][{j}] = {g}, want {want}"
+            );
+        }
     }
 }
 
@@ -538,7 +574,7 @@ fn wgmma_ring(off_by_one: bool) -> Result<(Vec<f32>, Vec<f64>), emulator::Emulat
     const ROUNDS: usize = 5;
     let k = 64 * ROUNDS;
     let x = random_bf16(&mut rng(97), 64 * k);
-    let map = kmajor_map(&x, 64, k, 64, 64);
+    let map = kmajor_map(&x, 64, k, 64, 64, 128);
     let mut c = vec![POISON; 64 * 64];
     let out = GlobalMut::new(&mut c);
     // One warpgroup of consumers, one warp whose first thread produces.

@@ -3,7 +3,9 @@
 //! reference computed from the same `bf16` values: relative Frobenius error below 1e-5
 //! (the products are exact in `f32`; only the accumulation rounds). Then the `c = a · bᵀ`
 //! kernels with `bf16` output, `gemm_mma` (and `gemm_wgmma` with `--wgmma`), at the same
-//! kind of sizes against 1e-2.
+//! kind of sizes against 1e-2. With `--wgmma` also the one-tile `wgmma` kernels:
+//! `wgmma_reg_a` (A from registers) and `wgmma_sw32` / `wgmma_sw64` (the 32- and 64-byte
+//! swizzles), `f32` out against 1e-5.
 
 use anyhow::{bail, Result};
 use clap::Parser;
@@ -182,6 +184,9 @@ fn transposed(
         unsafe { gemm.launch(stream, cfg, (&map_a, &map_b, &mut c_d, m32, n32, k32, 8)) }?;
         check("gemm_wgmma", stream.clone_dtoh(&c_d)?);
     }
+    if !wgmma {
+        return Ok(failed);
+    }
     // `wgmma_reg_a`: A from registers, one 64 x 64 tile, f32 out (exact products, so
     // only the accumulation rounds: 1e-5).
     let k = 256;
@@ -203,5 +208,35 @@ fn transposed(
     let want = matmul_bt_f64(&a, &bt, 64, 64, k);
     let got = c.iter().map(|&x| f64::from(x));
     failed += report("wgmma_reg_a", &format!("64x64x{k}"), got, &want, 1e-5, seed);
+    // `wgmma_sw32` / `wgmma_sw64`: both operands through the 32- and 64-byte swizzles.
+    let a = random_bf16(rng, 64 * k);
+    let a_d = stream.clone_htod(&a)?;
+    let want = matmul_bt_f64(&a, &bt, 64, 64, k);
+    type MapSw32<'a> = TensorMap<'a, bf16, 2, 16, 64, 1, 1, 1, 32>;
+    type MapSw64<'a> = TensorMap<'a, bf16, 2, 32, 64, 1, 1, 1, 64>;
+    let dims = [k as u64, 64];
+    let stride = [2 * k as u64];
+    let sw32 =
+        module.kernel::<(MapSw32<'static>, MapSw32<'static>, SliceMut<f32>, u32)>("wgmma_sw32")?;
+    let (ma, mb) = (
+        MapSw32::tiled(stream, &a_d, dims, &stride)?,
+        MapSw32::tiled(stream, &b_d, dims, &stride)?,
+    );
+    let mut c_d = stream.clone_htod(&vec![f32::NAN; 64 * 64])?;
+    // SAFETY: one block writes the 64 x 64 c; the maps describe a_d and b_d, which outlive it.
+    unsafe { sw32.launch(stream, cfg, (&ma, &mb, &mut c_d, k as u32)) }?;
+    let got = stream.clone_dtoh(&c_d)?.into_iter().map(f64::from);
+    failed += report("wgmma_sw32", &format!("64x64x{k}"), got, &want, 1e-5, seed);
+    let sw64 =
+        module.kernel::<(MapSw64<'static>, MapSw64<'static>, SliceMut<f32>, u32)>("wgmma_sw64")?;
+    let (ma, mb) = (
+        MapSw64::tiled(stream, &a_d, dims, &stride)?,
+        MapSw64::tiled(stream, &b_d, dims, &stride)?,
+    );
+    let mut c_d = stream.clone_htod(&vec![f32::NAN; 64 * 64])?;
+    // SAFETY: as above.
+    unsafe { sw64.launch(stream, cfg, (&ma, &mb, &mut c_d, k as u32)) }?;
+    let got = stream.clone_dtoh(&c_d)?.into_iter().map(f64::from);
+    failed += report("wgmma_sw64", &format!("64x64x{k}"), got, &want, 1e-5, seed);
     Ok(failed)
 }

@@ -326,6 +326,84 @@ pub fn wgmma_reg_a(a: &[bf16], b: MapB64, mut c: DisjointSlice<f32>, k: u32) {
     });
 }
 
+/// The tensor maps [`wgmma_sw32`] takes: boxes of 16 (`k`, 32 bytes) × 64 rows, 32-byte
+/// swizzle.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub type MapSw32 = device_std::tma::TensorMap<bf16, 2, 16, 64, 1, 1, 1, 32>;
+/// The tensor maps [`wgmma_sw64`] takes: boxes of 32 (`k`, 64 bytes) × 64 rows, 64-byte
+/// swizzle.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub type MapSw64 = device_std::tma::TensorMap<bf16, 2, 32, 64, 1, 1, 1, 64>;
+
+/// `c = a · bᵀ` for one 64 × 64 tile with both `wgmma` operands read from shared memory
+/// through a `SW`-byte swizzle: `a` and `b` are 64 × `k` row-major, each loaded by tensor
+/// copies of `KT` × 64 boxes (`KT` = one swizzle span of `k`, `N` = 64 `KT` elements),
+/// `c` 64 × 64 row-major `f32`; `k` a multiple of `KT`. One block of one warpgroup (128
+/// threads; a trap otherwise). sm_90a.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[inline(always)]
+fn wgmma_swizzled<const KT: usize, const SW: usize, const N: usize>(
+    a: device_std::tma::TensorMap<bf16, 2, KT, 64, 1, 1, 1, SW>,
+    b: device_std::tma::TensorMap<bf16, 2, KT, 64, 1, 1, 1, SW>,
+    mut c: DisjointSlice<f32>,
+    k: u32,
+) {
+    use device_std::wgmma::{commit_group, Accum64, KMajorTile};
+    use device_std::{Mbarrier, Phase, SharedArray};
+    let k = k as usize;
+    assert!(thread::block_size() == 128 && k % KT == 0 && c.len() >= 64 * 64);
+    let (ta, tb) = (
+        SharedArray::<bf16, N, 1024>::new(),
+        SharedArray::<bf16, N, 1024>::new(),
+    );
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let mut acc = Accum64::zero();
+    for k0 in (0..k).step_by(KT) {
+        if thread::thread_in_block() == 0 {
+            bar.arrive_expect_tx(
+                2 * device_std::tma::TensorMap::<bf16, 2, KT, 64, 1, 1, 1, SW>::BOX_BYTES,
+            );
+            a.load(&ta, [k0 as i32, 0], &bar);
+            b.load(&tb, [k0 as i32, 0], &bar);
+        }
+        bar.wait(&mut phase);
+        let (da, db) = (
+            KMajorTile::<bf16, 64, KT, SW>::of(&ta),
+            KMajorTile::<bf16, 64, KT, SW>::of(&tb),
+        );
+        acc.fence();
+        for kk in (0..KT).step_by(16) {
+            acc.mma_async(da.descriptor(0, kk), db.descriptor(0, kk), k0 > 0 || kk > 0);
+        }
+        commit_group();
+        acc.wait::<0>();
+        // Every warp's multiplies have read both tiles before the next copies overwrite them.
+        thread::sync_threads();
+    }
+    acc.store(|r, col, v| {
+        // SAFETY: (thread, element) maps one-to-one onto (r, col) of the 64 x 64 tile.
+        unsafe { *c.get_unchecked_mut(r * 64 + col) = v };
+    });
+}
+
+/// [`wgmma_swizzled`] with the 32-byte swizzle (16 of `k` per copy): `c = a · bᵀ`, `a` and
+/// `b` 64 × `k` row-major `bf16` through [`MapSw32`] maps, `c` 64 × 64 `f32`; `k` a
+/// multiple of 16; one block of 128 threads. sm_90a.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[kernel(max_threads = 128)]
+pub fn wgmma_sw32(a: MapSw32, b: MapSw32, c: DisjointSlice<f32>, k: u32) {
+    wgmma_swizzled::<16, 32, { 64 * 16 }>(a, b, c, k)
+}
+
+/// [`wgmma_swizzled`] with the 64-byte swizzle (32 of `k` per copy): as [`wgmma_sw32`]
+/// through [`MapSw64`] maps; `k` a multiple of 32. sm_90a.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[kernel(max_threads = 128)]
+pub fn wgmma_sw64(a: MapSw64, b: MapSw64, c: DisjointSlice<f32>, k: u32) {
+    wgmma_swizzled::<32, 64, { 64 * 32 }>(a, b, c, k)
+}
+
 /// Threads per block of the `mma.sync` GEMMs: 8 warps.
 pub const MMA_THREADS: usize = 256;
 
