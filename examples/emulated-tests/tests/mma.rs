@@ -421,8 +421,9 @@ fn frag_b_load_shared_reads_a_k_major_tile_without_transposing() {
 }
 
 /// `gemm_mma` (`c = a · bᵀ` with `b` stored `n × k`, `bf16` out) against `f64`:
-/// (relative Frobenius error, unwritten elements).
-fn gemm_bt(m: usize, n: usize, k: usize, seed: u64) -> (f64, usize) {
+/// (relative Frobenius error, unwritten elements). `c` starts 16-byte aligned, or 2 bytes
+/// past that with `misaligned_c` (the kernel then writes whole tiles element by element).
+fn gemm_bt(m: usize, n: usize, k: usize, seed: u64, misaligned_c: bool) -> (f64, usize) {
     use mma_gemm_kernels::{MMA, MMA_THREADS};
     let mut r = rng(seed);
     // 16-byte aligned copies (the kernel's cp.async reads 16-byte chunks).
@@ -435,8 +436,10 @@ fn gemm_bt(m: usize, n: usize, k: usize, seed: u64) -> (f64, usize) {
     let (a_buf, a_off) = aligned(m * k, &mut r);
     let (b_buf, b_off) = aligned(n * k, &mut r);
     let (a, bt) = (&a_buf[a_off..a_off + m * k], &b_buf[b_off..b_off + n * k]);
-    let mut c = vec![bf16::NAN; m * n];
-    let out = GlobalMut::new(&mut c);
+    let mut c_buf = vec![bf16::NAN; m * n + 16];
+    let c_off = c_buf.as_ptr().align_offset(16) + misaligned_c as usize;
+    let c = &mut c_buf[c_off..c_off + m * n];
+    let out = GlobalMut::new(&mut *c);
     let (mm, nn, kk) = (m as u32, n as u32, k as u32);
     let cfg = LaunchConfig::new((MMA.blocks(m, n) as u32, 1, 1), (MMA_THREADS as u32, 1, 1))
         .with_dynamic_shared(MMA.smem_bytes() as u32);
@@ -449,15 +452,17 @@ fn gemm_bt(m: usize, n: usize, k: usize, seed: u64) -> (f64, usize) {
 
 #[test]
 fn gemm_mma_matches_the_f64_reference_at_square_and_ragged_sizes() {
-    // A whole tile; one step of k; ragged everything; several tiles with edges in both
-    // directions and more k tiles than pipeline stages.
-    for (m, n, k, seed) in [
-        (128, 256, 64, 81),
-        (128, 256, 32, 82),
-        (77, 45, 40, 83),
-        (130, 264, 136, 84),
+    // A whole tile (16-byte stores, and element by element into a misaligned c); one
+    // step of k; ragged everything; several tiles with edges in both directions and more
+    // k tiles than pipeline stages.
+    for (m, n, k, seed, misaligned_c) in [
+        (128, 256, 64, 81, false),
+        (128, 256, 64, 85, true),
+        (128, 256, 32, 82, false),
+        (77, 45, 40, 83, false),
+        (130, 264, 136, 84, false),
     ] {
-        let (err, unwritten) = gemm_bt(m, n, k, seed);
+        let (err, unwritten) = gemm_bt(m, n, k, seed, misaligned_c);
         assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
         // bf16 output rounding alone is about 2e-3.
         assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");

@@ -460,12 +460,14 @@ pub const MMA: MmaShape = MmaShape {
 /// and the copies' writes are free of bank conflicts); the 8 warps (2 × 4) each compute
 /// 64 × 64 of the tile from `ldmatrix` fragments (`b` needs no transpose: it is K-major
 /// like `a`), double-buffered: each step's 32 `mma`s run while the next step's fragments
-/// load, across tile boundaries too. Whole tiles are written as packed `bf16` pairs
-/// (4-byte stores) where `n` is even; edge tiles go through shared memory and are written
-/// element by element, masked.
+/// load, across tile boundaries too; the two steps of a k-tile each issue half of the
+/// copies of the tile 3 ahead. The output tile is staged in shared memory as `bf16` pairs
+/// and written in 16-byte chunks (whole tiles, `n % 8 == 0`, `c` 16-byte aligned) or
+/// element by element, masked (edge tiles, other `n`).
 ///
-/// On the H200: 424 TFLOP/s at 8192³ (0.56× cuBLAS in the same run), 236 registers, no
-/// spills, one block per multiprocessor (BENCHMARKS.md).
+/// On the H200: 387–398 TFLOP/s at 8192³ (0.56–0.57× cuBLAS in the same run), 435–450 at
+/// 4096³ (0.60–0.62×); 236 registers, no spills, one block per multiprocessor
+/// (BENCHMARKS.md).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel]
 pub fn gemm_mma(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
@@ -522,17 +524,21 @@ fn mma_tiled<
     use device_std::mma::{mma_m16n8k16, FragA, FragB};
     use device_std::{cp_async, DynamicSharedArray};
     const {
-        assert!(WARPS_M * WARPS_N * 32 == MMA_THREADS && NI % 2 == 0);
+        assert!(WARPS_M * WARPS_N <= 8 && NI % 2 == 0);
+        // The staged output tile (rows of bn / 2 + 4 words) fits in the ring.
+        let (bm, bn) = (WARPS_M * MI * 16, WARPS_N * NI * 8);
+        assert!(bm * (bn / 2 + 4) * 4 <= STAGES * (bm + bn) * KC * 16);
         // 2 stages would refill the stage being read (see the main loop).
         assert!(STAGES >= 3 && STAGES <= 6 && (KC == 4 || KC == 8));
     }
+    let threads = WARPS_M * WARPS_N * 32;
     let (bm, bn) = (WARPS_M * MI * 16, WARPS_N * NI * 8);
     // 16-byte chunks per stage (rows of KC chunks), and where b's tile starts in it.
     let (stage_chunks, b_chunks) = ((bm + bn) * KC, bm * KC);
     let (m, n, k) = (m as usize, n as usize, k as usize);
     let ring = DynamicSharedArray::<[u32; 4], 128>::get();
     assert!(
-        thread::block_size() as usize == MMA_THREADS
+        thread::block_size() as usize == threads
             && ring.len() >= STAGES * stage_chunks
             && k % 8 == 0
             && a.len() >= m * k
@@ -565,16 +571,21 @@ fn mma_tiled<
     // tile is its row q / KC, chunk q % KC, so this thread's chunk of the row is always
     // t % KC and its rows are t / KC + (THREADS / KC) i; chunks past the matrices are
     // zero-filled. No checks and no branches in here: the bounds are established once.
-    let rows_per_pass = MMA_THREADS / KC;
+    let rows_per_pass = threads / KC;
     let (row0, ch) = (t / KC, t % KC);
     let stage_ptr = ring.ptr(0);
     let a_src = a16.as_ptr().wrapping_add((m0 + row0) * k8 + ch);
     let b_src = b16.as_ptr().wrapping_add((n0 + row0) * k8 + ch);
-    let load = |s: usize, kt: usize| {
+    // Half of the copies per call: `part` 0 copies a's tile and the first half of b's
+    // rows, `part` 1 the rest of b's (the two steps of a k-tile issue one each).
+    let load = |s: usize, kt: usize, part: usize| {
         let kc = kt * KC;
         let k_ok = kc + ch < k8;
         let at = stage_ptr.add(s * stage_chunks);
         for i in 0..bm / rows_per_pass {
+            if part == 1 {
+                break;
+            }
             let row = row0 + rows_per_pass * i;
             let src = a_src.wrapping_add(rows_per_pass * i * k8 + kc);
             // SAFETY: the chunk lies in this stage's a tile (ring.len() checked above),
@@ -590,6 +601,9 @@ fn mma_tiled<
         }
         let at = at.add(b_chunks);
         for i in 0..bn / rows_per_pass {
+            if (part == 0) != (i < bn / rows_per_pass / 2) {
+                continue;
+            }
             let row = row0 + rows_per_pass * i;
             let src = b_src.wrapping_add(rows_per_pass * i * k8 + kc);
             // SAFETY: as above, in this stage's b tile and inside b16.
@@ -604,7 +618,8 @@ fn mma_tiled<
     };
     for s in 0..STAGES - 1 {
         if s < k_tiles {
-            load(s, s);
+            load(s, s, 0);
+            load(s, s, 1);
         }
         cp_async::commit_group();
     }
@@ -663,12 +678,16 @@ fn mma_tiled<
                         cb: &[FragB<bf16>; NI],
                         na: &mut [FragA<bf16>; MI],
                         nb: &mut [FragB<bf16>; NI]| {
-            if kk == 0 {
-                let next = kt + STAGES - 1;
+            // Steps 0 and 1 each issue half of the refill of tile kt + STAGES - 1 (a
+            // third fewer copies in flight per step than all at once; measured +1-2%).
+            let next = kt + STAGES - 1;
+            if kk < 2 {
                 if next < k_tiles {
-                    load(next % STAGES, next);
+                    load(next % STAGES, next, kk);
                 }
-                cp_async::commit_group();
+                if kk == 1 {
+                    cp_async::commit_group();
+                }
             }
             let (stage, step) = if kk + 1 < KC / 2 {
                 (stage_of(kt), kk + 1)
@@ -698,45 +717,54 @@ fn mma_tiled<
         }
     }
     cp_async::wait_all();
+    // The tile goes through shared memory (inside the ring; rows padded by 4 words so
+    // that each warp's pair stores hit 32 distinct banks), then out: whole tiles of a
+    // 16-byte-aligned `c` with `n % 8 == 0` in 16-byte chunks, 32 consecutive threads
+    // writing a 512-byte row (measured +1.5-4% over 4-byte pair stores from the
+    // fragments); edge tiles element by element, masked to m x n.
+    let staged = DynamicSharedArray::<u32, 128>::get();
+    let ld = bn / 2 + 4; // words per staged row
+    thread::sync_threads(); // every warp is done reading the ring
+    let (lr, lc) = (wm * MI * 16, wn * NI * 8);
+    unrolled::<MI>(|mi| {
+        unrolled::<NI>(|ni| {
+            let at = (lr + 16 * mi) * ld + (lc + 8 * ni) / 2;
+            acc[mi][ni].store_bf16_pairs(|r, col, pair| staged.write(at + r * ld + col / 2, pair));
+        });
+    });
+    thread::sync_threads();
     let out = c.as_mut_ptr();
-    let (r0, c0) = (m0 + wm * MI * 16, n0 + wn * NI * 8);
-    if m0 + bm <= m && n0 + bn <= n && n % 2 == 0 {
-        // A whole tile with even rows: each pair of columns is one 4-byte store.
-        unrolled::<MI>(|mi| {
-            unrolled::<NI>(|ni| {
-                let at = (r0 + 16 * mi) * n + c0 + 8 * ni;
-                acc[mi][ni].store_bf16_pairs(|r, col, pair| {
-                    // SAFETY: (block, warp, lane, pair) maps one-to-one onto (i, j..j+2)
-                    // of this warp's part of the tile, inside m x n; i * n + j is even (n
-                    // and j are), so the address is 4-byte aligned.
-                    unsafe { *out.add(at + r * n + col).cast::<u32>() = pair };
-                });
-            });
-        });
+    if m0 + bm <= m && n0 + bn <= n && n % 8 == 0 && out as usize % 16 == 0 {
+        let chunks_per_row = bn / 8;
+        let mut q = t;
+        while q < bm * chunks_per_row {
+            let (row, ch) = (q / chunks_per_row, q % chunks_per_row);
+            let w = row * ld + 4 * ch;
+            let v = [
+                staged.read(w),
+                staged.read(w + 1),
+                staged.read(w + 2),
+                staged.read(w + 3),
+            ];
+            // SAFETY: (block, q) maps one-to-one onto elements n0 + 8 ch .. + 8 of row
+            // m0 + row, inside m x n (whole tile); 16-byte aligned (c is, n % 8 == 0).
+            unsafe { *out.add((m0 + row) * n + n0 + 8 * ch).cast::<[u32; 4]>() = v };
+            q += threads;
+        }
     } else {
-        // An edge tile (block-uniform branch): through shared memory (bm bn / 2 words,
-        // inside the ring), then element by element, masked to m x n.
-        let staged = DynamicSharedArray::<u32, 128>::get();
-        thread::sync_threads(); // every warp is done reading the ring
-        let (lr, lc) = (wm * MI * 16, wn * NI * 8);
-        unrolled::<MI>(|mi| {
-            unrolled::<NI>(|ni| {
-                let at = (lr + 16 * mi) * bn + lc + 8 * ni;
-                acc[mi][ni]
-                    .store_bf16_pairs(|r, col, pair| staged.write((at + r * bn + col) / 2, pair));
-            });
-        });
-        thread::sync_threads();
         let out = out.cast::<u16>();
         let mut e = t;
         while e < bm * bn {
-            let (i, j) = (m0 + e / bn, n0 + e % bn);
+            let (r, col) = (e / bn, e % bn);
+            let (i, j) = (m0 + r, n0 + col);
             if i < m && j < n {
                 // SAFETY: (block, e) maps one-to-one onto (i, j) of the block's tile,
                 // masked to m x n.
-                unsafe { *out.add(i * n + j) = (staged.read(e / 2) >> (16 * (e % 2))) as u16 };
+                unsafe {
+                    *out.add(i * n + j) = (staged.read(r * ld + col / 2) >> (16 * (col % 2))) as u16
+                };
             }
-            e += MMA_THREADS;
+            e += threads;
         }
     }
 }
