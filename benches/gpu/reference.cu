@@ -40,11 +40,11 @@ REF void saxpy_ref(float alpha, const float* __restrict__ x, float* __restrict__
 
 // y = alpha * x through shared memory with bulk copies (sm_90), as the Rust
 // bulk_scale: 256 threads per block, 4 KiB tiles (256 float4s) k * grid +
-// block, an 8-stage ring of shared buffers each filled by one cp.async.bulk
+// block, a 3-stage ring of shared buffers each filled by one cp.async.bulk
 // completing on its mbarrier; thread 0 refills a stage after __syncthreads.
 // Assumes x and y share their 16-byte alignment (cudaMalloc'd: both 0).
 #define BULK_TB 256
-#define BULK_STAGES 8
+#define BULK_STAGES 3
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }

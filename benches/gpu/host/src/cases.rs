@@ -302,8 +302,9 @@ fn saxpy(env: &Env) -> Result<Vec<Row>> {
     )
 }
 
-/// Blocks per SM for `bulk_scale`: six 32 KiB rings fit the SM's shared memory.
-const BULK_BLOCKS_PER_SM: u32 = 6;
+/// Blocks per SM for `bulk_scale` (3-stage 12 KiB rings): 36 KiB of copies in flight per
+/// SM, the fastest setting measured (BENCHMARKS.md, "Bulk asynchronous copies").
+const BULK_BLOCKS_PER_SM: u32 = 3;
 
 fn bulk_scale(env: &Env) -> Result<Vec<Row>> {
     use cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT as SMS;

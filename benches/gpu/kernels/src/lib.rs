@@ -233,11 +233,13 @@ fn bulk_scale_ring<const R: usize, const S: usize, const V: usize>(
     for_each_scalar(&mut head, &mut tail, n, |k, out| *out = alpha * x[k]);
 }
 
-/// [`bulk_scale_ring`] with 1 round per stage, 8 stages (32 KiB of shared memory).
+/// [`bulk_scale_ring`] with 1 round per stage, 3 stages (12 KiB of shared memory), for 3
+/// blocks per SM: 36 KiB of copies in flight per SM, the fastest of the depths measured
+/// (2–8 stages, 1–8 blocks per SM; BENCHMARKS.md: more in flight is slower).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[kernel]
 pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
-    bulk_scale_ring::<1, 8, { 8 * BULK_TB }>(alpha, x, y)
+    bulk_scale_ring::<1, 3, { 3 * BULK_TB }>(alpha, x, y)
 }
 
 /// `out = inᵀ` with tensor copies (sm_90): `input` is a `rows × cols` row-major
