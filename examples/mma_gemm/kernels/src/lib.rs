@@ -342,6 +342,7 @@ pub type MapSw64 = device_std::tma::TensorMap<bf16, 2, 32, 64, 1, 1, 1, 64>;
 /// threads; a trap otherwise). sm_90a.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 #[inline(always)]
+#[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
 fn wgmma_swizzled<const KT: usize, const SW: usize, const N: usize>(
     a: device_std::tma::TensorMap<bf16, 2, KT, 64, 1, 1, 1, SW>,
     b: device_std::tma::TensorMap<bf16, 2, KT, 64, 1, 1, 1, SW>,
