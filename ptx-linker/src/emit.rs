@@ -171,7 +171,7 @@ fn emit_into(e: &EmitInput<'_, '_>, out: &mut Out<'_>) -> Vec<(SymbolId, ItemRef
     }
 
     let live_defs: Vec<ItemRef> = {
-        let mut v: Vec<ItemRef> = e.live.live.iter().copied().collect();
+        let mut v: Vec<ItemRef> = e.live.live.iter().collect();
         v.sort();
         v
     };

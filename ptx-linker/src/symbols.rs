@@ -122,6 +122,10 @@ fn exports_and_needs<'m>(m: &'m Module<'_>) -> (HashSet<&'m str>, Vec<&'m str>) 
 /// (classic archive semantics; among libraries defining the same symbol,
 /// the first given wins). Linear in the number of symbols.
 pub fn select_inputs(modules: &[Module<'_>], kinds: &[InputKind]) -> Vec<bool> {
+    if kinds.iter().all(|k| *k == InputKind::Object) {
+        // No library to pull in: every input takes part.
+        return vec![true; modules.len()];
+    }
     let info: Vec<_> = modules.iter().map(exports_and_needs).collect();
     let mut included: Vec<bool> = kinds.iter().map(|k| *k == InputKind::Object).collect();
     let mut providers: HashMap<&str, usize> = HashMap::default();
