@@ -604,35 +604,68 @@ enum Opcode {
 }
 
 impl Opcode {
-    /// The opcode `bytes[start..end]`, compared as one word, not as strings.
+    /// The opcode `bytes[start..end]`, as one word (at most 5 bytes,
+    /// zero-padded) looked up in [`OPCODES`]: one multiply and one compare
+    /// instead of a chain of compares.
+    #[inline]
     fn of(bytes: &[u8], start: usize, end: usize) -> Opcode {
-        const fn w(s: &[u8]) -> u64 {
-            let mut b = [0u8; 8];
-            let mut i = 0;
-            while i < s.len() {
-                b[i] = s[i];
-                i += 1;
-            }
-            u64::from_le_bytes(b)
-        }
-        match word(bytes, start, end) {
-            Some(x) if x == w(b"bra") => Opcode::Bra,
-            Some(x)
-                if x == w(b"tex")
-                    || x == w(b"tld4")
-                    || x == w(b"txq")
-                    || x == w(b"suld")
-                    || x == w(b"sust")
-                    || x == w(b"sured")
-                    || x == w(b"suq") =>
-            {
-                Opcode::Texture
-            }
-            Some(x) if x == w(b"shfl") || x == w(b"vote") => Opcode::Warp,
-            _ => Opcode::Other,
+        let Some(x) = word(bytes, start, end) else {
+            return Opcode::Other;
+        };
+        let (w, op) = OPCODES[opcode_slot(x)];
+        if w == x {
+            op
+        } else {
+            Opcode::Other
         }
     }
 }
+
+/// The multiplier of [`opcode_slot`], chosen (by trying random odd
+/// numbers) so that the opcodes of [`OPCODES`] each get a slot of their own.
+const OPCODE_HASH: u64 = 0x451a_bd81_f1d6_9ed7;
+
+/// The slot of [`OPCODES`] for the word `x`: the top 4 bits of `x` times
+/// [`OPCODE_HASH`].
+#[inline]
+const fn opcode_slot(x: u64) -> usize {
+    (x.wrapping_mul(OPCODE_HASH) >> 60) as usize
+}
+
+/// The opcodes [`Opcode`] tells apart, each in its slot as (word, kind);
+/// empty slots hold the word 0, which no opcode is. Two opcodes in one slot
+/// fail the build.
+static OPCODES: [(u64, Opcode); 16] = {
+    const LIST: [(&[u8], Opcode); 10] = [
+        (b"bra", Opcode::Bra),
+        (b"tex", Opcode::Texture),
+        (b"tld4", Opcode::Texture),
+        (b"txq", Opcode::Texture),
+        (b"suld", Opcode::Texture),
+        (b"sust", Opcode::Texture),
+        (b"sured", Opcode::Texture),
+        (b"suq", Opcode::Texture),
+        (b"shfl", Opcode::Warp),
+        (b"vote", Opcode::Warp),
+    ];
+    let mut table = [(0u64, Opcode::Other); 16];
+    let mut i = 0;
+    while i < LIST.len() {
+        let (s, op) = LIST[i];
+        let mut b = [0u8; 8];
+        let mut j = 0;
+        while j < s.len() {
+            b[j] = s[j];
+            j += 1;
+        }
+        let x = u64::from_le_bytes(b);
+        let slot = opcode_slot(x);
+        assert!(table[slot].0 == 0, "two opcodes share a slot");
+        table[slot] = (x, op);
+        i += 1;
+    }
+    table
+};
 
 /// `bytes[start..end]` as a little-endian word padded with zeros, when it
 /// is at most 5 bytes long (the longest opcode or qualifier compared).
@@ -1245,7 +1278,14 @@ mod tests {
         assert_eq!(Opcode::of(b, 26, 30), Opcode::Warp);
         assert_eq!(Opcode::of(b, 36, 40), Opcode::Warp);
         assert_eq!(Opcode::of(b, 41, 45), Opcode::Other); // `brax`
-                                                          // Near the end of the input (fewer than 8 bytes left).
+        let words = b"tld4 txq suld sust suq bar mad shl setp st ld mov ret call b s vot";
+        let kinds: Vec<Opcode> = words
+            .split(|&c| c == b' ')
+            .map(|w| Opcode::of(w, 0, w.len()))
+            .collect();
+        assert_eq!(&kinds[..5], [Opcode::Texture; 5]);
+        assert!(kinds[5..].iter().all(|&k| k == Opcode::Other));
+        // Near the end of the input (fewer than 8 bytes left).
         assert_eq!(word(b, 46, 50), word(b".f64", 0, 4));
         assert_eq!(Opcode::of(b"bra", 0, 3), Opcode::Bra);
         // The body's flags, through the fast operand pass and without it.
