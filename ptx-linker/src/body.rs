@@ -52,7 +52,15 @@ pub(crate) struct Scopes<'src> {
     marks: Vec<(usize, usize)>,
     /// Function-scope `.shared x<N>` declarations of this body.
     shared_generated: Vec<SharedGenerated>,
+    /// Labels of the body's outermost block not yet in `names`: most
+    /// labels are never looked up, so they are only listed, and moved into
+    /// `names` when a block opens or the list grows long.
+    labels: Vec<&'src str>,
 }
+
+/// How many labels [`Scopes::use_name`] searches one by one before it
+/// moves them into the map.
+const LABELS_SEARCHED: usize = 32;
 
 /// A parameterized declaration `prefix<count>` in scope.
 #[derive(Debug, Clone, Copy)]
@@ -87,6 +95,7 @@ impl<'src> Scopes<'src> {
         self.generated.clear();
         self.marks.clear();
         self.shared_generated.clear();
+        self.labels.clear();
     }
 
     /// `name` is declared in the block at `depth`, visible from here on.
@@ -97,8 +106,32 @@ impl<'src> Scopes<'src> {
         }
     }
 
+    /// A label `name` is declared in the block at `depth`, visible from
+    /// here on.
+    fn declare_label(&mut self, name: &'src str, depth: u32) {
+        if depth == 1 {
+            // No declaration is undone at depth 1, and a name declared
+            // there again has the same depth: the list gives the same answer.
+            self.labels.push(name);
+        } else {
+            self.declare(name, depth);
+        }
+    }
+
+    /// Moves the listed labels into `names`.
+    fn flush_labels(&mut self) {
+        for name in self.labels.drain(..) {
+            // A name declared at depth 1 or deeper keeps its depth (a
+            // parameter's 0 becomes the label's 1).
+            let d = self.names.entry(name).or_insert(1);
+            *d = (*d).max(1);
+        }
+    }
+
     /// A nested block opens.
     fn open(&mut self) {
+        // Declarations in the block record what they hide: labels too.
+        self.flush_labels();
         self.marks.push((self.undo.len(), self.generated.len()));
     }
 
@@ -124,11 +157,18 @@ impl<'src> Scopes<'src> {
     /// (pushed to `refs`); a use of a function-scope `.shared x<N>` name is
     /// counted there.
     fn use_name(&mut self, n: Name<'src>, refs: &mut Vec<Name<'src>>) {
-        let plain = if self.names.is_empty() {
+        if self.labels.len() > LABELS_SEARCHED {
+            self.flush_labels();
+        }
+        let mut plain = if self.names.is_empty() {
             None
         } else {
             self.names.get(n.text).copied()
         };
+        // A listed label is at depth 1: it hides a parameter (depth 0).
+        if plain.is_none_or(|d| d < 1) && self.labels.contains(&n.text) {
+            plain = Some(1);
+        }
         if !self.generated.is_empty() {
             let hit =
                 self.generated.iter().rev().find_map(|g| {
@@ -233,7 +273,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 }
                 if bytes.get(c.lexer.at) == Some(&b':') {
                     let text = src.get(start..end).unwrap_or("");
-                    scopes.declare(text, depth); // a label
+                    scopes.declare_label(text, depth);
                     prev_end = c.lexer.at + 1;
                     colon_end = prev_end;
                     c.lexer.at = prev_end;
@@ -560,7 +600,8 @@ fn plain_statements_in<'src, const AVX2: bool>(
         let end = ident_end(bytes, start + 1);
         if start == at && bytes.get(end) == Some(&b':') {
             // A label.
-            f.scopes.declare(src.get(start..end).unwrap_or(""), f.depth);
+            f.scopes
+                .declare_label(src.get(start..end).unwrap_or(""), f.depth);
             at = end + 1;
             run = PlainRun {
                 at,
@@ -1300,6 +1341,25 @@ mod tests {
         };
         let body = f.body.as_ref().unwrap();
         assert!(body.f64_op && body.texture_op && body.unsynced_warp_op.is_some());
+    }
+
+    #[test]
+    fn listed_labels_hide_module_symbols_as_declared_names_do() {
+        // Few labels (searched in the list) and many (moved into the map):
+        // a label hides the module symbol from its line on; a nested block
+        // that declares the same name hides it until it ends.
+        for labels in [3, 40] {
+            let mut body = String::from(".visible .entry k(.param .u64 t1)\n{\n");
+            for i in 0..labels {
+                body.push_str(&format!("L{i}:\nadd.s32 %r1, %r1, 1;\n"));
+            }
+            body.push_str(
+                "mov.u64 %rd1, t2;\nt2:\nmov.u64 %rd1, t2;\n{\n.reg .b64 t2;\n\
+                 mov.b64 t2, 1;\n}\nmov.u64 %rd1, t2;\nt1:\nmov.u64 %rd1, t1;\nret;\n}\n",
+            );
+            let line = 8 + 2 * labels;
+            assert_eq!(refs(&body), [format!("t2@{line}")], "{labels} labels");
+        }
     }
 
     #[test]
