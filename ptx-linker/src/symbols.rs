@@ -164,15 +164,21 @@ pub fn select_inputs(modules: &[Module<'_>], kinds: &[InputKind]) -> Vec<bool> {
 /// Builds the symbol table over the included modules. Names borrow the
 /// modules (generated names live in their items).
 pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<'m> {
-    let mut symbols: Vec<Symbol<'m>> = Vec::new();
-    let mut global: HashMap<&'m str, SymbolId> = HashMap::default();
+    // Sized once from the item counts: no table grows and rehashes.
+    let items: usize = modules.iter().map(|m| m.items.len()).sum();
+    let mut symbols: Vec<Symbol<'m>> = Vec::with_capacity(items);
+    let mut global: HashMap<&'m str, SymbolId> =
+        HashMap::with_capacity_and_hasher(items, Default::default());
     let mut scopes = vec![HashMap::default(); modules.len()];
+    // File-local definitions of one module (reused by every module).
+    let mut local: HashMap<&'m str, SymbolId> = HashMap::default();
     for (mi, m) in modules.iter().enumerate() {
         if !included[mi] {
             continue;
         }
+        scopes[mi].reserve(m.items.len());
         // File-local definitions first, so their declarations find them.
-        let mut local: HashMap<&'m str, SymbolId> = HashMap::default();
+        local.clear();
         let mut has_generated = false;
         for item in &m.items {
             has_generated |= matches!(&item.kind, ItemKind::Variable(v) if v.generated.is_some());
