@@ -287,9 +287,15 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 if unsynced_warp_op.is_none() && op == Opcode::Warp && !synced(&c.lexer, src) {
                     unsynced_warp_op = Some(Span::new(file, start, end));
                 }
-                // Most statements' operands hold only registers, numbers
-                // and punctuation: pass them in one go, and the `;`.
-                if let Some(Plain { semi, f64 }) = plain_operands(bytes, end, branch) {
+                // Most statements' operands hold only registers, numbers,
+                // punctuation and a few names: pass them in one go, and the `;`.
+                let mut names = Names::default();
+                let plain = match plain_operands(bytes, end, branch) {
+                    None if !branch => named_operands(bytes, end, &mut names),
+                    plain => plain,
+                };
+                if let Some(Plain { semi, f64 }) = plain {
+                    names.use_all(src, file, &mut scopes, &mut refs);
                     f64_op |= f64;
                     stmt_start = true;
                     branch = false;
@@ -299,6 +305,8 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                         semi + 1,
                         PlainFlags {
                             scopes: &mut scopes,
+                            refs: &mut refs,
+                            file,
                             depth,
                             texture_op: &mut texture_op,
                             f64_op: &mut f64_op,
@@ -486,6 +494,9 @@ static SKIP: [u8; 256] = {
 /// Where [`plain_statements`] records what it finds.
 struct PlainFlags<'a, 'src> {
     scopes: &'a mut Scopes<'src>,
+    /// The body's references, for names among the operands.
+    refs: &'a mut Vec<Name<'src>>,
+    file: crate::diagnostic::FileId,
     /// The depth of the block the statements are in.
     depth: u32,
     texture_op: &'a mut bool,
@@ -617,10 +628,16 @@ fn plain_statements_in<'src, const AVX2: bool>(
         if op == Opcode::Warp {
             return run;
         }
-        let Some(Plain { semi, f64 }) = plain_operands_in::<AVX2>(bytes, end, op == Opcode::Bra)
-        else {
+        let branch = op == Opcode::Bra;
+        let mut names = Names::default();
+        let plain = match plain_operands_in::<AVX2>(bytes, end, branch) {
+            None if !branch => named_operands(bytes, end, &mut names),
+            plain => plain,
+        };
+        let Some(Plain { semi, f64 }) = plain else {
             return run;
         };
+        names.use_all(src, f.file, f.scopes, f.refs);
         *f.texture_op |= op == Opcode::Texture;
         *f.f64_op |= f64;
         at = semi + 1;
@@ -771,6 +788,67 @@ fn plain_operands_in<const AVX2: bool>(bytes: &[u8], at: usize, branch: bool) ->
     plain_operands_16(bytes, at, branch).map(|(semi, f64)| Plain { semi, f64 })
 }
 
+/// The names among a statement's operands (start, end), at most 4.
+#[derive(Debug, Default)]
+struct Names {
+    found: [(usize, usize); 4],
+    len: usize,
+}
+
+impl Names {
+    /// The statement is read: its names are uses, in order.
+    fn use_all<'src>(
+        &self,
+        src: &'src str,
+        file: crate::diagnostic::FileId,
+        scopes: &mut Scopes<'src>,
+        refs: &mut Vec<Name<'src>>,
+    ) {
+        for &(start, end) in &self.found[..self.len] {
+            let name = Name {
+                text: src.get(start..end).unwrap_or(""),
+                span: Span::new(file, start, end),
+            };
+            scopes.use_name(name, refs);
+        }
+    }
+}
+
+/// [`plain_operands`] outside `bra` for operands that hold names (at most
+/// 4, listed in `names`): each name is passed as the token-by-token scan
+/// passes an identifier, and the operands between names must be plain.
+/// `None` when they are not, or hold more names.
+#[inline(never)]
+fn named_operands(bytes: &[u8], at: usize, names: &mut Names) -> Option<Plain> {
+    let (mut at, f64) = qualifiers_end(bytes, at);
+    loop {
+        let stop = first_stop(bytes, at, true)?;
+        match bytes[stop] {
+            b';' => return Some(Plain { semi: stop, f64 }),
+            b if OPERAND[b as usize] & O_LETTER != 0 && names.len < names.found.len() => {
+                let end = ident_end(bytes, stop + 1);
+                names.found[names.len] = (stop, end);
+                names.len += 1;
+                at = end;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The end of the qualifiers glued on at `at` (`.lo.s32`), and whether one
+/// of them is `.f64`.
+#[inline]
+fn qualifiers_end(bytes: &[u8], mut at: usize) -> (usize, bool) {
+    let mut f64 = false;
+    while bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(|&n| is_ident_char(n)) {
+        let end = ident_end(bytes, at + 1);
+        f64 |= word(bytes, at, end) == Some(u64::from_le_bytes(*b".f64\0\0\0\0"));
+        at = end;
+    }
+    (at, f64)
+}
+
 /// What [`plain_operands`] found.
 #[derive(Debug, PartialEq, Eq)]
 struct Plain {
@@ -783,13 +861,8 @@ struct Plain {
 /// [`plain_operands`] without AVX2: qualifiers one by one, then
 /// [`first_stop_16`].
 #[inline]
-fn plain_operands_16(bytes: &[u8], mut at: usize, branch: bool) -> Option<(usize, bool)> {
-    let mut f64 = false;
-    while bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(|&n| is_ident_char(n)) {
-        let end = ident_end(bytes, at + 1);
-        f64 |= word(bytes, at, end) == Some(u64::from_le_bytes(*b".f64\0\0\0\0"));
-        at = end;
-    }
+fn plain_operands_16(bytes: &[u8], at: usize, branch: bool) -> Option<(usize, bool)> {
+    let (at, f64) = qualifiers_end(bytes, at);
     let stop = first_stop_16(bytes, at, !branch)?;
     (bytes[stop] == b';').then_some((stop, f64))
 }
@@ -1360,6 +1433,25 @@ mod tests {
             let line = 8 + 2 * labels;
             assert_eq!(refs(&body), [format!("t2@{line}")], "{labels} labels");
         }
+    }
+
+    #[test]
+    fn names_among_plain_operands_are_uses_in_order() {
+        // In a run of plain statements and first after a directive: names
+        // between registers (one a parameter, one a label declared later),
+        // five names (more than the fast pass lists), a name before a
+        // comment, and `bra` (its operand is a label).
+        let body = ".visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<4>;\n\
+                    ld.param.u64 %rd1, [p];\nmov.u64 %rd1, t2;\nadd.s32 %r1, %r1, 1;\n\
+                    mad.lo.s32 %r1, t1, t2, L1;\nmov.u64 %rd1, t1, t2, t1, t2, t1;\n\
+                    mov.u64 %rd1, t2 /* t1 */;\n@%p1 bra t2;\nL1:\nmov.u64 %rd1, L1, t1;\nret;\n}\n";
+        assert_eq!(
+            refs(body),
+            [
+                "t2@10", "t1@12", "t2@12", "L1@12", "t1@13", "t2@13", "t1@13", "t2@13", "t1@13",
+                "t2@14", "t1@17"
+            ]
+        );
     }
 
     #[test]
