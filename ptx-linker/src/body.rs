@@ -339,6 +339,15 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                         if depth == 1 && text == ".param" && body_param.is_none() {
                             body_param = Some(Span::new(file, start, end));
                         }
+                        // `.reg` of `%` names only (as rustc writes them):
+                        // nothing to record, passed without tokens.
+                        if text == ".reg" {
+                            if let Some(semi) = percent_regs(bytes, end) {
+                                prev_end = semi + 1;
+                                c.restart_at(prev_end);
+                                continue;
+                            }
+                        }
                         // Through the tokens, from the directive on.
                         c.resume_tokens(prev_end);
                         c.peek();
@@ -951,6 +960,26 @@ fn first_stop_scalar(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> 
     None
 }
 
+/// When the rest of a `.reg` statement, from `at`, declares only `%`
+/// names (`.b32 %r<40>`, `.pred %p1, %p2`), which the scan never tracks:
+/// the index of its `;`. Otherwise (a name without `%`, an initializer, a
+/// brace, a comment, a string, ...) `None`, and the tokens decide. Passed
+/// with the operand scan ([`first_stop`] with names), directive by directive.
+fn percent_regs(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let stop = first_stop(bytes, at, true)?;
+        if bytes[stop] == b';' {
+            // After `=`, even `%` names are uses.
+            return (!bytes[from..stop].contains(&b'=')).then_some(stop);
+        }
+        if bytes[stop] != b'.' || !bytes.get(stop + 1).is_some_and(|&n| is_ident_char(n)) {
+            return None;
+        }
+        at = ident_end(bytes, stop + 1);
+    }
+}
+
 /// The end of the last token before the end of input, lexing on from
 /// `prev_end` (the end of an earlier token).
 #[cold]
@@ -1452,6 +1481,16 @@ mod tests {
                 "t2@14", "t1@17"
             ]
         );
+    }
+
+    #[test]
+    fn reg_declarations_of_percent_names_declare_nothing_else() {
+        // `%` names only (passed without tokens), a name among them, an
+        // initializer (its names are uses), a brace in the statement.
+        let body = ".visible .entry k()\n{\n.reg .pred %p<4>;\n.reg .v2 .b32 %r1, %r2;\n\
+                    mov.u64 %rd1, t2;\n.reg .b32 %r3, t2;\nmov.u64 %rd1, t2;\n\
+                    .reg .b64 %rd9 = t1;\n.reg .b32 %r<2>\n}\n";
+        assert_eq!(refs(body), ["t2@10", "t1@13"]);
     }
 
     #[test]
