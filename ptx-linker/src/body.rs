@@ -52,7 +52,15 @@ pub(crate) struct Scopes<'src> {
     marks: Vec<(usize, usize)>,
     /// Function-scope `.shared x<N>` declarations of this body.
     shared_generated: Vec<SharedGenerated>,
+    /// Labels of the body's outermost block not yet in `names`: most
+    /// labels are never looked up, so they are only listed, and moved into
+    /// `names` when a block opens or the list grows long.
+    labels: Vec<&'src str>,
 }
+
+/// How many labels [`Scopes::use_name`] searches one by one before it
+/// moves them into the map.
+const LABELS_SEARCHED: usize = 32;
 
 /// A parameterized declaration `prefix<count>` in scope.
 #[derive(Debug, Clone, Copy)]
@@ -87,6 +95,7 @@ impl<'src> Scopes<'src> {
         self.generated.clear();
         self.marks.clear();
         self.shared_generated.clear();
+        self.labels.clear();
     }
 
     /// `name` is declared in the block at `depth`, visible from here on.
@@ -97,8 +106,32 @@ impl<'src> Scopes<'src> {
         }
     }
 
+    /// A label `name` is declared in the block at `depth`, visible from
+    /// here on.
+    fn declare_label(&mut self, name: &'src str, depth: u32) {
+        if depth == 1 {
+            // No declaration is undone at depth 1, and a name declared
+            // there again has the same depth: the list gives the same answer.
+            self.labels.push(name);
+        } else {
+            self.declare(name, depth);
+        }
+    }
+
+    /// Moves the listed labels into `names`.
+    fn flush_labels(&mut self) {
+        for name in self.labels.drain(..) {
+            // A name declared at depth 1 or deeper keeps its depth (a
+            // parameter's 0 becomes the label's 1).
+            let d = self.names.entry(name).or_insert(1);
+            *d = (*d).max(1);
+        }
+    }
+
     /// A nested block opens.
     fn open(&mut self) {
+        // Declarations in the block record what they hide: labels too.
+        self.flush_labels();
         self.marks.push((self.undo.len(), self.generated.len()));
     }
 
@@ -124,11 +157,18 @@ impl<'src> Scopes<'src> {
     /// (pushed to `refs`); a use of a function-scope `.shared x<N>` name is
     /// counted there.
     fn use_name(&mut self, n: Name<'src>, refs: &mut Vec<Name<'src>>) {
-        let plain = if self.names.is_empty() {
+        if self.labels.len() > LABELS_SEARCHED {
+            self.flush_labels();
+        }
+        let mut plain = if self.names.is_empty() {
             None
         } else {
             self.names.get(n.text).copied()
         };
+        // A listed label is at depth 1: it hides a parameter (depth 0).
+        if plain.is_none_or(|d| d < 1) && self.labels.contains(&n.text) {
+            plain = Some(1);
+        }
         if !self.generated.is_empty() {
             let hit =
                 self.generated.iter().rev().find_map(|g| {
@@ -233,7 +273,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 }
                 if bytes.get(c.lexer.at) == Some(&b':') {
                     let text = src.get(start..end).unwrap_or("");
-                    scopes.declare(text, depth); // a label
+                    scopes.declare_label(text, depth);
                     prev_end = c.lexer.at + 1;
                     colon_end = prev_end;
                     c.lexer.at = prev_end;
@@ -247,9 +287,15 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 if unsynced_warp_op.is_none() && op == Opcode::Warp && !synced(&c.lexer, src) {
                     unsynced_warp_op = Some(Span::new(file, start, end));
                 }
-                // Most statements' operands hold only registers, numbers
-                // and punctuation: pass them in one go, and the `;`.
-                if let Some(Plain { semi, f64 }) = plain_operands(bytes, end, branch) {
+                // Most statements' operands hold only registers, numbers,
+                // punctuation and a few names: pass them in one go, and the `;`.
+                let mut names = Names::default();
+                let plain = match plain_operands(bytes, end, branch) {
+                    None if !branch => named_operands(bytes, end, &mut names),
+                    plain => plain,
+                };
+                if let Some(Plain { semi, f64 }) = plain {
+                    names.use_all(src, file, &mut scopes, &mut refs);
                     f64_op |= f64;
                     stmt_start = true;
                     branch = false;
@@ -259,6 +305,8 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                         semi + 1,
                         PlainFlags {
                             scopes: &mut scopes,
+                            refs: &mut refs,
+                            file,
                             depth,
                             texture_op: &mut texture_op,
                             f64_op: &mut f64_op,
@@ -290,6 +338,15 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                         let text = src.get(start..end).unwrap_or("");
                         if depth == 1 && text == ".param" && body_param.is_none() {
                             body_param = Some(Span::new(file, start, end));
+                        }
+                        // `.reg` of `%` names only (as rustc writes them):
+                        // nothing to record, passed without tokens.
+                        if text == ".reg" {
+                            if let Some(semi) = percent_regs(bytes, end) {
+                                prev_end = semi + 1;
+                                c.restart_at(prev_end);
+                                continue;
+                            }
                         }
                         // Through the tokens, from the directive on.
                         c.resume_tokens(prev_end);
@@ -446,6 +503,9 @@ static SKIP: [u8; 256] = {
 /// Where [`plain_statements`] records what it finds.
 struct PlainFlags<'a, 'src> {
     scopes: &'a mut Scopes<'src>,
+    /// The body's references, for names among the operands.
+    refs: &'a mut Vec<Name<'src>>,
+    file: crate::diagnostic::FileId,
     /// The depth of the block the statements are in.
     depth: u32,
     texture_op: &'a mut bool,
@@ -560,7 +620,8 @@ fn plain_statements_in<'src, const AVX2: bool>(
         let end = ident_end(bytes, start + 1);
         if start == at && bytes.get(end) == Some(&b':') {
             // A label.
-            f.scopes.declare(src.get(start..end).unwrap_or(""), f.depth);
+            f.scopes
+                .declare_label(src.get(start..end).unwrap_or(""), f.depth);
             at = end + 1;
             run = PlainRun {
                 at,
@@ -576,10 +637,16 @@ fn plain_statements_in<'src, const AVX2: bool>(
         if op == Opcode::Warp {
             return run;
         }
-        let Some(Plain { semi, f64 }) = plain_operands_in::<AVX2>(bytes, end, op == Opcode::Bra)
-        else {
+        let branch = op == Opcode::Bra;
+        let mut names = Names::default();
+        let plain = match plain_operands_in::<AVX2>(bytes, end, branch) {
+            None if !branch => named_operands(bytes, end, &mut names),
+            plain => plain,
+        };
+        let Some(Plain { semi, f64 }) = plain else {
             return run;
         };
+        names.use_all(src, f.file, f.scopes, f.refs);
         *f.texture_op |= op == Opcode::Texture;
         *f.f64_op |= f64;
         at = semi + 1;
@@ -604,35 +671,68 @@ enum Opcode {
 }
 
 impl Opcode {
-    /// The opcode `bytes[start..end]`, compared as one word, not as strings.
+    /// The opcode `bytes[start..end]`, as one word (at most 5 bytes,
+    /// zero-padded) looked up in [`OPCODES`]: one multiply and one compare
+    /// instead of a chain of compares.
+    #[inline]
     fn of(bytes: &[u8], start: usize, end: usize) -> Opcode {
-        const fn w(s: &[u8]) -> u64 {
-            let mut b = [0u8; 8];
-            let mut i = 0;
-            while i < s.len() {
-                b[i] = s[i];
-                i += 1;
-            }
-            u64::from_le_bytes(b)
-        }
-        match word(bytes, start, end) {
-            Some(x) if x == w(b"bra") => Opcode::Bra,
-            Some(x)
-                if x == w(b"tex")
-                    || x == w(b"tld4")
-                    || x == w(b"txq")
-                    || x == w(b"suld")
-                    || x == w(b"sust")
-                    || x == w(b"sured")
-                    || x == w(b"suq") =>
-            {
-                Opcode::Texture
-            }
-            Some(x) if x == w(b"shfl") || x == w(b"vote") => Opcode::Warp,
-            _ => Opcode::Other,
+        let Some(x) = word(bytes, start, end) else {
+            return Opcode::Other;
+        };
+        let (w, op) = OPCODES[opcode_slot(x)];
+        if w == x {
+            op
+        } else {
+            Opcode::Other
         }
     }
 }
+
+/// The multiplier of [`opcode_slot`], chosen (by trying random odd
+/// numbers) so that the opcodes of [`OPCODES`] each get a slot of their own.
+const OPCODE_HASH: u64 = 0x451a_bd81_f1d6_9ed7;
+
+/// The slot of [`OPCODES`] for the word `x`: the top 4 bits of `x` times
+/// [`OPCODE_HASH`].
+#[inline]
+const fn opcode_slot(x: u64) -> usize {
+    (x.wrapping_mul(OPCODE_HASH) >> 60) as usize
+}
+
+/// The opcodes [`Opcode`] tells apart, each in its slot as (word, kind);
+/// empty slots hold the word 0, which no opcode is. Two opcodes in one slot
+/// fail the build.
+static OPCODES: [(u64, Opcode); 16] = {
+    const LIST: [(&[u8], Opcode); 10] = [
+        (b"bra", Opcode::Bra),
+        (b"tex", Opcode::Texture),
+        (b"tld4", Opcode::Texture),
+        (b"txq", Opcode::Texture),
+        (b"suld", Opcode::Texture),
+        (b"sust", Opcode::Texture),
+        (b"sured", Opcode::Texture),
+        (b"suq", Opcode::Texture),
+        (b"shfl", Opcode::Warp),
+        (b"vote", Opcode::Warp),
+    ];
+    let mut table = [(0u64, Opcode::Other); 16];
+    let mut i = 0;
+    while i < LIST.len() {
+        let (s, op) = LIST[i];
+        let mut b = [0u8; 8];
+        let mut j = 0;
+        while j < s.len() {
+            b[j] = s[j];
+            j += 1;
+        }
+        let x = u64::from_le_bytes(b);
+        let slot = opcode_slot(x);
+        assert!(table[slot].0 == 0, "two opcodes share a slot");
+        table[slot] = (x, op);
+        i += 1;
+    }
+    table
+};
 
 /// `bytes[start..end]` as a little-endian word padded with zeros, when it
 /// is at most 5 bytes long (the longest opcode or qualifier compared).
@@ -697,6 +797,67 @@ fn plain_operands_in<const AVX2: bool>(bytes: &[u8], at: usize, branch: bool) ->
     plain_operands_16(bytes, at, branch).map(|(semi, f64)| Plain { semi, f64 })
 }
 
+/// The names among a statement's operands (start, end), at most 4.
+#[derive(Debug, Default)]
+struct Names {
+    found: [(usize, usize); 4],
+    len: usize,
+}
+
+impl Names {
+    /// The statement is read: its names are uses, in order.
+    fn use_all<'src>(
+        &self,
+        src: &'src str,
+        file: crate::diagnostic::FileId,
+        scopes: &mut Scopes<'src>,
+        refs: &mut Vec<Name<'src>>,
+    ) {
+        for &(start, end) in &self.found[..self.len] {
+            let name = Name {
+                text: src.get(start..end).unwrap_or(""),
+                span: Span::new(file, start, end),
+            };
+            scopes.use_name(name, refs);
+        }
+    }
+}
+
+/// [`plain_operands`] outside `bra` for operands that hold names (at most
+/// 4, listed in `names`): each name is passed as the token-by-token scan
+/// passes an identifier, and the operands between names must be plain.
+/// `None` when they are not, or hold more names.
+#[inline(never)]
+fn named_operands(bytes: &[u8], at: usize, names: &mut Names) -> Option<Plain> {
+    let (mut at, f64) = qualifiers_end(bytes, at);
+    loop {
+        let stop = first_stop(bytes, at, true)?;
+        match bytes[stop] {
+            b';' => return Some(Plain { semi: stop, f64 }),
+            b if OPERAND[b as usize] & O_LETTER != 0 && names.len < names.found.len() => {
+                let end = ident_end(bytes, stop + 1);
+                names.found[names.len] = (stop, end);
+                names.len += 1;
+                at = end;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The end of the qualifiers glued on at `at` (`.lo.s32`), and whether one
+/// of them is `.f64`.
+#[inline]
+fn qualifiers_end(bytes: &[u8], mut at: usize) -> (usize, bool) {
+    let mut f64 = false;
+    while bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(|&n| is_ident_char(n)) {
+        let end = ident_end(bytes, at + 1);
+        f64 |= word(bytes, at, end) == Some(u64::from_le_bytes(*b".f64\0\0\0\0"));
+        at = end;
+    }
+    (at, f64)
+}
+
 /// What [`plain_operands`] found.
 #[derive(Debug, PartialEq, Eq)]
 struct Plain {
@@ -709,13 +870,8 @@ struct Plain {
 /// [`plain_operands`] without AVX2: qualifiers one by one, then
 /// [`first_stop_16`].
 #[inline]
-fn plain_operands_16(bytes: &[u8], mut at: usize, branch: bool) -> Option<(usize, bool)> {
-    let mut f64 = false;
-    while bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(|&n| is_ident_char(n)) {
-        let end = ident_end(bytes, at + 1);
-        f64 |= word(bytes, at, end) == Some(u64::from_le_bytes(*b".f64\0\0\0\0"));
-        at = end;
-    }
+fn plain_operands_16(bytes: &[u8], at: usize, branch: bool) -> Option<(usize, bool)> {
+    let (at, f64) = qualifiers_end(bytes, at);
     let stop = first_stop_16(bytes, at, !branch)?;
     (bytes[stop] == b';').then_some((stop, f64))
 }
@@ -802,6 +958,26 @@ fn first_stop_scalar(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> 
         at += 1;
     }
     None
+}
+
+/// When the rest of a `.reg` statement, from `at`, declares only `%`
+/// names (`.b32 %r<40>`, `.pred %p1, %p2`), which the scan never tracks:
+/// the index of its `;`. Otherwise (a name without `%`, an initializer, a
+/// brace, a comment, a string, ...) `None`, and the tokens decide. Passed
+/// with the operand scan ([`first_stop`] with names), directive by directive.
+fn percent_regs(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let stop = first_stop(bytes, at, true)?;
+        if bytes[stop] == b';' {
+            // After `=`, even `%` names are uses.
+            return (!bytes[from..stop].contains(&b'=')).then_some(stop);
+        }
+        if bytes[stop] != b'.' || !bytes.get(stop + 1).is_some_and(|&n| is_ident_char(n)) {
+            return None;
+        }
+        at = ident_end(bytes, stop + 1);
+    }
 }
 
 /// The end of the last token before the end of input, lexing on from
@@ -1245,7 +1421,14 @@ mod tests {
         assert_eq!(Opcode::of(b, 26, 30), Opcode::Warp);
         assert_eq!(Opcode::of(b, 36, 40), Opcode::Warp);
         assert_eq!(Opcode::of(b, 41, 45), Opcode::Other); // `brax`
-                                                          // Near the end of the input (fewer than 8 bytes left).
+        let words = b"tld4 txq suld sust suq bar mad shl setp st ld mov ret call b s vot";
+        let kinds: Vec<Opcode> = words
+            .split(|&c| c == b' ')
+            .map(|w| Opcode::of(w, 0, w.len()))
+            .collect();
+        assert_eq!(&kinds[..5], [Opcode::Texture; 5]);
+        assert!(kinds[5..].iter().all(|&k| k == Opcode::Other));
+        // Near the end of the input (fewer than 8 bytes left).
         assert_eq!(word(b, 46, 50), word(b".f64", 0, 4));
         assert_eq!(Opcode::of(b"bra", 0, 3), Opcode::Bra);
         // The body's flags, through the fast operand pass and without it.
@@ -1260,6 +1443,54 @@ mod tests {
         };
         let body = f.body.as_ref().unwrap();
         assert!(body.f64_op && body.texture_op && body.unsynced_warp_op.is_some());
+    }
+
+    #[test]
+    fn listed_labels_hide_module_symbols_as_declared_names_do() {
+        // Few labels (searched in the list) and many (moved into the map):
+        // a label hides the module symbol from its line on; a nested block
+        // that declares the same name hides it until it ends.
+        for labels in [3, 40] {
+            let mut body = String::from(".visible .entry k(.param .u64 t1)\n{\n");
+            for i in 0..labels {
+                body.push_str(&format!("L{i}:\nadd.s32 %r1, %r1, 1;\n"));
+            }
+            body.push_str(
+                "mov.u64 %rd1, t2;\nt2:\nmov.u64 %rd1, t2;\n{\n.reg .b64 t2;\n\
+                 mov.b64 t2, 1;\n}\nmov.u64 %rd1, t2;\nt1:\nmov.u64 %rd1, t1;\nret;\n}\n",
+            );
+            let line = 8 + 2 * labels;
+            assert_eq!(refs(&body), [format!("t2@{line}")], "{labels} labels");
+        }
+    }
+
+    #[test]
+    fn names_among_plain_operands_are_uses_in_order() {
+        // In a run of plain statements and first after a directive: names
+        // between registers (one a parameter, one a label declared later),
+        // five names (more than the fast pass lists), a name before a
+        // comment, and `bra` (its operand is a label).
+        let body = ".visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<4>;\n\
+                    ld.param.u64 %rd1, [p];\nmov.u64 %rd1, t2;\nadd.s32 %r1, %r1, 1;\n\
+                    mad.lo.s32 %r1, t1, t2, L1;\nmov.u64 %rd1, t1, t2, t1, t2, t1;\n\
+                    mov.u64 %rd1, t2 /* t1 */;\n@%p1 bra t2;\nL1:\nmov.u64 %rd1, L1, t1;\nret;\n}\n";
+        assert_eq!(
+            refs(body),
+            [
+                "t2@10", "t1@12", "t2@12", "L1@12", "t1@13", "t2@13", "t1@13", "t2@13", "t1@13",
+                "t2@14", "t1@17"
+            ]
+        );
+    }
+
+    #[test]
+    fn reg_declarations_of_percent_names_declare_nothing_else() {
+        // `%` names only (passed without tokens), a name among them, an
+        // initializer (its names are uses), a brace in the statement.
+        let body = ".visible .entry k()\n{\n.reg .pred %p<4>;\n.reg .v2 .b32 %r1, %r2;\n\
+                    mov.u64 %rd1, t2;\n.reg .b32 %r3, t2;\nmov.u64 %rd1, t2;\n\
+                    .reg .b64 %rd9 = t1;\n.reg .b32 %r<2>\n}\n";
+        assert_eq!(refs(body), ["t2@10", "t1@13"]);
     }
 
     #[test]

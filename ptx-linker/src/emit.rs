@@ -171,7 +171,7 @@ fn emit_into(e: &EmitInput<'_, '_>, out: &mut Out<'_>) -> Vec<(SymbolId, ItemRef
     }
 
     let live_defs: Vec<ItemRef> = {
-        let mut v: Vec<ItemRef> = e.live.live.iter().copied().collect();
+        let mut v: Vec<ItemRef> = e.live.live.iter().collect();
         v.sort();
         v
     };
@@ -199,11 +199,10 @@ fn emit_into(e: &EmitInput<'_, '_>, out: &mut Out<'_>) -> Vec<(SymbolId, ItemRef
     for &r in &live_defs {
         match kind_of(r) {
             ItemKind::Function(f) if f.kind == FnKind::Func => {
-                let mut text = item_text(&e, r, f.proto_end);
+                write_item(out, &e, r, f.proto_end);
                 if f.noreturn {
-                    text.push_str(" .noreturn");
+                    out.push_str(" .noreturn");
                 }
-                out.push_str(&text);
                 out.push_str(";\n");
             }
             ItemKind::Alias { .. } => {

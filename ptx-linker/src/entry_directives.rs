@@ -159,7 +159,7 @@ pub fn entry_directives(
     diags: &mut Vec<Diagnostic>,
 ) -> HashMap<SymbolId, EntryDirectives> {
     let mut out: HashMap<SymbolId, EntryDirectives> = HashMap::default();
-    let mut refs: Vec<_> = live.live.iter().copied().collect();
+    let mut refs: Vec<_> = live.live.iter().collect();
     refs.sort();
     for r in refs {
         let m = &modules[r.module];

@@ -21,7 +21,7 @@ use crate::symbols::{ItemRef, SymbolId, SymbolTable};
 #[derive(Debug, Clone)]
 pub struct Liveness {
     /// Live definitions.
-    pub live: HashSet<ItemRef>,
+    pub live: ItemSet,
     /// Symbols without a definition that live code references (kept external).
     pub external_refs: HashSet<SymbolId>,
 }
@@ -29,7 +29,68 @@ pub struct Liveness {
 impl Liveness {
     /// True when `r` goes into the output.
     pub fn is_live(&self, r: ItemRef) -> bool {
-        self.live.contains(&r)
+        self.live.contains(r)
+    }
+}
+
+/// A set of items of the modules: one flag per item, so membership costs
+/// no hashing, and the items come out in input order.
+#[derive(Debug, Clone)]
+pub struct ItemSet {
+    /// Per module: the index of its first item's flag.
+    start: Vec<usize>,
+    flags: Vec<bool>,
+}
+
+impl ItemSet {
+    /// The empty set over the items of `modules`.
+    pub fn new(modules: &[Module<'_>]) -> ItemSet {
+        let mut start = Vec::with_capacity(modules.len() + 1);
+        let mut n = 0;
+        for m in modules {
+            start.push(n);
+            n += m.items.len();
+        }
+        start.push(n);
+        ItemSet {
+            start,
+            flags: vec![false; n],
+        }
+    }
+
+    /// The flag of `r`, if `r` is an item of the modules.
+    fn index(&self, r: ItemRef) -> Option<usize> {
+        let (&first, &end) = (self.start.get(r.module)?, self.start.get(r.module + 1)?);
+        let i = first.checked_add(r.item)?;
+        (i < end).then_some(i)
+    }
+
+    /// True when `r` is in the set.
+    pub fn contains(&self, r: ItemRef) -> bool {
+        self.index(r).is_some_and(|i| self.flags[i])
+    }
+
+    /// Adds `r`; true when it was not in the set yet (false, too, for an
+    /// item the modules do not have).
+    pub fn insert(&mut self, r: ItemRef) -> bool {
+        match self.index(r) {
+            Some(i) => !std::mem::replace(&mut self.flags[i], true),
+            None => false,
+        }
+    }
+
+    /// The items in the set, in input order (by module, then item).
+    pub fn iter(&self) -> impl Iterator<Item = ItemRef> + '_ {
+        self.start
+            .windows(2)
+            .enumerate()
+            .flat_map(move |(module, w)| {
+                self.flags[w[0]..w[1]]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &on)| on)
+                    .map(move |(item, _)| ItemRef { module, item })
+            })
     }
 }
 
@@ -71,7 +132,7 @@ pub fn liveness(
         }
         stack.extend(found);
     }
-    let mut live = HashSet::default();
+    let mut live = ItemSet::new(modules);
     let mut external_refs = HashSet::default();
     let mut reported: HashSet<(SymbolId, usize)> = HashSet::default();
     let mut unresolved = Vec::new();

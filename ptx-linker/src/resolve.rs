@@ -69,31 +69,30 @@ pub fn resolve(
     let mut shared_align = Vec::with_capacity(table.symbols.len());
     for sym in &table.symbols {
         // `.visible`, file-local, or `.common` with an initializer.
-        let strong: Vec<ItemRef> = sym
-            .defs
-            .iter()
-            .copied()
-            .filter(|r| agree::binding(item(*r)) == agree::Binding::Strong)
-            .collect();
-        for dup in strong.iter().skip(1) {
-            let first = item(strong[0]).symbol_name().map(|n| n.span);
-            let here = item(*dup).symbol_name().map(|n| n.span);
-            if let (Some(first), Some(here)) = (first, here) {
-                let (from_here, from_first) = (from(item(*dup)), from(item(strong[0])));
-                diags.push(
-                    Diagnostic::error(here, format!("duplicate symbol `{}`{from_here}", sym.name))
-                        .with_label("defined again here")
-                        .with_secondary(first, format!("`{}` first defined here{from_first}", sym.name))
-                        .with_help(format!(
-                            "keep one definition of `{}`, mark the others `.weak`, or drop `.visible` to make them file-local{}",
-                            sym.name,
-                            if [*dup, strong[0]].iter().any(|r| item(*r).linkage() == Some(Linkage::Common)) {
-                                " (a `.common` variable with an initializer is an ordinary definition, as for nvlink)"
-                            } else {
-                                ""
-                            }
-                        )),
-                );
+        // (An iterator, not a vector: one allocation less per symbol.)
+        let is_strong = |r: &ItemRef| agree::binding(item(*r)) == agree::Binding::Strong;
+        let mut strong = sym.defs.iter().copied().filter(is_strong);
+        if let Some(first_strong) = strong.next() {
+            for dup in strong {
+                let first = item(first_strong).symbol_name().map(|n| n.span);
+                let here = item(dup).symbol_name().map(|n| n.span);
+                if let (Some(first), Some(here)) = (first, here) {
+                    let (from_here, from_first) = (from(item(dup)), from(item(first_strong)));
+                    diags.push(
+                        Diagnostic::error(here, format!("duplicate symbol `{}`{from_here}", sym.name))
+                            .with_label("defined again here")
+                            .with_secondary(first, format!("`{}` first defined here{from_first}", sym.name))
+                            .with_help(format!(
+                                "keep one definition of `{}`, mark the others `.weak`, or drop `.visible` to make them file-local{}",
+                                sym.name,
+                                if [dup, first_strong].iter().any(|r| item(*r).linkage() == Some(Linkage::Common)) {
+                                    " (a `.common` variable with an initializer is an ordinary definition, as for nvlink)"
+                                } else {
+                                    ""
+                                }
+                            )),
+                    );
+                }
             }
         }
         let pick = agree::winner(modules, &sym.defs);
@@ -101,7 +100,7 @@ pub fn resolve(
             check_decls(modules, sym.name, def, &sym.decls, diags);
             for other in &sym.defs {
                 // A second strong definition is a duplicate, reported above.
-                if *other != def && !strong.contains(other) {
+                if *other != def && !is_strong(other) {
                     agree::check_definition(modules, sym.name, def, *other, diags);
                 }
             }
@@ -151,12 +150,15 @@ pub fn resolve(
 /// name unless a global symbol or an earlier module's local has it.
 fn rename_locals(table: &SymbolTable<'_>) -> Vec<String> {
     let all: HashSet<&str> = table.symbols.iter().map(|s| s.name).collect();
-    let mut claimed: HashSet<String> = table
+    // Names taken: every global symbol's, and those given to locals so far
+    // (kept apart, so that the globals' names are not copied).
+    let globals: HashSet<&str> = table
         .symbols
         .iter()
         .filter(|s| s.scope == Scope::Global)
-        .map(|s| s.name.to_string())
+        .map(|s| s.name)
         .collect();
+    let mut given: HashSet<String> = HashSet::default();
     let mut out = Vec::with_capacity(table.symbols.len());
     for s in &table.symbols {
         let name = match s.scope {
@@ -164,11 +166,14 @@ fn rename_locals(table: &SymbolTable<'_>) -> Vec<String> {
             Scope::Local(m) => {
                 let mut name = s.name.to_string();
                 let mut n = m + 1;
-                while claimed.contains(&name) || (name != s.name && all.contains(name.as_str())) {
+                while globals.contains(name.as_str())
+                    || given.contains(&name)
+                    || (name != s.name && all.contains(name.as_str()))
+                {
                     name = format!("{}__ptxlink{n}", s.name);
                     n += 1;
                 }
-                claimed.insert(name.clone());
+                given.insert(name.clone());
                 name
             }
         };

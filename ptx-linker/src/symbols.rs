@@ -122,6 +122,10 @@ fn exports_and_needs<'m>(m: &'m Module<'_>) -> (HashSet<&'m str>, Vec<&'m str>) 
 /// (classic archive semantics; among libraries defining the same symbol,
 /// the first given wins). Linear in the number of symbols.
 pub fn select_inputs(modules: &[Module<'_>], kinds: &[InputKind]) -> Vec<bool> {
+    if kinds.iter().all(|k| *k == InputKind::Object) {
+        // No library to pull in: every input takes part.
+        return vec![true; modules.len()];
+    }
     let info: Vec<_> = modules.iter().map(exports_and_needs).collect();
     let mut included: Vec<bool> = kinds.iter().map(|k| *k == InputKind::Object).collect();
     let mut providers: HashMap<&str, usize> = HashMap::default();
@@ -160,15 +164,21 @@ pub fn select_inputs(modules: &[Module<'_>], kinds: &[InputKind]) -> Vec<bool> {
 /// Builds the symbol table over the included modules. Names borrow the
 /// modules (generated names live in their items).
 pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<'m> {
-    let mut symbols: Vec<Symbol<'m>> = Vec::new();
-    let mut global: HashMap<&'m str, SymbolId> = HashMap::default();
+    // Sized once from the item counts: no table grows and rehashes.
+    let items: usize = modules.iter().map(|m| m.items.len()).sum();
+    let mut symbols: Vec<Symbol<'m>> = Vec::with_capacity(items);
+    let mut global: HashMap<&'m str, SymbolId> =
+        HashMap::with_capacity_and_hasher(items, Default::default());
     let mut scopes = vec![HashMap::default(); modules.len()];
+    // File-local definitions of one module (reused by every module).
+    let mut local: HashMap<&'m str, SymbolId> = HashMap::default();
     for (mi, m) in modules.iter().enumerate() {
         if !included[mi] {
             continue;
         }
+        scopes[mi].reserve(m.items.len());
         // File-local definitions first, so their declarations find them.
-        let mut local: HashMap<&'m str, SymbolId> = HashMap::default();
+        local.clear();
         let mut has_generated = false;
         for item in &m.items {
             has_generated |= matches!(&item.kind, ItemKind::Variable(v) if v.generated.is_some());

@@ -46,7 +46,6 @@ pub fn check_kernels(
     let mut entries: Vec<ItemRef> = live
         .live
         .iter()
-        .copied()
         .filter(|r| matches!(&modules[r.module].items[r.item].kind, ItemKind::Function(f) if f.kind == FnKind::Entry))
         .collect();
     entries.sort();
