@@ -212,31 +212,54 @@ fn transposed(
     let a = random_bf16(rng, 64 * k);
     let a_d = stream.clone_htod(&a)?;
     let want = matmul_bt_f64(&a, &bt, 64, 64, k);
-    type MapSw32<'a> = TensorMap<'a, bf16, 2, 16, 64, 1, 1, 1, 32>;
-    type MapSw64<'a> = TensorMap<'a, bf16, 2, 32, 64, 1, 1, 1, 64>;
-    let dims = [k as u64, 64];
-    let stride = [2 * k as u64];
-    let sw32 =
-        module.kernel::<(MapSw32<'static>, MapSw32<'static>, SliceMut<f32>, u32)>("wgmma_sw32")?;
-    let (ma, mb) = (
-        MapSw32::tiled(stream, &a_d, dims, &stride)?,
-        MapSw32::tiled(stream, &b_d, dims, &stride)?,
-    );
-    let mut c_d = stream.clone_htod(&vec![f32::NAN; 64 * 64])?;
-    // SAFETY: one block writes the 64 x 64 c; the maps describe a_d and b_d, which outlive it.
-    unsafe { sw32.launch(stream, cfg, (&ma, &mb, &mut c_d, k as u32)) }?;
-    let got = stream.clone_dtoh(&c_d)?.into_iter().map(f64::from);
-    failed += report("wgmma_sw32", &format!("64x64x{k}"), got, &want, 1e-5, seed);
-    let sw64 =
-        module.kernel::<(MapSw64<'static>, MapSw64<'static>, SliceMut<f32>, u32)>("wgmma_sw64")?;
-    let (ma, mb) = (
-        MapSw64::tiled(stream, &a_d, dims, &stride)?,
-        MapSw64::tiled(stream, &b_d, dims, &stride)?,
-    );
-    let mut c_d = stream.clone_htod(&vec![f32::NAN; 64 * 64])?;
-    // SAFETY: as above.
-    unsafe { sw64.launch(stream, cfg, (&ma, &mb, &mut c_d, k as u32)) }?;
-    let got = stream.clone_dtoh(&c_d)?.into_iter().map(f64::from);
-    failed += report("wgmma_sw64", &format!("64x64x{k}"), got, &want, 1e-5, seed);
+    for (name, got) in [
+        (
+            "wgmma_sw32",
+            swizzled_tile::<16, 32>(stream, module, "wgmma_sw32", &a_d, &b_d, k)?,
+        ),
+        (
+            "wgmma_sw64",
+            swizzled_tile::<32, 64>(stream, module, "wgmma_sw64", &a_d, &b_d, k)?,
+        ),
+    ] {
+        let got = got.into_iter().map(f64::from);
+        failed += report(name, &format!("64x64x{k}"), got, &want, 1e-5, seed);
+    }
     Ok(failed)
+}
+
+/// Runs the one-tile kernel `name` (`wgmma_sw32` or `wgmma_sw64`: `c = a · bᵀ` for 64 × `k`
+/// row-major `a` and `b` through tensor maps of `KT` × 64 boxes with the `SW`-byte swizzle)
+/// on one block of 128 threads; returns `c` (64 × 64 `f32`, poisoned with NaN first).
+fn swizzled_tile<const KT: usize, const SW: usize>(
+    stream: &std::sync::Arc<host_loader::cudarc::driver::CudaStream>,
+    module: &Module,
+    name: &str,
+    a_d: &host_loader::cudarc::driver::CudaSlice<bf16>,
+    b_d: &host_loader::cudarc::driver::CudaSlice<bf16>,
+    k: usize,
+) -> Result<Vec<f32>> {
+    type Map<'a, const KT: usize, const SW: usize> =
+        host_loader::tma::TensorMap<'a, bf16, 2, KT, 64, 1, 1, 1, SW>;
+    let kernel = module.kernel::<(
+        Map<'static, KT, SW>,
+        Map<'static, KT, SW>,
+        SliceMut<f32>,
+        u32,
+    )>(name)?;
+    let (dims, stride) = ([k as u64, 64], [2 * k as u64]);
+    let (ma, mb) = (
+        Map::<KT, SW>::tiled(stream, a_d, dims, &stride)?,
+        Map::<KT, SW>::tiled(stream, b_d, dims, &stride)?,
+    );
+    let mut c_d = stream.clone_htod(&vec![f32::NAN; 64 * 64])?;
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (128, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: one block writes the 64 x 64 c; the maps describe a_d and b_d, which outlive
+    // the launch.
+    unsafe { kernel.launch(stream, cfg, (&ma, &mb, &mut c_d, k as u32)) }?;
+    Ok(stream.clone_dtoh(&c_d)?)
 }
