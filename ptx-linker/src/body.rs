@@ -1465,6 +1465,37 @@ mod tests {
     }
 
     #[test]
+    fn labels_hide_module_symbols_either_side_of_the_listed_limit() {
+        // Around `LABELS_SEARCHED` labels the list moves into the map at the
+        // use: a label named like a module symbol hides it from its line on,
+        // in a run of plain statements (4 names, one passed) and token by
+        // token (5 names), through the AVX2 and portable operand passes.
+        for portable in [false, true] {
+            for labels in super::LABELS_SEARCHED - 1..=super::LABELS_SEARCHED + 2 {
+                let mut body = String::from(".visible .entry k()\n{\n");
+                for i in 0..labels {
+                    body.push_str(&format!("L{i}:\n"));
+                }
+                body.push_str(
+                    "add.s32 %r1, t2, L0, %r2, L1;\nt2:\nadd.s32 %r1, t2, t1, L0, L1;\n\
+                     add.s32 %r1, t2, t1, L0, L1, t1;\nret;\n}\n",
+                );
+                crate::scan32::imp_no_avx2(portable);
+                let got = refs(&body);
+                crate::scan32::imp_no_avx2(false);
+                let line = 8 + labels;
+                let want = [
+                    format!("t2@{line}"),
+                    format!("t1@{}", line + 2),
+                    format!("t1@{}", line + 3),
+                    format!("t1@{}", line + 3),
+                ];
+                assert_eq!(got, want, "{labels} labels, portable {portable}");
+            }
+        }
+    }
+
+    #[test]
     fn names_among_plain_operands_are_uses_in_order() {
         // In a run of plain statements and first after a directive: names
         // between registers (one a parameter, one a label declared later),
