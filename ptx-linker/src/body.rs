@@ -56,6 +56,24 @@ pub(crate) struct Scopes<'src> {
     /// labels are never looked up, so they are only listed, and moved into
     /// `names` when a block opens or the list grows long.
     labels: Vec<&'src str>,
+    /// One bit per hash of every name declared in the body so far (never
+    /// cleared when a block closes): a label whose bit is clear is declared
+    /// nowhere, so [`Scopes::declared_in_block`] answers without a lookup.
+    seen: [u64; 8],
+}
+
+/// The bit of `name` in [`Scopes::seen`]: a cheap hash of its length and
+/// its first and last 8 bytes (names differ mostly at their ends).
+#[inline(always)]
+fn seen_bit(name: &str) -> (usize, u64) {
+    let b = name.as_bytes();
+    let (head, tail) = match (b.first_chunk::<8>(), b.last_chunk::<8>()) {
+        (Some(h), Some(t)) => (u64::from_le_bytes(*h), u64::from_le_bytes(*t)),
+        _ => (b.iter().fold(0u64, |w, &x| w << 8 | u64::from(x)), 0),
+    };
+    let h = (head ^ tail.rotate_left(29) ^ b.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    // The multiply mixes into the high bits.
+    ((h >> 61) as usize, 1 << ((h >> 55) & 63))
 }
 
 /// How many labels [`Scopes::use_name`] searches one by one before it
@@ -96,25 +114,52 @@ impl<'src> Scopes<'src> {
         self.marks.clear();
         self.shared_generated.clear();
         self.labels.clear();
+        self.seen = [0; 8];
+    }
+
+    /// Records `name` in [`Self::seen`].
+    fn mark_seen(&mut self, name: &str) {
+        let (word, bit) = seen_bit(name);
+        self.seen[word] |= bit;
     }
 
     /// `name` is declared in the block at `depth`, visible from here on.
     fn declare(&mut self, name: &'src str, depth: u32) {
+        self.mark_seen(name);
         let before = self.names.insert(name, depth);
         if depth > 1 {
             self.undo.push((name, before));
         }
     }
 
-    /// A label `name` is declared in the block at `depth`, visible from
-    /// here on.
-    fn declare_label(&mut self, name: &'src str, depth: u32) {
+    /// A label `name` is declared in the block at `depth` (the innermost open
+    /// one), visible from here on. Returns whether the block already declared
+    /// that name: a second definition, which ptxas refuses ("Duplicate
+    /// definition of label"); at depth 1 a parameter counts too, as for ptxas.
+    fn declare_label(&mut self, name: &'src str, depth: u32) -> bool {
+        let (word, bit) = seen_bit(name);
+        let twice = self.seen[word] & bit != 0 && self.declared_in_block(name, depth);
+        self.seen[word] |= bit;
         if depth == 1 {
+            if self.labels.len() >= LABELS_SEARCHED {
+                // Keeps `declared_in_block`'s search of the list short.
+                self.flush_labels();
+            }
             // No declaration is undone at depth 1, and a name declared
             // there again has the same depth: the list gives the same answer.
             self.labels.push(name);
         } else {
             self.declare(name, depth);
+        }
+        twice
+    }
+
+    /// Whether `name` is declared in the block at `depth` (see
+    /// [`Self::declare_label`]).
+    fn declared_in_block(&self, name: &str, depth: u32) -> bool {
+        match self.names.get(name).copied() {
+            Some(d) if d == depth || (depth == 1 && d == 0) => true,
+            _ => depth == 1 && self.labels.contains(&name),
         }
     }
 
@@ -273,7 +318,19 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                 }
                 if bytes.get(c.lexer.at) == Some(&b':') {
                     let text = src.get(start..end).unwrap_or("");
-                    scopes.declare_label(text, depth);
+                    if scopes.declare_label(text, depth) {
+                        c.errors.push(
+                            Diagnostic::error(
+                                Span::new(file, start, end),
+                                format!("`{text}` is already defined in this block"),
+                            )
+                            .with_label("a second definition of this name")
+                            .with_help(
+                                "rename one of the labels (or the variable or parameter it \
+                                 repeats); ptxas refuses a duplicate definition in one block",
+                            ),
+                        );
+                    }
                     prev_end = c.lexer.at + 1;
                     colon_end = prev_end;
                     c.lexer.at = prev_end;
@@ -619,9 +676,12 @@ fn plain_statements_in<'src, const AVX2: bool>(
         }
         let end = ident_end(bytes, start + 1);
         if start == at && bytes.get(end) == Some(&b':') {
-            // A label.
-            f.scopes
-                .declare_label(src.get(start..end).unwrap_or(""), f.depth);
+            // A label (a second definition goes to the token-by-token scan,
+            // which reports it).
+            let text = src.get(start..end).unwrap_or("");
+            if f.scopes.declare_label(text, f.depth) {
+                return run;
+            }
             at = end + 1;
             run = PlainRun {
                 at,
@@ -1451,7 +1511,7 @@ mod tests {
         // a label hides the module symbol from its line on; a nested block
         // that declares the same name hides it until it ends.
         for labels in [3, 40] {
-            let mut body = String::from(".visible .entry k(.param .u64 t1)\n{\n");
+            let mut body = String::from(".visible .entry k(.param .u64 p1)\n{\n");
             for i in 0..labels {
                 body.push_str(&format!("L{i}:\nadd.s32 %r1, %r1, 1;\n"));
             }
@@ -1461,6 +1521,48 @@ mod tests {
             );
             let line = 8 + 2 * labels;
             assert_eq!(refs(&body), [format!("t2@{line}")], "{labels} labels");
+        }
+    }
+
+    /// The messages of parsing `body` after [`HEAD`], with the line of each.
+    fn errors(body: &str) -> Vec<String> {
+        let src = format!("{HEAD}{body}");
+        parse(FileId(0), &src)
+            .errors
+            .iter()
+            .map(|e| {
+                let at = e.primary.as_ref().map_or(0, |l| l.span.start as usize);
+                let line = crate::diagnostic::line_of(&src, at);
+                format!("{}@{line}", e.message)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_name_defined_twice_in_one_block_is_refused_as_ptxas_does() {
+        // ptxas 13.5: "Duplicate definition of label" for a label repeated in its
+        // block, or naming a parameter (outermost block) or a variable of its block;
+        // the same label in sibling or nested blocks is fine. Both scans, few labels
+        // (listed) and many (in the map).
+        for portable in [false, true] {
+            crate::scan32::imp_no_avx2(portable);
+            for filler in [0, 40] {
+                let pad: String = (0..filler).map(|i| format!("F{i}:\nret;\n")).collect();
+                let line = 6 + 2 * filler;
+                let cases: [(String, Vec<String>); 6] = [
+                    (format!("{pad}L1:\nret;\nL1:\nret;\n"), vec![format!("`L1` is already defined in this block@{}", line + 2)]),
+                    (format!("{pad}L1: ret; L1 : ret;\n"), vec![format!("`L1` is already defined in this block@{line}")]),
+                    (format!("{pad}p:\nret;\n"), vec![format!("`p` is already defined in this block@{line}")]),
+                    (format!("{pad}.reg .b32 x;\nx:\nret;\n"), vec![format!("`x` is already defined in this block@{}", line + 1)]),
+                    (format!("{pad}{{\nL1:\nret;\n}}\n{{\nL1:\nret;\n}}\nL1:\n{{\np:\nL1:\nret;\n}}\nret;\n"), vec![]),
+                    (format!("{pad}{{\nL2:\nret;\nL2:\nret;\n}}\n"), vec![format!("`L2` is already defined in this block@{}", line + 3)]),
+                ];
+                for (body, want) in cases {
+                    let src = format!(".visible .entry k(.param .u32 p)\n{{\n{body}}}\n");
+                    assert_eq!(errors(&src), want, "{body:?}, portable {portable}");
+                }
+            }
+            crate::scan32::imp_no_avx2(false);
         }
     }
 
