@@ -124,11 +124,35 @@ const IDENT: u8 = LETTER | 16;
 /// The bits of [`NAME_LO`] that make a letter (`_` and `$` included).
 const LETTER: u8 = 1 | 2 | 4 | 8;
 
+/// What `first_stop` found.
+pub(crate) enum Found {
+    /// The index of the first stop byte.
+    At(usize),
+    /// No stop byte before this index, after which fewer than 32 bytes
+    /// are left: the caller goes on from there.
+    Before(usize),
+}
+
+/// What `operands` found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Operands {
+    /// The statement's `;`, and whether a qualifier is `.f64`.
+    Plain(usize, bool),
+    /// The operands hold something the fast pass does not take.
+    NotPlain,
+    /// No stop in the first 32 bytes: the qualifiers (`.f64` or not)
+    /// are passed, and `first_stop` goes on from this index.
+    From(usize, bool),
+    /// Not decided here (fewer than 32 bytes left, or 32 bytes of
+    /// qualifiers): the caller's scalar pass decides.
+    Unknown,
+}
+
 pub(crate) use imp::*;
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
-    use super::{GLUE, IDENT, LETTER, NAME_HI_2, NAME_LO_2, STOP_HI_2, STOP_LO_2};
+    use super::{Found, Operands, GLUE, IDENT, LETTER, NAME_HI_2, NAME_LO_2, STOP_HI_2, STOP_LO_2};
     use std::arch::x86_64::{
         __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
         _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
@@ -148,15 +172,6 @@ mod imp {
             return false;
         }
         std::is_x86_feature_detected!("avx2")
-    }
-
-    /// What [`first_stop`] found.
-    pub(crate) enum Found {
-        /// The index of the first stop byte.
-        At(usize),
-        /// No stop byte before this index, after which fewer than 32 bytes
-        /// are left: the caller goes on from there.
-        Before(usize),
     }
 
     /// The first index from `at` (`0 < at`) where `body::stops_at` holds,
@@ -215,21 +230,6 @@ mod imp {
             at += 32;
         }
         Found::Before(at)
-    }
-
-    /// What [`operands`] found.
-    #[derive(Debug, PartialEq, Eq)]
-    pub(crate) enum Operands {
-        /// The statement's `;`, and whether a qualifier is `.f64`.
-        Plain(usize, bool),
-        /// The operands hold something the fast pass does not take.
-        NotPlain,
-        /// No stop in the first 32 bytes: the qualifiers (`.f64` or not)
-        /// are passed, and `first_stop` goes on from this index.
-        From(usize, bool),
-        /// Not decided here (fewer than 32 bytes left, or 32 bytes of
-        /// qualifiers): the caller's scalar pass decides.
-        Unknown,
     }
 
     /// `body::plain_operands` for the 32 bytes from `at` (`0 < at`): the
@@ -306,16 +306,12 @@ mod imp {
 
 #[cfg(not(target_arch = "x86_64"))]
 mod imp {
+    use super::{Found, Operands};
+
     /// No AVX2 off x86-64.
     #[inline]
     pub(crate) fn available() -> bool {
         false
-    }
-
-    /// What `first_stop` found (never built off x86-64).
-    pub(crate) enum Found {
-        At(usize),
-        Before(usize),
     }
 
     /// Never called: [`available`] is false.
@@ -325,15 +321,6 @@ mod imp {
     /// None; it exists so callers compile everywhere.
     pub(crate) unsafe fn first_stop(_: &[u8], at: usize, _: bool) -> Found {
         Found::Before(at)
-    }
-
-    /// What `operands` found (never built off x86-64).
-    #[derive(Debug, PartialEq, Eq)]
-    pub(crate) enum Operands {
-        Plain(usize, bool),
-        NotPlain,
-        From(usize, bool),
-        Unknown,
     }
 
     /// Never called: [`available`] is false.
