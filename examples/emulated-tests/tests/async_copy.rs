@@ -66,23 +66,29 @@ fn tile_roundtrip_matches_the_cpu_at_whole_and_ragged_sizes() {
 
 #[test]
 fn bulk_scale_matches_the_cpu_through_many_ring_rounds_and_misaligned_input() {
-    // 3 blocks of 256 threads: 4 KiB tiles, so n = 100_003 gives 33 tiles per block,
-    // the 8-stage ring wraps four times, the last tile is partial, the tail is 3 floats.
+    // A persistent grid of 3 blocks of 256 threads: 4 KiB tiles, so n = 100_003 gives 33
+    // tiles per block, the 3-stage ring wraps ten times, the last tile is partial, the
+    // tail is 3 floats. Then the benchmark's one-shot grid, n / 4096 blocks rounded up (4
+    // tiles each, fewer in the last block).
     for (n, skew, seed) in [(100_003, 0, 5), (4096, 0, 6), (9000, 1, 7), (3, 0, 8)] {
-        let (xb, xo) = aligned_input(seed, n, skew);
-        let x = &xb[xo..xo + n];
-        let (mut yb, yo) = aligned_output(n);
-        let alpha = -0.75f32;
-        let out = GlobalMut::new(&mut yb[yo..yo + n]);
-        let cfg = LaunchConfig::new((3, 1, 1), (256, 1, 1));
-        let stats = emulator::launch(cfg, || bench_kernels::bulk_scale(alpha, x, out.disjoint()));
-        stats.unwrap();
-        assert_scaled(
-            &yb[yo..yo + n],
-            x,
-            alpha,
-            &format!("n = {n}, skew = {skew}"),
-        );
+        let one_shot = (n / 4usize).div_ceil(1024).max(1) as u32;
+        for blocks in [3, one_shot] {
+            let (xb, xo) = aligned_input(seed, n, skew);
+            let x = &xb[xo..xo + n];
+            let (mut yb, yo) = aligned_output(n);
+            let alpha = -0.75f32;
+            let out = GlobalMut::new(&mut yb[yo..yo + n]);
+            let cfg = LaunchConfig::new((blocks, 1, 1), (256, 1, 1));
+            let stats =
+                emulator::launch(cfg, || bench_kernels::bulk_scale(alpha, x, out.disjoint()));
+            stats.unwrap();
+            assert_scaled(
+                &yb[yo..yo + n],
+                x,
+                alpha,
+                &format!("n = {n}, skew = {skew}, {blocks} blocks"),
+            );
+        }
     }
 }
 

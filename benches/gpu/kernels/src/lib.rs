@@ -233,9 +233,11 @@ fn bulk_scale_ring<const R: usize, const S: usize, const V: usize>(
     for_each_scalar(&mut head, &mut tail, n, |k, out| *out = alpha * x[k]);
 }
 
-/// [`bulk_scale_ring`] with 1 round per stage, 3 stages (12 KiB of shared memory), for 3
-/// blocks per SM: 36 KiB of copies in flight per SM, the fastest of the depths measured
-/// (2–8 stages, 1–8 blocks per SM; BENCHMARKS.md: more in flight is slower).
+/// [`bulk_scale_ring`] with 1 round per stage, 3 stages (12 KiB of shared memory). Any
+/// 1D grid of 256-thread blocks is correct; the fastest measured on the H200 is a one-shot
+/// grid of `n / 4096` blocks (4 rounds each), which the block scheduler retires and
+/// refills in address order: 99–100% of the copy bandwidth, against 96% for the best
+/// persistent grid (3 blocks per SM). BENCHMARKS.md has the shapes tried.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[kernel]
 pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
