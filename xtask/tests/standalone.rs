@@ -4,7 +4,9 @@
 //! and the installed `cargo ptx`. Each output is assembled by ptxas; the host binary
 //! passes under `--emulate`; an edit to the device library rebuilds the host crate.
 //!
-//! The copy lives in `$TMPDIR/gpu-build-standalone` and keeps its `target/` between runs
+//! A second copy takes the toolkit as a git dependency instead of by path.
+//!
+//! The copies live in `$TMPDIR/gpu-build-standalone` and keep their `target/` between runs
 //! (a first run compiles everything: a few minutes on two cores).
 
 use std::path::{Path, PathBuf};
@@ -77,9 +79,11 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// The template copied to a directory outside the repository, toolkit paths absolute.
-fn workspace() -> PathBuf {
-    let ws = std::env::temp_dir().join("gpu-build-standalone/ws");
+/// The template copied to `$TMPDIR/gpu-build-standalone/{name}`, outside the repository,
+/// with each toolkit dependency replaced by what `dependency(crate, dir)` returns (the
+/// text inside the braces of `crate = { ... }`).
+fn copy_template(name: &str, dependency: impl Fn(&str, &str) -> String) -> PathBuf {
+    let ws = std::env::temp_dir().join("gpu-build-standalone").join(name);
     assert!(
         !ws.starts_with(repo()),
         "the copy must be outside the repository"
@@ -93,13 +97,20 @@ fn workspace() -> PathBuf {
         ("gpu-build", "xtask"),
     ] {
         let from = format!("{krate} = {{ path = \"../../{dir}\" }}");
-        let to = format!("{krate} = {{ path = \"{}\" }}", repo().join(dir).display());
+        let to = format!("{krate} = {{ {} }}", dependency(krate, dir));
         assert!(text.contains(&from), "the template lost `{from}`");
         text = text.replace(&from, &to);
     }
     assert!(!text.contains("\"../../"), "{text}");
     std::fs::write(&manifest, text).unwrap();
     ws
+}
+
+/// The template with absolute paths to this checkout.
+fn workspace() -> PathBuf {
+    copy_template("ws", |_, dir| {
+        format!("path = \"{}\"", repo().join(dir).display())
+    })
 }
 
 fn ptxas_accepts(ptx: &Path) {
@@ -253,4 +264,61 @@ fn template_builds_three_ways_outside_the_repository() {
         .args(["ptx", "build-ptx", "--out-dir"])
         .arg(&out3));
     check_module(&out3.join("standalone-kernels.ptx"));
+}
+
+/// The template with the toolkit as a git dependency, as most users will take it: this
+/// repository's committed `HEAD` through a `file://` URL, pinned by `rev` (so the test
+/// builds what is committed, not uncommitted edits). Cargo checks the toolkit out into
+/// `CARGO_HOME`, so nothing may assume the toolkit's own workspace around the crates:
+/// the build script and the workspace's xtask must find device-std, build the kernels
+/// with nightly, link, validate and embed them from there.
+#[test]
+fn template_builds_with_the_toolkit_as_a_git_dependency() {
+    let head = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(repo())
+        .output()
+        .expect("git is needed to take the toolkit as a git dependency");
+    assert!(
+        head.status.success(),
+        "`git rev-parse HEAD` failed in {}: this test needs a git checkout of the toolkit",
+        repo().display()
+    );
+    let rev = String::from_utf8(head.stdout).unwrap().trim().to_string();
+    let url = format!("file://{}", repo().display());
+    let ws = copy_template("git-ws", |_, _| format!("git = \"{url}\", rev = \"{rev}\""));
+
+    let ptx = build_host(&ws);
+    check_module(&ptx);
+    let stdout = emulate(&ws);
+    assert!(stdout.contains("PASS transform (emulator"), "{stdout}");
+    assert!(stdout.contains("PASS clamp_ints (emulator"), "{stdout}");
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+
+    let ptx = ws.join("target/ptx/standalone-kernels.ptx");
+    let _ = std::fs::remove_file(&ptx);
+    run(cargo(&ws).args(["xtask", "build-ptx"]));
+    check_module(&ptx);
+
+    // The toolkit's sources really came from cargo's git checkout, not this tree.
+    let metadata = run(cargo(&ws).args(["metadata", "--format-version", "1"]));
+    let metadata: serde_json::Value = serde_json::from_slice(&metadata.stdout).unwrap();
+    let device_std = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "device-std")
+        .expect("device-std is a dependency of the template");
+    let manifest = device_std["manifest_path"].as_str().unwrap();
+    assert!(
+        !Path::new(manifest).starts_with(repo()),
+        "device-std came from {manifest}, inside the repository"
+    );
+    assert_eq!(
+        device_std["source"]
+            .as_str()
+            .map(|s| s.starts_with("git+file://")),
+        Some(true),
+        "{device_std}"
+    );
 }
