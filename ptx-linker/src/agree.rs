@@ -68,7 +68,7 @@
 //! | `.extern .global .u64 g[3]` | `.extern .global .u64 g[1]` (no definition) | either order: `Size doesn't match` |
 //! | `.extern .shared .b8 s[4]` | `.extern .shared .b8 s[4]` (no definition) | either order: `Undefined reference to 's'`; only `[]` is dynamic shared memory |
 //! | `.extern .shared .b8 s[4]` | `.extern .shared .b8 s[]` | a, b: `Undefined reference`; b, a: links (the linker refuses both orders) |
-//! | `.common .u64 g`, then `.weak .u64 g[2] = {..}` | then `.visible .u64 g = 36` (three inputs) | in this order only: links, the 8-byte `.visible` one (any other order of the three: `Size doesn't match`) |
+//! | `.common .u64 g`, then `.weak .u64 g[2]` (with or without initializer) | then `.visible .u64 g = 36` (three inputs) | in this order only: links, the 8-byte `.visible` one (any other order of the three: `Size doesn't match`) |
 //! | `.weak .func f(.param .b32 x)` | `.extern .func f();`, its address in `.global .u64 p = f;` | a, b: links; b, a: `Prototype doesn't match` (without `p`: either order) |
 //! | `.weak .func (.param .b32 r) f(.param .b32 x)` | the same prototype, another body | links; the first body |
 //! | `.weak .func` | `.visible .func`, same prototype | links; the `.visible` body either order |
@@ -96,7 +96,7 @@
 //! nothing defines is unresolved whatever other declarations say (nvlink
 //! accepts it after a `[]` declaration of the same name, in that order only);
 //! definitions of different sizes are refused even where nvlink, once a
-//! `.common` has merged into a larger initialized `.weak`, forgets that
+//! `.common` has merged into a `.weak` (initialized or not), forgets that
 //! size and takes a later `.visible` of another one (the `.weak` input's
 //! code would read past the end);
 //! prototypes that differ are refused even where nvlink, in one order, skips

@@ -120,9 +120,9 @@ pub fn read(data: &[u8]) -> Result<Image, String> {
     let strtab = sections
         .get(symtab.link as usize)
         .ok_or("no string table")?;
-    // Every symbol's name; per data section, (address, size, input name).
+    // Every symbol's name; per data section, (address, size, input name, file-local).
     let mut names = Vec::new();
-    let mut owners: BTreeMap<usize, Vec<(u64, u64, String)>> = BTreeMap::new();
+    let mut owners: BTreeMap<usize, Vec<(u64, u64, String, bool)>> = BTreeMap::new();
     let mut image = Image::new();
     for i in 0..symtab.size / 24 {
         let s = symtab.offset + i * 24;
@@ -137,12 +137,13 @@ pub fn read(data: &[u8]) -> Result<Image, String> {
         let Some(space) = space_of(&section.name) else {
             continue;
         };
+        // File-local symbols, and the ones ptxas adds itself, are not in the image.
+        let local = bind == STB_LOCAL || name.starts_with("__nv_");
         owners
             .entry(shndx)
             .or_default()
-            .push((addr, size, input_name(&name).to_string()));
-        // File-local symbols, and the ones ptxas adds itself.
-        if bind == STB_LOCAL || name.starts_with("__nv_") {
+            .push((addr, size, input_name(&name).to_string(), local));
+        if local {
             continue;
         }
         let bytes = if section.kind == SHT_NOBITS {
@@ -169,12 +170,16 @@ pub fn read(data: &[u8]) -> Result<Image, String> {
             let r = rela.offset + i * 24;
             let (offset, sym) = (f.u64(r)?, (f.u64(r + 8)? >> 32) as usize);
             let target = names.get(sym).cloned().unwrap_or_default();
+            // A relocation inside a file-local symbol belongs to no image symbol,
+            // not to a global one of the same input name.
             let owner = owners
                 .iter()
-                .find(|(addr, size, _)| (*addr..addr + size).contains(&offset));
-            if let Some(sym) = owner.and_then(|(_, _, n)| image.get_mut(n)) {
-                let addr = owner.map_or(0, |o| o.0);
-                sym.relocs.push((offset - addr, target));
+                .find(|(addr, size, _, _)| (*addr..addr + size).contains(&offset))
+                .filter(|(_, _, _, local)| !local);
+            if let Some((addr, _, n, _)) = owner {
+                if let Some(sym) = image.get_mut(n) {
+                    sym.relocs.push((offset - addr, target));
+                }
             }
         }
     }
