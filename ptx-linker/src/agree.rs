@@ -66,6 +66,7 @@
 //! | `.visible .global .u64 g[2]` (any linkage) | `.extern .global .u64 g[1]` (or `g[3]`, or `g`) | either order: `Size doesn't match` |
 //! | `.visible .global .u64 g[2]` | `.extern .global .u64 g[]` (or `.b8 g[16]`) | links |
 //! | `.extern .global .u64 g[3]` | `.extern .global .u64 g[1]` (no definition) | either order: `Size doesn't match` |
+//! | `.extern .global .u16 g[]`, then `.extern .global .u16 g[3]` (or several sizes) | then `.weak` or `.visible .global .u16 g[2]` (three inputs) | in this order only: links, the 4-byte definition (the sized declarations go unchecked; every other order: `Size doesn't match`); the linker refuses every order |
 //! | `.extern .shared .b8 s[4]` | `.extern .shared .b8 s[4]` (no definition) | either order: `Undefined reference to 's'`; only `[]` is dynamic shared memory |
 //! | `.extern .shared .b8 s[4]` | `.extern .shared .b8 s[]` | a, b: `Undefined reference`; b, a: links (the linker refuses both orders) |
 //! | `.common .u64 g`, then `.weak .u64 g[2]` (with or without initializer) | then `.visible .u64 g = 36` (three inputs) | in this order only: links, the 8-byte `.visible` one (any other order of the three: `Size doesn't match`) |
@@ -95,6 +96,9 @@
 //! loses is reported as a warning; a sized `.extern .shared` array that
 //! nothing defines is unresolved whatever other declarations say (nvlink
 //! accepts it after a `[]` declaration of the same name, in that order only);
+//! a sized `.extern` whose size differs from the definition's is refused even
+//! where nvlink, after a `[]` declaration and before the definition, does not
+//! check it (that input's code would read past the end);
 //! definitions of different sizes are refused even where nvlink, once a
 //! `.common` has merged into a `.weak` (initialized or not), forgets that
 //! size and takes a later `.visible` of another one (the `.weak` input's

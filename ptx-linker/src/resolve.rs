@@ -318,7 +318,7 @@ fn check_decls(
                 .with_secondary(dname.span, format!("`{name}` defined here{}", from(d)))
                 .with_help(match &decl.kind {
                     ItemKind::Variable(_) => format!(
-                        "declare `{name}` in the definition's state space and with its size, or as `[]` to leave the size open (nvlink refuses this too)"
+                        "declare `{name}` in the definition's state space and with its size, or as `[]` to leave the size open (nvlink refuses this too, unless a `[]` declaration of it comes first)"
                     ),
                     _ => format!("make the declaration of `{name}` repeat the definition's prototype"),
                 }),
