@@ -103,7 +103,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
 
         #(#attrs)*
         #[cfg(not(target_arch = "nvptx64"))]
-        #[allow(dead_code, unused_mut, unused_variables, clippy::all)]
+        #[allow(dead_code)]
         #vis #unsafety fn #name(#inputs) {
             #host_check
             #block

@@ -635,15 +635,16 @@ fn render(kernel_crate: &str, kernels: &[BoundKernel]) -> String {
          kernel,\n/// made by [`{ty}::load`]."
     );
     // Signature tuples of full paths read as "complex" to clippy; they are generated.
+    // A program may launch only some of the kernels; the rest are not its dead code.
     let _ = writeln!(
         w,
-        "#[derive(Debug, Clone)]\n#[allow(clippy::type_complexity)]\npub struct {ty} {{"
+        "#[derive(Debug, Clone)]\n#[allow(clippy::type_complexity, dead_code)]\npub struct {ty} {{"
     );
     for k in kernels {
         let sig = sig_tuple(k);
         let _ = writeln!(w, "    {}: ::host_loader::Kernel<{sig}>,", k.name);
     }
-    let _ = writeln!(w, "}}\n\nimpl {ty} {{");
+    let _ = writeln!(w, "}}\n\n#[allow(dead_code)]\nimpl {ty} {{");
     let _ = writeln!(
         w,
         "    /// Makes a checked handle for every kernel (see `host_loader::Module::kernel`).\n    \

@@ -132,9 +132,10 @@ fn a_barrier_not_every_thread_reaches_is_an_error_not_a_hang() {
 
 /// Even and odd warps wait at two different `sync_threads` calls.
 #[kernel]
+#[allow(clippy::if_same_then_else)] // the seeded fault: two barriers that look alike
 pub fn two_barriers(mut out: DisjointSlice<u32>) {
     let i = thread::index_1d();
-    if thread::warp_id() % 2 == 0 {
+    if thread::warp_id().is_multiple_of(2) {
         thread::sync_threads();
     } else {
         thread::sync_threads();

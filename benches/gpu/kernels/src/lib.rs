@@ -108,7 +108,7 @@ pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
             }
         }
     }
-    for_each_scalar(&mut head, &mut tail, n, |k, out| *out = alpha * x[k] + *out);
+    for_each_scalar(&mut head, &mut tail, n, |k, out| *out += alpha * x[k]);
 }
 
 /// `y = alpha * x` with plain 16-byte loads and stores over a grid-stride loop (the
@@ -314,6 +314,8 @@ const BINS_PER_CTA: usize = 256 / CLUSTER_CTAS as usize;
 /// before and after the counting keep every CTA's bins alive and zeroed while others
 /// update them.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+// The pointer is the launch's contract (host-loader's launch is `unsafe`), not this function's.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
 #[kernel(cluster = (2, 1, 1))]
 pub fn cluster_histogram(data: &[u8], bins: *mut u32) {
     use device_std::cluster;
@@ -382,6 +384,8 @@ fn warp_sum(mut v: f32) -> f32 {
 /// `*out += sum(x)` (the host zeroes `*out`). 1D launch of up to 1024
 /// threads per block: grid-stride 16-byte loads, warp shuffles, one shared
 /// slot per warp, one atomic add per block.
+// The pointer is the launch's contract (host-loader's launch is `unsafe`), not this function's.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
 #[kernel]
 pub fn reduce_sum(x: &[f32], out: *mut f32) {
     let slots = SharedArray::<f32, 32>::new();
@@ -510,6 +514,8 @@ fn exchange(
 /// 256-bin histogram of `data` into `bins` (added to; the host zeroes it).
 /// 1D launch: per-block shared bins with CTA-scope atomics over grid-stride
 /// 16-byte loads, then one GPU-scope atomic add per non-zero bin.
+// The pointer is the launch's contract (host-loader's launch is `unsafe`), not this function's.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
 #[kernel]
 pub fn histogram(data: &[u8], bins: *mut u32) {
     let local = SharedArray::<u32, 256>::new();
@@ -653,7 +659,9 @@ pub fn sgemm(a: &[f32], b: &[f32], c: DisjointSlice<f32>, n: u32) {
     let a_tile = SharedArray::<f32, { 2 * BK * BM }>::new();
     let b_tile = SharedArray::<f32, { 2 * BK * BM }>::new();
     let n = n as usize;
-    assert!(thread::blockDim_x() == 256 && n % BM == 0 && a.len() >= n * n && b.len() >= n * n);
+    assert!(
+        thread::blockDim_x() == 256 && n.is_multiple_of(BM) && a.len() >= n * n && b.len() >= n * n
+    );
     let t = thread::threadIdx_x() as usize;
     let (tx, ty) = (t % 16, t / 16);
     let (row0, col0) = (

@@ -136,7 +136,7 @@ pub unsafe fn warp_ops(input: &[u32], out: *mut u64) {
     shuffles!(20, v as f64 * 0.5 + 0.25, |x: f64| x.to_bits());
 
     o[24] = warp::all_sync(FULL_MASK, v & 0xF != 0xF) as u64;
-    o[25] = warp::any_sync(FULL_MASK, v % 64 == 0) as u64;
+    o[25] = warp::any_sync(FULL_MASK, v.is_multiple_of(64)) as u64;
     o[26] = warp::ballot_sync(FULL_MASK, v & 1 == 1) as u64;
     o[27] = warp::match_any_sync(FULL_MASK, v % 4) as u64;
     o[28] = warp::match_any_sync(FULL_MASK, v as u64 % 3) as u64;
@@ -352,7 +352,7 @@ pub unsafe fn barriers(
     let v = vals[i.get()];
     let count = thread::sync_threads_count(v % 2 == 1);
     let all = thread::sync_threads_and(v < (1 << 31));
-    let any = thread::sync_threads_or(v % 1000 == 0);
+    let any = thread::sync_threads_or(v.is_multiple_of(1000));
     if let Some(b) = thread::block_leader_index::<'_>() {
         let at = b.get() * BARRIER_WORDS;
         // SAFETY: one leader per block; the caller sized `per_block`.

@@ -21,7 +21,10 @@ pub fn gemm_bf16(a: &[bf16], b: &[bf16], mut c: DisjointSlice<f32>, m: u32, n: u
     use device_std::mma::{mma_m16n8k16, Accum, FragA, FragB};
     let (m, n, k) = (m as usize, n as usize, k as usize);
     assert!(
-        thread::blockDim_x() % 32 == 0 && a.len() >= m * k && b.len() >= k * n && c.len() >= m * n
+        thread::blockDim_x().is_multiple_of(32)
+            && a.len() >= m * k
+            && b.len() >= k * n
+            && c.len() >= m * n
     );
     let warp = thread::global_x() / 32;
     let tiles_n = n.div_ceil(8);
@@ -235,7 +238,7 @@ pub fn gemm_wgmma(
         commit_group();
         // The previous step's group is complete: its stage can be refilled.
         acc.wait::<1>();
-        if kt > 0 && t % 32 == 0 {
+        if kt > 0 && t.is_multiple_of(32) {
             empty.get((kt - 1) % WG_STAGES).arrive();
         }
     }
@@ -291,7 +294,12 @@ pub fn wgmma_reg_a(a: &[bf16], b: MapB64, mut c: DisjointSlice<f32>, k: u32) {
     use device_std::wgmma::{commit_group, Accum64, KMajorTile};
     use device_std::{Mbarrier, Phase, SharedArray};
     let k = k as usize;
-    assert!(thread::block_size() == 128 && k % 64 == 0 && a.len() >= 64 * k && c.len() >= 64 * 64);
+    assert!(
+        thread::block_size() == 128
+            && k.is_multiple_of(64)
+            && a.len() >= 64 * k
+            && c.len() >= 64 * 64
+    );
     let tile = SharedArray::<bf16, { 64 * 64 }, 1024>::new();
     let bar = Mbarrier::new(1);
     let mut phase = Phase::new();
