@@ -103,6 +103,10 @@
 //! `.common` has merged into a `.weak` (initialized or not), forgets that
 //! size and takes a later `.visible` of another one (the `.weak` input's
 //! code would read past the end);
+//! prototypes that differ only in a `.param .align N .b8 x[M]`'s `N` are
+//! refused although nvlink links them (its prototype strings leave `N` out),
+//! since ptxas refuses the merged module ("Alignment of argument does not
+//! match formal parameter");
 //! prototypes that differ are refused even where nvlink, in one order, skips
 //! the check because a module takes the function's address in an
 //! initializer (its calls would pass the wrong arguments, and ptxas refuses
