@@ -72,6 +72,9 @@ pub(crate) struct Scopes<'src> {
     /// labels are never looked up, so they are only listed, and moved into
     /// `names` when a block opens or the list grows long.
     labels: Vec<&'src str>,
+    /// The references of the body being scanned (a buffer reused by every
+    /// scan; [`scan`] returns a copy at its size).
+    refs: Vec<Name<'src>>,
     /// One bit per hash of every name declared in the body so far (never
     /// cleared when a block closes): a label whose bit is clear is declared
     /// nowhere, so [`Scopes::declared_in_block`] answers without a lookup.
@@ -438,14 +441,17 @@ impl<'src> Scopes<'src> {
 /// no token list; only a statement that starts with a directive is handed
 /// to the token cursor ([`statement_directive`]). Each token is treated as
 /// the token-based scan treated it.
-pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scanned<'src> {
+pub(crate) fn scan<'src>(
+    c: &mut Cursor<'_, 'src>,
+    params: impl Iterator<Item = &'src str>,
+) -> Scanned<'src> {
     let open = c.here();
     c.restart_at(open.end as usize);
     let (src, file) = (c.src, c.file);
     let bytes = src.as_bytes();
     let mut scopes = c.scopes.take().unwrap_or_default();
     scopes.clear();
-    for &p in params {
+    for p in params {
         scopes.declare(p, 0, Kind::Var);
         if p.starts_with('%') {
             scopes.percent.push(Percent {
@@ -454,7 +460,10 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
             });
         }
     }
-    let mut refs: Vec<Name<'src>> = Vec::new();
+    // Collected in a buffer kept in `scopes`, copied out once at its size:
+    // no growth and no shrink per body.
+    let mut refs = std::mem::take(&mut scopes.refs);
+    refs.clear();
     let mut locs = Vec::new();
     let mut shared = Vec::new();
     let mut unsynced_warp_op = None;
@@ -737,8 +746,9 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
         );
     }
     scopes.clear();
+    let body_refs = refs.to_vec();
+    scopes.refs = refs;
     c.scopes = Some(scopes);
-    refs.shrink_to_fit();
     shared.shrink_to_fit();
     locs.shrink_to_fit();
     Scanned {
@@ -754,7 +764,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
             texture_op,
             f64_op,
         },
-        refs,
+        refs: body_refs,
         locs,
     }
 }

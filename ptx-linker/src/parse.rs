@@ -1042,13 +1042,8 @@ fn parse_function<'src>(
         let ItemKind::Function(f) = &mut item.kind else {
             return;
         };
-        let locals: Vec<&str> = f
-            .returns
-            .iter()
-            .chain(&f.params)
-            .map(|p| p.name.text)
-            .collect();
-        let scanned = body::scan(c, &locals);
+        let locals = f.returns.iter().chain(&f.params).map(|p| p.name.text);
+        let scanned = body::scan(c, locals);
         f.body = Some(scanned.body);
         item.refs = scanned.refs;
         item.locs = scanned.locs;
