@@ -17,6 +17,18 @@
 //! symbol). An inner declaration hides an outer one until its block ends.
 //! `bra` takes only a label, which may come later (a forward branch); its
 //! operand is never a reference.
+//!
+//! **Checks**, as ptxas 13.5 makes them: a name declared twice in one block
+//! (a label: "Duplicate definition of label"; a variable, `%` registers and
+//! the names of `x<N>` included, or a parameter in the outermost block:
+//! "Duplicate definition of variable"; a label and an `x<N>` do not clash),
+//! and a label used where ptxas takes no label ([`check_label_uses`]).
+//! Known gaps, which ptxas refuses and the scan passes: a `bra` target or a
+//! `.branchtargets` entry that is no label in scope ("Label expected for
+//! argument 0 of instruction 'bra'", "Illegal branch target, label
+//! expected"), a `bra` to a `.branchtargets` or `.callprototype` label, and a
+//! label as a guard (`@L1`, "Predicate expression expected"): branch targets
+//! and guards are never looked up, to keep the scan fast.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -40,26 +52,81 @@ pub(crate) struct Scanned<'src> {
 /// every body scan (its maps keep their capacity).
 #[derive(Debug, Default)]
 pub(crate) struct Scopes<'src> {
-    /// Each declared name in scope: the depth of the block of its innermost
-    /// declaration (0: a parameter; 1: the body's outermost block).
-    names: HashMap<&'src str, u32>,
+    /// Each declared name in scope: its innermost declaration.
+    names: HashMap<&'src str, Decl>,
     /// Declarations in nested blocks, to undo when their block closes: the
-    /// name and the depth it had before (`None`: not declared).
-    undo: Vec<(&'src str, Option<u32>)>,
+    /// name and the declaration it had before (`None`: not declared).
+    undo: Vec<(&'src str, Option<Decl>)>,
     /// Parameterized declarations `x<N>` in scope, outermost first.
     generated: Vec<Generated<'src>>,
-    /// Per open nested block: `undo.len()` and `generated.len()` at its `{`.
-    marks: Vec<(usize, usize)>,
+    /// `%` names the body declares (`.reg .b32 %r<40>;`), in scope,
+    /// outermost first. They are never references; they are kept only to
+    /// refuse a second declaration in one block, as ptxas does.
+    percent: Vec<Percent<'src>>,
+    /// Per open nested block: `undo.len()`, `generated.len()` and
+    /// `percent.len()` at its `{`.
+    marks: Vec<(usize, usize, usize)>,
     /// Function-scope `.shared x<N>` declarations of this body.
     shared_generated: Vec<SharedGenerated>,
     /// Labels of the body's outermost block not yet in `names`: most
     /// labels are never looked up, so they are only listed, and moved into
     /// `names` when a block opens or the list grows long.
     labels: Vec<&'src str>,
+    /// The references of the body being scanned (a buffer reused by every
+    /// scan; [`scan`] returns a copy at its size).
+    refs: Vec<Name<'src>>,
     /// One bit per hash of every name declared in the body so far (never
     /// cleared when a block closes): a label whose bit is clear is declared
     /// nowhere, so [`Scopes::declared_in_block`] answers without a lookup.
     seen: [u64; 8],
+    /// The last label declared, for a `.branchtargets`, `.callprototype` or
+    /// `.calltargets` directive right after it, which sets its kind.
+    last_label: &'src str,
+    /// Uses of a name that is a label of the body, checked when the scan
+    /// ends ([`check_label_uses`]): ptxas takes a label only in a few places.
+    label_uses: Vec<(Name<'src>, Kind, Use)>,
+}
+
+/// What a declared name of a body is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A variable (`.reg`, `.local`, `.shared`, `.param`, ...) or a parameter.
+    Var,
+    /// A label of an instruction.
+    Label,
+    /// A label of a `.branchtargets` list (the operand of `brx.idx`).
+    BranchTargets,
+    /// A label of a `.callprototype` (the last operand of an indirect `call`).
+    CallPrototype,
+    /// A label of a `.calltargets` list (likewise).
+    CallTargets,
+}
+
+/// A declaration in scope: the depth of its block (0: a parameter; 1: the
+/// body's outermost block) and what it declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Decl {
+    depth: u32,
+    kind: Kind,
+}
+
+/// Where a name is used (see [`Scopes::use_name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Use {
+    /// An operand of the instruction whose opcode starts at this index.
+    Operand(usize),
+    /// An initializer of a declaration.
+    Init,
+    /// A `.calltargets` list.
+    CallTargets,
+}
+
+/// A `%` name declared in a body: `name` alone, or the names
+/// `name<count>` generates.
+#[derive(Debug, Clone, Copy)]
+struct Percent<'src> {
+    name: &'src str,
+    count: Option<u32>,
 }
 
 /// The bit of `name` in [`Scopes::seen`]: a cheap hash of its length and
@@ -111,10 +178,12 @@ impl<'src> Scopes<'src> {
         self.names.clear();
         self.undo.clear();
         self.generated.clear();
+        self.percent.clear();
         self.marks.clear();
         self.shared_generated.clear();
         self.labels.clear();
         self.seen = [0; 8];
+        self.label_uses.clear();
     }
 
     /// Records `name` in [`Self::seen`].
@@ -124,12 +193,98 @@ impl<'src> Scopes<'src> {
     }
 
     /// `name` is declared in the block at `depth`, visible from here on.
-    fn declare(&mut self, name: &'src str, depth: u32) {
+    fn declare(&mut self, name: &'src str, depth: u32, kind: Kind) {
         self.mark_seen(name);
-        let before = self.names.insert(name, depth);
+        let before = self.names.insert(name, Decl { depth, kind });
         if depth > 1 {
             self.undo.push((name, before));
         }
+    }
+
+    /// A variable `name` (no `%` name, no `x<N>`) is declared in the block at
+    /// `depth`. Returns whether the block already declared that name (a
+    /// label or variable, a parameter at depth 1, or a name an `x<N>` of the
+    /// block generates): ptxas refuses it ("Duplicate definition of variable").
+    fn declare_var(&mut self, name: &'src str, depth: u32) -> bool {
+        let (word, bit) = seen_bit(name);
+        let twice = (self.seen[word] & bit != 0 && self.declared_in_block(name, depth))
+            || self.generated_in_block(name, depth);
+        self.declare(name, depth, Kind::Var);
+        twice
+    }
+
+    /// Whether an `x<N>` of the block at `depth` generates `name`.
+    fn generated_in_block(&self, name: &str, depth: u32) -> bool {
+        // The block's own are the last ones (a closed block's are gone).
+        self.generated
+            .iter()
+            .rev()
+            .take_while(|g| g.depth == depth)
+            .any(|g| generated_index(name, g.prefix, g.count).is_some())
+    }
+
+    /// A parameterized declaration `prefix<count>` (no `%` name) in the block
+    /// at `depth`. Returns whether the block already has one of that prefix,
+    /// or a variable (a parameter at depth 1) among the names it generates:
+    /// ptxas refuses both ("Duplicate definition of variable 'x<'"); labels
+    /// do not count.
+    fn declare_generated(
+        &mut self,
+        prefix: &'src str,
+        count: u32,
+        depth: u32,
+        shared: Option<usize>,
+    ) -> bool {
+        let same_prefix = self
+            .generated
+            .iter()
+            .rev()
+            .take_while(|g| g.depth == depth)
+            .any(|g| g.prefix == prefix);
+        let hits = |name: &str, d: Decl| {
+            d.kind == Kind::Var
+                && (d.depth == depth || (depth == 1 && d.depth == 0))
+                && generated_index(name, prefix, count).is_some()
+        };
+        let twice = same_prefix
+            || if depth == 1 {
+                self.names.iter().any(|(n, &d)| hits(n, d))
+            } else {
+                let from = self.marks.last().map_or(0, |m| m.0);
+                self.undo[from..]
+                    .iter()
+                    .any(|&(n, _)| self.names.get(n).is_some_and(|&d| hits(n, d)))
+            };
+        self.generated.push(Generated {
+            prefix,
+            count,
+            depth,
+            shared,
+        });
+        twice
+    }
+
+    /// A `%` name (`count`: `None`) or the names `name<count>` generates
+    /// are declared in the block at `depth`. Returns whether that repeats a
+    /// declaration of the block, as for [`Self::declare_var`] and
+    /// [`Self::declare_generated`] (`%` parameters are listed at the start of
+    /// [`Self::percent`], so that they count in the outermost block).
+    fn declare_percent(&mut self, name: &'src str, count: Option<u32>, depth: u32) -> bool {
+        let from = self.marks.last().map_or(0, |m| m.2);
+        let mut twice = self.percent[from..].iter().any(|p| match (p.count, count) {
+            (Some(_), Some(_)) => p.name == name,
+            (None, None) => p.name == name,
+            (Some(n), None) => generated_index(name, p.name, n).is_some(),
+            (None, Some(n)) => generated_index(p.name, name, n).is_some(),
+        });
+        if count.is_none() {
+            // A label or parameter of the same name.
+            let (word, bit) = seen_bit(name);
+            twice |= self.seen[word] & bit != 0 && self.declared_in_block(name, depth);
+            self.seen[word] |= bit;
+        }
+        self.percent.push(Percent { name, count });
+        twice
     }
 
     /// A label `name` is declared in the block at `depth` (the innermost open
@@ -140,6 +295,7 @@ impl<'src> Scopes<'src> {
         let (word, bit) = seen_bit(name);
         let twice = self.seen[word] & bit != 0 && self.declared_in_block(name, depth);
         self.seen[word] |= bit;
+        self.last_label = name;
         if depth == 1 {
             if self.labels.len() >= LABELS_SEARCHED {
                 // Keeps `declared_in_block`'s search of the list short.
@@ -149,27 +305,63 @@ impl<'src> Scopes<'src> {
             // there again has the same depth: the list gives the same answer.
             self.labels.push(name);
         } else {
-            self.declare(name, depth);
+            self.declare(name, depth, Kind::Label);
         }
         twice
     }
 
+    /// The label just declared in the block at `depth` ([`Self::last_label`])
+    /// labels a `.branchtargets`, `.callprototype` or `.calltargets`.
+    #[cold]
+    fn set_label_kind(&mut self, kind: Kind, depth: u32) {
+        if depth == 1 {
+            self.flush_labels();
+        }
+        if let Some(d) = self.names.get_mut(self.last_label) {
+            if d.depth == depth && d.kind == Kind::Label {
+                d.kind = kind;
+            }
+        }
+    }
+
     /// Whether `name` is declared in the block at `depth` (see
-    /// [`Self::declare_label`]).
+    /// [`Self::declare_label`]): a label or variable of the block, a
+    /// parameter at depth 1, or a `%` name of the block.
     fn declared_in_block(&self, name: &str, depth: u32) -> bool {
         match self.names.get(name).copied() {
-            Some(d) if d == depth || (depth == 1 && d == 0) => true,
-            _ => depth == 1 && self.labels.contains(&name),
+            Some(d) if d.depth == depth || (depth == 1 && d.depth == 0) => true,
+            _ => {
+                (depth == 1 && self.labels.contains(&name))
+                    || (name.starts_with('%') && self.percent_in_block(name))
+            }
         }
+    }
+
+    /// Whether the innermost open block declares the `%` name `name` (not
+    /// through a `%x<N>`, which a label does not repeat).
+    #[cold]
+    fn percent_in_block(&self, name: &str) -> bool {
+        let from = self.marks.last().map_or(0, |m| m.2);
+        self.percent[from..]
+            .iter()
+            .any(|p| p.count.is_none() && p.name == name)
     }
 
     /// Moves the listed labels into `names`.
     fn flush_labels(&mut self) {
         for name in self.labels.drain(..) {
-            // A name declared at depth 1 or deeper keeps its depth (a
-            // parameter's 0 becomes the label's 1).
-            let d = self.names.entry(name).or_insert(1);
-            *d = (*d).max(1);
+            // A name declared at depth 1 or deeper keeps its declaration (a
+            // parameter's becomes the label's).
+            let d = self.names.entry(name).or_insert(Decl {
+                depth: 1,
+                kind: Kind::Label,
+            });
+            if d.depth < 1 {
+                *d = Decl {
+                    depth: 1,
+                    kind: Kind::Label,
+                };
+            }
         }
     }
 
@@ -177,12 +369,13 @@ impl<'src> Scopes<'src> {
     fn open(&mut self) {
         // Declarations in the block record what they hide: labels too.
         self.flush_labels();
-        self.marks.push((self.undo.len(), self.generated.len()));
+        self.marks
+            .push((self.undo.len(), self.generated.len(), self.percent.len()));
     }
 
     /// The innermost nested block closes: its declarations go out of scope.
     fn close(&mut self) {
-        let Some((undo, generated)) = self.marks.pop() else {
+        let Some((undo, generated, percent)) = self.marks.pop() else {
             return;
         };
         for (name, before) in self.undo.drain(undo..).rev() {
@@ -196,12 +389,14 @@ impl<'src> Scopes<'src> {
             }
         }
         self.generated.truncate(generated);
+        self.percent.truncate(percent);
     }
 
-    /// A use of `n`: a reference when no declaration of the body is in scope
-    /// (pushed to `refs`); a use of a function-scope `.shared x<N>` name is
-    /// counted there.
-    fn use_name(&mut self, n: Name<'src>, refs: &mut Vec<Name<'src>>) {
+    /// A use of `n` (`at`: where): a reference when no declaration of the
+    /// body is in scope (pushed to `refs`); a use of a function-scope
+    /// `.shared x<N>` name is counted there; a use of a label is listed in
+    /// [`Self::label_uses`].
+    fn use_name(&mut self, n: Name<'src>, refs: &mut Vec<Name<'src>>, at: Use) {
         if self.labels.len() > LABELS_SEARCHED {
             self.flush_labels();
         }
@@ -211,8 +406,11 @@ impl<'src> Scopes<'src> {
             self.names.get(n.text).copied()
         };
         // A listed label is at depth 1: it hides a parameter (depth 0).
-        if plain.is_none_or(|d| d < 1) && self.labels.contains(&n.text) {
-            plain = Some(1);
+        if plain.is_none_or(|d| d.depth < 1) && self.labels.contains(&n.text) {
+            plain = Some(Decl {
+                depth: 1,
+                kind: Kind::Label,
+            });
         }
         if !self.generated.is_empty() {
             let hit =
@@ -221,7 +419,7 @@ impl<'src> Scopes<'src> {
                 });
             if let Some((g, index)) = hit {
                 // The innermost declaration wins.
-                if plain.is_none_or(|d| g.depth >= d) {
+                if plain.is_none_or(|d| g.depth >= d.depth) {
                     if let Some(s) = g.shared {
                         self.shared_generated[s].used.push(index);
                     }
@@ -229,8 +427,10 @@ impl<'src> Scopes<'src> {
                 }
             }
         }
-        if plain.is_none() {
-            refs.push(n);
+        match plain {
+            None => refs.push(n),
+            Some(d) if d.kind != Kind::Var => self.label_uses.push((n, d.kind, at)),
+            Some(_) => {}
         }
     }
 }
@@ -241,17 +441,29 @@ impl<'src> Scopes<'src> {
 /// no token list; only a statement that starts with a directive is handed
 /// to the token cursor ([`statement_directive`]). Each token is treated as
 /// the token-based scan treated it.
-pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scanned<'src> {
+pub(crate) fn scan<'src>(
+    c: &mut Cursor<'_, 'src>,
+    params: impl Iterator<Item = &'src str>,
+) -> Scanned<'src> {
     let open = c.here();
     c.restart_at(open.end as usize);
     let (src, file) = (c.src, c.file);
     let bytes = src.as_bytes();
-    let mut scopes = std::mem::take(&mut c.scopes);
+    let mut scopes = c.scopes.take().unwrap_or_default();
     scopes.clear();
-    for &p in params {
-        scopes.declare(p, 0);
+    for p in params {
+        scopes.declare(p, 0, Kind::Var);
+        if p.starts_with('%') {
+            scopes.percent.push(Percent {
+                name: p,
+                count: None,
+            });
+        }
     }
-    let mut refs: Vec<Name<'src>> = Vec::new();
+    // Collected in a buffer kept in `scopes`, copied out once at its size:
+    // no growth and no shrink per body.
+    let mut refs = std::mem::take(&mut scopes.refs);
+    refs.clear();
     let mut locs = Vec::new();
     let mut shared = Vec::new();
     let mut unsynced_warp_op = None;
@@ -270,6 +482,8 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
     // The last two tokens were adjacent `:`s: an identifier after them is a
     // qualifier (`shared::cta`).
     let mut colons = false;
+    // The start of the statement's opcode (for a label among its operands).
+    let mut op_start = open.start as usize;
     loop {
         // Blanks and punctuation the scan ignores, in one tight loop.
         let mut i = c.lexer.at;
@@ -338,6 +552,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                     continue;
                 }
                 stmt_start = false; // the opcode
+                op_start = start;
                 let op = Opcode::of(bytes, start, end);
                 branch = op == Opcode::Bra;
                 texture_op |= op == Opcode::Texture;
@@ -352,7 +567,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                     plain => plain,
                 };
                 if let Some(Plain { semi, f64 }) = plain {
-                    names.use_all(src, file, &mut scopes, &mut refs);
+                    names.use_all(src, file, &mut scopes, &mut refs, start);
                     f64_op |= f64;
                     stmt_start = true;
                     branch = false;
@@ -383,6 +598,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                         span: Span::new(file, start, end),
                     },
                     &mut refs,
+                    Use::Operand(op_start),
                 );
             }
             prev_end = end;
@@ -400,9 +616,29 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
                         // nothing to record, passed without tokens.
                         if text == ".reg" {
                             if let Some(semi) = percent_regs(bytes, end) {
+                                declare_percent_regs(
+                                    src,
+                                    file,
+                                    end..semi,
+                                    depth,
+                                    &mut scopes,
+                                    &mut c.errors,
+                                );
                                 prev_end = semi + 1;
                                 c.restart_at(prev_end);
                                 continue;
+                            }
+                        }
+                        // A label's kind is the directive right after it.
+                        if after_colon == prev_end {
+                            let kind = match text {
+                                ".branchtargets" => Some(Kind::BranchTargets),
+                                ".callprototype" => Some(Kind::CallPrototype),
+                                ".calltargets" => Some(Kind::CallTargets),
+                                _ => None,
+                            };
+                            if let Some(kind) = kind {
+                                scopes.set_label_kind(kind, depth);
                             }
                         }
                         // Through the tokens, from the directive on.
@@ -498,6 +734,9 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
     }
     c.restart_at(prev_end);
     let end = prev_end as u32;
+    if !scopes.label_uses.is_empty() {
+        check_label_uses(src, &scopes.label_uses, &mut c.errors);
+    }
     for g in &mut scopes.shared_generated {
         g.used.sort_unstable();
         g.used.dedup();
@@ -507,8 +746,9 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
         );
     }
     scopes.clear();
-    c.scopes = scopes;
-    refs.shrink_to_fit();
+    let body_refs = refs.to_vec();
+    scopes.refs = refs;
+    c.scopes = Some(scopes);
     shared.shrink_to_fit();
     locs.shrink_to_fit();
     Scanned {
@@ -524,7 +764,7 @@ pub(crate) fn scan<'src>(c: &mut Cursor<'_, 'src>, params: &[&'src str]) -> Scan
             texture_op,
             f64_op,
         },
-        refs,
+        refs: body_refs,
         locs,
     }
 }
@@ -706,7 +946,7 @@ fn plain_statements_in<'src, const AVX2: bool>(
         let Some(Plain { semi, f64 }) = plain else {
             return run;
         };
-        names.use_all(src, f.file, f.scopes, f.refs);
+        names.use_all(src, f.file, f.scopes, f.refs, start);
         *f.texture_op |= op == Opcode::Texture;
         *f.f64_op |= f64;
         at = semi + 1;
@@ -865,20 +1105,22 @@ struct Names {
 }
 
 impl Names {
-    /// The statement is read: its names are uses, in order.
+    /// The statement (its opcode at `op_start`) is read: its names are
+    /// uses, in order.
     fn use_all<'src>(
         &self,
         src: &'src str,
         file: crate::diagnostic::FileId,
         scopes: &mut Scopes<'src>,
         refs: &mut Vec<Name<'src>>,
+        op_start: usize,
     ) {
         for &(start, end) in &self.found[..self.len] {
             let name = Name {
                 text: src.get(start..end).unwrap_or(""),
                 span: Span::new(file, start, end),
             };
-            scopes.use_name(name, refs);
+            scopes.use_name(name, refs, Use::Operand(op_start));
         }
     }
 }
@@ -1040,6 +1282,214 @@ fn percent_regs(bytes: &[u8], from: usize) -> Option<usize> {
     }
 }
 
+/// Declares the `%` names of a `.reg` statement that [`percent_regs`]
+/// passed (`range`: from after `.reg` to before its `;`), and reports a
+/// name its block already declares, as ptxas does.
+#[inline(never)]
+fn declare_percent_regs<'src>(
+    src: &'src str,
+    file: crate::diagnostic::FileId,
+    range: std::ops::Range<usize>,
+    depth: u32,
+    scopes: &mut Scopes<'src>,
+    errors: &mut Vec<Diagnostic>,
+) {
+    let bytes = src.as_bytes();
+    let blanks = |mut at: usize| {
+        while bytes
+            .get(at)
+            .is_some_and(|&b| CLASS[b as usize] == C_SPACE || b == b'\n')
+        {
+            at += 1;
+        }
+        at
+    };
+    let mut at = range.start;
+    while at < range.end {
+        match bytes[at] {
+            // A directive (`.b32`, `.v2`).
+            b'.' => at = ident_end(bytes, at + 1),
+            b'%' => {
+                let end = ident_end(bytes, at + 1);
+                let name = src.get(at..end).unwrap_or("");
+                // `<N>`, as `generated_count` reads it from tokens.
+                let mut next = end;
+                let mut count = None;
+                let lt = blanks(end);
+                if bytes.get(lt) == Some(&b'<') {
+                    let n = blanks(lt + 1);
+                    if bytes.get(n).is_some_and(u8::is_ascii_digit) {
+                        // Decimal digits, the usual case, read here.
+                        let mut n_end = n;
+                        let mut v = 0u64;
+                        while let Some(d) = bytes.get(n_end).filter(|d| d.is_ascii_digit()) {
+                            v = v.saturating_mul(10).saturating_add(u64::from(d - b'0'));
+                            n_end += 1;
+                        }
+                        let mut value = Some(v);
+                        // Else (octal `010`, hex, a suffix) as `int_value` reads it.
+                        if (bytes[n] == b'0' && n_end - n > 1)
+                            || bytes
+                                .get(n_end)
+                                .is_some_and(|&b| is_ident_char(b) || b == b'.')
+                        {
+                            n_end = lex_number(bytes, n);
+                            value = src.get(n..n_end).and_then(int_value);
+                        }
+                        let gt = blanks(n_end);
+                        if bytes.get(gt) == Some(&b'>') {
+                            count = value.and_then(|v| u32::try_from(v).ok());
+                            if count.is_some() {
+                                next = gt + 1;
+                            }
+                        }
+                    }
+                }
+                if scopes.declare_percent(name, count, depth) {
+                    errors.push(declared_twice(
+                        Span::new(file, at, end),
+                        name,
+                        count.is_some(),
+                    ));
+                }
+                at = next;
+            }
+            _ => at += 1,
+        }
+    }
+}
+
+/// The error for a variable `name` (a parameterized `name<N>` when
+/// `generated`) that its block already declares.
+#[cold]
+fn declared_twice(span: Span, name: &str, generated: bool) -> Diagnostic {
+    let message = if generated {
+        format!("`{name}<N>` repeats a name already declared in this block")
+    } else {
+        format!("`{name}` is already declared in this block")
+    };
+    Diagnostic::error(span, message)
+        .with_label("a second declaration of this name")
+        .with_help(
+            "rename one of the variables (or the label or parameter it repeats), or drop \
+             the second declaration; only a nested block may declare a name again (hiding \
+             the outer one until it ends); ptxas refuses a duplicate in one block \
+             (\"Duplicate definition of variable\")",
+        )
+}
+
+/// The first byte at or after `at` that is no blank and not in a comment.
+fn significant(bytes: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        match bytes.get(at)? {
+            b if CLASS[*b as usize] == C_SPACE || *b == b'\n' => at += 1,
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                let close = bytes.get(at + 2..)?.windows(2).position(|w| w == b"*/")?;
+                at += 2 + close + 2;
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'/') => {
+                at += bytes[at..].iter().position(|&b| b == b'\n')?;
+            }
+            _ => return Some(at),
+        }
+    }
+}
+
+/// Checks the uses of labels that [`Scopes::use_name`] listed, as ptxas
+/// 13.5 does: a code label is only a branch target (never looked up, see
+/// the module docs); a `.branchtargets` label only the last operand of
+/// `brx.idx`; a `.callprototype` or `.calltargets` label only the last
+/// operand of a `call` through a register. Any other use of a label (`mov`,
+/// an address `[L1]`, an arithmetic operand, the callee of a `call`, an
+/// initializer, a `.calltargets` entry) is refused.
+#[cold]
+#[inline(never)]
+fn check_label_uses(src: &str, uses: &[(Name<'_>, Kind, Use)], errors: &mut Vec<Diagnostic>) {
+    let bytes = src.as_bytes();
+    for &(name, kind, at) in uses {
+        let (start, end) = (name.span.start as usize, name.span.end as usize);
+        let (message, ptxas) = match at {
+            Use::Operand(op) => {
+                let op_end = ident_end(bytes, op + 1);
+                let opcode = src.get(op..op_end).unwrap_or("");
+                // The last operand (the `;` follows), and not the first: a
+                // top-level `,` before it, outside `( )`.
+                let last = significant(bytes, end).is_some_and(|i| bytes[i] == b';');
+                let mut parens = 0i32;
+                let mut later = false;
+                let mut address = false;
+                let mut i = op_end;
+                while let Some(j) = significant(bytes, i).filter(|&j| j < start) {
+                    match bytes[j] {
+                        b'(' => parens += 1,
+                        b')' => parens -= 1,
+                        b',' if parens == 0 => later = true,
+                        _ => {}
+                    }
+                    address = bytes[j] == b'[';
+                    i = j + 1;
+                }
+                let in_place = last && later;
+                let fine = match kind {
+                    Kind::BranchTargets => opcode == "brx" && in_place,
+                    Kind::CallPrototype | Kind::CallTargets => opcode == "call" && in_place,
+                    _ => false,
+                };
+                if fine {
+                    continue;
+                }
+                let ptxas = match opcode {
+                    "brx" => "Label with '.branchtargets' directive expected for argument 1 of \
+                              instruction 'brx.idx'"
+                        .to_string(),
+                    "call" if in_place => "Call target not recognized".to_string(),
+                    "call" if later => {
+                        format!("Call argument '{}' has illegal state space", name.text)
+                    }
+                    "call" => "Illegal call target, device function expected".to_string(),
+                    _ if address => format!("Illegal operand type to instruction '{opcode}'"),
+                    _ => format!("Arguments mismatch for instruction '{opcode}'"),
+                };
+                (
+                    format!("label `{}` cannot be an operand of `{opcode}`", name.text),
+                    ptxas,
+                )
+            }
+            Use::Init => (
+                format!("label `{}` cannot be an initializer", name.text),
+                format!("Invalid initial value symbol '{}'", name.text),
+            ),
+            Use::CallTargets => (
+                format!("label `{}` cannot be an entry of `.calltargets`", name.text),
+                "Illegal call target, device function expected".to_string(),
+            ),
+        };
+        let what = match kind {
+            Kind::BranchTargets => format!(
+                "a `.branchtargets` label is only the last operand of `brx.idx` \
+                 (`brx.idx %r1, {};`)",
+                name.text
+            ),
+            Kind::CallPrototype | Kind::CallTargets => format!(
+                "a `.callprototype` or `.calltargets` label is only the last operand of a \
+                 `call` through a register (`call (%r1), %rd1, (%r2), {};`)",
+                name.text
+            ),
+            Kind::Label | Kind::Var => format!(
+                "a label is only a branch target (`bra {};`) or an entry of a \
+                 `.branchtargets` list (whose own label `brx.idx` takes); to take an \
+                 address, name a variable or a function instead",
+                name.text
+            ),
+        };
+        errors.push(
+            Diagnostic::error(name.span, message)
+                .with_label("a label of this function, where ptxas expects a value")
+                .with_help(format!("{what} (ptxas: \"{ptxas}\")")),
+        );
+    }
+}
+
 /// The end of the last token before the end of input, lexing on from
 /// `prev_end` (the end of an earlier token).
 #[cold]
@@ -1184,14 +1634,18 @@ fn statement_directive<'src>(
             } in parse_var(c, Space::Shared, Linkage::Local)
             {
                 for n in init_refs {
-                    scopes.use_name(n, refs);
+                    scopes.use_name(n, refs, Use::Init);
                 }
                 // An oversized array has been reported by `parse_var`.
                 let (size, align) = (v.size_bytes().unwrap_or(u64::MAX), v.align_bytes());
-                match count {
+                let twice = match count {
                     None => {
-                        scopes.declare(v.name.text, depth);
                         shared.push((size, align));
+                        if v.name.text.starts_with('%') {
+                            scopes.declare_percent(v.name.text, None, depth)
+                        } else {
+                            scopes.declare_var(v.name.text, depth)
+                        }
                     }
                     // Sized when the scan ends, by the names used.
                     Some(n) => {
@@ -1202,14 +1656,17 @@ fn statement_directive<'src>(
                             align,
                             used: Vec::new(),
                         });
-                        scopes.generated.push(Generated {
-                            prefix: v.name.text,
-                            count: n,
-                            depth,
-                            shared: Some(index),
-                        });
                         shared.push((size, align));
+                        if v.name.text.starts_with('%') {
+                            scopes.declare_percent(v.name.text, Some(n), depth)
+                        } else {
+                            scopes.declare_generated(v.name.text, n, depth, Some(index))
+                        }
                     }
+                };
+                if twice {
+                    c.errors
+                        .push(declared_twice(v.name.span, v.name.text, count.is_some()));
                 }
             }
         }
@@ -1230,17 +1687,19 @@ fn statement_directive<'src>(
                 if t.kind == TokKind::Ident {
                     let text = c.text(t);
                     if in_init {
-                        scopes.use_name(c.name(t), refs);
-                    } else if !text.starts_with('%') {
-                        // `%`-names are never references: no need to track them.
-                        match generated_count(c) {
-                            Some(count) => scopes.generated.push(Generated {
-                                prefix: text,
-                                count,
-                                depth,
-                                shared: None,
-                            }),
-                            None => scopes.declare(text, depth),
+                        scopes.use_name(c.name(t), refs, Use::Init);
+                    } else {
+                        let count = generated_count(c);
+                        // `%`-names are never references: they are tracked
+                        // apart, only for the duplicate check.
+                        let twice = match (text.starts_with('%'), count) {
+                            (true, count) => scopes.declare_percent(text, count, depth),
+                            (false, Some(n)) => scopes.declare_generated(text, n, depth, None),
+                            (false, None) => scopes.declare_var(text, depth),
+                        };
+                        if twice {
+                            c.errors
+                                .push(declared_twice(c.span(t), text, count.is_some()));
                         }
                     }
                 }
@@ -1263,7 +1722,7 @@ fn statement_directive<'src>(
                     break;
                 }
                 if t.kind == TokKind::Ident {
-                    scopes.declare(c.text(t), depth);
+                    scopes.declare(c.text(t), depth, Kind::Var);
                 }
             }
         }
@@ -1277,7 +1736,7 @@ fn statement_directive<'src>(
                     break;
                 }
                 if t.kind == TokKind::Ident {
-                    scopes.use_name(c.name(t), refs);
+                    scopes.use_name(c.name(t), refs, Use::CallTargets);
                 }
             }
         }
@@ -1307,9 +1766,22 @@ mod tests {
     /// The references of the module's last item (a function), each as
     /// `name@line`.
     fn refs(body: &str) -> Vec<String> {
+        refs_checked(body, false)
+    }
+
+    /// [`refs`] where `body` may use labels as operands (refused, see
+    /// [`super::check_label_uses`]), to show what a label hides.
+    fn refs_using_labels(body: &str) -> Vec<String> {
+        refs_checked(body, true)
+    }
+
+    fn refs_checked(body: &str, label_uses: bool) -> Vec<String> {
         let src = format!("{HEAD}.global .u32 t2;\n.global .u32 t1;\n{body}");
         let m = parse(FileId(0), &src);
-        assert!(m.errors.is_empty(), "{:?}", m.errors);
+        let unexpected = |e: &&crate::diagnostic::Diagnostic| {
+            !(label_uses && e.message.starts_with("label `") && e.message.contains("operand"))
+        };
+        assert!(!m.errors.iter().any(|e| unexpected(&e)), "{:?}", m.errors);
         m.items
             .last()
             .unwrap()
@@ -1389,6 +1861,7 @@ mod tests {
 
     #[test]
     fn the_byte_scan_reads_tokens_across_blanks_and_comments() {
+        // (Labels among operands are refused, but what they hide shows.)
         // A label's `:` and a qualifier's `::` may stand apart from their
         // names; punctuation between `::` and a name ends the qualifier; a
         // guard may be spaced out. Same results as the token-based scan.
@@ -1396,7 +1869,7 @@ mod tests {
                     t1 /* label */ :\n\
                     mbarrier.arrive.shared:: /* c */ cta.b64 _, [%r1];\n\
                     ld.shared:: ,t2 %r1;\n@ ! %p1 bra t1;\nmov.u64 %rd1, t1;\nret;\n}\n";
-        assert_eq!(refs(body), ["_@10", "t2@11"]);
+        assert_eq!(refs_using_labels(body), ["_@10", "t2@11"]);
     }
 
     #[test]
@@ -1460,6 +1933,7 @@ mod tests {
 
     #[test]
     fn runs_of_plain_statements_keep_labels_guards_and_scopes() {
+        // (Labels among operands are refused, but what they hide shows.)
         // After a plain statement: labels (also spaced, and one hiding a
         // module symbol from there on), guards, a `bra` to a module
         // symbol's name, blanks of every kind, a reference after a label.
@@ -1467,7 +1941,7 @@ mod tests {
                     t1:\n@!%p1 bra t2;\n \t\r\x0b\x0c@%p1 add.s32 %r1, %r1, 2;\n\
                     mov.u64 %rd1, t2;\nt2 :\nadd.s32 %r1, %r1, 3;\nmov.u64 %rd1, t2;\n\
                     mov.u64 %rd1, t1;\nret;\n}\n";
-        assert_eq!(refs(body), ["t2@12"]);
+        assert_eq!(refs_using_labels(body), ["t2@12"]);
     }
 
     #[test]
@@ -1507,6 +1981,7 @@ mod tests {
 
     #[test]
     fn listed_labels_hide_module_symbols_as_declared_names_do() {
+        // (Labels among operands are refused, but what they hide shows.)
         // Few labels (searched in the list) and many (moved into the map):
         // a label hides the module symbol from its line on; a nested block
         // that declares the same name hides it until it ends.
@@ -1520,7 +1995,11 @@ mod tests {
                  mov.b64 t2, 1;\n}\nmov.u64 %rd1, t2;\nt1:\nmov.u64 %rd1, t1;\nret;\n}\n",
             );
             let line = 8 + 2 * labels;
-            assert_eq!(refs(&body), [format!("t2@{line}")], "{labels} labels");
+            assert_eq!(
+                refs_using_labels(&body),
+                [format!("t2@{line}")],
+                "{labels} labels"
+            );
         }
     }
 
@@ -1566,8 +2045,219 @@ mod tests {
         }
     }
 
+    /// The errors of a kernel `k(.param .u32 p)` with `body`, through the
+    /// AVX2 scan and the portable one (which must agree), with the labels
+    /// listed (none before) and in the map (40 before).
+    fn kernel_errors(body: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for filler in [0, 40] {
+            let pad: String = (0..filler).map(|i| format!("F{i}:\n")).collect();
+            let src = format!(
+                ".func (.param .b32 r) f(.param .b32 a)\n{{\nret;\n}}\n\
+                 .visible .entry k(.param .u32 p)\n{{\n{pad}{body}ret;\n}}\n"
+            );
+            let mut both = Vec::new();
+            for portable in [false, true] {
+                crate::scan32::imp_no_avx2(portable);
+                both.push(errors(&src));
+                crate::scan32::imp_no_avx2(false);
+            }
+            assert_eq!(both[0], both[1], "the scans differ on {body:?}");
+            // Lines are counted from the first line of `body`.
+            let first = 10 + filler;
+            out.push(
+                both.swap_remove(0)
+                    .into_iter()
+                    .map(|e| {
+                        let (m, line) = e.rsplit_once('@').unwrap();
+                        format!("{m}@{}", line.parse::<usize>().unwrap() + 1 - first)
+                    })
+                    .collect(),
+            );
+        }
+        assert_eq!(
+            out[0], out[1],
+            "listed and mapped labels differ on {body:?}"
+        );
+        out.swap_remove(0)
+    }
+
+    #[test]
+    fn a_label_is_refused_where_ptxas_takes_no_label() {
+        // ptxas 13.5: "Arguments mismatch for instruction 'mov'" (also `add`,
+        // `setp`, `cvta`), "Illegal to use symbol 'L1' of type unexpected as
+        // address operand" (`ld`, `st`), "Illegal call target, device function
+        // expected" (a label as the callee, or in `.calltargets`), "Call target
+        // not recognized" (a code or `.branchtargets` label as the prototype),
+        // "Label with '.branchtargets' directive expected for argument 1 of
+        // instruction 'brx.idx'", "Invalid initial value symbol 'L1'".
+        let cases: &[(&str, &str)] = &[
+            ("L1:\nmov.u64 %rd1, L1;\n", "label `L1` cannot be an operand of `mov`@2"),
+            ("mov.u64 %rd1, %rd2;\nL1:\nadd.s32 %r1, L1, 1;\n", "label `L1` cannot be an operand of `add`@3"),
+            ("L1:\nld.u32 %r1, [L1+4];\n", "label `L1` cannot be an operand of `ld`@2"),
+            ("L1:\n@%p1 st.global.u32 [L1], %r1;\n", "label `L1` cannot be an operand of `st`@2"),
+            ("L1:\ncvta.global.u64 %rd1, L1;\n", "label `L1` cannot be an operand of `cvta`@2"),
+            // Token by token: a comment, more than four names.
+            ("L1:\nmov.u64 %rd1, /* c */ L1;\n", "label `L1` cannot be an operand of `mov`@2"),
+            ("L1:\nmov.u64 %rd1, %rd2, %rd3, %rd4, %rd5, p, p, p, p, L1;\n", "label `L1` cannot be an operand of `mov`@2"),
+            ("{\nL1:\nsetp.eq.u64 %p1, L1, 0;\n}\n", "label `L1` cannot be an operand of `setp`@3"),
+            ("pr: .callprototype _ ();\nmov.u64 %rd1, pr;\n", "label `pr` cannot be an operand of `mov`@2"),
+            ("ts: .branchtargets L1;\nmov.u64 %rd1, ts;\nL1:\n", "label `ts` cannot be an operand of `mov`@2"),
+            ("L1:\n{\n.param .b32 a;\n.param .b32 r;\ncall (r), %rd1, (a), L1;\n}\n", "label `L1` cannot be an operand of `call`@5"),
+            ("ts: .branchtargets L1;\nL1:\n{\n.param .b32 a;\n.param .b32 r;\ncall (r), %rd1, (a), ts;\n}\n", "label `ts` cannot be an operand of `call`@6"),
+            ("pr: .callprototype _ ();\ncall pr;\n", "label `pr` cannot be an operand of `call`@2"),
+            ("pr: .callprototype (.param .b32 _) _ (.param .b32 _);\n{\n.param .b32 r;\ncall (r), %rd1, (pr), pr;\n}\n", "label `pr` cannot be an operand of `call`@4"),
+            ("pr: .callprototype _ ();\nbrx.idx %r1, pr;\n", "label `pr` cannot be an operand of `brx`@2"),
+            ("ct: .calltargets f;\nbrx.idx %r1, ct;\n", "label `ct` cannot be an operand of `brx`@2"),
+            ("L1:\nbrx.idx %r1, L1;\n", "label `L1` cannot be an operand of `brx`@2"),
+            ("L1:\nct: .calltargets f, L1;\n", "label `L1` cannot be an entry of `.calltargets`@2"),
+            ("L1:\n.reg .b64 x = L1;\n", "label `L1` cannot be an initializer@2"),
+        ];
+        for &(body, want) in cases {
+            assert_eq!(kernel_errors(body), [want], "{body:?}");
+        }
+    }
+
+    #[test]
+    fn labels_are_accepted_where_ptxas_takes_them() {
+        // ptxas 13.5 accepts each: `bra` to a label before or after it, to an
+        // outer block's label; `brx.idx` with a `.branchtargets` label (spaced
+        // too); an indirect `call` with a `.callprototype` or `.calltargets`
+        // label (last, `call.uni`, blanks or a comment before the `;`, in a
+        // nested block); a module symbol named like a label before the label,
+        // or after the block of a label.
+        let cases = [
+            "bra L1;\nL1:\n@%p1 bra L1;\n{\nbra.uni L1;\n}\n",
+            "ts: .branchtargets L1, L2;\nbrx.idx %r1, ts;\nL1:\nL2:\n",
+            "ts : .branchtargets L1;\nbrx.idx.uni %r1, ts ;\nL1:\n",
+            "mov.u64 %rd1, f;\npr: .callprototype (.param .b32 _) _ (.param .b32 _);\n\
+             {\n.param .b32 a;\n.param .b32 r;\ncall (r), %rd1, (a), pr;\n\
+             call.uni (r), %rd1, (a), pr /* c */ ;\n}\n",
+            "mov.u64 %rd1, f;\nct: .calltargets f;\n{\n.param .b32 a;\n.param .b32 r;\n\
+             call (r), %rd1, (a), ct;\n}\n",
+            "mov.u64 %rd1, f;\n{\npr: .callprototype (.param .b32 _) _ (.param .b32 _);\n\
+             .param .b32 a;\n.param .b32 r;\ncall (r), %rd1, (a), pr;\n}\n",
+            "mov.u64 %rd1, t1;\nt1:\n{\nt2:\n}\nmov.u64 %rd1, t2;\n",
+        ];
+        for body in cases {
+            assert_eq!(kernel_errors(body), Vec::<String>::new(), "{body:?}");
+        }
+        // The module symbols stay references (no label hides them there).
+        let body = ".visible .entry k()\n{\nmov.u64 %rd1, t1;\nt1:\n{\nt2:\n}\n\
+                    mov.u64 %rd1, t2;\nret;\n}\n";
+        assert_eq!(refs(body), ["t1@8", "t2@13"]);
+    }
+
+    #[test]
+    fn a_variable_declared_twice_in_one_block_is_refused_as_ptxas_does() {
+        // ptxas 13.5: "Duplicate definition of variable 'x'" for a variable
+        // (any state space) or `%` register repeated in its block, a name an
+        // `x<N>` of the block generates, a parameter repeated in the outermost
+        // block, a variable after a label of the same name;
+        // "Duplicate definition of variable 'x<'" for two `x<N>` of one prefix.
+        let twice =
+            |n: &str, line: usize| format!("`{n}` is already declared in this block@{line}");
+        let gen = |n: &str, line: usize| {
+            format!("`{n}<N>` repeats a name already declared in this block@{line}")
+        };
+        let cases: Vec<(&str, Vec<String>)> = vec![
+            (".reg .b32 x;\n.reg .b32 x;\n", vec![twice("x", 2)]),
+            (".reg .b32 x, x;\n", vec![twice("x", 1)]),
+            (".reg .b32 x;\n.local .b32 x;\n", vec![twice("x", 2)]),
+            (".reg .b32 x;\n.shared .b32 x;\n", vec![twice("x", 2)]),
+            (".shared .b32 s;\n.shared .b32 s;\n", vec![twice("s", 2)]),
+            (
+                "{\n.param .b32 a;\n.param .b32 a;\n}\n",
+                vec![twice("a", 3)],
+            ),
+            (".reg .b32 p;\n", vec![twice("p", 1)]),
+            ("x:\n.reg .b32 x;\n", vec![twice("x", 2)]),
+            ("{\nx:\n.reg .b32 x;\n}\n", vec![twice("x", 3)]),
+            (".reg .b32 x<4>;\n.reg .b32 x02;\n", vec![twice("x02", 2)]),
+            (".reg .b32 x2;\n.reg .b32 x<4>;\n", vec![gen("x", 2)]),
+            (".reg .b32 x<4>;\n.reg .b32 x<2>;\n", vec![gen("x", 2)]),
+            (".shared .b32 x<4>;\n.reg .b32 x<2>;\n", vec![gen("x", 2)]),
+            (
+                ".shared .b32 s<4>;\n.shared .b32 s1;\n",
+                vec![twice("s1", 2)],
+            ),
+            (".reg .b32 p<4>;\n", vec![]),
+            // `%` names: passed without tokens (rustc's `.reg` lines) and
+            // token by token (a comment, an initializer).
+            (".reg .b32 %r1;\n.reg .b32 %r1;\n", vec![twice("%r1", 2)]),
+            (".reg .b32 %r<4>;\n.reg .b32 %r1;\n", vec![twice("%r1", 2)]),
+            (".reg .b32 %r<4>;\n.reg .b32 %r<4>;\n", vec![gen("%r", 2)]),
+            (
+                ".reg .b32 %r<4>;\n.reg .b32 %r1 /* c */;\n",
+                vec![twice("%r1", 2)],
+            ),
+            (
+                ".reg .b32 %r<4>;\n.reg .b32 /* c */ %r<9>;\n",
+                vec![gen("%r", 2)],
+            ),
+            (".reg .pred %p;\n.reg .pred %p, %q;\n", vec![twice("%p", 2)]),
+            (
+                "{\n.reg .b32 %r<4>;\n{\n.reg .b32 %r<4>;\n.reg .b32 %r1;\n}\n}\n",
+                vec![twice("%r1", 5)],
+            ),
+            ("%L1:\n.reg .b32 %L1;\n", vec![twice("%L1", 2)]),
+            (
+                ".reg .b32 %L1;\n%L1:\n",
+                vec!["`%L1` is already defined in this block@2".into()],
+            ),
+        ];
+        for (body, want) in &cases {
+            assert_eq!(&kernel_errors(body), want, "{body:?}");
+        }
+        // Parameters, `x<N>` against `x<N>` and `%`-parameters.
+        let src = ".visible .entry k(.param .u32 x2, .param .u32 %x)\n{\n\
+                   .reg .b32 x<4>;\n.reg .b32 %x;\nret;\n}\n";
+        assert_eq!(
+            errors(src),
+            [
+                "`x<N>` repeats a name already declared in this block@6",
+                "`%x` is already declared in this block@7"
+            ]
+        );
+        let src = ".func (.param .b32 r) f(.param .b32 a)\n{\n.reg .b32 r;\n\
+                   .param .b32 a;\nret;\n}\n";
+        assert_eq!(
+            errors(src),
+            [
+                "`r` is already declared in this block@6",
+                "`a` is already declared in this block@7"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_same_variable_in_sibling_or_nested_blocks_is_accepted() {
+        // ptxas 13.5 accepts each: sibling and nested blocks, a parameter
+        // hidden in a nested block, `x<N>` and a label `x2`, `%r<40>` and
+        // `%r1<5>` (different prefixes), `x<0>` and `x0`, `x<4>` and `x4`, a
+        // name after a nested block's label, a special register's name.
+        let cases = [
+            "{\n.reg .b32 x;\n}\n{\n.reg .b32 x;\n}\n",
+            ".reg .b32 x;\n{\n.reg .b32 x;\n{\n.reg .b32 x;\n}\n}\n",
+            "{\n.reg .b32 p;\n}\n{\n.param .b32 a;\n}\n{\n.param .b32 a;\n}\n",
+            ".reg .b32 x<4>;\nx2:\n",
+            "x2:\n.reg .b32 x<4>;\n",
+            ".reg .b32 %r<40>;\n.reg .b32 %r1<5>;\n",
+            ".reg .b32 %r<4>;\n{\n.reg .b32 %r<4>;\n.reg .b32 %r9;\n}\n{\n.reg .b32 %r<4>;\n}\n",
+            ".reg .b32 %r<4>;\n%r1:\n",
+            ".reg .b32 x<0>;\n.reg .b32 x0;\n.reg .b32 y<4>;\n.reg .b32 y4;\n",
+            "{\nx:\n}\n.reg .b32 x;\n",
+            "{\n.reg .b32 x;\n}\n.reg .b32 x;\n",
+            ".reg .b32 %tid;\n",
+        ];
+        for body in cases {
+            assert_eq!(kernel_errors(body), Vec::<String>::new(), "{body:?}");
+        }
+    }
+
     #[test]
     fn labels_hide_module_symbols_either_side_of_the_listed_limit() {
+        // (Labels among operands are refused, but what they hide shows.)
         // Around `LABELS_SEARCHED` labels the list moves into the map at the
         // use: a label named like a module symbol hides it from its line on,
         // in a run of plain statements (4 names, one passed) and token by
@@ -1583,7 +2273,7 @@ mod tests {
                      add.s32 %r1, t2, t1, L0, L1, t1;\nret;\n}\n",
                 );
                 crate::scan32::imp_no_avx2(portable);
-                let got = refs(&body);
+                let got = refs_using_labels(&body);
                 crate::scan32::imp_no_avx2(false);
                 let line = 8 + labels;
                 let want = [
@@ -1599,6 +2289,7 @@ mod tests {
 
     #[test]
     fn names_among_plain_operands_are_uses_in_order() {
+        // (Labels among operands are refused, but what they hide shows.)
         // In a run of plain statements and first after a directive: names
         // between registers (one a parameter, one a label declared later),
         // five names (more than the fast pass lists), a name before a
@@ -1608,7 +2299,7 @@ mod tests {
                     mad.lo.s32 %r1, t1, t2, L1;\nmov.u64 %rd1, t1, t2, t1, t2, t1;\n\
                     mov.u64 %rd1, t2 /* t1 */;\n@%p1 bra t2;\nL1:\nmov.u64 %rd1, L1, t1;\nret;\n}\n";
         assert_eq!(
-            refs(body),
+            refs_using_labels(body),
             [
                 "t2@10", "t1@12", "t2@12", "L1@12", "t1@13", "t2@13", "t1@13", "t2@13", "t1@13",
                 "t2@14", "t1@17"
@@ -1622,7 +2313,7 @@ mod tests {
         // initializer (its names are uses), a brace in the statement.
         let body = ".visible .entry k()\n{\n.reg .pred %p<4>;\n.reg .v2 .b32 %r1, %r2;\n\
                     mov.u64 %rd1, t2;\n.reg .b32 %r3, t2;\nmov.u64 %rd1, t2;\n\
-                    .reg .b64 %rd9 = t1;\n.reg .b32 %r<2>\n}\n";
+                    .reg .b64 %rd9 = t1;\n.reg .b32 %q<2>\n}\n";
         assert_eq!(refs(body), ["t2@10", "t1@13"]);
     }
 

@@ -30,7 +30,7 @@ pub struct EmitInput<'a, 'src> {
     /// Symbols.
     pub table: &'a SymbolTable<'src>,
     /// Chosen definitions and output names.
-    pub res: &'a Resolution,
+    pub res: &'a Resolution<'src>,
     /// What survives.
     pub live: &'a Liveness,
     /// Output header.

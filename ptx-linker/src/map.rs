@@ -1,5 +1,7 @@
 //! The link map: what the merged module contains and where it came from.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::signature::Param;
@@ -49,9 +51,12 @@ pub struct SymbolInfo {
     /// Name in the output module.
     pub name: String,
     /// `entry`, `func`, `global`, `const`, `shared`, `local`, `tex`, ...
-    pub kind: String,
-    /// `visible`, `weak`, `extern`, `common` or `local` (no linkage directive).
-    pub linkage: String,
+    /// (borrowed from the linker's own names when it builds the map: no
+    /// allocation per symbol; owned when read back from JSON).
+    pub kind: Cow<'static, str>,
+    /// `visible`, `weak`, `extern`, `common` or `local` (no linkage
+    /// directive); borrowed or owned as [`Self::kind`].
+    pub linkage: Cow<'static, str>,
     /// Input file that defined it (or declared it, for symbols left external).
     pub defined_in: String,
     /// Original name when the linker renamed a colliding file-local symbol.
@@ -87,8 +92,8 @@ pub(crate) fn build(
             let out = res.out_name(id);
             SymbolInfo {
                 name: out.to_string(),
-                kind: item.kind_str().to_string(),
-                linkage: item.linkage().map_or("local", |l| l.as_str()).to_string(),
+                kind: Cow::Borrowed(item.kind_str()),
+                linkage: Cow::Borrowed(item.linkage().map_or("local", |l| l.as_str())),
                 defined_in: paths[r.module].to_string(),
                 renamed_from: (out != sym.name).then(|| sym.name.to_string()),
             }

@@ -13,6 +13,8 @@
 //! renamed on its own (`a2` may become `a2__ptxlink2` while `a0` stays),
 //! and diagnostics about it name the declaration (`` (from `a<4>`)``).
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashSet as HashSet;
 
 use crate::agree;
@@ -28,11 +30,12 @@ pub const DRIVER_FUNCTIONS: &[&str] = &["vprintf", "malloc", "free", "__assertfa
 
 /// The outcome of resolution, indexed by [`SymbolId`].
 #[derive(Debug, Clone)]
-pub struct Resolution {
+pub struct Resolution<'src> {
     /// The definition each symbol binds to.
     pub chosen: Vec<Option<ItemRef>>,
-    /// Name in the output.
-    pub out_names: Vec<String>,
+    /// Name in the output: the input's name, borrowed, unless the symbol
+    /// is renamed.
+    pub out_names: Vec<Cow<'src, str>>,
     /// Whether a symbol without definition may stay external.
     pub external: Vec<bool>,
     /// For a dynamic shared-memory array (declared only, `.extern .shared`):
@@ -40,7 +43,7 @@ pub struct Resolution {
     pub shared_align: Vec<Option<u32>>,
 }
 
-impl Resolution {
+impl Resolution<'_> {
     /// Output name of a symbol.
     pub fn out_name(&self, id: SymbolId) -> &str {
         &self.out_names[id.0 as usize]
@@ -57,12 +60,12 @@ impl Resolution {
 }
 
 /// Resolves every symbol; problems go to `diags`.
-pub fn resolve(
+pub fn resolve<'src>(
     modules: &[Module<'_>],
-    table: &SymbolTable<'_>,
+    table: &SymbolTable<'src>,
     options: &LinkOptions,
     diags: &mut Vec<Diagnostic>,
-) -> Resolution {
+) -> Resolution<'src> {
     let item = |r: ItemRef| &modules[r.module].items[r.item];
     let mut chosen = Vec::with_capacity(table.symbols.len());
     let mut external = Vec::with_capacity(table.symbols.len());
@@ -148,7 +151,7 @@ pub fn resolve(
 
 /// Assigns output names: globals keep theirs; a file-local symbol keeps its
 /// name unless a global symbol or an earlier module's local has it.
-fn rename_locals(table: &SymbolTable<'_>) -> Vec<String> {
+fn rename_locals<'src>(table: &SymbolTable<'src>) -> Vec<Cow<'src, str>> {
     let all: HashSet<&str> = table.symbols.iter().map(|s| s.name).collect();
     // Names taken: every global symbol's, and those given to locals so far
     // (kept apart, so that the globals' names are not copied).
@@ -158,21 +161,22 @@ fn rename_locals(table: &SymbolTable<'_>) -> Vec<String> {
         .filter(|s| s.scope == Scope::Global)
         .map(|s| s.name)
         .collect();
-    let mut given: HashSet<String> = HashSet::default();
+    let mut given: HashSet<Cow<'src, str>> = HashSet::default();
     let mut out = Vec::with_capacity(table.symbols.len());
     for s in &table.symbols {
         let name = match s.scope {
-            Scope::Global => s.name.to_string(),
+            Scope::Global => Cow::Borrowed(s.name),
             Scope::Local(m) => {
-                let mut name = s.name.to_string();
+                let mut name = Cow::Borrowed(s.name);
                 let mut n = m + 1;
-                while globals.contains(name.as_str())
-                    || given.contains(&name)
-                    || (name != s.name && all.contains(name.as_str()))
+                while globals.contains(&*name)
+                    || given.contains(&*name)
+                    || (*name != *s.name && all.contains(&*name))
                 {
-                    name = format!("{}__ptxlink{n}", s.name);
+                    name = Cow::Owned(format!("{}__ptxlink{n}", s.name));
                     n += 1;
                 }
+                // A copy of a borrowed name is free; renamed ones are few.
                 given.insert(name.clone());
                 name
             }

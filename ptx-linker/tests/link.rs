@@ -46,7 +46,7 @@ fn rustc_extern_func_and_global_resolve_across_crates() {
         .find(|s| s.name == "DEV_TABLE")
         .unwrap();
     assert_eq!(
-        (table.kind.as_str(), table.defined_in.as_str()),
+        (&*table.kind, table.defined_in.as_str()),
         ("global", "dev_extern.s")
     );
     assert_eq!(out.map.kernels[0].static_shared_bytes, 1024);
@@ -443,11 +443,7 @@ fn parameterized_variables_link_across_modules_and_pass_ptxas() {
     let sym = |n: &str| out.map.symbols.iter().find(|s| s.name == n).unwrap();
     let a2 = sym("a2");
     assert_eq!(
-        (
-            a2.kind.as_str(),
-            a2.linkage.as_str(),
-            a2.defined_in.as_str()
-        ),
+        (&*a2.kind, &*a2.linkage, a2.defined_in.as_str()),
         ("global", "visible", "a.ptx")
     );
     assert_eq!(sym("t1__ptxlink2").renamed_from.as_deref(), Some("t1"));

@@ -115,7 +115,7 @@ fn shape(out: &LinkOutput) -> (BTreeSet<(String, String, String)>, usize) {
         if s.linkage == "local" {
             locals += 1;
         } else {
-            globals.insert((s.name.clone(), s.kind.clone(), s.linkage.clone()));
+            globals.insert((s.name.clone(), s.kind.to_string(), s.linkage.to_string()));
         }
     }
     (globals, locals)
