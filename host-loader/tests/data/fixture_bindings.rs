@@ -3,7 +3,7 @@
 /// Typed launchers for the kernels of `host-loader-fixture-kernels`: one checked handle per kernel,
 /// made by [`HostLoaderFixtureKernels::load`].
 #[derive(Debug, Clone)]
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, dead_code)]
 pub struct HostLoaderFixtureKernels {
     dequantize: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Quant>, ::host_loader::Slice<i32>, i32, ::host_loader::SliceMut<f32>)>,
     vecadd: ::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
@@ -15,6 +15,7 @@ pub struct HostLoaderFixtureKernels {
     gather: ::host_loader::Kernel<(::host_loader::Ptr<u64>, ::host_loader::PtrMut<bool>, ::host_loader::PtrMut<u8>, ::host_loader::SliceMut<f32>)>,
 }
 
+#[allow(dead_code)]
 impl HostLoaderFixtureKernels {
     /// Makes a checked handle for every kernel (see `host_loader::Module::kernel`).
     ///
