@@ -21,14 +21,19 @@
 //! **Checks**, as ptxas 13.5 makes them: a name declared twice in one block
 //! (a label: "Duplicate definition of label"; a variable, `%` registers and
 //! the names of `x<N>` included, or a parameter in the outermost block:
-//! "Duplicate definition of variable"; a label and an `x<N>` do not clash),
+//! "Duplicate definition of variable"; a label and an `x<N>` do not clash,
+//! and an `x<N>` after the block's names `x` and digits follows ptxas's own
+//! rule, [`Scopes::generated_clash`]: `x0; x<4>` and `x01; x<4>` pass),
 //! and a label used where ptxas takes no label ([`check_label_uses`]).
 //! Known gaps, which ptxas refuses and the scan passes: a `bra` target or a
 //! `.branchtargets` entry that is no label in scope ("Label expected for
 //! argument 0 of instruction 'bra'", "Illegal branch target, label
 //! expected"), a `bra` to a `.branchtargets` or `.callprototype` label, and a
 //! label as a guard (`@L1`, "Predicate expression expected"): branch targets
-//! and guards are never looked up, to keep the scan fast.
+//! and guards are never looked up, to keep the scan fast. Nor is a `%` label
+//! (`%L1:`) used as an operand (`mov.u64 %rd1, %L1;`, "Arguments mismatch"):
+//! `%` operands are never looked up; and a parameter list that repeats a
+//! name (`.func f(.param .b32 a, .param .b32 a)`) is not refused.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -220,14 +225,14 @@ impl<'src> Scopes<'src> {
             .iter()
             .rev()
             .take_while(|g| g.depth == depth)
-            .any(|g| generated_index(name, g.prefix, g.count).is_some())
+            .any(|g| repeats_generated(name, g.prefix, g.count))
     }
 
     /// A parameterized declaration `prefix<count>` (no `%` name) in the block
     /// at `depth`. Returns whether the block already has one of that prefix,
-    /// or a variable (a parameter at depth 1) among the names it generates:
-    /// ptxas refuses both ("Duplicate definition of variable 'x<'"); labels
-    /// do not count.
+    /// or a variable (a parameter at depth 1) among the names it generates,
+    /// as [`Self::generated_clash`] tells: ptxas refuses both ("Duplicate
+    /// definition of variable 'x<'").
     fn declare_generated(
         &mut self,
         prefix: &'src str,
@@ -241,20 +246,7 @@ impl<'src> Scopes<'src> {
             .rev()
             .take_while(|g| g.depth == depth)
             .any(|g| g.prefix == prefix);
-        let hits = |name: &str, d: Decl| {
-            d.kind == Kind::Var
-                && (d.depth == depth || (depth == 1 && d.depth == 0))
-                && generated_index(name, prefix, count).is_some()
-        };
-        let twice = same_prefix
-            || if depth == 1 {
-                self.names.iter().any(|(n, &d)| hits(n, d))
-            } else {
-                let from = self.marks.last().map_or(0, |m| m.0);
-                self.undo[from..]
-                    .iter()
-                    .any(|&(n, _)| self.names.get(n).is_some_and(|&d| hits(n, d)))
-            };
+        let twice = same_prefix || self.generated_clash(prefix, count, depth, false);
         self.generated.push(Generated {
             prefix,
             count,
@@ -262,6 +254,55 @@ impl<'src> Scopes<'src> {
             shared,
         });
         twice
+    }
+
+    /// Whether ptxas 13.5 refuses `prefix<count>` declared in the block at
+    /// `depth` for a name the block already declares (`percent`: a `%`
+    /// prefix, whose variables are in [`Self::percent`]). As checked case by
+    /// case: only when the smallest number among the block's variables and
+    /// parameters named `prefix` and digits (read modulo 2^32, leading zeros
+    /// allowed) is in `1..count`, and then for a variable, parameter or
+    /// label named `prefix` and a number below `count` written without a
+    /// leading zero. So `x1` clashes with a later `x<4>`, `x01` or a label
+    /// `x1` alone does not, `x01` and a label `x1` together do, and `x0`
+    /// (or `x00`) in the block keeps any of them from clashing.
+    #[cold]
+    fn generated_clash(&self, prefix: &str, count: u32, depth: u32, percent: bool) -> bool {
+        let mut check = GeneratedCheck {
+            prefix,
+            count,
+            min: None,
+            named: false,
+        };
+        let in_block = |d: Decl| d.depth == depth || (depth == 1 && d.depth == 0);
+        if percent {
+            let from = self.marks.last().map_or(0, |m| m.2);
+            for p in &self.percent[from..] {
+                if p.count.is_none() {
+                    check.add(p.name, true);
+                }
+            }
+        }
+        if depth == 1 {
+            for (n, &d) in &self.names {
+                if in_block(d) && (!percent || d.kind != Kind::Var) {
+                    check.add(n, d.kind == Kind::Var);
+                }
+            }
+            for n in &self.labels {
+                check.add(n, false);
+            }
+        } else {
+            let from = self.marks.last().map_or(0, |m| m.0);
+            for &(n, _) in &self.undo[from..] {
+                if let Some(&d) = self.names.get(n) {
+                    if d.depth == depth && (!percent || d.kind != Kind::Var) {
+                        check.add(n, d.kind == Kind::Var);
+                    }
+                }
+            }
+        }
+        check.min.is_some_and(|m| m >= 1 && m < count) && check.named
     }
 
     /// A `%` name (`count`: `None`) or the names `name<count>` generates
@@ -274,9 +315,12 @@ impl<'src> Scopes<'src> {
         let mut twice = self.percent[from..].iter().any(|p| match (p.count, count) {
             (Some(_), Some(_)) => p.name == name,
             (None, None) => p.name == name,
-            (Some(n), None) => generated_index(name, p.name, n).is_some(),
-            (None, Some(n)) => generated_index(p.name, name, n).is_some(),
+            (Some(n), None) => repeats_generated(name, p.name, n),
+            (None, Some(_)) => false,
         });
+        if let Some(n) = count {
+            twice = twice || self.generated_clash(name, n, depth, true);
+        }
         if count.is_none() {
             // A label or parameter of the same name.
             let (word, bit) = seen_bit(name);
@@ -1546,6 +1590,64 @@ pub(crate) fn generated_index(name: &str, prefix: &str, count: u32) -> Option<u3
     u32::try_from(index).ok().filter(|&i| i < count)
 }
 
+/// Whether ptxas 13.5 takes a variable `name` declared after `prefix<count>`
+/// in the same block for one of its names ("Duplicate definition of
+/// variable"): the prefix, then decimal digits whose value, read modulo
+/// 2^32 (`x4294967297` repeats `x1`), is below `count`; leading zeros count
+/// (`x01` repeats `x1`). Checked case by case.
+fn repeats_generated(name: &str, prefix: &str, count: u32) -> bool {
+    // A prefix that ends in a digit generates no name ptxas matches
+    // (`a1<10>` and `a15` do not clash; ptxas finds no `a15`).
+    if prefix.ends_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
+    let Some(digits) = name.strip_prefix(prefix) else {
+        return false;
+    };
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && digits.bytes().fold(0u32, |v, d| {
+            v.wrapping_mul(10).wrapping_add(u32::from(d - b'0'))
+        }) < count
+}
+
+/// What [`Scopes::generated_clash`] gathers about the names of a block.
+struct GeneratedCheck<'a> {
+    prefix: &'a str,
+    count: u32,
+    /// The smallest number among its variables named `prefix` and digits.
+    min: Option<u32>,
+    /// Whether a name is `prefix` and a number below `count` written
+    /// without a leading zero.
+    named: bool,
+}
+
+impl GeneratedCheck<'_> {
+    /// A variable or parameter (`var`) or a label of the block.
+    fn add(&mut self, name: &str, var: bool) {
+        if self.prefix.ends_with(|c: char| c.is_ascii_digit()) {
+            return; // as for `repeats_generated`
+        }
+        let Some(digits) = name.strip_prefix(self.prefix) else {
+            return;
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return;
+        }
+        if var {
+            let v = digits.bytes().fold(0u32, |v, d| {
+                v.wrapping_mul(10).wrapping_add(u32::from(d - b'0'))
+            });
+            self.min = Some(self.min.map_or(v, |m| m.min(v)));
+        }
+        if (digits == "0" || !digits.starts_with('0'))
+            && digits.parse::<u32>().is_ok_and(|i| i < self.count)
+        {
+            self.named = true;
+        }
+    }
+}
+
 /// `<N>` at the cursor (after a declared name): `N`, consuming it.
 fn generated_count(c: &mut Cursor<'_, '_>) -> Option<u32> {
     let (lt, n, gt) = (c.peek()?, c.peek_at(1)?, c.peek_at(2)?);
@@ -2146,6 +2248,104 @@ mod tests {
         let body = ".visible .entry k()\n{\nmov.u64 %rd1, t1;\nt1:\n{\nt2:\n}\n\
                     mov.u64 %rd1, t2;\nret;\n}\n";
         assert_eq!(refs(body), ["t1@8", "t2@13"]);
+    }
+
+    #[test]
+    fn an_x_n_after_numbered_names_clashes_only_where_ptxas_says() {
+        // ptxas 13.5, case by case: `x<N>` after the block's variables and
+        // labels named `x` and digits clashes only when the smallest number
+        // among the variables (read modulo 2^32) is in 1..N, and then with a
+        // name `x` and a number below N without a leading zero (a variable or
+        // a label). The other order reads leading zeros and wraps too. A
+        // prefix that ends in a digit matches nothing.
+        let gen = |n: &str, line: usize| {
+            format!("`{n}<N>` repeats a name already declared in this block@{line}")
+        };
+        let twice =
+            |n: &str, line: usize| format!("`{n}` is already declared in this block@{line}");
+        let cases: Vec<(&str, Vec<String>)> = vec![
+            // Accepted by ptxas.
+            (".reg .b32 %r0;\n.reg .b32 %r<20>;\n", vec![]),
+            (".reg .b32 %r01;\n.reg .b32 %r<20>;\n", vec![]),
+            (".reg .b32 x00;\n.reg .b32 x<20>;\n", vec![]),
+            (".reg .b32 x010;\n.reg .b32 x<20>;\n", vec![]),
+            (".reg .b32 x2;\n.reg .b32 x0;\n.reg .b32 x<20>;\n", vec![]),
+            (".reg .b32 x0;\n.reg .b32 x2;\n.reg .b32 x<20>;\n", vec![]),
+            (".reg .b32 x2;\n.reg .b32 x00;\n.reg .b32 x<20>;\n", vec![]),
+            (
+                ".reg .b32 %r2;\n.reg .b32 %r0;\n.reg .b32 %r<20>;\n",
+                vec![],
+            ),
+            ("x1:\n.reg .b32 x<20>;\n", vec![]),
+            (".reg .b32 x0;\nx1:\n.reg .b32 x<20>;\n", vec![]),
+            (".reg .b32 x05;\nx01:\n.reg .b32 x<20>;\n", vec![]),
+            (".reg .b32 x05;\nx5:\n.reg .b32 x<3>;\n", vec![]),
+            (".reg .b32 x01;\n{\nx1:\n.reg .b32 x<20>;\n}\n", vec![]),
+            (".reg .b32 a15;\n.reg .b32 a1<10>;\n", vec![]),
+            (".reg .b32 a1<10>;\n.reg .b32 a15;\n", vec![]),
+            (".reg .b32 %r1<10>;\n.reg .b32 %r15;\n", vec![]),
+            // Refused by ptxas.
+            (".reg .b32 %r1;\n.reg .b32 %r<20>;\n", vec![gen("%r", 2)]),
+            (".reg .b32 x01;\nx1:\n.reg .b32 x<20>;\n", vec![gen("x", 3)]),
+            (".reg .b32 x05;\nx5:\n.reg .b32 x<20>;\n", vec![gen("x", 3)]),
+            (".reg .b32 x2;\nx0:\n.reg .b32 x<20>;\n", vec![gen("x", 3)]),
+            (".reg .b32 x01;\nx0:\n.reg .b32 x<20>;\n", vec![gen("x", 3)]),
+            (
+                ".reg .b32 x2;\n.reg .b32 x25;\n.reg .b32 x<20>;\n",
+                vec![gen("x", 3)],
+            ),
+            (
+                ".reg .b32 x4294967297;\nx1:\n.reg .b32 x<20>;\n",
+                vec![gen("x", 3)],
+            ),
+            (
+                ".shared .b32 x05;\nx1:\n.shared .b32 x<20>;\n",
+                vec![gen("x", 3)],
+            ),
+            (
+                ".reg .b32 %r05;\n%r1:\n.reg .b32 %r<20>;\n",
+                vec![gen("%r", 3)],
+            ),
+            (
+                ".reg .b32 x2;\n{\n.reg .b32 x0;\n}\n.reg .b32 x<20>;\n",
+                vec![gen("x", 5)],
+            ),
+            (
+                ".reg .b32 %r<20>;\n.reg .b32 %r4294967297;\n",
+                vec![twice("%r4294967297", 2)],
+            ),
+            (
+                ".reg .b32 x<20>;\n.shared .b32 x4294967296;\n",
+                vec![twice("x4294967296", 2)],
+            ),
+        ];
+        for (body, want) in &cases {
+            assert_eq!(&kernel_errors(body), want, "{body:?}");
+        }
+        // Parameters count in the outermost block: `x01` alone does not
+        // clash, with a label `x1` it does; `x0` keeps `x2` from clashing.
+        let k =
+            |params: &str, body: &str| errors(&format!(".func k({params})\n{{\n{body}ret;\n}}\n"));
+        assert_eq!(
+            k(".param .b32 %r01", ".reg .b32 %r<20>;\n"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            k(".param .b32 r01", ".reg .b32 r<20>;\n"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            k(".param .b32 x2, .param .b32 x0", ".reg .b32 x<20>;\n"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            k(".param .b32 x01", "x1:\n.reg .b32 x<20>;\n"),
+            [gen("x", 7)]
+        );
+        assert_eq!(
+            k(".param .b32 x1", ".reg .b32 x02;\n.reg .b32 x<20>;\n"),
+            [gen("x", 7)]
+        );
     }
 
     #[test]
