@@ -197,23 +197,33 @@ fn emulate(ws: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The host binary under `--emulate` passes both kernels.
+fn assert_emulation_passes(ws: &Path) {
+    let stdout = emulate(ws);
+    assert!(stdout.contains("PASS transform (emulator"), "{stdout}");
+    assert!(stdout.contains("PASS clamp_ints (emulator"), "{stdout}");
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+}
+
+/// The workspace's own `cargo xtask build-ptx` writes a checked module to `target/ptx/`.
+fn build_with_own_xtask(ws: &Path) {
+    let ptx = ws.join("target/ptx/standalone-kernels.ptx");
+    let _ = std::fs::remove_file(&ptx);
+    run(cargo(ws).args(["xtask", "build-ptx"]));
+    check_module(&ptx);
+}
+
 #[test]
 fn template_builds_three_ways_outside_the_repository() {
     let ws = workspace();
 
     // 1. The workspace's own xtask.
-    let ptx1 = ws.join("target/ptx/standalone-kernels.ptx");
-    let _ = std::fs::remove_file(&ptx1);
-    run(cargo(&ws).args(["xtask", "build-ptx"]));
-    check_module(&ptx1);
+    build_with_own_xtask(&ws);
 
     // 2. The host crate's build.rs, under stable cargo; then the emulator run.
     let ptx2 = build_host(&ws);
     check_module(&ptx2);
-    let stdout = emulate(&ws);
-    assert!(stdout.contains("PASS transform (emulator"), "{stdout}");
-    assert!(stdout.contains("PASS clamp_ints (emulator"), "{stdout}");
-    assert!(!stdout.contains("FAIL"), "{stdout}");
+    assert_emulation_passes(&ws);
 
     // An edit to the device library reruns the build script: new PTX, new binary.
     let lib = ws.join("devlib/src/lib.rs");
@@ -241,7 +251,7 @@ fn template_builds_three_ways_outside_the_repository() {
     );
     // The original source again: the same PTX as before, and a passing run.
     assert_eq!(std::fs::read_to_string(build_host(&ws)).unwrap(), before);
-    assert!(!emulate(&ws).contains("FAIL"));
+    assert_emulation_passes(&ws);
 
     // 3. The installed command, with nothing of the toolkit's build side in the workspace's
     // own use.
@@ -288,17 +298,9 @@ fn template_builds_with_the_toolkit_as_a_git_dependency() {
     let url = format!("file://{}", repo().display());
     let ws = copy_template("git-ws", |_, _| format!("git = \"{url}\", rev = \"{rev}\""));
 
-    let ptx = build_host(&ws);
-    check_module(&ptx);
-    let stdout = emulate(&ws);
-    assert!(stdout.contains("PASS transform (emulator"), "{stdout}");
-    assert!(stdout.contains("PASS clamp_ints (emulator"), "{stdout}");
-    assert!(!stdout.contains("FAIL"), "{stdout}");
-
-    let ptx = ws.join("target/ptx/standalone-kernels.ptx");
-    let _ = std::fs::remove_file(&ptx);
-    run(cargo(&ws).args(["xtask", "build-ptx"]));
-    check_module(&ptx);
+    check_module(&build_host(&ws));
+    assert_emulation_passes(&ws);
+    build_with_own_xtask(&ws);
 
     // The toolkit's sources really came from cargo's git checkout, not this tree.
     let metadata = run(cargo(&ws).args(["metadata", "--format-version", "1"]));

@@ -98,6 +98,12 @@ fn common_before_weak(p: &Program) -> bool {
     })
 }
 
+/// Whether `r` defines its variable for other modules too: a file-local
+/// definition resolves nothing elsewhere.
+fn defines_for_all(r: &VarRole) -> bool {
+    matches!(r, VarRole::Define { link, .. } if *link != Link::Local)
+}
+
 /// Whether some variable that no module defines (file-local definitions
 /// aside) is declared `.extern .shared`
 /// with `[]` in one module and sized in a later one: nvlink takes the pair
@@ -110,10 +116,7 @@ fn open_then_sized_shared(p: &Program) -> bool {
         };
         let first_open = roles.iter().position(|r| shared(r, true));
         let last_sized = roles.iter().rposition(|r| shared(r, false));
-        // A file-local definition resolves nothing in other modules.
-        !roles
-            .iter()
-            .any(|r| matches!(r, VarRole::Define { link, .. } if *link != Link::Local))
+        !roles.iter().any(|r| defines_for_all(r))
             && matches!((first_open, last_sized), (Some(o), Some(s)) if o < s)
     })
 }
@@ -130,16 +133,12 @@ fn open_then_sized_then_defined(p: &Program) -> bool {
         let open = roles
             .iter()
             .position(|r| matches!(r, VarRole::Extern { open: true, .. }));
-        let sized: Vec<usize> = (0..roles.len())
-            .filter(|&k| matches!(roles[k], VarRole::Extern { open: false, .. }))
-            .collect();
-        let defined: Vec<usize> = (0..roles.len())
-            .filter(|&k| matches!(roles[k], VarRole::Define { link, .. } if *link != Link::Local))
-            .collect();
-        match (open, sized.first(), sized.last(), defined.first()) {
-            (Some(o), Some(&s0), Some(&s1), Some(&d)) => o < s0 && s1 < d,
-            _ => false,
-        }
+        let sized = |r: &&VarRole| matches!(r, VarRole::Extern { open: false, .. });
+        let (first_sized, last_sized) =
+            (roles.iter().position(sized), roles.iter().rposition(sized));
+        let defined = roles.iter().position(|r| defines_for_all(r));
+        matches!((open, first_sized, last_sized, defined),
+            (Some(o), Some(s0), Some(s1), Some(d)) if o < s0 && s1 < d)
     })
 }
 
