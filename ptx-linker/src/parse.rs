@@ -1046,6 +1046,21 @@ fn parse_function<'src>(
         let ItemKind::Function(f) = &mut item.kind else {
             return;
         };
+        if let Some((first, again)) = repeated_param(&f.returns, &f.params) {
+            c.errors.push(
+                Diagnostic::error(
+                    again.span,
+                    format!("parameter `{}` is declared twice", again.text),
+                )
+                .with_label("a second parameter of this name")
+                .with_secondary(first.span, "first declared here")
+                .with_help(
+                    "rename one of the parameters; ptxas refuses a function with a body whose \
+                     parameters (return parameters included) repeat a name (\"Duplicate \
+                     definition of variable\")",
+                ),
+            );
+        }
         let locals = f.returns.iter().chain(&f.params).map(|p| p.name.text);
         let scanned = body::scan(c, locals);
         f.body = Some(scanned.body);
@@ -1057,6 +1072,24 @@ fn parse_function<'src>(
     }
     item.span.end = c.prev_end();
     m.items.push(item);
+}
+
+/// The first parameter name (return parameters first) that repeats an
+/// earlier one: the earlier and the repeat. (ptxas takes repeats in a
+/// declaration without a body, so only definitions are checked.)
+fn repeated_param<'src>(
+    returns: &[ParamDecl<'src>],
+    params: &[ParamDecl<'src>],
+) -> Option<(Name<'src>, Name<'src>)> {
+    let all = || returns.iter().chain(params).map(|p| p.name);
+    if returns.len() + params.len() <= 32 {
+        // Few: pairwise, no allocation.
+        return all()
+            .enumerate()
+            .find_map(|(i, b)| all().take(i).find(|a| a.text == b.text).map(|a| (a, b)));
+    }
+    let mut seen = rustc_hash::FxHashMap::default();
+    all().find_map(|b| seen.insert(b.text, b).map(|a| (a, b)))
 }
 
 /// `( param, param, ... )`; `None` after reporting when malformed.
