@@ -34,10 +34,11 @@
 //! block's labels in a small table ([`LabelTable`]) that the label
 //! declarations fill: no hash map per label or target. (A parameter list
 //! that repeats a name is refused by the parser.)
-//! Known gaps, which ptxas refuses and the scan passes: a `.branchtargets`
-//! entry that is no label in scope ("Illegal branch target, label
-//! expected"), and a `%` label (`%L1:`) used as an operand (`mov.u64 %rd1,
-//! %L1;`, "Arguments mismatch"): `%` operands are never looked up.
+//! `.branchtargets` entries are checked the same way ("Illegal branch
+//! target, label expected" for a variable or parameter).
+//! Known gap, which ptxas refuses and the scan passes: a `%` label (`%L1:`)
+//! used as an operand (`mov.u64 %rd1, %L1;`, "Arguments mismatch"): `%`
+//! operands are never looked up.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -98,12 +99,29 @@ pub(crate) struct Scopes<'src> {
     /// nested block are looked for among its labels when it closes (and
     /// passed to the enclosing block if not there), the rest among the
     /// outermost block's labels when the scan ends ([`Scopes::check_branches`]).
-    branches: Vec<Name<'src>>,
+    branches: Vec<Branch<'src>>,
     /// The outermost block's labels, to find `bra` targets cheaply.
     outer_labels: LabelTable<'src>,
     /// A label labels a `.branchtargets`, `.callprototype` or
     /// `.calltargets` (which `bra` does not take).
     special_labels: bool,
+}
+
+/// A `bra` target or a `.branchtargets` entry: a label in scope, to be
+/// found ([`Scopes::branches`]).
+#[derive(Debug, Clone, Copy)]
+struct Branch<'src> {
+    name: Name<'src>,
+    /// An entry of a `.branchtargets` list, which may also name a
+    /// `.branchtargets` or other label (ptxas takes `ts: .branchtargets ts;`).
+    entry: bool,
+}
+
+impl Branch<'_> {
+    /// Whether a name of kind `kind` is a target here.
+    fn takes(self, kind: Kind) -> bool {
+        kind == Kind::Label || (self.entry && kind != Kind::Var)
+    }
 }
 
 /// The lengths of [`Scopes`]' per-block lists at a nested block's `{`.
@@ -586,12 +604,12 @@ impl<'src> Scopes<'src> {
     fn close_branches(&mut self, from: usize, depth: u32, errors: &mut Vec<Diagnostic>) {
         let mut keep = from;
         for i in from..self.branches.len() {
-            let target = self.branches[i];
-            match self.names.get(target.text) {
-                Some(d) if d.depth == depth && d.kind == Kind::Label => {}
-                Some(d) if d.depth == depth => errors.push(not_a_label(target, d.kind)),
+            let b = self.branches[i];
+            match self.names.get(b.name.text) {
+                Some(d) if d.depth == depth && b.takes(d.kind) => {}
+                Some(d) if d.depth == depth => errors.push(not_a_label(b, d.kind)),
                 _ => {
-                    self.branches[keep] = target;
+                    self.branches[keep] = b;
                     keep += 1;
                 }
             }
@@ -604,12 +622,12 @@ impl<'src> Scopes<'src> {
     /// variable, a parameter or a `.branchtargets`/`.callprototype` label).
     fn check_branches(&mut self, errors: &mut Vec<Diagnostic>) {
         for i in 0..self.branches.len() {
-            let target = self.branches[i];
+            let b = self.branches[i];
             let found = self
                 .outer_labels
-                .contains(name_hash(target.text), target.text);
+                .contains(name_hash(b.name.text), b.name.text);
             if !found || self.special_labels {
-                self.check_branch(target, errors);
+                self.check_branch(b, errors);
             }
         }
     }
@@ -619,13 +637,13 @@ impl<'src> Scopes<'src> {
     /// kinds).
     #[cold]
     #[inline(never)]
-    fn check_branch(&mut self, target: Name<'src>, errors: &mut Vec<Diagnostic>) {
+    fn check_branch(&mut self, b: Branch<'src>, errors: &mut Vec<Diagnostic>) {
         // Every label of the outermost block is in `names` then.
         self.flush_labels();
-        match self.names.get(target.text) {
-            Some(d) if d.depth == 1 && d.kind == Kind::Label => {}
-            Some(d) if d.depth <= 1 => errors.push(not_a_label(target, d.kind)),
-            _ => errors.push(no_label(target)),
+        match self.names.get(b.name.text) {
+            Some(d) if d.depth == 1 && b.takes(d.kind) => {}
+            Some(d) if d.depth <= 1 => errors.push(not_a_label(b, d.kind)),
+            _ => errors.push(no_label(b)),
         }
     }
 
@@ -801,9 +819,12 @@ pub(crate) fn scan<'src>(
                 let mut names = Names::default();
                 let plain = if branch {
                     branch_target(bytes, end).map(|(target, semi)| {
-                        scopes.branches.push(Name {
-                            text: src.get(target.clone()).unwrap_or(""),
-                            span: Span::new(file, target.start, target.end),
+                        scopes.branches.push(Branch {
+                            name: Name {
+                                text: src.get(target.clone()).unwrap_or(""),
+                                span: Span::new(file, target.start, target.end),
+                            },
+                            entry: false,
                         });
                         Plain { semi, f64: false }
                     })
@@ -836,9 +857,12 @@ pub(crate) fn scan<'src>(
                 }
             } else if branch && !qualifier {
                 let text = src.get(start..end).unwrap_or("");
-                scopes.branches.push(Name {
-                    text,
-                    span: Span::new(file, start, end),
+                scopes.branches.push(Branch {
+                    name: Name {
+                        text,
+                        span: Span::new(file, start, end),
+                    },
+                    entry: false,
                 });
             } else if !branch && !qualifier && b != b'%' {
                 let text = src.get(start..end).unwrap_or("");
@@ -1206,9 +1230,12 @@ fn plain_statements_in<'src, const AVX2: bool>(
             let Some((target, semi)) = branch_target(bytes, end) else {
                 return run;
             };
-            f.scopes.branches.push(Name {
-                text: src.get(target.clone()).unwrap_or(""),
-                span: Span::new(f.file, target.start, target.end),
+            f.scopes.branches.push(Branch {
+                name: Name {
+                    text: src.get(target.clone()).unwrap_or(""),
+                    span: Span::new(f.file, target.start, target.end),
+                },
+                entry: false,
             });
             at = semi + 1;
             run = PlainRun {
@@ -1679,12 +1706,23 @@ fn declared_twice(span: Span, name: &str, generated: bool) -> Diagnostic {
         )
 }
 
-/// The error for a `bra` whose target names no label in scope.
+/// What a [`Branch`] is, for its errors.
+fn branch_what(b: Branch<'_>) -> String {
+    if b.entry {
+        format!("`.branchtargets` entry `{}`", b.name.text)
+    } else {
+        format!("`bra` to `{}`", b.name.text)
+    }
+}
+
+/// The error for a `bra` target or `.branchtargets` entry that names no
+/// label in scope.
 #[cold]
-fn no_label(target: Name<'_>) -> Diagnostic {
+fn no_label(b: Branch<'_>) -> Diagnostic {
+    let target = b.name;
     Diagnostic::error(
         target.span,
-        format!("`bra` to `{}`, which no label in scope names", target.text),
+        format!("{}, which no label in scope names", branch_what(b)),
     )
     .with_label("no label of this name in this block or an enclosing one")
     .with_help(format!(
@@ -1694,10 +1732,11 @@ fn no_label(target: Name<'_>) -> Diagnostic {
     ))
 }
 
-/// The error for a `bra` whose target is a name of kind `kind` in scope
-/// that is no code label.
+/// The error for a `bra` target or `.branchtargets` entry that is a name
+/// of kind `kind` in scope, which it does not take.
 #[cold]
-fn not_a_label(target: Name<'_>, kind: Kind) -> Diagnostic {
+fn not_a_label(b: Branch<'_>, kind: Kind) -> Diagnostic {
+    let target = b.name;
     let what = match kind {
         Kind::Var => "a variable or parameter",
         Kind::Label => "a label",
@@ -1705,15 +1744,17 @@ fn not_a_label(target: Name<'_>, kind: Kind) -> Diagnostic {
         Kind::CallPrototype => "the label of a `.callprototype` (which an indirect `call` takes)",
         Kind::CallTargets => "the label of a `.calltargets` list (which an indirect `call` takes)",
     };
-    Diagnostic::error(
-        target.span,
-        format!("`bra` to `{}`, which is {what}", target.text),
-    )
-    .with_label("`bra` takes the label of an instruction")
-    .with_help(
-        "branch to a label of an instruction (`L1: ...` then `bra L1;`); ptxas refuses any \
-         other target (\"Label expected for argument 0 of instruction 'bra'\")",
-    )
+    let ptxas = if b.entry {
+        "Illegal branch target, label expected"
+    } else {
+        "Label expected for argument 0 of instruction 'bra'"
+    };
+    Diagnostic::error(target.span, format!("{}, which is {what}", branch_what(b)))
+        .with_label("a branch takes the label of an instruction")
+        .with_help(format!(
+            "branch to a label of an instruction (`L1: ...` then `bra L1;` or `.branchtargets \
+         L1;`); ptxas refuses any other target (\"{ptxas}\")"
+        ))
 }
 
 /// The first byte at or after `at` that is no blank and not in a comment.
@@ -2140,6 +2181,24 @@ fn statement_directive<'src>(
                 }
             }
         }
+        ".branchtargets" => {
+            // Labels in scope, looked for as `bra` targets are.
+            while let Some(t) = c.peek() {
+                if t.is(b'}') {
+                    break;
+                }
+                c.pos += 1;
+                if t.is(b';') {
+                    break;
+                }
+                if t.kind == TokKind::Ident {
+                    scopes.branches.push(Branch {
+                        name: c.name(t),
+                        entry: true,
+                    });
+                }
+            }
+        }
         _ => {
             // `.pragma`, `.callprototype`, `.maxnreg`, ...: nothing to record.
             while let Some(t) = c.peek() {
@@ -2531,91 +2590,38 @@ mod tests {
         let none = |at: usize| format!("`bra` to `L1`, which no label in scope names@{at}");
         let var = |at: usize| format!("`bra` to `L1`, which is a variable or parameter@{at}");
         let cases: &[(&str, String)] = &[
+            ("@%p1 bra L1;\n", none(1)),
+            ("bra.uni L1;\nL2:\n", none(1)),
+            ("@%p1 bra L1;\n{\nL1:\n}\n", none(1)),
+            ("{\nL1:\n}\n{\n@%p1 bra L1;\n}\n", none(5)),
+            ("{\n{\nL1:\n}\nbra L1;\n}\n", none(5)),
+            ("mov.u32 %r1, 1;\n@%p1 bra\n  L1\n;\n", none(3)),
+            (".reg .b32 L1;\n@%p1 bra L1;\n", var(2)),
+            (".reg .b32 L1;\n{\nL1:\n}\n@%p1 bra L1;\n", var(5)),
+            ("{\n.reg .b32 L1;\n@%p1 bra L1;\n}\nL1:\n", var(3)),
             (
-                "@%p1 bra L1;
-",
-                none(1),
-            ),
-            (
-                "bra.uni L1;
-L2:
-",
-                none(1),
-            ),
-            (
-                "@%p1 bra L1;
-{
-L1:
-}
-",
-                none(1),
-            ),
-            (
-                "{
-L1:
-}
-{
-@%p1 bra L1;
-}
-",
-                none(5),
-            ),
-            (
-                "{
-{
-L1:
-}
-bra L1;
-}
-",
-                none(5),
-            ),
-            (
-                "mov.u32 %r1, 1;
-@%p1 bra
-  L1
-;
-",
-                none(3),
-            ),
-            (
-                ".reg .b32 L1;
-@%p1 bra L1;
-",
-                var(2),
-            ),
-            (
-                ".reg .b32 L1;
-{
-L1:
-}
-@%p1 bra L1;
-",
-                var(5),
-            ),
-            (
-                "{
-.reg .b32 L1;
-@%p1 bra L1;
-}
-L1:
-",
-                var(3),
-            ),
-            (
-                "L1: .branchtargets L2;
-L2:
-@%p1 bra L1;
-",
+                "L1: .branchtargets L2;\nL2:\n@%p1 bra L1;\n",
                 "`bra` to `L1`, which is the label of a `.branchtargets` list (which \
                  `brx.idx` takes)@3"
                     .to_string(),
             ),
             (
-                "L1:
-@L1 bra L1;
-",
+                "L1:\n@L1 bra L1;\n",
                 "label `L1` cannot be a guard@2".to_string(),
+            ),
+            // `.branchtargets` entries: "Unknown symbol", "Illegal branch
+            // target, label expected".
+            (
+                "ts: .branchtargets L1, L9;\nbrx.idx %r1, ts;\nL1:\n",
+                "`.branchtargets` entry `L9`, which no label in scope names@1".to_string(),
+            ),
+            (
+                "ts: .branchtargets L1;\nbrx.idx %r1, ts;\n{\nL1:\n}\n",
+                "`.branchtargets` entry `L1`, which no label in scope names@1".to_string(),
+            ),
+            (
+                ".reg .b32 v;\nts: .branchtargets L1, v;\nbrx.idx %r1, ts;\nL1:\n",
+                "`.branchtargets` entry `v`, which is a variable or parameter@2".to_string(),
             ),
         ];
         for (body, want) in cases {
@@ -2673,6 +2679,7 @@ L2:
             ".reg .pred q;\n@!q bra L1;\n@q bra L1;\nL1:\n",
             "@%p1 bra L1;\n{\n.reg .b32 L1;\n}\nL1:\n",
             "ts: .branchtargets L1, L2;\nbrx.idx %r1, ts;\nL1:\nL2:\n",
+            "L1:\n{\nts: .branchtargets L1, ts;\nbrx.idx %r1, ts;\n}\n",
             "ts : .branchtargets L1;\nbrx.idx.uni %r1, ts ;\nL1:\n",
             "mov.u64 %rd1, f;\npr: .callprototype (.param .b32 _) _ (.param .b32 _);\n\
              {\n.param .b32 a;\n.param .b32 r;\ncall (r), %rd1, (a), pr;\n\
