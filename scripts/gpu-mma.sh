@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Tensor cores on a GPU (mma.sync, sm_80+; wgmma, sm_90a): the mma_gemm example (square
+# Tensor cores on a GPU (mma.sync, sm_80+; mma.sync fed by tensor copies, gemm_mma_tma,
+# sm_90+; wgmma, sm_90a): the mma_gemm example (square
 # and ragged sizes, two seeds) against an f64 CPU reference, then compute-sanitizer memcheck,
 # racecheck and synccheck on it.
 #

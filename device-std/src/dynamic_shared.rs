@@ -211,6 +211,29 @@ where
         self.as_mut_ptr().wrapping_add(i)
     }
 
+    /// The `M` elements from element `i` on as a [`SharedArray`](crate::SharedArray) of
+    /// their own (the same memory, not a new allocation), for what takes a `SharedArray`:
+    /// e.g. the stages of a ring of tensor-copy destinations
+    /// ([`TensorMap::load`](crate::tma::TensorMap::load), whose compile-time checks then
+    /// apply to `M` and `ALIGN`) carved from the launch-sized memory, which holds more
+    /// than the 48 KiB of static shared memory most targets allow. Panics (traps) unless
+    /// `i + M <= len()` and element `i`'s shared address is a multiple of `ALIGN` (the
+    /// base is, when the driver honours the declared alignment; the check makes sure).
+    #[inline(always)]
+    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+    pub fn array<const M: usize>(&self, i: usize) -> crate::SharedArray<T, M, ALIGN> {
+        assert!(
+            i <= self.len && M <= self.len - i,
+            "DynamicSharedArray::array out of bounds"
+        );
+        let addr = SharedPtr::from_generic(self.base.wrapping_add(i)).addr();
+        assert!(
+            addr as usize % ALIGN == 0,
+            "DynamicSharedArray::array: the address is not a multiple of ALIGN"
+        );
+        crate::SharedArray::at_addr(addr)
+    }
+
     /// The shared-window address of element `i`, for
     /// [`atomic::shared`](crate::atomic::shared). Panics (traps) when `i >= len()`.
     #[inline(always)]

@@ -113,6 +113,19 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
         }
     }
 
+    /// The array at shared address `addr`, which the caller has checked holds `N`
+    /// elements aligned to `ALIGN` (a view of memory allocated elsewhere, e.g. the
+    /// dynamic shared memory: `DynamicSharedArray::array`).
+    #[inline(always)]
+    pub(crate) fn at_addr(addr: u32) -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::VALID;
+        SharedArray {
+            addr,
+            _not_send_sync: PhantomData,
+        }
+    }
+
     /// Number of elements, `N`.
     #[inline(always)]
     pub const fn len(&self) -> usize {

@@ -341,3 +341,50 @@ fn a_block_of_2048_threads_is_refused_before_anything_runs() {
     .unwrap_err();
     assert!(matches!(err, EmulatorError::InvalidLaunch(ref s) if s.contains("1024 threads")));
 }
+
+/// `DynamicSharedArray::array`: a `SharedArray` over part of the dynamic shared memory
+/// (the same bytes: written through the view, read back through the array), and its two
+/// traps: a view reaching past the end (`which` 1) and one off the alignment (2).
+#[kernel]
+pub fn dynamic_array_view(which: u32, mut out: DisjointSlice<f32>) {
+    let d = DynamicSharedArray::<f32, 256>::get();
+    let t = thread::threadIdx_x() as usize;
+    let at = match which {
+        0 => 64,
+        1 => d.len() - 63,
+        _ => 1,
+    };
+    let view = d.array::<64>(at);
+    view.write(t, t as f32);
+    thread::sync_threads();
+    let v = d.read(at + 63 - t);
+    if let Some((o, _)) = out.get_mut_indexed() {
+        *o = v;
+    }
+}
+
+#[test]
+fn dynamic_shared_array_views_share_the_memory_and_check_bounds_and_alignment() {
+    let mut v = vec![-1.0f32; 64];
+    let cfg = LaunchConfig::new((1, 1, 1), (64, 1, 1)).with_dynamic_shared(4 * 128);
+    let out = GlobalMut::new(&mut v);
+    emulator::launch(cfg, || dynamic_array_view(0, out.disjoint())).unwrap();
+    assert!(
+        v.iter().enumerate().all(|(t, &x)| x == (63 - t) as f32),
+        "{v:?}"
+    );
+    for (which, want) in [
+        (1, "DynamicSharedArray::array out of bounds"),
+        (
+            2,
+            "DynamicSharedArray::array: the address is not a multiple of ALIGN",
+        ),
+    ] {
+        let out = GlobalMut::new(&mut v);
+        let err = emulator::launch(cfg, || dynamic_array_view(which, out.disjoint())).unwrap_err();
+        match err {
+            EmulatorError::Panic { ref message, .. } => assert_eq!(message, want),
+            other => panic!("expected a kernel panic, got {other}"),
+        }
+    }
+}

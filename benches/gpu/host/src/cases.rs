@@ -902,8 +902,8 @@ fn sgemm(env: &Env) -> Result<Vec<Row>> {
     )
 }
 
-/// The tensor-core GEMM: `examples/mma_gemm`'s `gemm_wgmma` and its portable `mma.sync`
-/// form `gemm_mma` against cuBLAS
+/// The tensor-core GEMM: `examples/mma_gemm`'s `gemm_wgmma`, its portable `mma.sync`
+/// form `gemm_mma` and `gemm_mma_tma` (the same fed by tensor copies) against cuBLAS
 /// (`cublasGemmEx`, BF16 in and out, FP32 compute) at 4096³ and 8192³, `c = a · bᵀ` with
 /// `a` `m × k` and `b` `n × k` row-major (cuBLAS's "TN" form). Needs `--gemm-ptx`.
 fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
@@ -914,6 +914,9 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
     use mma_gemm_kernels::{MMA, MMA_THREADS, WG_BK, WG_BM, WG_BN};
     type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
     type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
+    // gemm_mma_tma's maps: one MMA stage per box, 64-byte swizzle.
+    type MapA32<'a> = TensorMap<'a, bf16, 2, { MMA.bk }, { MMA.bm }, 1, 1, 1, 64>;
+    type MapB32<'a> = TensorMap<'a, bf16, 2, { MMA.bk }, { MMA.bn }, 1, 1, 1, 64>;
     let Some(module) = env.gemm else {
         bail!("gemm_bf16 needs --gemm-ptx (examples/mma_gemm built with --arch sm_90a)");
     };
@@ -928,6 +931,14 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
     )>("gemm_wgmma")?;
     type MmaSig = (Slice<bf16>, Slice<bf16>, SliceMut<bf16>, u32, u32, u32);
     let mma = module.kernel::<MmaSig>("gemm_mma")?;
+    let mma_tma = module.kernel::<(
+        MapA32<'static>,
+        MapB32<'static>,
+        SliceMut<bf16>,
+        u32,
+        u32,
+        u32,
+    )>("gemm_mma_tma")?;
     let blas = CudaBlas::new(env.stream.clone())?;
     let mut rows = Vec::new();
     let sizes: &[usize] = if env.opts.quick {
@@ -944,6 +955,8 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         let stride = [2 * n as u64];
         let map_a = MapA::tiled(env.stream, &a_d, dims, &stride)?;
         let map_b = MapB::tiled(env.stream, &b_d, dims, &stride)?;
+        let map_a32 = MapA32::tiled(env.stream, &a_d, dims, &stride)?;
+        let map_b32 = MapB32::tiled(env.stream, &b_d, dims, &stride)?;
         let n32 = n as u32;
         let cfg = LaunchConfig {
             grid_dim: (u32::try_from(n.div_ceil(WG_BN) * n.div_ceil(WG_BM))?, 1, 1),
@@ -964,6 +977,12 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         // elements.
         let rust_mma = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { mma.launch(env.stream, cfg_mma, (&a_d, &b_d, c, n32, n32, n32)) }?)
+        };
+        // SAFETY: as rust_mma; the maps describe a_d and b_d, which outlive every launch.
+        let rust_mma_tma = |c: &mut CudaSlice<bf16>| -> Result<()> {
+            Ok(unsafe {
+                mma_tma.launch(env.stream, cfg_mma, (&map_a32, &map_b32, c, n32, n32, n32))
+            }?)
         };
         let rust = |c: &mut CudaSlice<bf16>| launch(c, 8);
         let rust_g1 = |c: &mut CudaSlice<bf16>| launch(c, 1);
@@ -993,6 +1012,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
             ("rust", &rust as &dyn Fn(&mut CudaSlice<bf16>) -> Result<()>),
             ("rust g1", &rust_g1),
             ("rust mma.sync", &rust_mma),
+            ("rust mma.sync tma", &rust_mma_tma),
             ("cuBLAS", &cublas),
         ] {
             let mut c = env.stream.clone_htod(&vec![bf16::NAN; n * n])?;
@@ -1027,6 +1047,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
                 ("rust g1", &rust_g1),
                 ("rust g16", &rust_g16),
                 ("rust mma.sync", &rust_mma),
+                ("rust mma.sync tma", &rust_mma_tma),
                 ("cuBLAS", &cublas),
             ],
         )?);

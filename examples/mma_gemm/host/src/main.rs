@@ -2,8 +2,9 @@
 //! ragged sizes, output poisoned first, and compares every element with an `f64` CPU
 //! reference computed from the same `bf16` values: relative Frobenius error below 1e-5
 //! (the products are exact in `f32`; only the accumulation rounds). Then the `c = a · bᵀ`
-//! kernels with `bf16` output, `gemm_mma` (and `gemm_wgmma` with `--wgmma`), at the same
-//! kind of sizes against 1e-2. With `--wgmma` also the one-tile `wgmma` kernels:
+//! kernels with `bf16` output, `gemm_mma`, `gemm_mma_tma` (when the module has it: built
+//! for sm_90 or newer) and `gemm_wgmma` (with `--wgmma`), at the same kind of sizes against
+//! 1e-2. With `--wgmma` also the one-tile `wgmma` kernels:
 //! `wgmma_reg_a` (A from registers) and `wgmma_sw32` / `wgmma_sw64` (the 32- and 64-byte
 //! swizzles), `f32` out against 1e-5.
 
@@ -112,7 +113,9 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// The `c = a · bᵀ` kernels (`b` stored `n × k`, `bf16` out): `gemm_mma` (`mma.sync`, sm_80), and `gemm_wgmma` (sm_90a) when `wgmma`, at square
+/// The `c = a · bᵀ` kernels (`b` stored `n × k`, `bf16` out): `gemm_mma` (`mma.sync`, sm_80),
+/// `gemm_mma_tma` (the same fed by tensor copies) when the module has it (built for sm_90
+/// or newer; always with `wgmma`), and `gemm_wgmma` (sm_90a) when `wgmma`, at square
 /// and ragged sizes against an `f64` reference: relative Frobenius error below 1e-2 (the
 /// issue's bar; the `bf16` rounding of the output alone is about 2e-3), every element
 /// written (outputs poisoned with NaN first). Returns the number of failed runs.
@@ -127,6 +130,17 @@ fn transposed(
     use mma_gemm_kernels::{MMA, MMA_THREADS, WG_BK, WG_BM, WG_BN};
     type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
     type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
+    // gemm_mma_tma's maps: one MMA stage per box, 64-byte swizzle.
+    type MapA32<'a> = TensorMap<'a, bf16, 2, { MMA.bk }, { MMA.bm }, 1, 1, 1, 64>;
+    type MapB32<'a> = TensorMap<'a, bf16, 2, { MMA.bk }, { MMA.bn }, 1, 1, 1, 64>;
+    type TmaSig = (
+        MapA32<'static>,
+        MapB32<'static>,
+        SliceMut<bf16>,
+        u32,
+        u32,
+        u32,
+    );
     type Sig = (
         MapA<'static>,
         MapB<'static>,
@@ -138,6 +152,12 @@ fn transposed(
     );
     type MmaSig = (Slice<bf16>, Slice<bf16>, SliceMut<bf16>, u32, u32, u32);
     let mma = module.kernel::<MmaSig>("gemm_mma")?;
+    // Present when the module was built for sm_90 or newer (the tma module's minimum).
+    let mma_tma = match module.kernel::<TmaSig>("gemm_mma_tma") {
+        Ok(kernel) => Some(kernel),
+        Err(host_loader::Error::NoSuchKernel { .. }) if !wgmma => None,
+        Err(e) => return Err(e.into()),
+    };
     let gemm = if wgmma {
         Some(module.kernel::<Sig>("gemm_wgmma")?)
     } else {
@@ -169,9 +189,19 @@ fn transposed(
         // SAFETY: each block writes only its own tile of c, masked to m x n.
         unsafe { mma.launch(stream, cfg, (&a_d, &b_d, &mut c_d, m32, n32, k32)) }?;
         check("gemm_mma", stream.clone_dtoh(&c_d)?);
+        let (dims_a, dims_b, stride) = ([k as u64, m as u64], [k as u64, n as u64], [2 * k as u64]);
+        if let Some(mma_tma) = &mma_tma {
+            let map_a = MapA32::tiled(stream, &a_d, dims_a, &stride)?;
+            let map_b = MapB32::tiled(stream, &b_d, dims_b, &stride)?;
+            let mut c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
+            // SAFETY: each block writes only its own tile of c, masked to m x n; the maps
+            // describe a_d and b_d, which outlive the launch.
+            unsafe { mma_tma.launch(stream, cfg, (&map_a, &map_b, &mut c_d, m32, n32, k32)) }?;
+            check("gemm_mma_tma", stream.clone_dtoh(&c_d)?);
+        }
         let Some(gemm) = &gemm else { continue };
-        let map_a = MapA::tiled(stream, &a_d, [k as u64, m as u64], &[2 * k as u64])?;
-        let map_b = MapB::tiled(stream, &b_d, [k as u64, n as u64], &[2 * k as u64])?;
+        let map_a = MapA::tiled(stream, &a_d, dims_a, &stride)?;
+        let map_b = MapB::tiled(stream, &b_d, dims_b, &stride)?;
         let mut c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
         let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
         let cfg = LaunchConfig {

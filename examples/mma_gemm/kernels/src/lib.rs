@@ -1,8 +1,9 @@
 //! GEMMs on the tensor cores, `bf16` inputs and `f32` accumulation: [`gemm_bf16`] and
 //! [`gemm_bf16_smem`], the simplest correct `mma.sync` forms (`f32` out); [`gemm_mma`], the
 //! fast portable one (`c = a · bᵀ`, `bf16` out: `cp.async` pipeline, swizzled shared
-//! memory, `ldmatrix`, double-buffered fragments; sm_80); [`gemm_wgmma`], Hopper's
-//! (tensor copies and `wgmma`, sm_90a). Plus one-warp demonstrations of the TensorFloat-32
+//! memory, `ldmatrix`, double-buffered fragments; sm_80) and [`gemm_mma_tma`], the same
+//! compute fed by tensor copies (sm_90, for targets without `wgmma`); [`gemm_wgmma`],
+//! Hopper's (tensor copies and `wgmma`, sm_90a). Plus one-warp demonstrations of the TensorFloat-32
 //! `mma` ([`mma_tf32_tile`]) and of `stmatrix` ([`stmatrix_tile`], sm_90).
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
@@ -480,7 +481,42 @@ pub const MMA: MmaShape = MmaShape {
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel]
 pub fn gemm_mma(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
-    mma_tiled::<2, 4, 4, 8, 4, 4>(a, b, c, m, n, k);
+    mma_tiled::<2, 4, 4, 8, 4, 4, _>(CpAsyncFeed { a, b }, c, m, n, k);
+}
+
+/// `c = a · bᵀ` on the tensor cores with `mma.sync.m16n8k16`, the tiles of the operands
+/// brought in by tensor copies (the TMA) instead of per-thread `cp.async`: [`gemm_mma`]'s
+/// compute, for targets that have tensor copies but where `wgmma` may be absent (sm_90
+/// without `a`, sm_100, sm_120). Minimum sm_90. `a` is `m × k` row-major and `b` is
+/// stored `n × k` row-major, both given as tensor maps: [`MapA32`] (boxes of 32 × 128)
+/// and [`MapB32`] (32 × 256), both with the 64-byte swizzle, which the host encodes over
+/// the `bf16` buffers with extents `[k, m]` and `[k, n]` (innermost first) and a row
+/// stride of `2k` bytes. `c` is `m × n` row-major `bf16`, accumulated in `f32` and
+/// rounded to nearest even. `k` must be a multiple of 8 (the maps' 16-byte row stride; a
+/// trap otherwise); `m` and `n` are free (the copies read zeros past the matrices, and
+/// the output is masked).
+///
+/// Launched as [`gemm_mma`]: [`MMA_THREADS`] = 256 threads per block (1D; a trap
+/// otherwise), a 1D grid of `MMA.blocks(m, n)` blocks, `MMA.smem_bytes()` (96 KiB) of
+/// dynamic shared memory (a trap with less, or when the driver places it off a 512-byte
+/// boundary); the kernel adds 32 bytes of static shared memory (the barriers). Per k-tile
+/// of 32, thread 0 announces both boxes' bytes on the stage's full mbarrier and issues
+/// the two tensor copies (`a`'s 128 × 32 box, `b`'s 256 × 32 box) 3 k-tiles ahead into the
+/// 4-stage ring. The 64-byte swizzle puts the 16-byte chunk `c` of tile row `r` at chunk
+/// `c ^ ((r / 2) % 4)` of its 64-byte row (each tile 512-byte aligned), the layout
+/// `gemm_mma`'s copies write, so the `ldmatrix` addressing, the multiplies and the staged
+/// epilogue are the same code ([`mma_tiled`] with a [`Feed`]). Every thread waits for the
+/// k-tile's phase on the stage's barrier, then the block barrier, which also tells thread 0
+/// that the stage its next copy overwrites is no longer read. The epilogue reuses the ring
+/// once every copy has landed (each was waited for).
+///
+/// PTX ISA 9.0: §9.7.9.27 "cp.async.bulk.tensor" (`.tile`, `mbarrier::complete_tx::bytes`),
+/// §9.7.13.15 "mbarrier" (`init`, `arrive.expect_tx`, `try_wait.parity`), §9.7.14.5.14
+/// "mma" (`m16n8k16`, `bf16` → `f32`), §9.7.14.5.15 "ldmatrix".
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub fn gemm_mma_tma(a: MapA32, b: MapB32, c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
+    mma_tiled::<2, 4, 4, 8, 4, 4, _>(TmaFeed { a, b }, c, m, n, k);
 }
 
 /// Index in a stage tile with rows of `KC` 8-element chunks (`KC` = 4: 64-byte rows; 8:
@@ -508,10 +544,338 @@ fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
     call!(0 1 2 3 4 5 6 7);
 }
 
-/// The body of [`gemm_mma`]: `WARPS_M × WARPS_N` = 8 warps, each `16 MI × 8 NI`
-/// of the `(16 MI WARPS_M) × (8 NI WARPS_N)` tile, `8 KC` along `k` per stage, `STAGES`
-/// stages in the dynamic shared memory: stage `s` holds `a`'s tile at chunk
-/// `s (BM + BN) KC`, `b`'s after it.
+/// A block's share of an `mma.sync` GEMM, as a [`Feed`] sees it: the block's tile of `c`
+/// (rows `m0..m0 + bm` of `a`, rows `n0..n0 + bn` of the stored `b`), the tile shape and
+/// the ring. Made only by [`mma_tiled`], after it has checked that the dynamic shared
+/// memory holds `stages` stages: stage `s` is the `(bm + bn) kc` 16-byte chunks from chunk
+/// `s (bm + bn) kc` of `ring`, `a`'s tile (`bm` rows of `kc` chunks, placed by [`swz`])
+/// first and `b`'s (`bn` rows) after it. All but `m0`, `n0`, `t` and `ring` are
+/// constants once inlined.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[derive(Clone, Copy)]
+struct BlockTile {
+    m: usize,
+    n: usize,
+    k: usize,
+    m0: usize,
+    n0: usize,
+    /// This thread's index in the block.
+    t: usize,
+    bm: usize,
+    bn: usize,
+    /// 16-byte chunks of `k` per stage row (4: 64-byte rows; 8: 128-byte rows).
+    kc: usize,
+    stages: usize,
+    threads: usize,
+    /// Read by the tensor-copy feed only (sm_90).
+    #[cfg_attr(
+        all(target_arch = "nvptx64", not(target_feature = "sm_90")),
+        allow(dead_code)
+    )]
+    k_tiles: usize,
+    ring: device_std::SharedPtr<[u32; 4]>,
+}
+
+/// How the tiles of `a` and `b` reach [`mma_tiled`]'s ring: per-thread `cp.async`
+/// ([`CpAsyncFeed`], sm_80) or tensor copies ([`TmaFeed`], sm_90). The operands, before a
+/// block starts.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+trait Feed {
+    /// The one block shape the feed is built for, if it has one (tensor maps fix the
+    /// box): [`mma_tiled`] checks it against its own at compile time.
+    const SHAPE: Option<MmaShape> = None;
+    /// The feed of one block.
+    type Loader: Loader;
+    /// Checks the operands against `m × k` and `n × k` (traps) and prepares the block's
+    /// copies. Every thread of the block calls it, at the same place (it may
+    /// synchronise the block).
+    fn start(self, tile: &BlockTile) -> Self::Loader;
+}
+
+/// One block's copies into the ring; every thread calls every method, at the same
+/// places (the main loop's pattern: [`mma_tiled`]).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+trait Loader {
+    /// Issues part `part` (0 or 1: the two steps of a k-tile issue one each) of the
+    /// copies of k-tile `kt` into stage `s`, which no thread reads any more (the block
+    /// barrier after its last reads came before).
+    fn load(&mut self, s: usize, kt: usize, part: usize);
+    /// Closes the copies issued since the last call (one per k-tile, issued or not).
+    fn commit(&mut self);
+    /// Returns once k-tile `kt`'s copies (none when `kt >= k_tiles`) have landed and this
+    /// thread's part of them is visible to it; the caller's block barrier then makes the
+    /// whole tile visible to every thread.
+    fn wait(&mut self, kt: usize);
+    /// Returns once no copy is in flight (before the ring is reused).
+    fn drain(&mut self);
+}
+
+/// [`gemm_mma`]'s operands: plain slices, copied by every thread in 16-byte `cp.async`
+/// chunks.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+struct CpAsyncFeed<'a> {
+    a: &'a [bf16],
+    b: &'a [bf16],
+}
+
+/// [`CpAsyncFeed`] for one block: this thread's first source chunks and where they go.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+struct CpAsyncLoader {
+    tile: BlockTile,
+    a_src: *const [u32; 4],
+    b_src: *const [u32; 4],
+    /// This thread's first row of a tile and its chunk of every row.
+    row0: usize,
+    ch: usize,
+    rows_per_pass: usize,
+    k8: usize,
+}
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+impl Feed for CpAsyncFeed<'_> {
+    type Loader = CpAsyncLoader;
+
+    #[inline(always)]
+    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+    fn start(self, tile: &BlockTile) -> CpAsyncLoader {
+        let (a, b) = (self.a, self.b);
+        let (m, n, k) = (tile.m, tile.n, tile.k);
+        assert!(
+            a.len() >= m * k
+                && b.len() >= n * k
+                && a.as_ptr() as usize % 16 == 0
+                && b.as_ptr() as usize % 16 == 0
+        );
+        // 16-byte views of the operands: chunk `q` is elements 8q..8q+8.
+        // SAFETY: the same memory read as whole 16-byte chunks: both pointers are 16-byte
+        // aligned (checked above), any bits are a valid [u32; 4], and the lengths round down.
+        let (a16, b16) = unsafe {
+            (
+                core::slice::from_raw_parts(a.as_ptr().cast::<[u32; 4]>(), a.len() / 8),
+                core::slice::from_raw_parts(b.as_ptr().cast::<[u32; 4]>(), b.len() / 8),
+            )
+        };
+        // Chunk q = t + THREADS i of a tile is its row q / KC, chunk q % KC, so this
+        // thread's chunk of the row is always t % KC and its rows are t / KC +
+        // (THREADS / KC) i.
+        let (row0, ch) = (tile.t / tile.kc, tile.t % tile.kc);
+        let k8 = k / 8;
+        CpAsyncLoader {
+            tile: *tile,
+            a_src: a16.as_ptr().wrapping_add((tile.m0 + row0) * k8 + ch),
+            b_src: b16.as_ptr().wrapping_add((tile.n0 + row0) * k8 + ch),
+            row0,
+            ch,
+            rows_per_pass: tile.threads / tile.kc,
+            k8,
+        }
+    }
+}
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+impl Loader for CpAsyncLoader {
+    /// Half of this thread's copies of k-tile `kt`: `part` 0 copies a's tile and the first
+    /// half of b's rows, `part` 1 the rest of b's; chunks past the matrices are
+    /// zero-filled. No checks and no branches in here: the bounds are established once.
+    #[inline(always)]
+    fn load(&mut self, s: usize, kt: usize, part: usize) {
+        let BlockTile {
+            m,
+            n,
+            m0,
+            n0,
+            bm,
+            bn,
+            kc: kcs,
+            ring,
+            ..
+        } = self.tile;
+        let (row0, ch, rows_per_pass, k8) = (self.row0, self.ch, self.rows_per_pass, self.k8);
+        let kc = kt * kcs;
+        let k_ok = kc + ch < k8;
+        let at = ring.add(s * (bm + bn) * kcs);
+        for i in 0..bm / rows_per_pass {
+            if part == 1 {
+                break;
+            }
+            let row = row0 + rows_per_pass * i;
+            let src = self.a_src.wrapping_add(rows_per_pass * i * k8 + kc);
+            // SAFETY: the chunk lies in this stage's a tile (the ring's length was checked
+            // by mma_tiled), 16-byte aligned, and no thread reads it before the wait and
+            // barrier of its k-tile; when valid, src is chunk (m0 + row, kc + ch) of a,
+            // inside a16.
+            unsafe {
+                device_std::cp_async::copy16_unchecked(
+                    at.add(swz_kc(kcs, row, ch) / 8),
+                    src,
+                    m0 + row < m && k_ok,
+                )
+            };
+        }
+        let at = at.add(bm * kcs);
+        for i in 0..bn / rows_per_pass {
+            if (part == 0) != (i < bn / rows_per_pass / 2) {
+                continue;
+            }
+            let row = row0 + rows_per_pass * i;
+            let src = self.b_src.wrapping_add(rows_per_pass * i * k8 + kc);
+            // SAFETY: as above, in this stage's b tile and inside b16.
+            unsafe {
+                device_std::cp_async::copy16_unchecked(
+                    at.add(swz_kc(kcs, row, ch) / 8),
+                    src,
+                    n0 + row < n && k_ok,
+                )
+            };
+        }
+    }
+
+    #[inline(always)]
+    fn commit(&mut self) {
+        device_std::cp_async::commit_group();
+    }
+
+    /// The copies of k-tile `kt` are the oldest group but `stages - 2` (the groups of the
+    /// tiles after it, committed since), so waiting until only those are pending is
+    /// waiting for `kt`.
+    #[inline(always)]
+    fn wait(&mut self, _kt: usize) {
+        use device_std::cp_async::wait_group;
+        match self.tile.stages {
+            2 => wait_group::<0>(),
+            3 => wait_group::<1>(),
+            4 => wait_group::<2>(),
+            5 => wait_group::<3>(),
+            _ => wait_group::<4>(),
+        }
+    }
+
+    #[inline(always)]
+    fn drain(&mut self) {
+        device_std::cp_async::wait_all();
+    }
+}
+
+/// [`swz`] with the chunks per row as a value (a constant once inlined).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+const fn swz_kc(kc: usize, row: usize, chunk: usize) -> usize {
+    if kc == 4 {
+        swz::<4>(row, chunk)
+    } else {
+        swz::<8>(row, chunk)
+    }
+}
+
+/// The tensor map of `a` that [`gemm_mma_tma`] takes: boxes of 32 (`k`, 64 bytes) × 128
+/// rows, 64-byte swizzle (one [`MMA`] stage of `a`).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+pub type MapA32 = device_std::tma::TensorMap<bf16, 2, { MMA.bk }, { MMA.bm }, 1, 1, 1, 64>;
+/// The tensor map of the stored `b` (`n` × `k`) that [`gemm_mma_tma`] takes: boxes of 32
+/// (`k`, 64 bytes) × 256 rows, 64-byte swizzle (one [`MMA`] stage of `b`).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+pub type MapB32 = device_std::tma::TensorMap<bf16, 2, { MMA.bk }, { MMA.bn }, 1, 1, 1, 64>;
+
+/// [`gemm_mma_tma`]'s operands: tensor maps, one copy of each box per k-tile issued by
+/// thread 0.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+struct TmaFeed {
+    a: MapA32,
+    b: MapB32,
+}
+
+/// [`TmaFeed`] for one block: the stages' full barriers (one arrival: thread 0's
+/// `arrive_expect_tx`, plus the copies' bytes) and the phase each thread waits for next.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+struct TmaLoader {
+    a: MapA32,
+    b: MapB32,
+    full: device_std::Mbarriers<{ MMA.stages }>,
+    phases: device_std::Phases<{ MMA.stages }>,
+    /// The ring as `bf16`, aligned to the 64-byte swizzle's repeat (8 rows of 64 bytes:
+    /// `DST_ALIGN` = 512), so that each tile's swizzle starts at its first byte.
+    ring: device_std::DynamicSharedArray<bf16, 512>,
+    m0: i32,
+    n0: i32,
+    t: usize,
+    k_tiles: usize,
+}
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+impl Feed for TmaFeed {
+    const SHAPE: Option<MmaShape> = Some(MMA);
+    type Loader = TmaLoader;
+
+    #[inline(always)]
+    fn start(self, tile: &BlockTile) -> TmaLoader {
+        // Every thread: declares and initialises the barriers, then synchronises.
+        let full = device_std::Mbarriers::new(1);
+        if tile.t == 0 {
+            self.a.prefetch();
+            self.b.prefetch();
+        }
+        TmaLoader {
+            a: self.a,
+            b: self.b,
+            full,
+            phases: device_std::Phases::new(),
+            ring: device_std::DynamicSharedArray::get(),
+            // The maps' coordinates are i32; m0 < m and n0 < n, which are u32: m0 and n0
+            // fit unless m or n is at least 2^31, where the copies would read zeros.
+            m0: tile.m0 as i32,
+            n0: tile.n0 as i32,
+            t: tile.t,
+            k_tiles: tile.k_tiles,
+        }
+    }
+}
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+impl Loader for TmaLoader {
+    /// Part 0 on thread 0: announces both boxes' bytes on stage `s`'s full barrier and
+    /// issues the two tensor copies (elements past the matrices arrive as zeros). The
+    /// stage's last readers were ordered before this by the block barrier of the k-tile
+    /// before (`ldmatrix` reads, then `bar.sync`, then the copy's issue: the tensor
+    /// copy's writes cannot overtake reads that completed before it was issued).
+    #[inline(always)]
+    fn load(&mut self, s: usize, kt: usize, part: usize) {
+        const A_TILE: usize = MMA.bm * MMA.bk;
+        const B_TILE: usize = MMA.bn * MMA.bk;
+        if part == 0 && self.t == 0 {
+            let bar = self.full.get(s);
+            bar.arrive_expect_tx(MapA32::BOX_BYTES + MapB32::BOX_BYTES);
+            let kx = (kt * MMA.bk) as i32;
+            let at = s * (A_TILE + B_TILE);
+            self.a
+                .load(&self.ring.array::<A_TILE>(at), [kx, self.m0], &bar);
+            self.b
+                .load(&self.ring.array::<B_TILE>(at + A_TILE), [kx, self.n0], &bar);
+        }
+    }
+
+    /// Nothing to close: each k-tile completes on its own barrier.
+    #[inline(always)]
+    fn commit(&mut self) {}
+
+    /// Every thread waits for the phase of k-tile `kt` on its stage's barrier (which
+    /// makes the copies' bytes visible to it).
+    #[inline(always)]
+    fn wait(&mut self, kt: usize) {
+        if kt < self.k_tiles {
+            self.full.wait(kt % MMA.stages, &mut self.phases);
+        }
+    }
+
+    /// Nothing is in flight: every copy was of a k-tile below `k_tiles`, and every such
+    /// k-tile was waited for before it was read.
+    #[inline(always)]
+    fn drain(&mut self) {}
+}
+
+/// The body of [`gemm_mma`] and [`gemm_mma_tma`]: `WARPS_M × WARPS_N` = 8 warps, each
+/// `16 MI × 8 NI` of the `(16 MI WARPS_M) × (8 NI WARPS_N)` tile, `8 KC` along `k` per
+/// stage, `STAGES` stages in the dynamic shared memory: stage `s` holds `a`'s tile at chunk
+/// `s (BM + BN) KC`, `b`'s after it ([`BlockTile`]), filled by `feed`.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[inline(always)]
 #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
@@ -522,16 +886,16 @@ fn mma_tiled<
     const NI: usize,
     const KC: usize,
     const STAGES: usize,
+    F: Feed,
 >(
-    a: &[bf16],
-    b: &[bf16],
+    feed: F,
     mut c: DisjointSlice<bf16>,
     m: u32,
     n: u32,
     k: u32,
 ) {
     use device_std::mma::{mma_m16n8k16, FragA, FragB};
-    use device_std::{cp_async, DynamicSharedArray};
+    use device_std::DynamicSharedArray;
     const {
         assert!(WARPS_M * WARPS_N <= 8 && NI % 2 == 0);
         // The staged output tile (rows of bn / 2 + 4 words) fits in the ring.
@@ -539,6 +903,12 @@ fn mma_tiled<
         assert!(bm * (bn / 2 + 4) * 4 <= STAGES * (bm + bn) * KC * 16);
         // 2 stages would refill the stage being read (see the main loop).
         assert!(STAGES >= 3 && STAGES <= 6 && (KC == 4 || KC == 8));
+        if let Some(s) = F::SHAPE {
+            assert!(
+                s.bm == bm && s.bn == bn && s.bk == 8 * KC && s.stages == STAGES,
+                "mma_tiled: the feed is built for another block shape"
+            );
+        }
     }
     let threads = WARPS_M * WARPS_N * 32;
     let (bm, bn) = (WARPS_M * MI * 16, WARPS_N * NI * 8);
@@ -550,21 +920,8 @@ fn mma_tiled<
         thread::block_size() as usize == threads
             && ring.len() >= STAGES * stage_chunks
             && k % 8 == 0
-            && a.len() >= m * k
-            && b.len() >= n * k
             && c.len() >= m * n
-            && a.as_ptr() as usize % 16 == 0
-            && b.as_ptr() as usize % 16 == 0
     );
-    // 16-byte views of the operands: chunk `q` is elements 8q..8q+8.
-    // SAFETY: the same memory read as whole 16-byte chunks: both pointers are 16-byte
-    // aligned (checked above), any bits are a valid [u32; 4], and the lengths round down.
-    let (a16, b16) = unsafe {
-        (
-            core::slice::from_raw_parts(a.as_ptr().cast::<[u32; 4]>(), a.len() / 8),
-            core::slice::from_raw_parts(b.as_ptr().cast::<[u32; 4]>(), b.len() / 8),
-        )
-    };
     let base = ring.ptr(0).cast::<bf16>();
     let t = thread::threadIdx_x() as usize;
     let (tile_m, tile_n) = raster(
@@ -575,62 +932,27 @@ fn mma_tiled<
     );
     let (m0, n0) = (bm * tile_m, bn * tile_n);
     let k_tiles = k.div_ceil(8 * KC);
-    let k8 = k / 8;
-    // Copies k-tile `kt` of both operands into stage `s`: chunk q = t + THREADS i of a
-    // tile is its row q / KC, chunk q % KC, so this thread's chunk of the row is always
-    // t % KC and its rows are t / KC + (THREADS / KC) i; chunks past the matrices are
-    // zero-filled. No checks and no branches in here: the bounds are established once.
-    let rows_per_pass = threads / KC;
-    let (row0, ch) = (t / KC, t % KC);
-    let stage_ptr = ring.ptr(0);
-    let a_src = a16.as_ptr().wrapping_add((m0 + row0) * k8 + ch);
-    let b_src = b16.as_ptr().wrapping_add((n0 + row0) * k8 + ch);
-    // Half of the copies per call: `part` 0 copies a's tile and the first half of b's
-    // rows, `part` 1 the rest of b's (the two steps of a k-tile issue one each).
-    let load = |s: usize, kt: usize, part: usize| {
-        let kc = kt * KC;
-        let k_ok = kc + ch < k8;
-        let at = stage_ptr.add(s * stage_chunks);
-        for i in 0..bm / rows_per_pass {
-            if part == 1 {
-                break;
-            }
-            let row = row0 + rows_per_pass * i;
-            let src = a_src.wrapping_add(rows_per_pass * i * k8 + kc);
-            // SAFETY: the chunk lies in this stage's a tile (ring.len() checked above),
-            // 16-byte aligned, and no thread reads it before the wait and barrier of its
-            // k-tile; when valid, src is chunk (m0 + row, kc + ch) of a, inside a16.
-            unsafe {
-                cp_async::copy16_unchecked(
-                    at.add(swz::<KC>(row, ch) / 8),
-                    src,
-                    m0 + row < m && k_ok,
-                )
-            };
-        }
-        let at = at.add(b_chunks);
-        for i in 0..bn / rows_per_pass {
-            if (part == 0) != (i < bn / rows_per_pass / 2) {
-                continue;
-            }
-            let row = row0 + rows_per_pass * i;
-            let src = b_src.wrapping_add(rows_per_pass * i * k8 + kc);
-            // SAFETY: as above, in this stage's b tile and inside b16.
-            unsafe {
-                cp_async::copy16_unchecked(
-                    at.add(swz::<KC>(row, ch) / 8),
-                    src,
-                    n0 + row < n && k_ok,
-                )
-            };
-        }
-    };
+    let mut feed = feed.start(&BlockTile {
+        m,
+        n,
+        k,
+        m0,
+        n0,
+        t,
+        bm,
+        bn,
+        kc: KC,
+        stages: STAGES,
+        threads,
+        k_tiles,
+        ring: ring.ptr(0),
+    });
     for s in 0..STAGES - 1 {
         if s < k_tiles {
-            load(s, s, 0);
-            load(s, s, 1);
+            feed.load(s, s, 0);
+            feed.load(s, s, 1);
         }
-        cp_async::commit_group();
+        feed.commit();
     }
     let lane = t % 32;
     let warp = t / 32;
@@ -639,16 +961,6 @@ fn mma_tiled<
     // 2 kk + lane / 16; B row (n) 16 p + 8 (lane / 16) + lane % 8, chunk 2 kk + (lane / 8) % 2.
     let a_row = wm * MI * 16 + lane % 16;
     let b_row = wn * NI * 8 + 8 * (lane / 16) + lane % 8;
-    let wait = || {
-        match STAGES {
-            2 => cp_async::wait_group::<0>(),
-            3 => cp_async::wait_group::<1>(),
-            4 => cp_async::wait_group::<2>(),
-            5 => cp_async::wait_group::<3>(),
-            _ => cp_async::wait_group::<4>(),
-        }
-        thread::sync_threads();
-    };
     // The warp's fragments of step kk (16 along k) of the tile in `stage`.
     let frags = |stage: device_std::SharedPtr<bf16>,
                  kk: usize,
@@ -673,6 +985,11 @@ fn mma_tiled<
     let stage_of = |kt: usize| base.add((kt % STAGES) * stage_chunks * 8);
     let mut acc = [[device_std::mma::Accum::zero(); NI]; MI];
     {
+        let (mut fa0, mut fa1) = ([FragA::<bf16>::zero(); MI], [FragA::<bf16>::zero(); MI]);
+        let (mut fb0, mut fb1) = ([FragB::<bf16>::zero(); NI], [FragB::<bf16>::zero(); NI]);
+        feed.wait(0);
+        thread::sync_threads();
+        frags(stage_of(0), 0, &mut fa0, &mut fb0);
         // Fragments double-buffered across steps and tiles: step kk's multiplies run while
         // step kk + 1's fragments load, and the last step's while the next tile's first
         // fragments load, after the wait and barrier that make that tile visible. That
@@ -692,10 +1009,10 @@ fn mma_tiled<
             let next = kt + STAGES - 1;
             if kk < 2 {
                 if next < k_tiles {
-                    load(next % STAGES, next, kk);
+                    feed.load(next % STAGES, next, kk);
                 }
                 if kk == 1 {
-                    cp_async::commit_group();
+                    feed.commit();
                 }
             }
             let (stage, step) = if kk + 1 < KC / 2 {
@@ -703,7 +1020,8 @@ fn mma_tiled<
             } else {
                 // Tile kt + 1 has landed and is visible; every warp is done reading tile
                 // kt - 1 (its last fragments were loaded a step ago).
-                wait();
+                feed.wait(kt + 1);
+                thread::sync_threads();
                 (stage_of(kt + 1), 0)
             };
             if kk + 1 < KC / 2 || kt + 1 < k_tiles {
@@ -713,10 +1031,6 @@ fn mma_tiled<
                 unrolled::<NI>(|ni| mma_m16n8k16(&ca[mi], &cb[ni], &mut acc[mi][ni]));
             });
         };
-        let (mut fa0, mut fa1) = ([FragA::<bf16>::zero(); MI], [FragA::<bf16>::zero(); MI]);
-        let (mut fb0, mut fb1) = ([FragB::<bf16>::zero(); NI], [FragB::<bf16>::zero(); NI]);
-        wait();
-        frags(stage_of(0), 0, &mut fa0, &mut fb0);
         for kt in 0..k_tiles {
             // KC / 2 steps (2 or 4), in pairs so that the buffers alternate by name.
             for kp in 0..KC / 4 {
@@ -725,7 +1039,7 @@ fn mma_tiled<
             }
         }
     }
-    cp_async::wait_all();
+    feed.drain();
     // The tile goes through shared memory (inside the ring; rows padded by 4 words so
     // that each warp's pair stores hit 32 distinct banks), then out: whole tiles of a
     // 16-byte-aligned `c` with `n % 8 == 0` in 16-byte chunks, 32 consecutive threads
