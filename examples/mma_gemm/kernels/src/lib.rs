@@ -475,8 +475,8 @@ pub const MMA: MmaShape = MmaShape {
 /// and written in 16-byte chunks (whole tiles, `n % 8 == 0`, `c` 16-byte aligned) or
 /// element by element, masked (edge tiles, other `n`).
 ///
-/// On the H200: 387–398 TFLOP/s at 8192³ (0.56–0.57× cuBLAS in the same run), 435–450 at
-/// 4096³ (0.60–0.62×); 236 registers, no spills, one block per multiprocessor
+/// On the H200: 400–412 TFLOP/s at 8192³ (0.545–0.561× cuBLAS in the same run), 445–453
+/// at 4096³ (0.60–0.64×); 234 registers, no spills, one block per multiprocessor
 /// (BENCHMARKS.md).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel]
@@ -509,6 +509,9 @@ pub fn gemm_mma(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, 
 /// k-tile's phase on the stage's barrier, then the block barrier, which also tells thread 0
 /// that the stage its next copy overwrites is no longer read. The epilogue reuses the ring
 /// once every copy has landed (each was waited for).
+///
+/// On the H200 2–5% slower than [`gemm_mma`]: 383–390 TFLOP/s at 8192³ (0.52–0.54×
+/// cuBLAS), 434–440 at 4096³ (BENCHMARKS.md, "Third round"); use `gemm_mma` there.
 ///
 /// PTX ISA 9.0: §9.7.9.27 "cp.async.bulk.tensor" (`.tile`, `mbarrier::complete_tx::bytes`),
 /// §9.7.13.15 "mbarrier" (`init`, `arrive.expect_tx`, `try_wait.parity`), §9.7.14.5.14
