@@ -29,16 +29,27 @@
 //! ("Unknown symbol": none in this block or an enclosing one) or a name of
 //! another kind ("Label expected for argument 0 of instruction 'bra'": a
 //! variable, a parameter, a `.branchtargets` or `.callprototype` label).
+//! ptxas looks a target up twice: at the branch (a variable, parameter or
+//! `.branchtargets` label in scope there is refused, even if the block
+//! declares a label of that name later) and when the branch's block closes,
+//! as the name is declared then (a label of an enclosing block is found
+//! there even if an enclosing block declares a variable of that name after
+//! the nested block; a name declared nowhere yet is looked up again when
+//! the enclosing block closes).
 //! Targets are collected as the scan goes and looked for when their block
 //! closes ([`Scopes::close_branches`]) or the body ends, among the outermost
 //! block's labels in a small table ([`LabelTable`]) that the label
 //! declarations fill: no hash map per label or target. (A parameter list
 //! that repeats a name is refused by the parser.)
 //! `.branchtargets` entries are checked the same way ("Illegal branch
-//! target, label expected" for a variable or parameter).
-//! Known gap, which ptxas refuses and the scan passes: a `%` label (`%L1:`)
-//! used as an operand (`mov.u64 %rd1, %L1;`, "Arguments mismatch"): `%`
-//! operands are never looked up.
+//! target, label expected" for a variable, a parameter, or a
+//! `.branchtargets` or `.callprototype` label other than the list's own).
+//! Known gaps, which ptxas refuses and the scan passes: a `%` label (`%L1:`)
+//! used as an operand or a guard (`mov.u64 %rd1, %L1;`, "Arguments
+//! mismatch"; `@%L1 bra L2;`): `%` operands are never looked up; a target
+//! that a parameterized `x<N>` (or `%x<N>`) in scope generates, where a
+//! label of that name is in scope too (`.reg .b32 x<4>; x1: bra x1;`:
+//! ptxas takes the register, "Label expected").
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -105,6 +116,8 @@ pub(crate) struct Scopes<'src> {
     /// A label labels a `.branchtargets`, `.callprototype` or
     /// `.calltargets` (which `bra` does not take).
     special_labels: bool,
+    /// The label of the `.branchtargets` list being read ("" when none).
+    own_label: &'src str,
 }
 
 /// A `bra` target or a `.branchtargets` entry: a label in scope, to be
@@ -112,15 +125,18 @@ pub(crate) struct Scopes<'src> {
 #[derive(Debug, Clone, Copy)]
 struct Branch<'src> {
     name: Name<'src>,
-    /// An entry of a `.branchtargets` list, which may also name a
-    /// `.branchtargets` or other label (ptxas takes `ts: .branchtargets ts;`).
+    /// An entry of a `.branchtargets` list. It takes a label of an
+    /// instruction, as `bra` does: ptxas 13.5 refuses a `.branchtargets`
+    /// or `.callprototype` label ("Illegal branch target, label expected"),
+    /// except the list's own (`ts: .branchtargets ts;`), which is not
+    /// collected (ptxas finds it before the list gives it its kind).
     entry: bool,
 }
 
 impl Branch<'_> {
     /// Whether a name of kind `kind` is a target here.
     fn takes(self, kind: Kind) -> bool {
-        kind == Kind::Label || (self.entry && kind != Kind::Var)
+        kind == Kind::Label
     }
 }
 
@@ -327,6 +343,7 @@ impl<'src> Scopes<'src> {
         self.branches.clear();
         self.outer_labels.clear();
         self.special_labels = false;
+        self.own_label = "";
     }
 
     /// The start in [`Self::percent`] of the innermost open block's names.
@@ -473,9 +490,10 @@ impl<'src> Scopes<'src> {
         }
         if count.is_none() {
             // A label or parameter of the same name.
-            let seen = seen_bit(name);
-            twice |= self.seen_in_block(seen, name, depth);
-            self.seen[seen.0] |= seen.1;
+            twice |= self.seen_in_block(seen_bit(name), name, depth);
+            // A variable in `names` too: it hides a `%` label of an
+            // enclosing block from `bra`, as any variable does.
+            self.declare(name, depth, Kind::Var);
         }
         self.percent.push(Percent { name, count });
         twice
@@ -511,6 +529,9 @@ impl<'src> Scopes<'src> {
     #[cold]
     fn set_label_kind(&mut self, kind: Kind, depth: u32) {
         self.special_labels = true;
+        if kind == Kind::BranchTargets {
+            self.own_label = self.last_label;
+        }
         if depth == 1 {
             self.flush_labels();
         }
@@ -580,7 +601,7 @@ impl<'src> Scopes<'src> {
         };
         let depth = self.marks.len() as u32 + 2;
         if self.branches.len() > mark.branches {
-            self.close_branches(mark.branches, depth, errors);
+            self.close_branches(mark, depth, errors);
         }
         for (name, before) in self.undo.drain(mark.undo..).rev() {
             match before {
@@ -597,21 +618,42 @@ impl<'src> Scopes<'src> {
     }
 
     /// `bra` targets of the nested block at `depth` that closes
-    /// (`branches[from..]`): those its labels name are found, those naming
-    /// another of its declarations refused, the rest passed to the enclosing
-    /// block.
+    /// (`branches[mark.branches..]`), looked for as ptxas 13.5 does: the
+    /// name as it is declared now, when the block ends, in this block or an
+    /// enclosing one (a label of an enclosing block is found here even if the
+    /// enclosing block declares a variable of that name later); and the
+    /// name as it was at the branch, which ptxas looks up there too (an
+    /// enclosing block's variable, parameter or `.branchtargets` label
+    /// is refused at the branch, even if this block declares a label of
+    /// that name later). A name not declared at all is passed to the
+    /// enclosing block.
     #[cold]
-    fn close_branches(&mut self, from: usize, depth: u32, errors: &mut Vec<Diagnostic>) {
-        let mut keep = from;
-        for i in from..self.branches.len() {
+    fn close_branches(&mut self, mark: Mark, depth: u32, errors: &mut Vec<Diagnostic>) {
+        let mut keep = mark.branches;
+        for i in mark.branches..self.branches.len() {
             let b = self.branches[i];
-            match self.names.get(b.name.text) {
-                Some(d) if d.depth == depth && b.takes(d.kind) => {}
-                Some(d) if d.depth == depth => errors.push(not_a_label(b, d.kind)),
-                _ => {
-                    self.branches[keep] = b;
-                    keep += 1;
-                }
+            let Some(now) = self.names.get(b.name.text).copied() else {
+                self.branches[keep] = b;
+                keep += 1;
+                continue;
+            };
+            // A declaration of this block after the branch hides what the
+            // branch saw (the enclosing blocks' names, or nothing).
+            let at_branch = if now.depth == depth {
+                let target = b.name.text.as_ptr() as usize;
+                self.undo[mark.undo..]
+                    .iter()
+                    .rev()
+                    .find(|&&(n, _)| n == b.name.text)
+                    .filter(|&&(n, _)| n.as_ptr() as usize > target)
+                    .map_or(Some(now), |&(_, before)| before)
+            } else {
+                Some(now)
+            };
+            match at_branch {
+                Some(d) if !b.takes(d.kind) => errors.push(not_a_label(b, d.kind)),
+                _ if !b.takes(now.kind) => errors.push(not_a_label(b, now.kind)),
+                _ => {}
             }
         }
         self.branches.truncate(keep);
@@ -2182,7 +2224,9 @@ fn statement_directive<'src>(
             }
         }
         ".branchtargets" => {
-            // Labels in scope, looked for as `bra` targets are.
+            // Labels in scope, looked for as `bra` targets are; the list's
+            // own label is one while the list is read (ptxas takes it).
+            let own = std::mem::take(&mut scopes.own_label);
             while let Some(t) = c.peek() {
                 if t.is(b'}') {
                     break;
@@ -2191,7 +2235,7 @@ fn statement_directive<'src>(
                 if t.is(b';') {
                     break;
                 }
-                if t.kind == TokKind::Ident {
+                if t.kind == TokKind::Ident && c.text(t) != own {
                     scopes.branches.push(Branch {
                         name: c.name(t),
                         entry: true,
@@ -2632,6 +2676,80 @@ mod tests {
         assert_eq!(e, ["`bra` to `L1`, which is a variable or parameter@6"]);
         let e = errors(".func f()\n{\nret;\n}\n.visible .entry k()\n{\nbra f;\n}\n");
         assert_eq!(e, ["`bra` to `f`, which no label in scope names@10"]);
+    }
+
+    #[test]
+    fn a_branch_target_is_looked_up_at_the_branch_and_when_its_block_closes() {
+        // ptxas 13.5 looks a `bra` target or `.branchtargets` entry up at
+        // the branch (a variable, parameter or `.branchtargets` label in
+        // scope there is refused, even if the block declares a label of that
+        // name later) and again when the branch's block closes, as declared
+        // then: a label of an enclosing block is found, even if an enclosing
+        // block declares a variable of that name after the nested block
+        // (accepted by ptxas, as each case here). `%` variables hide `%`
+        // labels as others do.
+        let cases = [
+            "L1:\n{\n{\n@%p1 bra L1;\n}\n.reg .b32 L1;\n}\n",
+            "L1:\n{\n{\n{\nbra L1;\n}\n}\n.reg .b32 L1;\n}\n",
+            "L1:\n{\n{\nts: .branchtargets L1;\nbrx.idx %r1, ts;\n}\n.reg .b32 L1;\n}\n",
+            "{\np:\nbra p;\n}\n",
+            ".reg .b32 %x;\n{\n%x:\nbra %x;\n}\n",
+            "%x:\n{\n{\nbra %x;\n}\n.reg .b32 %x;\n}\n",
+            "{\n.reg .b32 %x;\n}\nbra %x;\n%x:\n",
+            "ts: .branchtargets L1, ts;\nbrx.idx %r1, ts;\nL1:\n",
+        ];
+        for body in cases {
+            assert_eq!(kernel_errors(body), Vec::<String>::new(), "{body:?}");
+        }
+        // Refused by ptxas 13.5 at the line given: "Label expected for
+        // argument 0 of instruction 'bra'" (or "... for forward reference"),
+        // "Illegal branch target, label expected" for an entry (a
+        // `.branchtargets` or `.callprototype` label too, but for the list's
+        // own label).
+        let var = |name: &str, at: usize| {
+            format!("`bra` to `{name}`, which is a variable or parameter@{at}")
+        };
+        let bt = ", which is the label of a `.branchtargets` list (which `brx.idx` takes)@";
+        let cases: &[(&str, String)] = &[
+            (".reg .b32 L1;\n{\nbra L1;\nL1:\n}\n", var("L1", 3)),
+            ("{\nbra p;\np:\n}\n", var("p", 2)),
+            (
+                ".reg .b32 L1;\n{\n{\n@%p1 bra L1;\n}\nL1:\n}\n",
+                var("L1", 4),
+            ),
+            (
+                "L1:\n{\n{\nbra L1;\n}\n.reg .b32 L1;\nbra L1;\n}\n",
+                var("L1", 7),
+            ),
+            (
+                "L1: .branchtargets L2;\nL2:\n{\nbra L1;\nL1:\n}\n",
+                format!("`bra` to `L1`{bt}4"),
+            ),
+            (
+                ".reg .b32 L1;\n{\nts: .branchtargets L1;\nbrx.idx %r1, ts;\nL1:\n}\n",
+                "`.branchtargets` entry `L1`, which is a variable or parameter@3".to_string(),
+            ),
+            (
+                "ta: .branchtargets L1;\ntb: .branchtargets ta;\nbrx.idx %r1, tb;\nL1:\n",
+                format!("`.branchtargets` entry `ta`{bt}2"),
+            ),
+            (
+                "tb: .branchtargets ta;\nbrx.idx %r1, tb;\nta: .branchtargets L1;\nL1:\n",
+                format!("`.branchtargets` entry `ta`{bt}1"),
+            ),
+            (
+                "pr: .callprototype _ ();\nts: .branchtargets pr;\nbrx.idx %r1, ts;\n",
+                "`.branchtargets` entry `pr`, which is the label of a `.callprototype` (which \
+                 an indirect `call` takes)@2"
+                    .to_string(),
+            ),
+            ("%x:\n{\n.reg .b32 %x;\nbra %x;\n}\n", var("%x", 4)),
+            (".reg .b32 %x;\n{\nbra %x;\n%x:\n}\n", var("%x", 3)),
+            ("%x:\n{\nbra %x;\n.reg .b32 %x;\n}\n", var("%x", 3)),
+        ];
+        for (body, want) in cases {
+            assert_eq!(kernel_errors(body), [want.as_str()], "{body:?}");
+        }
     }
 
     #[test]
