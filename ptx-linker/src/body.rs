@@ -44,12 +44,17 @@
 //! `.branchtargets` entries are checked the same way ("Illegal branch
 //! target, label expected" for a variable, a parameter, or a
 //! `.branchtargets` or `.callprototype` label other than the list's own).
+//! A target that an `x<N>` (or `%x<N>`) in scope generates is the
+//! register for ptxas, over a label of that block or an enclosing one
+//! (`.reg .b32 x<4>; x1: bra x1;`: "Label expected"), and when a block
+//! closes ptxas does not find a label that the block's `x<N>` generates,
+//! unless the label came before the branch in its own block (`bra x1; x1:
+//! .reg .b32 x<4>;`: "Unknown symbol"); [`Scopes::generated_at_branch`].
+//! A `%` guard is looked up only in a body that has `%` labels.
 //! Known gaps, which ptxas refuses and the scan passes: a `%` label (`%L1:`)
-//! used as an operand or a guard (`mov.u64 %rd1, %L1;`, "Arguments
-//! mismatch"; `@%L1 bra L2;`): `%` operands are never looked up; a target
-//! that a parameterized `x<N>` (or `%x<N>`) in scope generates, where a
-//! label of that name is in scope too (`.reg .b32 x<4>; x1: bra x1;`:
-//! ptxas takes the register, "Label expected").
+//! used as an operand (`mov.u64 %rd1, %L1;`, "Arguments mismatch"), or as a
+//! guard before its declaration (`@%L1 bra L2; %L1:`): `%` operands are
+//! never looked up, nor are `%` registers checked to be declared.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -118,6 +123,8 @@ pub(crate) struct Scopes<'src> {
     special_labels: bool,
     /// The label of the `.branchtargets` list being read ("" when none).
     own_label: &'src str,
+    /// The body declares a `%` label, which a `%` guard may name.
+    percent_labels: bool,
 }
 
 /// A `bra` target or a `.branchtargets` entry: a label in scope, to be
@@ -131,6 +138,9 @@ struct Branch<'src> {
     /// except the list's own (`ts: .branchtargets ts;`), which is not
     /// collected (ptxas finds it before the list gives it its kind).
     entry: bool,
+    /// Passed from the nested block that holds it to an enclosing one (not
+    /// found when its own block closed).
+    nested: bool,
 }
 
 impl Branch<'_> {
@@ -344,6 +354,7 @@ impl<'src> Scopes<'src> {
         self.outer_labels.clear();
         self.special_labels = false;
         self.own_label = "";
+        self.percent_labels = false;
     }
 
     /// The start in [`Self::percent`] of the innermost open block's names.
@@ -626,66 +637,207 @@ impl<'src> Scopes<'src> {
     /// enclosing block's variable, parameter or `.branchtargets` label
     /// is refused at the branch, even if this block declares a label of
     /// that name later). A name not declared at all is passed to the
-    /// enclosing block.
+    /// enclosing block, as is one this block's `x<N>` generates (ptxas
+    /// then does not find a label of the block, unless the label came before
+    /// the branch, in the same block).
     #[cold]
     fn close_branches(&mut self, mark: Mark, depth: u32, errors: &mut Vec<Diagnostic>) {
         let mut keep = mark.branches;
+        let generated = self.any_generated();
         for i in mark.branches..self.branches.len() {
             let b = self.branches[i];
-            let Some(now) = self.names.get(b.name.text).copied() else {
-                self.branches[keep] = b;
-                keep += 1;
-                continue;
-            };
-            // A declaration of this block after the branch hides what the
-            // branch saw (the enclosing blocks' names, or nothing).
-            let at_branch = if now.depth == depth {
-                let target = b.name.text.as_ptr() as usize;
-                self.undo[mark.undo..]
+            let target = b.name.text.as_ptr() as usize;
+            let now = self.names.get(b.name.text).copied();
+            // This block's declaration of the name: where, and what it hides.
+            let here = match now {
+                Some(d) if d.depth == depth => self.undo[mark.undo..]
                     .iter()
                     .rev()
                     .find(|&&(n, _)| n == b.name.text)
-                    .filter(|&&(n, _)| n.as_ptr() as usize > target)
-                    .map_or(Some(now), |&(_, before)| before)
-            } else {
-                Some(now)
+                    .map(|&(n, before)| (n.as_ptr() as usize, before)),
+                _ => None,
             };
-            match at_branch {
-                Some(d) if !b.takes(d.kind) => errors.push(not_a_label(b, d.kind)),
-                _ if !b.takes(now.kind) => errors.push(not_a_label(b, now.kind)),
-                _ => {}
+            // A declaration of this block after the branch hides what the
+            // branch saw (the enclosing blocks' names, or nothing).
+            let at_branch = match here {
+                Some((at, before)) if at > target => before,
+                _ => now,
+            };
+            let Some(generates_here) =
+                self.generated_at_branch(b, at_branch, Some((mark, depth)), generated)
+            else {
+                errors.push(not_a_label(b, Kind::Var));
+                continue;
+            };
+            if let Some(d) = at_branch.filter(|d| !b.takes(d.kind)) {
+                errors.push(not_a_label(b, d.kind));
+                continue;
             }
+            match now {
+                // A label of the branch's own block, before it: ptxas finds
+                // it at the branch.
+                Some(d)
+                    if !b.nested && b.takes(d.kind) && here.is_some_and(|(at, _)| at < target) =>
+                {
+                    continue;
+                }
+                // ptxas looks further out for a name this block's `x<N>`
+                // generates, as for one declared nowhere yet.
+                _ if generates_here => {}
+                None => {}
+                Some(d) => {
+                    if !b.takes(d.kind) {
+                        errors.push(not_a_label(b, d.kind));
+                    }
+                    continue;
+                }
+            }
+            self.branches[keep] = Branch { nested: true, ..b };
+            keep += 1;
         }
         self.branches.truncate(keep);
+    }
+
+    /// A `%` name as a guard, in a body with `%` labels: when it names a
+    /// label in scope (no `%x<N>` of that block or a deeper one generating
+    /// the name, which ptxas would take), it is listed in
+    /// [`Self::label_uses`], as [`Self::use_name`] lists other names
+    /// (ptxas: "Predicate expression expected").
+    #[cold]
+    fn percent_guard(&mut self, n: Name<'src>) {
+        let mut decl = self.names.get(n.text).copied();
+        // A listed label is at depth 1: it hides a parameter (depth 0).
+        if decl.is_none_or(|d| d.depth < 1) && self.labels.contains(&n.text) {
+            decl = Some(Decl {
+                depth: 1,
+                kind: Kind::Label,
+            });
+        }
+        let Some(d) = decl.filter(|d| d.kind != Kind::Var) else {
+            return;
+        };
+        if self.generated_hits(n.text, None).any(|(g, _)| g >= d.depth) {
+            return;
+        }
+        self.label_uses.push((n, d.kind, Use::Guard));
+    }
+
+    /// Whether the body declares an `x<N>` or `%x<N>` in scope.
+    #[cold]
+    fn any_generated(&self) -> bool {
+        !self.generated.is_empty() || self.percent.iter().any(|p| p.count.is_some())
+    }
+
+    /// For the target of `b`, when `generated` ([`Self::any_generated`]):
+    /// `None` when an `x<N>` in scope at the branch generates it and no
+    /// name of a deeper block hides that (`at_branch`: the name there):
+    /// ptxas takes the register ("Label expected"; an `x<N>` hides a label
+    /// of its own block too). Else whether an `x<N>` of the block that
+    /// closes (`closing`, see [`Self::generated_hits`]; `None`: the
+    /// outermost block, when the body ends) generates it (declared after
+    /// the branch).
+    #[cold]
+    fn generated_at_branch(
+        &self,
+        b: Branch<'_>,
+        at_branch: Option<Decl>,
+        closing: Option<(Mark, u32)>,
+        generated: bool,
+    ) -> Option<bool> {
+        if !generated {
+            return Some(false);
+        }
+        let target = b.name.text.as_ptr() as usize;
+        let mut here = false;
+        let mut innermost = None;
+        let depth = closing.map_or(1, |(_, depth)| depth);
+        for (d, at) in self.generated_hits(b.name.text, closing) {
+            here |= d == depth;
+            if at < target {
+                innermost = innermost.max(Some(d));
+            }
+        }
+        match innermost {
+            Some(g) if at_branch.is_none_or(|d| g >= d.depth) => None,
+            _ => Some(here),
+        }
+    }
+
+    /// The parameterized declarations in scope (`x<N>`, `%x<N>`) that
+    /// generate `name` as ptxas 13.5 matches it (the prefix, then a number
+    /// below `N`, leading zeros allowed; a prefix that ends in a digit
+    /// generates none): each one's block depth and its place in the source.
+    /// `closing`: the block at that depth closes, its [`Mark`] already
+    /// popped.
+    fn generated_hits<'a>(
+        &'a self,
+        name: &'a str,
+        closing: Option<(Mark, u32)>,
+    ) -> impl Iterator<Item = (u32, usize)> + 'a {
+        let plain = self
+            .generated
+            .iter()
+            .filter(move |g| generates(g.prefix, g.count, name))
+            .map(|g| (g.depth, g.prefix.as_ptr() as usize));
+        let percent = self.percent.iter().enumerate().filter_map(move |(i, p)| {
+            let count = p.count?;
+            generates(p.name, count, name).then(|| {
+                let depth = match closing {
+                    Some((mark, depth)) if i >= mark.percent => depth,
+                    _ => 1 + self.marks.partition_point(|m| m.percent <= i) as u32,
+                };
+                (depth, p.name.as_ptr() as usize)
+            })
+        });
+        plain.chain(percent)
     }
 
     /// The `bra` targets left when the scan ends must be labels of the
     /// outermost block (ptxas: "Unknown symbol", or "Label expected" for a
     /// variable, a parameter or a `.branchtargets`/`.callprototype` label).
     fn check_branches(&mut self, errors: &mut Vec<Diagnostic>) {
+        // `%x<N>` are in nearly every body, `%` labels rare: only with
+        // both may a `%x<N>` generate a label's name.
+        let slow = self.special_labels
+            || !self.generated.is_empty()
+            || (self.percent_labels && self.percent.iter().any(|p| p.count.is_some()));
         for i in 0..self.branches.len() {
             let b = self.branches[i];
             let found = self
                 .outer_labels
                 .contains(name_hash(b.name.text), b.name.text);
-            if !found || self.special_labels {
+            if !found || slow {
                 self.check_branch(b, errors);
             }
         }
     }
 
     /// [`Self::check_branches`] for one target that the table does not
-    /// settle (the table is full, the target is missing, or labels have
-    /// kinds).
+    /// settle (the table is full, the target is missing, labels have
+    /// kinds, or an `x<N>` may generate the name).
     #[cold]
     #[inline(never)]
     fn check_branch(&mut self, b: Branch<'src>, errors: &mut Vec<Diagnostic>) {
         // Every label of the outermost block is in `names` then.
         self.flush_labels();
-        match self.names.get(b.name.text) {
-            Some(d) if d.depth == 1 && b.takes(d.kind) => {}
-            Some(d) if d.depth <= 1 => errors.push(not_a_label(b, d.kind)),
-            _ => errors.push(no_label(b)),
+        let target = b.name.text.as_ptr() as usize;
+        let now = self
+            .names
+            .get_key_value(b.name.text)
+            .map(|(n, &d)| (n.as_ptr() as usize, d));
+        let Some(generates) =
+            self.generated_at_branch(b, now.map(|(_, d)| d), None, self.any_generated())
+        else {
+            return errors.push(not_a_label(b, Kind::Var));
+        };
+        match now {
+            Some((_, d)) if !b.takes(d.kind) => errors.push(not_a_label(b, d.kind)),
+            // A label before the branch, in its block: found at the branch.
+            Some((at, _)) if !b.nested && at < target => {}
+            // ptxas finds no label the block's `x<N>` generates later.
+            _ if generates => errors.push(no_label(b)),
+            Some(_) => {}
+            None => errors.push(no_label(b)),
         }
     }
 
@@ -829,6 +981,8 @@ pub(crate) fn scan<'src>(
                 }
                 if bytes.get(c.lexer.at) == Some(&b':') {
                     let text = src.get(start..end).unwrap_or("");
+                    // (The plain-statement run leaves `%` labels to this scan.)
+                    scopes.percent_labels |= b == b'%';
                     if scopes.declare_label(text, depth) {
                         c.errors.push(
                             Diagnostic::error(
@@ -867,6 +1021,7 @@ pub(crate) fn scan<'src>(
                                 span: Span::new(file, target.start, target.end),
                             },
                             entry: false,
+                            nested: false,
                         });
                         Plain { semi, f64: false }
                     })
@@ -905,6 +1060,7 @@ pub(crate) fn scan<'src>(
                         span: Span::new(file, start, end),
                     },
                     entry: false,
+                    nested: false,
                 });
             } else if !branch && !qualifier && b != b'%' {
                 let text = src.get(start..end).unwrap_or("");
@@ -1034,16 +1190,15 @@ pub(crate) fn scan<'src>(
                                 at = ident_end(bytes, from + 1);
                                 c.lexer.at = at;
                                 c.lexer.nl = false;
+                                let name = Name {
+                                    text: src.get(from..at).unwrap_or(""),
+                                    span: Span::new(file, from, at),
+                                };
                                 if n != b'%' {
                                     // A predicate named without `%` (or a label: refused).
-                                    scopes.use_name(
-                                        Name {
-                                            text: src.get(from..at).unwrap_or(""),
-                                            span: Span::new(file, from, at),
-                                        },
-                                        &mut refs,
-                                        Use::Guard,
-                                    );
+                                    scopes.use_name(name, &mut refs, Use::Guard);
+                                } else if scopes.percent_labels {
+                                    scopes.percent_guard(name);
                                 }
                             }
                             prev_end = at;
@@ -1196,6 +1351,11 @@ fn plain_statements_in<'src, const AVX2: bool>(
         prev_end: at,
         colon_end: usize::MAX,
     };
+    if f.scopes.percent_labels {
+        // A `%` guard may name a `%` label: the token scan checks it (a rare
+        // body; the run itself declares no `%` label).
+        return run;
+    }
     loop {
         // Blanks (the mask's blanks are the byte loop's: ` `, `\t`..`\r`).
         loop {
@@ -1278,6 +1438,7 @@ fn plain_statements_in<'src, const AVX2: bool>(
                     span: Span::new(f.file, target.start, target.end),
                 },
                 entry: false,
+                nested: false,
             });
             at = semi + 1;
             run = PlainRun {
@@ -1971,6 +2132,15 @@ pub(crate) fn generated_index(name: &str, prefix: &str, count: u32) -> Option<u3
     u32::try_from(index).ok().filter(|&i| i < count)
 }
 
+/// Whether `prefix<count>` generates `name` as ptxas 13.5 finds a name
+/// among them (a `bra` target): the prefix, then a number below `count`,
+/// leading zeros allowed (`x01` is `x<4>`'s); a prefix that ends in a digit
+/// generates none (`a15` is not `a1<10>`'s).
+fn generates(prefix: &str, count: u32, name: &str) -> bool {
+    !prefix.ends_with(|c: char| c.is_ascii_digit())
+        && generated_index(name, prefix, count).is_some()
+}
+
 /// Whether ptxas 13.5 takes a variable `name` declared after `prefix<count>`
 /// in the same block for one of its names ("Duplicate definition of
 /// variable"): the prefix, then decimal digits whose value, read modulo
@@ -2239,6 +2409,7 @@ fn statement_directive<'src>(
                     scopes.branches.push(Branch {
                         name: c.name(t),
                         entry: true,
+                        nested: false,
                     });
                 }
             }
@@ -2746,6 +2917,70 @@ mod tests {
             ("%x:\n{\n.reg .b32 %x;\nbra %x;\n}\n", var("%x", 4)),
             (".reg .b32 %x;\n{\nbra %x;\n%x:\n}\n", var("%x", 3)),
             ("%x:\n{\nbra %x;\n.reg .b32 %x;\n}\n", var("%x", 3)),
+        ];
+        for (body, want) in cases {
+            assert_eq!(kernel_errors(body), [want.as_str()], "{body:?}");
+        }
+    }
+
+    #[test]
+    fn a_branch_target_that_an_x_n_generates_is_found_as_ptxas_finds_it() {
+        // ptxas 13.5 takes the register an `x<N>` (or `%x<N>`) in scope at
+        // the branch generates, over a label of its block or an enclosing
+        // one ("Label expected"; `x01` is `x<4>`'s, `a15` not `a1<10>`'s);
+        // when a block closes it does not find a label that the block's
+        // `x<N>` generates, unless the label came before the branch in its
+        // own block ("Unknown symbol" when no enclosing block has the
+        // label). A `%` label as a guard is refused as other labels are,
+        // unless a `%x<N>` of its block generates it. Accepted by ptxas:
+        let cases = [
+            "x1:\nbra x1;\n.reg .b32 x<4>;\n",
+            "x1:\n{\nbra x1;\n.reg .b32 x<4>;\n}\n",
+            "x1:\n{\nbra x1;\n}\n.reg .b32 x<4>;\n",
+            ".reg .b32 x<4>;\n{\nx1:\nbra x1;\n}\n",
+            ".reg .b32 a1<10>;\na15:\nbra a15;\n",
+            ".reg .b32 x<4>;\nx7:\nbra x7;\n",
+            "{\nbra x1;\n.reg .b32 x<4>;\n}\nx1:\n",
+            "{\nbra %q1;\n.reg .b32 %q<4>;\n}\n%q1:\n",
+            ".reg .pred %q<4>;\n%q1:\n@%q1 bra L1;\nL1:\n",
+            "%q:\n{\n.reg .pred %q;\n@%q bra L1;\n}\nL1:\n",
+            "{\n%q:\n}\n.reg .pred %q;\n@%q bra L1;\nL1:\n",
+            "%q1:\n{\n.reg .pred %q<4>;\n@%q1 bra L1;\n}\nL1:\n",
+        ];
+        for body in cases {
+            assert_eq!(kernel_errors(body), Vec::<String>::new(), "{body:?}");
+        }
+        // Refused by ptxas at the line given.
+        let var = |name: &str, at: usize| {
+            format!("`bra` to `{name}`, which is a variable or parameter@{at}")
+        };
+        let none = |name: &str, at: usize| {
+            format!("`bra` to `{name}`, which no label in scope names@{at}")
+        };
+        let guard = |at: usize| format!("label `%q` cannot be a guard@{at}");
+        let cases: &[(&str, String)] = &[
+            (".reg .b32 x<4>;\nx1:\nbra x1;\n", var("x1", 3)),
+            ("x1:\n.reg .b32 x<4>;\nbra x1;\n", var("x1", 3)),
+            (".reg .b32 x<4>;\nx01:\nbra x01;\n", var("x01", 3)),
+            ("x1:\n{\n.reg .b32 x<4>;\nbra x1;\n}\n", var("x1", 4)),
+            (".reg .b32 x<4>;\n{\nbra x1;\nx1:\n}\n", var("x1", 3)),
+            ("bra x1;\n.reg .b32 x<4>;\nx1:\n", none("x1", 1)),
+            ("{\nbra x1;\n.reg .b32 x<4>;\nx1:\n}\n", none("x1", 2)),
+            ("{\nbra x1;\nx1:\n.reg .b32 x<4>;\n}\n", none("x1", 2)),
+            (
+                "{\nx1:\n{\nbra x1;\n.reg .b32 x<4>;\n}\n.reg .b32 x<4>;\n}\n",
+                none("x1", 4),
+            ),
+            (".reg .b32 %q<4>;\n%q1:\nbra %q1;\n", var("%q1", 3)),
+            ("bra %q1;\n%q1:\n.reg .b32 %q<4>;\n", none("%q1", 1)),
+            ("%q1:\n{\n.reg .b32 %q<4>;\nbra %q1;\n}\n", var("%q1", 4)),
+            (
+                ".reg .b32 x<4>;\nx1:\nts: .branchtargets x1;\nbrx.idx %r1, ts;\n",
+                "`.branchtargets` entry `x1`, which is a variable or parameter@3".to_string(),
+            ),
+            (".reg .pred %q;\n{\n%q:\n@%q bra L1;\n}\nL1:\n", guard(4)),
+            ("%q:\n{\n@!%q bra L1;\n}\nL1:\n", guard(3)),
+            ("%q:\n@%q add.s32 %r1, %r1, 1;\n", guard(2)),
         ];
         for (body, want) in cases {
             assert_eq!(kernel_errors(body), [want.as_str()], "{body:?}");
