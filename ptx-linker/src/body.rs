@@ -1615,11 +1615,11 @@ fn plain_operands_in<const AVX2: bool>(bytes: &[u8], at: usize) -> Option<Plain>
     if AVX2 {
         use crate::scan32::Operands;
         // SAFETY: the caller checked that the CPU has AVX2.
-        match unsafe { crate::scan32::operands(bytes, at, true) } {
+        match unsafe { crate::scan32::operands(bytes, at) } {
             Operands::Plain(semi, f64) => return Some(Plain { semi, f64 }),
             Operands::NotPlain => return None,
             Operands::From(from, f64) => {
-                let semi = first_stop(bytes, from, true)?;
+                let semi = first_stop(bytes, from)?;
                 return (bytes[semi] == b';').then_some(Plain { semi, f64 });
             }
             Operands::Unknown => {}
@@ -1664,7 +1664,7 @@ impl Names {
 fn named_operands(bytes: &[u8], at: usize, names: &mut Names) -> Option<Plain> {
     let (mut at, f64) = qualifiers_end(bytes, at);
     loop {
-        let stop = first_stop(bytes, at, true)?;
+        let stop = first_stop(bytes, at)?;
         match bytes[stop] {
             b';' => return Some(Plain { semi: stop, f64 }),
             b if OPERAND[b as usize] & O_LETTER != 0 && names.len < names.found.len() => {
@@ -1705,7 +1705,7 @@ struct Plain {
 #[inline]
 fn plain_operands_16(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     let (at, f64) = qualifiers_end(bytes, at);
-    let stop = first_stop_16(bytes, at, true)?;
+    let stop = first_stop_16(bytes, at)?;
     (bytes[stop] == b';').then_some((stop, f64))
 }
 
@@ -1736,11 +1736,11 @@ static OPERAND: [u8; 256] = {
 };
 
 /// Whether the fast operand scan stops at byte `b`, preceded by `before`
-/// (`names`: a name that starts here stops it).
+/// (a stop byte, or a name that starts here).
 #[inline]
-pub(crate) fn stops_at(b: u8, before: u8, names: bool) -> bool {
+pub(crate) fn stops_at(b: u8, before: u8) -> bool {
     let (k, p) = (OPERAND[b as usize], OPERAND[before as usize]);
-    k & O_STOP != 0 || (names && k & O_LETTER != 0 && p & O_GLUE == 0)
+    k & O_STOP != 0 || (k & O_LETTER != 0 && p & O_GLUE == 0)
 }
 
 /// Whether a letter after `b` is glued on (it continues `b`'s token).
@@ -1754,38 +1754,38 @@ pub(crate) fn is_glue(b: u8) -> bool {
 /// ([`crate::scan32`]), then 16 at a time with SSE2, then byte by byte:
 /// all three give the same answer.
 #[inline]
-fn first_stop(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> {
+fn first_stop(bytes: &[u8], mut at: usize) -> Option<usize> {
     if crate::scan32::available() {
         // SAFETY: `available` checked that the CPU has AVX2.
-        match unsafe { crate::scan32::first_stop(bytes, at, names) } {
+        match unsafe { crate::scan32::first_stop(bytes, at) } {
             crate::scan32::Found::At(i) => return Some(i),
             crate::scan32::Found::Before(i) => at = i,
         }
     }
-    first_stop_16(bytes, at, names)
+    first_stop_16(bytes, at)
 }
 
 /// [`first_stop`] without AVX2: SSE2 (on x86-64), then byte by byte.
 #[inline]
-fn first_stop_16(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> {
+fn first_stop_16(bytes: &[u8], mut at: usize) -> Option<usize> {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         while at + 16 <= bytes.len() {
-            let mask = crate::scan16::operand_stops(bytes, at, names);
+            let mask = crate::scan16::operand_stops(bytes, at);
             if mask != 0 {
                 return Some(at + mask.trailing_zeros() as usize);
             }
             at += 16;
         }
     }
-    first_stop_scalar(bytes, at, names)
+    first_stop_scalar(bytes, at)
 }
 
 /// [`first_stop`] byte by byte.
 #[inline]
-fn first_stop_scalar(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> {
+fn first_stop_scalar(bytes: &[u8], mut at: usize) -> Option<usize> {
     while let Some(&b) = bytes.get(at) {
-        if stops_at(b, bytes[at - 1], names) {
+        if stops_at(b, bytes[at - 1]) {
             return Some(at);
         }
         at += 1;
@@ -1801,7 +1801,7 @@ fn first_stop_scalar(bytes: &[u8], mut at: usize, names: bool) -> Option<usize> 
 fn percent_regs(bytes: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
     loop {
-        let stop = first_stop(bytes, at, true)?;
+        let stop = first_stop(bytes, at)?;
         if bytes[stop] == b';' {
             // After `=`, even `%` names are uses.
             return (!bytes[from..stop].contains(&b'=')).then_some(stop);
@@ -2758,6 +2758,32 @@ mod tests {
         out.swap_remove(0)
     }
 
+    /// Each body has no error in [`kernel_errors`] (ptxas accepts each).
+    fn assert_accepted(bodies: &[&str]) {
+        for body in bodies {
+            assert_eq!(kernel_errors(body), Vec::<String>::new(), "{body:?}");
+        }
+    }
+
+    /// Each body has exactly the one error given, `message@line`, in
+    /// [`kernel_errors`].
+    fn assert_refused(cases: &[(&str, String)]) {
+        for (body, want) in cases {
+            assert_eq!(kernel_errors(body), [want.as_str()], "{body:?}");
+        }
+    }
+
+    /// The error for a `bra` to `name` at `line` that no label in scope names.
+    fn no_label(name: &str, line: usize) -> String {
+        format!("`bra` to `{name}`, which no label in scope names@{line}")
+    }
+
+    /// The error for a `bra` to `name` at `line` that names a variable or
+    /// parameter.
+    fn not_label(name: &str, line: usize) -> String {
+        format!("`bra` to `{name}`, which is a variable or parameter@{line}")
+    }
+
     #[test]
     fn a_label_is_refused_where_ptxas_takes_no_label() {
         // ptxas 13.5: "Arguments mismatch for instruction 'mov'" (also `add`,
@@ -2802,9 +2828,9 @@ mod tests {
         // instruction 'bra'" for a variable, a parameter or a label of a
         // `.branchtargets` list (an inner variable hides the outer label),
         // "Predicate expression expected" for a label as a guard.
-        let none = |at: usize| format!("`bra` to `L1`, which no label in scope names@{at}");
-        let var = |at: usize| format!("`bra` to `L1`, which is a variable or parameter@{at}");
-        let cases: &[(&str, String)] = &[
+        let none = |at: usize| no_label("L1", at);
+        let var = |at: usize| not_label("L1", at);
+        assert_refused(&[
             ("@%p1 bra L1;\n", none(1)),
             ("bra.uni L1;\nL2:\n", none(1)),
             ("@%p1 bra L1;\n{\nL1:\n}\n", none(1)),
@@ -2838,10 +2864,7 @@ mod tests {
                 ".reg .b32 v;\nts: .branchtargets L1, v;\nbrx.idx %r1, ts;\nL1:\n",
                 "`.branchtargets` entry `v`, which is a variable or parameter@2".to_string(),
             ),
-        ];
-        for (body, want) in cases {
-            assert_eq!(kernel_errors(body), [want.as_str()], "{body:?}");
-        }
+        ]);
         // A parameter, and a module function.
         let e = errors(".visible .entry k(.param .u32 L1)\n{\nbra L1;\n}\n");
         assert_eq!(e, ["`bra` to `L1`, which is a variable or parameter@6"]);
@@ -2859,7 +2882,7 @@ mod tests {
         // block declares a variable of that name after the nested block
         // (accepted by ptxas, as each case here). `%` variables hide `%`
         // labels as others do.
-        let cases = [
+        assert_accepted(&[
             "L1:\n{\n{\n@%p1 bra L1;\n}\n.reg .b32 L1;\n}\n",
             "L1:\n{\n{\n{\nbra L1;\n}\n}\n.reg .b32 L1;\n}\n",
             "L1:\n{\n{\nts: .branchtargets L1;\nbrx.idx %r1, ts;\n}\n.reg .b32 L1;\n}\n",
@@ -2868,20 +2891,15 @@ mod tests {
             "%x:\n{\n{\nbra %x;\n}\n.reg .b32 %x;\n}\n",
             "{\n.reg .b32 %x;\n}\nbra %x;\n%x:\n",
             "ts: .branchtargets L1, ts;\nbrx.idx %r1, ts;\nL1:\n",
-        ];
-        for body in cases {
-            assert_eq!(kernel_errors(body), Vec::<String>::new(), "{body:?}");
-        }
+        ]);
         // Refused by ptxas 13.5 at the line given: "Label expected for
         // argument 0 of instruction 'bra'" (or "... for forward reference"),
         // "Illegal branch target, label expected" for an entry (a
         // `.branchtargets` or `.callprototype` label too, but for the list's
         // own label).
-        let var = |name: &str, at: usize| {
-            format!("`bra` to `{name}`, which is a variable or parameter@{at}")
-        };
+        let var = not_label;
         let bt = ", which is the label of a `.branchtargets` list (which `brx.idx` takes)@";
-        let cases: &[(&str, String)] = &[
+        assert_refused(&[
             (".reg .b32 L1;\n{\nbra L1;\nL1:\n}\n", var("L1", 3)),
             ("{\nbra p;\np:\n}\n", var("p", 2)),
             (
@@ -2917,10 +2935,7 @@ mod tests {
             ("%x:\n{\n.reg .b32 %x;\nbra %x;\n}\n", var("%x", 4)),
             (".reg .b32 %x;\n{\nbra %x;\n%x:\n}\n", var("%x", 3)),
             ("%x:\n{\nbra %x;\n.reg .b32 %x;\n}\n", var("%x", 3)),
-        ];
-        for (body, want) in cases {
-            assert_eq!(kernel_errors(body), [want.as_str()], "{body:?}");
-        }
+        ]);
     }
 
     #[test]
@@ -2933,7 +2948,7 @@ mod tests {
         // own block ("Unknown symbol" when no enclosing block has the
         // label). A `%` label as a guard is refused as other labels are,
         // unless a `%x<N>` of its block generates it. Accepted by ptxas:
-        let cases = [
+        assert_accepted(&[
             "x1:\nbra x1;\n.reg .b32 x<4>;\n",
             "x1:\n{\nbra x1;\n.reg .b32 x<4>;\n}\n",
             "x1:\n{\nbra x1;\n}\n.reg .b32 x<4>;\n",
@@ -2946,19 +2961,11 @@ mod tests {
             "%q:\n{\n.reg .pred %q;\n@%q bra L1;\n}\nL1:\n",
             "{\n%q:\n}\n.reg .pred %q;\n@%q bra L1;\nL1:\n",
             "%q1:\n{\n.reg .pred %q<4>;\n@%q1 bra L1;\n}\nL1:\n",
-        ];
-        for body in cases {
-            assert_eq!(kernel_errors(body), Vec::<String>::new(), "{body:?}");
-        }
+        ]);
         // Refused by ptxas at the line given.
-        let var = |name: &str, at: usize| {
-            format!("`bra` to `{name}`, which is a variable or parameter@{at}")
-        };
-        let none = |name: &str, at: usize| {
-            format!("`bra` to `{name}`, which no label in scope names@{at}")
-        };
+        let (var, none) = (not_label, no_label);
         let guard = |at: usize| format!("label `%q` cannot be a guard@{at}");
-        let cases: &[(&str, String)] = &[
+        assert_refused(&[
             (".reg .b32 x<4>;\nx1:\nbra x1;\n", var("x1", 3)),
             ("x1:\n.reg .b32 x<4>;\nbra x1;\n", var("x1", 3)),
             (".reg .b32 x<4>;\nx01:\nbra x01;\n", var("x01", 3)),
@@ -2981,10 +2988,7 @@ mod tests {
             (".reg .pred %q;\n{\n%q:\n@%q bra L1;\n}\nL1:\n", guard(4)),
             ("%q:\n{\n@!%q bra L1;\n}\nL1:\n", guard(3)),
             ("%q:\n@%q add.s32 %r1, %r1, 1;\n", guard(2)),
-        ];
-        for (body, want) in cases {
-            assert_eq!(kernel_errors(body), [want.as_str()], "{body:?}");
-        }
+        ]);
     }
 
     #[test]
@@ -3021,7 +3025,7 @@ mod tests {
         // label (last, `call.uni`, blanks or a comment before the `;`, in a
         // nested block); a module symbol named like a label before the label,
         // or after the block of a label.
-        let cases = [
+        assert_accepted(&[
             "bra L1;\nL1:\n@%p1 bra L1;\n{\nbra.uni L1;\n}\n",
             // `bra` from nested blocks, forward and back, to the nearest
             // label of its name; spaced, split over lines, commented; a
@@ -3042,10 +3046,7 @@ mod tests {
             "mov.u64 %rd1, f;\n{\npr: .callprototype (.param .b32 _) _ (.param .b32 _);\n\
              .param .b32 a;\n.param .b32 r;\ncall (r), %rd1, (a), pr;\n}\n",
             "mov.u64 %rd1, t1;\nt1:\n{\nt2:\n}\nmov.u64 %rd1, t2;\n",
-        ];
-        for body in cases {
-            assert_eq!(kernel_errors(body), Vec::<String>::new(), "{body:?}");
-        }
+        ]);
         // The module symbols stay references (no label hides them there).
         let body = ".visible .entry k()\n{\nmov.u64 %rd1, t1;\nt1:\n{\nt2:\n}\n\
                     mov.u64 %rd1, t2;\nret;\n}\n";
@@ -3238,7 +3239,7 @@ mod tests {
         // hidden in a nested block, `x<N>` and a label `x2`, `%r<40>` and
         // `%r1<5>` (different prefixes), `x<0>` and `x0`, `x<4>` and `x4`, a
         // name after a nested block's label, a special register's name.
-        let cases = [
+        assert_accepted(&[
             "{\n.reg .b32 x;\n}\n{\n.reg .b32 x;\n}\n",
             ".reg .b32 x;\n{\n.reg .b32 x;\n{\n.reg .b32 x;\n}\n}\n",
             "{\n.reg .b32 p;\n}\n{\n.param .b32 a;\n}\n{\n.param .b32 a;\n}\n",
@@ -3251,10 +3252,7 @@ mod tests {
             "{\nx:\n}\n.reg .b32 x;\n",
             "{\n.reg .b32 x;\n}\n.reg .b32 x;\n",
             ".reg .b32 %tid;\n",
-        ];
-        for body in cases {
-            assert_eq!(kernel_errors(body), Vec::<String>::new(), "{body:?}");
-        }
+        ]);
     }
 
     #[test]
@@ -3443,11 +3441,9 @@ mod tests {
                 })
                 .collect();
             for at in 1..=len {
-                for names in [false, true] {
-                    let scalar = super::first_stop_scalar(&text, at, names);
-                    assert_eq!(super::first_stop_16(&text, at, names), scalar);
-                    assert_eq!(super::first_stop(&text, at, names), scalar, "{text:?} {at}");
-                }
+                let scalar = super::first_stop_scalar(&text, at);
+                assert_eq!(super::first_stop_16(&text, at), scalar);
+                assert_eq!(super::first_stop(&text, at), scalar, "{text:?} {at}");
             }
         }
     }

@@ -66,7 +66,7 @@ mod imp {
     /// `bytes[at + j]` (`crate::body::stops_at`), for `j` in
     /// 0..16. Needs `0 < at` and `at + 16 <= bytes.len()` (checked).
     #[inline]
-    pub(crate) fn operand_stops(bytes: &[u8], at: usize, names: bool) -> u32 {
+    pub(crate) fn operand_stops(bytes: &[u8], at: usize) -> u32 {
         let (Some(here), Some(before)) = (bytes.get(at..at + 16), bytes.get(at - 1..at + 15))
         else {
             return 0;
@@ -108,11 +108,8 @@ mod imp {
                 _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
             );
             stop = _mm_or_si128(stop, _mm_or_si128(low, eq(v, 0x7f)));
-            if names {
-                let glue =
-                    _mm_or_si128(letter(p), _mm_or_si128(within(p, b'0', b'9'), eq(p, b'%')));
-                stop = _mm_or_si128(stop, _mm_andnot_si128(glue, letter(v)));
-            }
+            let glue = _mm_or_si128(letter(p), _mm_or_si128(within(p, b'0', b'9'), eq(p, b'%')));
+            stop = _mm_or_si128(stop, _mm_andnot_si128(glue, letter(v)));
             _mm_movemask_epi8(stop) as u32
         }
     }

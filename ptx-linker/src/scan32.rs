@@ -181,7 +181,7 @@ mod imp {
     ///
     /// The CPU must support AVX2 ([`available`]).
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn first_stop(bytes: &[u8], mut at: usize, names: bool) -> Found {
+    pub(crate) unsafe fn first_stop(bytes: &[u8], mut at: usize) -> Found {
         // SAFETY (the four loads): 32-byte loads from 32-byte statics (no
         // alignment needed); AVX2 is enabled in this function.
         let table = |t: &[u8; 32]| unsafe { _mm256_loadu_si256(t.as_ptr().cast::<__m256i>()) };
@@ -207,23 +207,20 @@ mod imp {
                 _mm256_shuffle_epi8(stop_lo, lo),
                 _mm256_shuffle_epi8(stop_hi, hi),
             );
-            let mut mask = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(stop, zero)) as u32);
-            if names {
-                let name = _mm256_and_si256(
-                    _mm256_shuffle_epi8(name_lo, lo),
-                    _mm256_shuffle_epi8(name_hi, hi),
-                );
-                let glue = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-                    _mm256_and_si256(name, glue_bits),
-                    zero,
-                )) as u32);
-                let letter = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-                    _mm256_and_si256(name, letter_bits),
-                    zero,
-                )) as u32);
-                mask |= letter & !((glue << 1) | glue_before);
-                glue_before = glue >> 31;
-            }
+            let name = _mm256_and_si256(
+                _mm256_shuffle_epi8(name_lo, lo),
+                _mm256_shuffle_epi8(name_hi, hi),
+            );
+            let glue =
+                !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(name, glue_bits), zero))
+                    as u32);
+            let letter = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+                _mm256_and_si256(name, letter_bits),
+                zero,
+            )) as u32);
+            let mask = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(stop, zero)) as u32)
+                | (letter & !((glue << 1) | glue_before));
+            glue_before = glue >> 31;
             if mask != 0 {
                 return Found::At(at + mask.trailing_zeros() as usize);
             }
@@ -240,7 +237,7 @@ mod imp {
     /// The CPU must support AVX2 ([`available`]).
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(crate) unsafe fn operands(bytes: &[u8], at: usize, names: bool) -> Operands {
+    pub(crate) unsafe fn operands(bytes: &[u8], at: usize) -> Operands {
         let (Some(here), Some(&before)) = (bytes.get(at..at + 32), bytes.get(at.wrapping_sub(1)))
         else {
             return Operands::Unknown;
@@ -286,12 +283,8 @@ mod imp {
             let f64 = dot & (eq(b'f') >> 1) & (eq(b'6') >> 2) & (eq(b'4') >> 3) & !(ident >> 4);
             (run, f64 & within != 0)
         };
-        let mut mask = stop;
-        if names {
-            let glue_before = u32::from(crate::body::is_glue(before));
-            mask |= letter & !((glue << 1) | glue_before);
-        }
-        mask &= !0u32 << q;
+        let glue_before = u32::from(crate::body::is_glue(before));
+        let mask = (stop | (letter & !((glue << 1) | glue_before))) & (!0u32 << q);
         if mask == 0 {
             return Operands::From(at + 32, f64);
         }
@@ -319,7 +312,7 @@ mod imp {
     /// # Safety
     ///
     /// None; it exists so callers compile everywhere.
-    pub(crate) unsafe fn first_stop(_: &[u8], at: usize, _: bool) -> Found {
+    pub(crate) unsafe fn first_stop(_: &[u8], at: usize) -> Found {
         Found::Before(at)
     }
 
@@ -328,7 +321,7 @@ mod imp {
     /// # Safety
     ///
     /// None; it exists so callers compile everywhere.
-    pub(crate) unsafe fn operands(_: &[u8], _: usize, _: bool) -> Operands {
+    pub(crate) unsafe fn operands(_: &[u8], _: usize) -> Operands {
         Operands::Unknown
     }
 }
@@ -343,7 +336,7 @@ pub(crate) fn imp_no_avx2(portable: bool) {
 mod tests {
     use super::*;
 
-    /// Every byte, after every byte, with and without names: the tables
+    /// Every byte, after every byte: the tables
     /// agree with `body::stops_at` (checked through `first_stop` on a
     /// 33-byte text with the pair at its start).
     #[test]
@@ -351,22 +344,17 @@ mod tests {
         if !available() {
             return;
         }
-        for names in [false, true] {
-            for before in 0..=255u8 {
-                for b in 0..=255u8 {
-                    // `(` is no stop byte, not a letter and not glue.
-                    let mut text = vec![b'('; 34];
-                    text[0] = before;
-                    text[1] = b;
-                    let expected = crate::body::stops_at(b, before, names);
-                    // SAFETY: `available()` is true.
-                    let got = unsafe { first_stop(&text, 1, names) };
-                    let stopped_at_1 = matches!(got, Found::At(1));
-                    assert_eq!(
-                        stopped_at_1, expected,
-                        "before {before:#04x} byte {b:#04x} names {names}"
-                    );
-                }
+        for before in 0..=255u8 {
+            for b in 0..=255u8 {
+                // `(` is no stop byte, not a letter and not glue.
+                let mut text = vec![b'('; 34];
+                text[0] = before;
+                text[1] = b;
+                let expected = crate::body::stops_at(b, before);
+                // SAFETY: `available()` is true.
+                let got = unsafe { first_stop(&text, 1) };
+                let stopped_at_1 = matches!(got, Found::At(1));
+                assert_eq!(stopped_at_1, expected, "before {before:#04x} byte {b:#04x}");
             }
         }
     }
