@@ -105,16 +105,32 @@ fn kmajor_map(
     .unwrap()
 }
 
+/// The inputs of a `c = a · bᵀ` test: random `a` (`m × k`) and `bt` (`b` stored `n × k`),
+/// drawn in that order from `rng(seed)`, and their `f64` reference `want` (`m × n`).
+struct GemmOperands {
+    a: Vec<bf16>,
+    bt: Vec<bf16>,
+    want: Vec<f64>,
+}
+
+impl GemmOperands {
+    fn new(m: usize, n: usize, k: usize, seed: u64) -> Self {
+        let mut r = rng(seed);
+        let a = random_bf16(&mut r, m * k);
+        let bt = random_bf16(&mut r, n * k);
+        let want = matmul_bt_f64(&a, &bt, m, n, k);
+        GemmOperands { a, bt, want }
+    }
+}
+
 /// `gemm_wgmma` (`c = a · bᵀ`, `bf16` out) under the emulator: tensor copies with the
 /// 128-byte swizzle into a 4-stage mbarrier ring, wgmma descriptors reading through the
 /// same swizzle. Returns `c` and the `f64` reference.
 fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) {
     use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
-    let mut r = rng(seed);
-    let a = random_bf16(&mut r, m * k);
-    let bt = random_bf16(&mut r, n * k);
-    let map_a = kmajor_map(&a, m, k, WG_BK, WG_BM, 128);
-    let map_b = kmajor_map(&bt, n, k, WG_BK, WG_BN, 128);
+    let g = GemmOperands::new(m, n, k, seed);
+    let map_a = kmajor_map(&g.a, m, k, WG_BK, WG_BM, 128);
+    let map_b = kmajor_map(&g.bt, n, k, WG_BK, WG_BN, 128);
     let mut c = vec![bf16::NAN; m * n];
     let out = GlobalMut::new(&mut c);
     let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
@@ -134,7 +150,7 @@ fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) 
         )
     })
     .unwrap();
-    (c, matmul_bt_f64(&a, &bt, m, n, k))
+    (c, g.want)
 }
 
 #[test]
@@ -425,16 +441,16 @@ fn frag_b_load_shared_reads_a_k_major_tile_without_transposing() {
 /// past that with `misaligned_c` (the kernel then writes whole tiles element by element).
 fn gemm_bt(m: usize, n: usize, k: usize, seed: u64, misaligned_c: bool) -> (f64, usize) {
     use mma_gemm_kernels::{MMA, MMA_THREADS};
-    let mut r = rng(seed);
+    let g = GemmOperands::new(m, n, k, seed);
     // 16-byte aligned copies (the kernel's cp.async reads 16-byte chunks).
-    let aligned = |len: usize, r: &mut rand::rngs::StdRng| {
-        let mut buf = vec![bf16::from_bits(0); len + 8];
+    let aligned = |x: &[bf16]| {
+        let mut buf = vec![bf16::from_bits(0); x.len() + 8];
         let off = buf.as_ptr().align_offset(16);
-        buf[off..off + len].copy_from_slice(&random_bf16(r, len));
+        buf[off..off + x.len()].copy_from_slice(x);
         (buf, off)
     };
-    let (a_buf, a_off) = aligned(m * k, &mut r);
-    let (b_buf, b_off) = aligned(n * k, &mut r);
+    let (a_buf, a_off) = aligned(&g.a);
+    let (b_buf, b_off) = aligned(&g.bt);
     let (a, bt) = (&a_buf[a_off..a_off + m * k], &b_buf[b_off..b_off + n * k]);
     let mut c_buf = vec![bf16::NAN; m * n + 16];
     let c_off = c_buf.as_ptr().align_offset(16) + misaligned_c as usize;
@@ -447,7 +463,7 @@ fn gemm_bt(m: usize, n: usize, k: usize, seed: u64, misaligned_c: bool) -> (f64,
         mma_gemm_kernels::gemm_mma(a, bt, out.disjoint(), mm, nn, kk)
     })
     .unwrap();
-    frobenius(c.iter().map(|x| x.to_f64()), &matmul_bt_f64(a, bt, m, n, k))
+    frobenius(c.iter().map(|x| x.to_f64()), &g.want)
 }
 
 #[test]
@@ -475,11 +491,9 @@ fn gemm_mma_matches_the_f64_reference_at_square_and_ragged_sizes() {
 /// reference.
 fn gemm_mma_tma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) {
     use mma_gemm_kernels::{MMA, MMA_THREADS};
-    let mut r = rng(seed);
-    let a = random_bf16(&mut r, m * k);
-    let bt = random_bf16(&mut r, n * k);
-    let map_a = kmajor_map(&a, m, k, MMA.bk, MMA.bm, 64);
-    let map_b = kmajor_map(&bt, n, k, MMA.bk, MMA.bn, 64);
+    let g = GemmOperands::new(m, n, k, seed);
+    let map_a = kmajor_map(&g.a, m, k, MMA.bk, MMA.bm, 64);
+    let map_b = kmajor_map(&g.bt, n, k, MMA.bk, MMA.bn, 64);
     let mut c = vec![bf16::NAN; m * n];
     let out = GlobalMut::new(&mut c);
     let (mm, nn, kk) = (m as u32, n as u32, k as u32);
@@ -496,7 +510,7 @@ fn gemm_mma_tma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>
         )
     })
     .unwrap();
-    (c, matmul_bt_f64(&a, &bt, m, n, k))
+    (c, g.want)
 }
 
 #[test]
