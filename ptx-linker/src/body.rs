@@ -86,9 +86,13 @@ pub(crate) struct Scopes<'src> {
     /// Parameterized declarations `x<N>` in scope, outermost first.
     generated: Vec<Generated<'src>>,
     /// `%` names the body declares (`.reg .b32 %r<40>;`), in scope,
-    /// outermost first. They are never references; they are kept only to
-    /// refuse a second declaration in one block, as ptxas does.
+    /// outermost first: to refuse a second declaration in one block, as
+    /// ptxas does, and to hide a module-scope `%` symbol of that name.
     percent: Vec<Percent<'src>>,
+    /// The module-scope symbols named with a `%` declared before the body
+    /// ([`PercentSymbols`]); when there are any, the scan reads every
+    /// statement token by token.
+    module_percent: PercentSymbols<'src>,
     /// Per open nested block: the lengths of the lists it truncates when it
     /// closes, at its `{`.
     marks: Vec<Mark>,
@@ -268,6 +272,44 @@ struct Percent<'src> {
     count: Option<u32>,
 }
 
+impl Percent<'_> {
+    /// Whether this declaration declares `name` (`%r<4>`: `%r0` .. `%r3`).
+    fn declares(&self, name: &str) -> bool {
+        match self.count {
+            None => self.name == name,
+            Some(n) => generated_index(name, self.name, n).is_some(),
+        }
+    }
+}
+
+/// A module's symbols whose names start with `%`, declared so far: ptxas
+/// takes `.global .u64 %g;`, `.func %f()` and `.alias %h, %f;`, and in a
+/// body a `%` operand of such a name is a reference to the symbol unless a
+/// register or parameter of the body hides it. rustc never names a symbol
+/// so, so the list is almost always empty, and the body scan passes `%`
+/// operands as registers without a look.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct PercentSymbols<'src>(Vec<Percent<'src>>);
+
+impl<'src> PercentSymbols<'src> {
+    /// Records the module-scope symbol `name` (`count`: the variables
+    /// `name<count>` declares) if it starts with `%`.
+    pub(crate) fn add(&mut self, name: &'src str, count: Option<u32>) {
+        if name.starts_with('%') {
+            self.0.push(Percent { name, count });
+        }
+    }
+
+    /// Whether one of the symbols is named `name`.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.0.iter().any(|p| p.declares(name))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// A cheap hash of `name`: its length and its first and last 8 bytes
 /// (names differ mostly at their ends), mixed into the high bits by a
 /// multiply. Names that differ only in their middle bytes collide.
@@ -355,6 +397,12 @@ impl<'src> Scopes<'src> {
         self.special_labels = false;
         self.own_label = "";
         self.percent_labels = false;
+    }
+
+    /// Whether the `%` operand `name` names a module-scope `%` symbol that
+    /// no register or parameter in scope hides: a reference.
+    fn names_percent_symbol(&self, name: &str) -> bool {
+        self.module_percent.contains(name) && !self.percent.iter().any(|p| p.declares(name))
     }
 
     /// The start in [`Self::percent`] of the innermost open block's names.
@@ -900,6 +948,10 @@ pub(crate) fn scan<'src>(
     let bytes = src.as_bytes();
     let mut scopes = c.scopes.take().unwrap_or_default();
     scopes.clear();
+    scopes.module_percent.clone_from(&c.percent_symbols);
+    // With module-scope `%` symbols, `%` operands may be references, which
+    // the plain-statement passes do not look at.
+    let token_by_token = !scopes.module_percent.is_empty();
     for p in params {
         scopes.declare(p, 0, Kind::Var);
         if p.starts_with('%') {
@@ -1013,7 +1065,9 @@ pub(crate) fn scan<'src>(
                 // Most statements' operands hold only registers, numbers,
                 // punctuation and a few names: pass them in one go, and the `;`.
                 let mut names = Names::default();
-                let plain = if branch {
+                let plain = if token_by_token {
+                    None
+                } else if branch {
                     branch_target(bytes, end).map(|(target, semi)| {
                         scopes.branches.push(Branch {
                             name: Name {
@@ -1072,6 +1126,14 @@ pub(crate) fn scan<'src>(
                     &mut refs,
                     Use::Operand(op_start),
                 );
+            } else if !branch && !qualifier && token_by_token {
+                let text = src.get(start..end).unwrap_or("");
+                if scopes.names_percent_symbol(text) {
+                    refs.push(Name {
+                        text,
+                        span: Span::new(file, start, end),
+                    });
+                }
             }
             prev_end = end;
             continue;
@@ -2496,6 +2558,17 @@ mod tests {
                     mov.b32 t02, %r1;\nadd.u32 t1, t2, 1;\n}\n\
                     st.global.u32 [t2], %r1;\nst.global.u32 [t1], %r1;\nret;\n}\n";
         assert_eq!(refs(body), ["t2@8", "t1@10", "t2@15", "t1@16"]);
+    }
+
+    #[test]
+    fn module_symbols_named_with_a_percent_are_references_unless_a_register_hides_them() {
+        // `%m<4>` declares `%m0` .. `%m3` at module scope; the nested block's `%m<2>`
+        // hides `%m0` and `%m1` there; `%tid` and `%rd1` are registers.
+        let body = ".global .u32 %m<4>;\n.visible .entry k()\n{\n\
+                    mov.u64 %rd1, %m1;\n{\n.reg .b32 %m<2>;\nmov.u32 %m1, 1;\n\
+                    mov.u64 %rd1, %m3;\n}\nld.global.u32 %r1, [%m2+4];\n\
+                    mov.u32 %r1, %tid.x;\nret;\n}\n";
+        assert_eq!(refs(body), ["%m1@9", "%m3@13", "%m2@15"]);
     }
 
     #[test]

@@ -127,6 +127,67 @@ fn local_collisions_are_renamed_in_bodies_and_initializers() {
 }
 
 #[test]
+fn symbols_named_with_a_percent_are_references_in_bodies() {
+    // ptxas 13.5 takes `%` names for module-scope variables and functions, and in a body
+    // `%g` then names the variable unless a register of that name hides it. a.ptx's
+    // file-local `%g` and `%f` collide with b.ptx's visible ones: every use in a.ptx must
+    // follow the rename (before the fix a.ptx's kernel silently read b.ptx's `%g` and called
+    // b.ptx's `%f`).
+    let a = ".version 8.5\n.target sm_90\n.address_size 64\n\
+             .global .align 8 .u64 %g[4];\n.global .u64 p = %g;\n\
+             .func (.reg .u32 r) %f()\n{\n  mov.u32 r, 1;\n  ret;\n}\n\
+             .visible .entry ka(.param .u64 o)\n{\n  .reg .u64 %rd<5>;\n  .reg .u32 %r<3>;\n\
+             \x20 mov.u64 %rd1, %g;\n  ld.global.u64 %rd2, [%g+8];\n  call (%r1), %f, ();\n\
+             \x20 mov.u64 %rd3, %f;\n  st.global.u64 [%rd1], %rd2;\n  {\n  .reg .u64 %g;\n\
+             \x20 mov.u64 %g, 0;\n  }\n  ret;\n}\n";
+    let b = ".version 8.5\n.target sm_90\n.address_size 64\n\
+             .visible .global .align 8 .u64 %g[4];\n\
+             .visible .func (.reg .u32 r) %f()\n{\n  mov.u32 r, 2;\n  ret;\n}\n\
+             .visible .entry kb()\n{\n  .reg .u64 %rd<2>;\n  .reg .u32 %r<2>;\n\
+             \x20 mov.u64 %rd1, %g;\n  call (%r1), %f, ();\n  ret;\n}\n";
+    for gc in [false, true] {
+        let opts = LinkOptions {
+            gc,
+            ..LinkOptions::default()
+        };
+        let out = link(
+            &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
+            &opts,
+        )
+        .unwrap();
+        let ka = &out.ptx[out.ptx.find(".entry ka").unwrap()..out.ptx.find(".entry kb").unwrap()];
+        for want in [
+            "mov.u64 %rd1, %g__ptxlink1;",
+            "ld.global.u64 %rd2, [%g__ptxlink1+8];",
+            "call (%r1), %f__ptxlink1, ();",
+            "mov.u64 %rd3, %f__ptxlink1;",
+            // The nested block's register hides the variable.
+            ".reg .u64 %g;\n  mov.u64 %g, 0;",
+        ] {
+            assert!(ka.contains(want), "gc {gc}: `{want}` missing in\n{ka}");
+        }
+        assert!(out.ptx.contains(".global .align 8 .u64 %g__ptxlink1[4];"));
+        assert!(out.ptx.contains(".func (.reg .u32 r) %f__ptxlink1()"));
+        let kb = &out.ptx[out.ptx.find(".entry kb").unwrap()..];
+        assert!(kb.contains("mov.u64 %rd1, %g;") && kb.contains("call (%r1), %f, ();"));
+        if let Some(ptxas) = common::ptxas() {
+            common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "percent_symbols").unwrap();
+        }
+    }
+    // Alone and with `--gc`: the kernel keeps the variable it uses.
+    let out = link(
+        &[LinkInput::object("a.ptx", a)],
+        &LinkOptions {
+            gc: true,
+            ..LinkOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(out.ptx.contains(".global .align 8 .u64 %g[4];"));
+    assert!(out.ptx.contains("%f()"));
+}
+
+#[test]
 fn rename_suffix_skips_names_already_taken() {
     let a = ".version 7.8\n.target sm_90\n.global .u32 x;\n.global .u32 x__ptxlink2;\n";
     let b = ".version 7.8\n.target sm_90\n.global .u32 x;\n";

@@ -20,10 +20,11 @@ use std::fmt::Write;
 
 use proptest::prelude::*;
 
-/// Global variable names.
-pub const VARS: [&str; 3] = ["g0", "g1", "g2"];
+/// Global variable names. ptxas takes a leading `%` in a symbol's name,
+/// and a body's `%g2` then names the variable: one of each kind has one.
+pub const VARS: [&str; 3] = ["g0", "g1", "%g2"];
 /// Global function names.
-pub const FUNCS: [&str; 2] = ["f0", "f1"];
+pub const FUNCS: [&str; 2] = ["f0", "%f1"];
 /// The dynamic shared-memory array (`.extern .shared .b8 dyn[]`).
 pub const DYN: &str = "dyn";
 
