@@ -142,7 +142,7 @@ pub fn resolve<'src>(
         );
     }
     Resolution {
-        out_names: rename_locals(table),
+        out_names: rename_locals(modules, table),
         chosen,
         external,
         shared_align,
@@ -151,7 +151,7 @@ pub fn resolve<'src>(
 
 /// Assigns output names: globals keep theirs; a file-local symbol keeps its
 /// name unless a global symbol or an earlier module's local has it.
-fn rename_locals<'src>(table: &SymbolTable<'src>) -> Vec<Cow<'src, str>> {
+fn rename_locals<'src>(modules: &[Module<'_>], table: &SymbolTable<'src>) -> Vec<Cow<'src, str>> {
     let all: HashSet<&str> = table.symbols.iter().map(|s| s.name).collect();
     // Names taken: every global symbol's, and those given to locals so far
     // (kept apart, so that the globals' names are not copied).
@@ -162,6 +162,9 @@ fn rename_locals<'src>(table: &SymbolTable<'src>) -> Vec<Cow<'src, str>> {
         .map(|s| s.name)
         .collect();
     let mut given: HashSet<Cow<'src, str>> = HashSet::default();
+    // Per module, once it has a renamed symbol: whether its text holds the
+    // marker of renamed names at all (almost never).
+    let mut marked: Vec<Option<bool>> = vec![None; modules.len()];
     let mut out = Vec::with_capacity(table.symbols.len());
     for s in &table.symbols {
         let name = match s.scope {
@@ -171,9 +174,10 @@ fn rename_locals<'src>(table: &SymbolTable<'src>) -> Vec<Cow<'src, str>> {
                 let mut n = m + 1;
                 while globals.contains(&*name)
                     || given.contains(&*name)
-                    || (*name != *s.name && all.contains(&*name))
+                    || (*name != *s.name
+                        && (all.contains(&*name) || written_in(modules, &mut marked, m, &name)))
                 {
-                    name = Cow::Owned(format!("{}__ptxlink{n}", s.name));
+                    name = Cow::Owned(format!("{}{RENAME_MARKER}{n}", s.name));
                     n += 1;
                 }
                 // A copy of a borrowed name is free; renamed ones are few.
@@ -185,6 +189,23 @@ fn rename_locals<'src>(table: &SymbolTable<'src>) -> Vec<Cow<'src, str>> {
     }
     out
 }
+
+/// Whether module `m`'s text holds `name`, a renamed symbol's new name:
+/// a register, label or parameter of that name in one of its bodies would
+/// hide the symbol where its uses are renamed (ptxas would bind them to the
+/// register), so such a name is not taken. A module is searched for
+/// [`RENAME_MARKER`] once, and for the name only when the marker is there.
+fn written_in(modules: &[Module<'_>], marked: &mut [Option<bool>], m: usize, name: &str) -> bool {
+    let Some(text) = modules.get(m).map(|m| m.text.as_bytes()) else {
+        return false;
+    };
+    let has_marker = *marked[m]
+        .get_or_insert_with(|| memchr::memmem::find(text, RENAME_MARKER.as_bytes()).is_some());
+    has_marker && memchr::memmem::find(text, name.as_bytes()).is_some()
+}
+
+/// What every renamed symbol's new name holds: `x` becomes `x__ptxlink2`.
+const RENAME_MARKER: &str = "__ptxlink";
 
 /// `` (from `a<4>`)`` for a variable of a parameterized declaration, else
 /// nothing.

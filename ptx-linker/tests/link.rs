@@ -201,6 +201,29 @@ fn rename_suffix_skips_names_already_taken() {
 }
 
 #[test]
+fn rename_suffix_skips_names_a_body_declares() {
+    // a.ptx's kernel declares a register `x__ptxlink1`: had a.ptx's `x` been renamed to
+    // that, `mov.u64 %rd1, x` would have become a copy of the register (ptxas accepts it).
+    let a = ".version 8.5\n.target sm_90\n.address_size 64\n.global .align 8 .u64 x = 1;\n\
+             .visible .entry ka(.param .u64 o)\n{\n  .reg .u64 x__ptxlink1;\n  .reg .u64 %rd<3>;\n\
+             \x20 mov.u64 x__ptxlink1, 0;\n  mov.u64 %rd1, x;\n  ld.param.u64 %rd2, [o];\n\
+             \x20 st.global.u64 [%rd2], %rd1;\n  ret;\n}\n";
+    let b =
+        ".version 8.5\n.target sm_90\n.address_size 64\n.visible .global .align 8 .u64 x = 2;\n";
+    let out = link(
+        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
+        &Default::default(),
+    )
+    .unwrap();
+    assert!(out.ptx.contains(".global .align 8 .u64 x__ptxlink2 = 1;"));
+    assert!(out.ptx.contains("mov.u64 %rd1, x__ptxlink2;"));
+    assert!(out.ptx.contains("mov.u64 x__ptxlink1, 0;"));
+    if let Some(ptxas) = common::ptxas() {
+        common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "suffix_in_body").unwrap();
+    }
+}
+
+#[test]
 fn all_errors_are_collected() {
     let a = ".version 7.8\n.target sm_90\n.visible .func f()\n{\n\tret;\n}\n.visible .func g()\n{\n\tret;\n}\n";
     let b = ".version 7.8\n.target sm_90\n.visible .func f()\n{\n\tret;\n}\n.visible .func g()\n{\n\tret;\n}\n";
