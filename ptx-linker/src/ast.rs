@@ -229,6 +229,9 @@ pub enum ItemKind<'src> {
         alias: Name<'src>,
         /// The function it names.
         target: Name<'src>,
+        /// The aliasee's linkage, which ptxas 13.5 gives the alias whatever
+        /// the alias's own declaration says: file-local or `.visible`.
+        linkage: Linkage,
     },
     /// Anything else kept verbatim (module-scope `.reg`, `.pragma`, ...).
     Other,
@@ -286,7 +289,7 @@ impl<'src> Item<'src> {
         match &self.kind {
             ItemKind::Function(f) => Some(f.linkage),
             ItemKind::Variable(v) => Some(v.linkage),
-            ItemKind::Alias { .. } => Some(Linkage::Visible),
+            ItemKind::Alias { linkage, .. } => Some(*linkage),
             _ => None,
         }
     }

@@ -367,9 +367,15 @@ fn parse_top<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>) {
                 c.eat_punct(b';');
                 let (alias, target) = (c.name(a), c.name(b));
                 c.percent_symbols.add(alias.text, None);
+                let span = Span::new(c.file, start, c.prev_end() as usize);
+                let linkage = alias_linkage(c, m, span, alias, target);
                 m.items.push(Item {
-                    span: Span::new(c.file, start, c.prev_end() as usize),
-                    kind: ItemKind::Alias { alias, target },
+                    span,
+                    kind: ItemKind::Alias {
+                        alias,
+                        target,
+                        linkage,
+                    },
                     refs: vec![target],
                     locs: Vec::new(),
                 });
@@ -383,6 +389,67 @@ fn parse_top<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>) {
             m.items.push(other(c, start, end));
         }
         _ => parse_declaration(c, m, start),
+    }
+}
+
+/// The linkage of `.alias alias, target;`: the aliasee's, as ptxas 13.5 gives
+/// it (a file-local function's alias is file-local whatever its own
+/// declaration says). Reports what ptxas refuses: an alias or aliasee not
+/// declared as a function before the `.alias` ("Unknown symbol"), and a
+/// `.weak` or `.extern` aliasee ("cannot be aliased"); `.visible` then.
+fn alias_linkage(
+    c: &mut Cursor<'_, '_>,
+    m: &Module<'_>,
+    span: Span,
+    alias: Name<'_>,
+    target: Name<'_>,
+) -> Linkage {
+    let declared = |name: &str| {
+        m.items.iter().rev().find_map(|i| match &i.kind {
+            ItemKind::Function(f) if f.name.text == name && f.kind == FnKind::Func => {
+                Some(f.linkage)
+            }
+            _ => None,
+        })
+    };
+    let help = "declare both functions before the `.alias` (the alias with the aliasee's \
+                prototype), and alias a file-local or `.visible` function";
+    for name in [target, alias] {
+        if declared(name.text).is_none() {
+            c.errors.push(
+                Diagnostic::error(
+                    name.span,
+                    format!(
+                        "`.alias`: no function `{}` is declared before it",
+                        name.text
+                    ),
+                )
+                .with_help(help),
+            );
+            return Linkage::Visible;
+        }
+    }
+    match declared(target.text) {
+        Some(l @ (Linkage::Weak | Linkage::Extern | Linkage::Common)) => {
+            let word = match l {
+                Linkage::Weak => ".weak",
+                Linkage::Extern => ".extern",
+                _ => ".common",
+            };
+            c.errors.push(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "`.alias {}, {}`: `{}` is `{word}`, which ptxas does not alias",
+                        alias.text, target.text, target.text
+                    ),
+                )
+                .with_help(help),
+            );
+            Linkage::Visible
+        }
+        Some(l) => l,
+        None => Linkage::Visible,
     }
 }
 
@@ -1284,6 +1351,47 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn an_alias_is_refused_where_ptxas_refuses_it() {
+        // ptxas 13.5: "Function 'f' with .weak scope cannot be aliased" (`.extern` too),
+        // "Unknown symbol 'f'" when the aliasee or the alias is not declared before.
+        let f = |l: &str| format!("{l}.func (.reg .u32 r) f()\n{{\n  ret;\n}}\n");
+        let h = ".func (.reg .u32 r) h();\n";
+        let cases = [
+            (
+                format!("{HEAD}{}{h}.alias h, f;\n", f(".weak ")),
+                "`.alias h, f`: `f` is `.weak`",
+            ),
+            (
+                format!("{HEAD}.extern .func (.reg .u32 r) f();\n{h}.alias h, f;\n"),
+                "`.alias h, f`: `f` is `.extern`",
+            ),
+            (
+                format!("{HEAD}{h}.alias h, f;\n{}", f("")),
+                "no function `f` is declared",
+            ),
+            (
+                format!("{HEAD}{}.alias h, f;\n", f("")),
+                "no function `h` is declared",
+            ),
+        ];
+        for (src, want) in cases {
+            let e = errors(&src);
+            assert!(e.contains(want), "{src:?}: {e}");
+        }
+        for l in ["", ".visible "] {
+            let src = format!("{HEAD}{}{h}.alias h, f;\n", f(l));
+            let m = parse(FileId(0), &src);
+            assert!(m.errors.is_empty(), "{:?}", m.errors);
+            let want = if l.is_empty() {
+                Linkage::Local
+            } else {
+                Linkage::Visible
+            };
+            assert_eq!(m.items.last().unwrap().linkage(), Some(want));
+        }
     }
 
     #[test]

@@ -224,6 +224,49 @@ fn rename_suffix_skips_names_a_body_declares() {
 }
 
 #[test]
+fn an_alias_takes_the_linkage_of_the_function_it_names() {
+    // ptxas 13.5 gives `.alias h, f` the linkage of `f` whatever `h`'s declaration says:
+    // file-local here, so b.ptx's `h` is another function, and a b.ptx that only declares
+    // `h` is left unresolved (nvlink: "Undefined reference to 'h' in 'b.o'"); before, the
+    // alias was always `.visible` (a duplicate `h` with b.ptx's definition, and b.ptx's
+    // declaration silently bound to a.ptx's file-local function).
+    let head = ".version 8.5\n.target sm_90\n.address_size 64\n";
+    let a = |f_linkage: &str| {
+        format!(
+            "{head}{f_linkage}.func (.reg .u32 r) f()\n{{\n  mov.u32 r, 1;\n  ret;\n}}\n\
+             .visible .func (.reg .u32 r) h();\n.alias h, f;\n\
+             .visible .entry ka()\n{{\n  .reg .u32 %r<2>;\n  call (%r1), h, ();\n  ret;\n}}\n"
+        )
+    };
+    let kb = ".visible .entry kb()\n{\n  .reg .u32 %r<2>;\n  call (%r1), h, ();\n  ret;\n}\n";
+    let b_defines =
+        format!("{head}.visible .func (.reg .u32 r) h()\n{{\n  mov.u32 r, 2;\n  ret;\n}}\n{kb}");
+    let b_declares = format!("{head}.extern .func (.reg .u32 r) h();\n{kb}");
+    let inputs = |a: &str, b: &str| [LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)];
+    let out = link(&inputs(&a(""), &b_defines), &Default::default()).unwrap();
+    let ka = &out.ptx[out.ptx.find(".entry ka").unwrap()..out.ptx.find(".entry kb").unwrap()];
+    assert!(ka.contains("call (%r1), h__ptxlink1, ();"), "{ka}");
+    assert!(out.ptx.contains(".alias h__ptxlink1, f;"));
+    let kb_out = &out.ptx[out.ptx.find(".entry kb").unwrap()..];
+    assert!(kb_out.contains("call (%r1), h, ();"));
+    if let Some(ptxas) = common::ptxas() {
+        common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "alias_local").unwrap();
+    }
+    let err = link(&inputs(&a(""), &b_declares), &Default::default()).unwrap_err();
+    assert!(
+        err.message
+            .starts_with("b.ptx:8:15: error: unresolved symbol `h`"),
+        "{}",
+        err.message
+    );
+    // A `.visible` function's alias is `.visible`: it defines `h` for b.ptx.
+    let out = link(&inputs(&a(".visible "), &b_declares), &Default::default()).unwrap();
+    assert!(out.ptx.contains(".alias h, f;"));
+    let err = link(&inputs(&a(".visible "), &b_defines), &Default::default()).unwrap_err();
+    assert!(err.message.contains("`h`"), "{}", err.message);
+}
+
+#[test]
 fn all_errors_are_collected() {
     let a = ".version 7.8\n.target sm_90\n.visible .func f()\n{\n\tret;\n}\n.visible .func g()\n{\n\tret;\n}\n";
     let b = ".version 7.8\n.target sm_90\n.visible .func f()\n{\n\tret;\n}\n.visible .func g()\n{\n\tret;\n}\n";
