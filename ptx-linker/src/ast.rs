@@ -128,6 +128,10 @@ pub struct Function<'src> {
     pub has_param_list: bool,
     /// The body; `None` for a declaration.
     pub body: Option<Body>,
+    /// The text names no linkage, and `linkage` is an earlier `.visible` or
+    /// `.weak` declaration's, which ptxas gives the definition: the output
+    /// writes the directive.
+    pub linkage_inherited: bool,
 }
 
 /// A state space of a module-scope variable (PTX ISA 9.0, section 5.1 "State Spaces").

@@ -482,7 +482,17 @@ fn item_text(e: &EmitInput<'_, '_>, r: ItemRef, end: u32) -> String {
 
 /// [`item_text`], appended to `out`.
 fn write_item(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, end: u32) {
-    write_patched(out, e, r, e.modules[r.module].items[r.item].span.start, end);
+    let item = &e.modules[r.module].items[r.item];
+    if let ItemKind::Function(f) = &item.kind {
+        if f.linkage_inherited {
+            out.push_str(if f.linkage == Linkage::Weak {
+                ".weak "
+            } else {
+                ".visible "
+            });
+        }
+    }
+    write_patched(out, e, r, item.span.start, end);
 }
 
 /// What replaces a patched byte range.

@@ -59,6 +59,8 @@ pub fn parse_reusing<'src>(file: FileId, src: &'src str, toks: &mut Vec<Token>) 
         params: Vec::new(),
         generated: 0,
         percent_symbols: body::PercentSymbols::default(),
+        declared: Default::default(),
+        defined_vars: Default::default(),
     };
     let mut m = Module {
         file,
@@ -124,6 +126,14 @@ pub(crate) struct Cursor<'t, 'src> {
     /// The module-scope symbols named with a `%` so far (almost always
     /// none), which bodies may reference.
     pub(crate) percent_symbols: body::PercentSymbols<'src>,
+    /// Each function declared without a body so far, and variable declared
+    /// `.extern`: the first declaration's linkage and name, which a later
+    /// definition in the module must agree with ([`check_redefinition`]).
+    declared: rustc_hash::FxHashMap<&'src str, (Linkage, bool, Name<'src>)>,
+    /// Each variable defined so far, with its linkage: ptxas refuses a
+    /// second definition in one module ("Duplicate definition of variable"),
+    /// which the symbol table takes for `.weak` and `.common` ones.
+    defined_vars: rustc_hash::FxHashMap<&'src str, (Linkage, Name<'src>)>,
 }
 
 impl<'src> Cursor<'_, 'src> {
@@ -392,6 +402,98 @@ fn parse_top<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>) {
     }
 }
 
+/// The linkage a function or variable `name` declared here has, given the
+/// module's earlier declarations, as ptxas 13.5 decides (each pair checked
+/// with readelf on `ptxas -c` objects). `defines`: a function with a body, a
+/// variable not `.extern`. A function defined after a declaration without a
+/// body: a definition with no linkage directive takes a `.visible` or
+/// `.weak` declaration's linkage; otherwise both must say the same, and an
+/// `.extern` declaration takes no definition in its module ("Inconsistent
+/// redefinition"). A variable defined without a linkage directive after an
+/// `.extern` declaration is refused too ("'.extern' variable cannot be
+/// resolved by a '.static'"). Reports a refused pair (and returns `linkage`).
+fn check_redefinition<'src>(
+    c: &mut Cursor<'_, 'src>,
+    name: Name<'src>,
+    linkage: Linkage,
+    function: bool,
+    defines: bool,
+) -> Linkage {
+    let Some(&(first, first_is_function, decl)) = c.declared.get(name.text) else {
+        if !defines {
+            c.declared.insert(name.text, (linkage, function, name));
+        }
+        return linkage;
+    };
+    if !defines || first_is_function != function {
+        return linkage;
+    }
+    let agrees = if function {
+        match (first, linkage) {
+            (Linkage::Visible | Linkage::Weak, Linkage::Local) => return first,
+            (a, b) => a == b && a != Linkage::Extern,
+        }
+    } else {
+        !(first == Linkage::Extern && linkage == Linkage::Local)
+    };
+    if !agrees {
+        let word = |l: Linkage| match l {
+            Linkage::Visible => "`.visible`",
+            Linkage::Extern => "`.extern`",
+            Linkage::Weak => "`.weak`",
+            Linkage::Common => "`.common`",
+            Linkage::Local => "no linkage directive (file-local)",
+        };
+        c.errors.push(
+            Diagnostic::error(
+                name.span,
+                format!(
+                    "{} `{}` is defined with {} after a declaration with {}",
+                    if function { "function" } else { "variable" },
+                    name.text,
+                    word(linkage),
+                    word(first)
+                ),
+            )
+            .with_label("this definition")
+            .with_secondary(decl.span, "declared here")
+            .with_help(
+                "give the declaration and the definition the same linkage (a definition \
+                 without one takes a `.visible` or `.weak` declaration's); ptxas refuses \
+                 this module",
+            ),
+        );
+    }
+    linkage
+}
+
+/// A variable `name` defined with `linkage`: reports a second definition in
+/// the module when either is `.weak` or `.common` (ptxas 13.5: "Duplicate
+/// definition of variable"; the symbol table reports the other repeats).
+fn check_defined_twice<'src>(c: &mut Cursor<'_, 'src>, name: Name<'src>, linkage: Linkage) {
+    let shared = |l: Linkage| matches!(l, Linkage::Weak | Linkage::Common);
+    let earlier = c.defined_vars.get(name.text).copied();
+    if let Some((first_linkage, first)) = earlier {
+        if !shared(first_linkage) && !shared(linkage) {
+            return;
+        }
+        c.errors.push(
+            Diagnostic::error(
+                name.span,
+                format!("variable `{}` is defined twice in this module", name.text),
+            )
+            .with_label("a second definition")
+            .with_secondary(first.span, "first defined here")
+            .with_help(
+                "remove one definition; ptxas refuses two in one module, `.weak` and \
+                 `.common` ones too",
+            ),
+        );
+    } else {
+        c.defined_vars.insert(name.text, (linkage, name));
+    }
+}
+
 /// The linkage of `.alias alias, target;`: the aliasee's, as ptxas 13.5 gives
 /// it (a file-local function's alias is file-local whatever its own
 /// declaration says). Reports what ptxas refuses: an alias or aliasee not
@@ -593,8 +695,20 @@ fn parse_declaration<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start
             // A malformed declaration has been reported and skipped.
             let vars = parse_var(c, space, linkage);
             let span = Span::new(c.file, start, c.prev_end() as usize);
-            for Declared { var, refs, count } in vars {
+            for Declared {
+                mut var,
+                refs,
+                count,
+            } in vars
+            {
                 c.percent_symbols.add(var.name.text, count);
+                if count.is_none() {
+                    let defines = var.linkage != Linkage::Extern;
+                    var.linkage = check_redefinition(c, var.name, var.linkage, false, defines);
+                    if defines {
+                        check_defined_twice(c, var.name, var.linkage);
+                    }
+                }
                 let Some(count) = count else {
                     m.items.push(Item {
                         span,
@@ -1104,6 +1218,13 @@ fn parse_function<'src>(
     }
     // Declared before its body, which may call it.
     c.percent_symbols.add(name.text, None);
+    let has_body = c.peek().is_some_and(|t| t.is(b'{'));
+    let written = linkage;
+    let linkage = if kind == FnKind::Func {
+        check_redefinition(c, name, linkage, true, has_body)
+    } else {
+        linkage
+    };
     let mut item = Item {
         span: Span::new(c.file, start, c.prev_end() as usize),
         kind: ItemKind::Function(Function {
@@ -1116,6 +1237,7 @@ fn parse_function<'src>(
             noreturn,
             has_param_list,
             body: None,
+            linkage_inherited: linkage != written,
         }),
         refs: Vec::new(),
         locs: Vec::new(),
@@ -1351,6 +1473,73 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_declaration_and_a_definition_agree_on_linkage_as_ptxas_requires() {
+        // Every pair checked with ptxas 13.5 (readelf for the linkage it gives): a function
+        // declared, then defined ("Inconsistent redefinition" where refused); a variable
+        // declared or defined, then defined ("Duplicate definition of variable", "'.extern'
+        // variable 'x' cannot be resolved by a '.static'"). `V`: accepted, the definition's
+        // linkage; `v` / `w`: accepted, `.visible` / `.weak` taken from the declaration.
+        let l = ["", ".visible ", ".extern ", ".weak ", ".common "];
+        let functions = [
+            ("", "", "V"),
+            ("", ".visible ", "x"),
+            ("", ".weak ", "x"),
+            (".visible ", "", "v"),
+            (".visible ", ".visible ", "V"),
+            (".visible ", ".weak ", "x"),
+            (".extern ", "", "x"),
+            (".extern ", ".visible ", "x"),
+            (".extern ", ".weak ", "x"),
+            (".weak ", "", "w"),
+            (".weak ", ".visible ", "x"),
+            (".weak ", ".weak ", "V"),
+        ];
+        for (decl, def, want) in functions {
+            let src = format!(
+                "{HEAD}{decl}.func (.reg .u32 r) f();\n{def}.func (.reg .u32 r) f()\n{{\nret;\n}}\n"
+            );
+            let m = parse(FileId(0), &src);
+            let f = match &m.items.last().unwrap().kind {
+                ItemKind::Function(f) => f,
+                _ => panic!("not a function"),
+            };
+            match want {
+                "x" => assert!(
+                    errors(&src).contains("function `f` is defined with"),
+                    "{decl:?} {def:?}: {:?}",
+                    m.errors
+                ),
+                _ => {
+                    assert!(m.errors.is_empty(), "{decl:?} {def:?}: {:?}", m.errors);
+                    let (linkage, inherited) = match want {
+                        "v" => (Linkage::Visible, true),
+                        "w" => (Linkage::Weak, true),
+                        _ => (f.linkage, false),
+                    };
+                    assert_eq!((f.linkage, f.linkage_inherited), (linkage, inherited));
+                }
+            }
+        }
+        // Variables: the parser refuses `.extern` then file-local, and a second definition
+        // when either is `.weak` or `.common` (the symbol table refuses the other repeats).
+        for first in l {
+            for second in l {
+                let src = format!("{HEAD}{first}.global .u32 x;\n{second}.global .u32 x;\n");
+                let e = errors(&src);
+                let refused = match (first, second) {
+                    (".extern ", "") => e.contains("variable `x` is defined with no linkage"),
+                    (".extern ", _) | (_, ".extern ") => e.is_empty(),
+                    (a, b) if [a, b].iter().any(|l| [".weak ", ".common "].contains(l)) => {
+                        e.contains("variable `x` is defined twice in this module")
+                    }
+                    _ => e.is_empty(),
+                };
+                assert!(refused, "{first:?} {second:?}: {e}");
+            }
+        }
     }
 
     #[test]

@@ -267,6 +267,36 @@ fn an_alias_takes_the_linkage_of_the_function_it_names() {
 }
 
 #[test]
+fn a_definition_without_linkage_after_a_visible_declaration_is_visible() {
+    // ptxas 13.5 (and so nvlink) make `f` global here; the output writes `.visible` on the
+    // definition, so that ptxas sees the linkage the link gave it.
+    let head = ".version 8.5\n.target sm_90\n.address_size 64\n";
+    let a = format!(
+        "{head}.visible .func (.reg .u32 r) f();\n.func (.reg .u32 r) f()\n{{\n  mov.u32 r, 1;\n  \
+         ret;\n}}\n.visible .entry ka()\n{{\n  .reg .u32 %r<2>;\n  call (%r1), f, ();\n  ret;\n}}\n"
+    );
+    let b = format!(
+        "{head}.extern .func (.reg .u32 r) f();\n.visible .entry kb()\n{{\n  .reg .u32 %r<2>;\n  \
+         call (%r1), f, ();\n  ret;\n}}\n"
+    );
+    let out = link(
+        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
+        &Default::default(),
+    )
+    .unwrap();
+    assert!(
+        out.ptx.contains(".visible .func (.reg .u32 r) f()\n{"),
+        "{}",
+        out.ptx
+    );
+    let f = out.map.symbols.iter().find(|s| s.name == "f").unwrap();
+    assert_eq!(f.defined_in, "a.ptx");
+    if let Some(ptxas) = common::ptxas() {
+        common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "inherited_linkage").unwrap();
+    }
+}
+
+#[test]
 fn all_errors_are_collected() {
     let a = ".version 7.8\n.target sm_90\n.visible .func f()\n{\n\tret;\n}\n.visible .func g()\n{\n\tret;\n}\n";
     let b = ".version 7.8\n.target sm_90\n.visible .func f()\n{\n\tret;\n}\n.visible .func g()\n{\n\tret;\n}\n";
