@@ -557,8 +557,17 @@ fn alias_linkage(
 
 /// After a declared name: a `.suffix` glued to it (`k.x`) makes an invalid
 /// identifier (PTX ISA 9.0, section 4.4 "Identifiers"; rustc can emit such
-/// names, rust-lang/rust#146181). Reports it and skips the suffix.
+/// names, rust-lang/rust#146181). Reports it and skips the suffix. Reports
+/// the name `_` too, which ptxas refuses.
 pub(crate) fn check_glued_suffix(c: &mut Cursor<'_, '_>, name: Name<'_>) {
+    if name.text == "_" {
+        // ptxas 13.5: "Parsing error near '_'" (`_` is the sink operand).
+        c.errors.push(
+            Diagnostic::error(name.span, "`_` cannot name a variable or function")
+                .with_label("`_` is the sink operand (PTX ISA 9.0, section 4.4)")
+                .with_help("rename the symbol; ptxas refuses `_` as a name"),
+        );
+    }
     let mut end = name.span.end;
     while let Some(t) = c.peek() {
         if t.start != end || !matches!(t.kind, TokKind::Directive | TokKind::Unknown) {
@@ -1540,6 +1549,21 @@ mod tests {
                 assert!(refused, "{first:?} {second:?}: {e}");
             }
         }
+    }
+
+    #[test]
+    fn the_sink_cannot_name_a_symbol() {
+        // ptxas 13.5: "Parsing error near '_'"; `_x` and `__` are names.
+        for src in [
+            format!("{HEAD}.global .u32 a, _;\n"),
+            format!("{HEAD}.func _()\n{{\nret;\n}}\n"),
+        ] {
+            assert!(
+                errors(&src).contains("`_` cannot name a variable or function"),
+                "{src:?}"
+            );
+        }
+        assert_eq!(errors(&format!("{HEAD}.global .u32 _x, __;\n")), "");
     }
 
     #[test]
