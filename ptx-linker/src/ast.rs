@@ -104,6 +104,11 @@ pub struct Body {
     /// An instruction with a `.f64` type occurs in the body (what
     /// `.target ..., map_f64_to_f32` changes).
     pub f64_op: bool,
+    /// A name the body declares (a register, variable or parameter, or an
+    /// `x<N>` prefix) ends like a renamed symbol's new name
+    /// (`x__ptxlink2`, [`crate::body::RENAME_MARKER`]): the link's renames
+    /// then avoid the names the module's text holds.
+    pub declares_rename_form: bool,
 }
 
 /// An `.entry` or `.func`, declared or defined (PTX ISA 9.0, section 11.3 "Function Directives").

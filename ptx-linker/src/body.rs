@@ -129,6 +129,9 @@ pub(crate) struct Scopes<'src> {
     own_label: &'src str,
     /// The body declares a `%` label, which a `%` guard may name.
     percent_labels: bool,
+    /// A declared variable, register or parameter (or an `x<N>` prefix, or
+    /// a nested block's label) ends like a renamed symbol's ([`rename_form`]).
+    declares_rename_form: bool,
 }
 
 /// A `bra` target or a `.branchtargets` entry: a label in scope, to be
@@ -397,6 +400,7 @@ impl<'src> Scopes<'src> {
         self.special_labels = false;
         self.own_label = "";
         self.percent_labels = false;
+        self.declares_rename_form = false;
     }
 
     /// Whether the `%` operand `name` names a module-scope `%` symbol that
@@ -425,6 +429,7 @@ impl<'src> Scopes<'src> {
 
     /// `name` is declared in the block at `depth`, visible from here on.
     fn declare(&mut self, name: &'src str, depth: u32, kind: Kind) {
+        self.declares_rename_form |= rename_form(name);
         self.mark_seen(name);
         let before = self.names.insert(name, Decl { depth, kind });
         if depth > 1 {
@@ -472,6 +477,7 @@ impl<'src> Scopes<'src> {
             .take_while(|g| g.depth == depth)
             .any(|g| g.prefix == prefix);
         let twice = same_prefix || self.generated_clash(prefix, count, depth, false);
+        self.declares_rename_form |= rename_form(prefix);
         self.generated.push(Generated {
             prefix,
             count,
@@ -554,6 +560,7 @@ impl<'src> Scopes<'src> {
             // enclosing block from `bra`, as any variable does.
             self.declare(name, depth, Kind::Var);
         }
+        self.declares_rename_form |= rename_form(name);
         self.percent.push(Percent { name, count });
         twice
     }
@@ -563,6 +570,8 @@ impl<'src> Scopes<'src> {
     /// that name: a second definition, which ptxas refuses ("Duplicate
     /// definition of label"); at depth 1 a parameter counts too, as for ptxas.
     fn declare_label(&mut self, name: &'src str, depth: u32) -> bool {
+        // (Not noted in `declares_rename_form`: a renamed operand that names
+        // a label is refused by ptxas, not bound to it, and labels are many.)
         let h = name_hash(name);
         let seen = seen_bit_of(h);
         let twice = self.seen_in_block(seen, name, depth);
@@ -1292,6 +1301,7 @@ pub(crate) fn scan<'src>(
             g.align,
         );
     }
+    let scopes_rename_form = scopes.declares_rename_form;
     scopes.clear();
     let body_refs = refs.to_vec();
     scopes.refs = refs;
@@ -1310,10 +1320,28 @@ pub(crate) fn scan<'src>(
             body_param,
             texture_op,
             f64_op,
+            declares_rename_form: scopes_rename_form,
         },
         refs: body_refs,
         locs,
     }
+}
+
+/// What every renamed symbol's new name holds: `x` becomes `x__ptxlink2`.
+pub(crate) const RENAME_MARKER: &str = "__ptxlink";
+
+/// Whether a declared `name` (or `x<N>` prefix) ends like a renamed
+/// symbol's new name: [`RENAME_MARKER`], then digits or nothing. A few
+/// compares per label: the scan asks it of every declaration.
+#[inline]
+fn rename_form(name: &str) -> bool {
+    let b = name.as_bytes();
+    let mut end = b.len();
+    while end > 0 && b[end - 1].is_ascii_digit() {
+        end -= 1;
+    }
+    // The marker's last byte first: most labels end `_12` and stop there.
+    end >= RENAME_MARKER.len() && b[end - 1] == b'k' && b[..end].ends_with(RENAME_MARKER.as_bytes())
 }
 
 /// [`SKIP`]: a blank.

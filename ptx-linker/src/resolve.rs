@@ -150,7 +150,8 @@ pub fn resolve<'src>(
 }
 
 /// Assigns output names: globals keep theirs; a file-local symbol keeps its
-/// name unless a global symbol or an earlier module's local has it.
+/// name unless a global symbol or an earlier module's local has it, and is
+/// otherwise named `x__ptxlinkN` ([`rename_base`]).
 fn rename_locals<'src>(modules: &[Module<'_>], table: &SymbolTable<'src>) -> Vec<Cow<'src, str>> {
     let all: HashSet<&str> = table.symbols.iter().map(|s| s.name).collect();
     // Names taken: every global symbol's, and those given to locals so far
@@ -162,8 +163,8 @@ fn rename_locals<'src>(modules: &[Module<'_>], table: &SymbolTable<'src>) -> Vec
         .map(|s| s.name)
         .collect();
     let mut given: HashSet<Cow<'src, str>> = HashSet::default();
-    // Per module, once it has a renamed symbol: whether its text holds the
-    // marker of renamed names at all (almost never).
+    // Per module, once it has a renamed symbol: whether a body declares a
+    // name of a renamed one's form (almost never).
     let mut marked: Vec<Option<bool>> = vec![None; modules.len()];
     let mut out = Vec::with_capacity(table.symbols.len());
     for s in &table.symbols {
@@ -171,13 +172,15 @@ fn rename_locals<'src>(modules: &[Module<'_>], table: &SymbolTable<'src>) -> Vec
             Scope::Global => Cow::Borrowed(s.name),
             Scope::Local(m) => {
                 let mut name = Cow::Borrowed(s.name);
+                let mut base = None;
                 let mut n = m + 1;
                 while globals.contains(&*name)
                     || given.contains(&*name)
-                    || (*name != *s.name
-                        && (all.contains(&*name) || written_in(modules, &mut marked, m, &name)))
+                    || (*name != *s.name && all.contains(&*name))
                 {
-                    name = Cow::Owned(format!("{}{RENAME_MARKER}{n}", s.name));
+                    let base =
+                        base.get_or_insert_with(|| rename_base(modules, &mut marked, m, s.name));
+                    name = Cow::Owned(format!("{base}{n}"));
                     n += 1;
                 }
                 // A copy of a borrowed name is free; renamed ones are few.
@@ -190,22 +193,36 @@ fn rename_locals<'src>(modules: &[Module<'_>], table: &SymbolTable<'src>) -> Vec
     out
 }
 
-/// Whether module `m`'s text holds `name`, a renamed symbol's new name:
-/// a register, label or parameter of that name in one of its bodies would
-/// hide the symbol where its uses are renamed (ptxas would bind them to the
-/// register), so such a name is not taken. A module is searched for
-/// [`RENAME_MARKER`] once, and for the name only when the marker is there.
-fn written_in(modules: &[Module<'_>], marked: &mut [Option<bool>], m: usize, name: &str) -> bool {
-    let Some(text) = modules.get(m).map(|m| m.text.as_bytes()) else {
-        return false;
+/// The stem of the new names of module `m`'s file-local `name`: `name`
+/// and [`crate::body::RENAME_MARKER`] (`x__ptxlink`, then a number). A
+/// register, variable, parameter or `x<N>` of that stem in one of the
+/// module's bodies would hide the symbol where its uses are renamed (ptxas
+/// would bind them to the register; a label of that name only makes ptxas
+/// refuse the output), so when a body declares a name of that form (the
+/// body scan notes it: [`crate::ast::Body::declares_rename_form`]; checked
+/// once per module) the stem grows by `_` until the module's text does not
+/// hold it: no name the module declares can then start with it.
+fn rename_base(
+    modules: &[Module<'_>],
+    marked: &mut [Option<bool>],
+    m: usize,
+    name: &str,
+) -> String {
+    let mut base = format!("{name}{}", crate::body::RENAME_MARKER);
+    let Some(module) = modules.get(m) else {
+        return base;
     };
-    let has_marker = *marked[m]
-        .get_or_insert_with(|| memchr::memmem::find(text, RENAME_MARKER.as_bytes()).is_some());
-    has_marker && memchr::memmem::find(text, name.as_bytes()).is_some()
+    let declares = *marked[m].get_or_insert_with(|| {
+        module.items.iter().any(|i| {
+            matches!(&i.kind, ItemKind::Function(f)
+                if f.body.as_ref().is_some_and(|b| b.declares_rename_form))
+        })
+    });
+    while declares && memchr::memmem::find(module.text.as_bytes(), base.as_bytes()).is_some() {
+        base.push('_');
+    }
+    base
 }
-
-/// What every renamed symbol's new name holds: `x` becomes `x__ptxlink2`.
-const RENAME_MARKER: &str = "__ptxlink";
 
 /// `` (from `a<4>`)`` for a variable of a parameterized declaration, else
 /// nothing.

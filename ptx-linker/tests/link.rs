@@ -202,25 +202,55 @@ fn rename_suffix_skips_names_already_taken() {
 
 #[test]
 fn rename_suffix_skips_names_a_body_declares() {
-    // a.ptx's kernel declares a register `x__ptxlink1`: had a.ptx's `x` been renamed to
-    // that, `mov.u64 %rd1, x` would have become a copy of the register (ptxas accepts it).
-    let a = ".version 8.5\n.target sm_90\n.address_size 64\n.global .align 8 .u64 x = 1;\n\
-             .visible .entry ka(.param .u64 o)\n{\n  .reg .u64 x__ptxlink1;\n  .reg .u64 %rd<3>;\n\
-             \x20 mov.u64 x__ptxlink1, 0;\n  mov.u64 %rd1, x;\n  ld.param.u64 %rd2, [o];\n\
-             \x20 st.global.u64 [%rd2], %rd1;\n  ret;\n}\n";
-    let b =
-        ".version 8.5\n.target sm_90\n.address_size 64\n.visible .global .align 8 .u64 x = 2;\n";
+    // a.ptx's kernel declares `x__ptxlink1` (a register, an `x<N>`, a nested label, a parameter):
+    // had a.ptx's `x` been renamed to that, `mov.u64 %rd1, x` would have named the register
+    // (ptxas accepts it). The stem grows instead: `x__ptxlink_1`.
+    let decls = [
+        ("", "  .reg .u64 x__ptxlink1;\n  mov.u64 x__ptxlink1, 0;\n"),
+        (
+            "",
+            "  .reg .u64 x__ptxlink<4>;\n  mov.u64 x__ptxlink1, 0;\n",
+        ),
+        ("", "  {\n  x__ptxlink1:\n  }\n"),
+        (", .param .u64 x__ptxlink1", ""),
+    ];
+    for (param, decl) in decls {
+        let a = format!(
+            ".version 8.5\n.target sm_90\n.address_size 64\n.global .align 8 .u64 x = 1;\n\
+             .visible .entry ka(.param .u64 o{param})\n{{\n  .reg .u64 %rd<3>;\n{decl}\
+             \x20 mov.u64 %rd1, x;\n  ld.param.u64 %rd2, [o];\n  st.global.u64 [%rd2], %rd1;\n  \
+             ret;\n}}\n"
+        );
+        let b = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .global .align 8 .u64 x = 2;\n";
+        let out = link(
+            &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
+            &Default::default(),
+        )
+        .unwrap();
+        assert!(
+            out.ptx.contains(".global .align 8 .u64 x__ptxlink_1 = 1;"),
+            "{decl}: {}",
+            out.ptx
+        );
+        assert!(out.ptx.contains("mov.u64 %rd1, x__ptxlink_1;"), "{decl}");
+        if let Some(ptxas) = common::ptxas() {
+            common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "suffix_in_body").unwrap();
+        }
+    }
+    // A declaration of that form for another name leaves the usual stem.
+    let a = ".version 8.5\n.target sm_90\n.address_size 64\n.global .u32 x;\n\
+             .visible .entry ka()\n{\n  .reg .u64 %rd<2>;\n  y__ptxlink1:\n  mov.u64 %rd1, x;\n  ret;\n}\n";
+    let b = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .global .u32 x;\n";
     let out = link(
         &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
         &Default::default(),
     )
     .unwrap();
-    assert!(out.ptx.contains(".global .align 8 .u64 x__ptxlink2 = 1;"));
-    assert!(out.ptx.contains("mov.u64 %rd1, x__ptxlink2;"));
-    assert!(out.ptx.contains("mov.u64 x__ptxlink1, 0;"));
-    if let Some(ptxas) = common::ptxas() {
-        common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "suffix_in_body").unwrap();
-    }
+    assert!(
+        out.ptx.contains("mov.u64 %rd1, x__ptxlink1;"),
+        "{}",
+        out.ptx
+    );
 }
 
 #[test]
