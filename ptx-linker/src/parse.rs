@@ -46,6 +46,25 @@ pub fn parse(file: FileId, src: &str) -> Module<'_> {
 /// [`parse`], lexing into `toks` (a scratch buffer reused across modules:
 /// its contents on return are unspecified).
 pub fn parse_reusing<'src>(file: FileId, src: &'src str, toks: &mut Vec<Token>) -> Module<'src> {
+    let (m, late) = parse_pass(file, src, toks, body::PercentSymbols::default());
+    match late {
+        // A `%` symbol declared after a body that may use it (ptxas refuses the
+        // use): parsed again with every `%` symbol known from the start, so
+        // that the use binds to the module's own symbol, as a plain name's
+        // would, rather than to another module's after the merge.
+        Some(all) => parse_pass(file, src, toks, all).0,
+        None => m,
+    }
+}
+
+/// One parse of `src`, with the module's `%` symbols known beforehand
+/// (`percent`); also returns them all when one was declared after a body.
+fn parse_pass<'src>(
+    file: FileId,
+    src: &'src str,
+    toks: &mut Vec<Token>,
+    percent: body::PercentSymbols<'src>,
+) -> (Module<'src>, Option<body::PercentSymbols<'src>>) {
     toks.clear();
     let mut c = Cursor {
         src,
@@ -58,7 +77,9 @@ pub fn parse_reusing<'src>(file: FileId, src: &'src str, toks: &mut Vec<Token>) 
         scopes: None,
         params: Vec::new(),
         generated: 0,
-        percent_symbols: body::PercentSymbols::default(),
+        percent_symbols: percent,
+        late_percent: false,
+        bodies: 0,
         declared: Default::default(),
         defined_vars: Default::default(),
     };
@@ -96,7 +117,8 @@ pub fn parse_reusing<'src>(file: FileId, src: &'src str, toks: &mut Vec<Token>) 
     errors.append(&mut c.errors);
     m.errors = errors;
     m.items.shrink_to_fit();
-    m
+    let late = c.late_percent.then_some(c.percent_symbols);
+    (m, late)
 }
 
 /// A position in the token stream, plus the errors found so far.
@@ -126,10 +148,15 @@ pub(crate) struct Cursor<'t, 'src> {
     /// The module-scope symbols named with a `%` so far (almost always
     /// none), which bodies may reference.
     pub(crate) percent_symbols: body::PercentSymbols<'src>,
-    /// Each function declared without a body so far, and variable declared
-    /// `.extern`: the first declaration's linkage and name, which a later
-    /// definition in the module must agree with ([`check_redefinition`]).
-    declared: rustc_hash::FxHashMap<&'src str, (Linkage, bool, Name<'src>)>,
+    /// A `%` symbol was declared after a body ([`parse_reusing`]).
+    late_percent: bool,
+    /// Function bodies scanned so far.
+    bodies: u32,
+    /// Each function declared or defined so far, and variable declared
+    /// `.extern`: the first one's linkage, kind (function) and name, which
+    /// later ones in the module must agree with, and whether a function's
+    /// definition came ([`check_redefinition`]).
+    declared: rustc_hash::FxHashMap<&'src str, (Linkage, bool, Name<'src>, bool)>,
     /// Each variable defined so far, with its linkage: ptxas refuses a
     /// second definition in one module ("Duplicate definition of variable"),
     /// which the symbol table takes for `.weak` and `.common` ones.
@@ -376,7 +403,7 @@ fn parse_top<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>) {
                 c.pos += 3;
                 c.eat_punct(b';');
                 let (alias, target) = (c.name(a), c.name(b));
-                c.percent_symbols.add(alias.text, None);
+                add_percent_symbol(c, alias.text, None);
                 let span = Span::new(c.file, start, c.prev_end() as usize);
                 let linkage = alias_linkage(c, m, span, alias, target);
                 m.items.push(Item {
@@ -419,13 +446,47 @@ fn check_redefinition<'src>(
     function: bool,
     defines: bool,
 ) -> Linkage {
-    let Some(&(first, first_is_function, decl)) = c.declared.get(name.text) else {
-        if !defines {
-            c.declared.insert(name.text, (linkage, function, name));
+    let Some(&(first, first_is_function, decl, defined)) = c.declared.get(name.text) else {
+        // Functions always (a declaration after a definition is refused),
+        // variables when declared `.extern`.
+        if function || !defines {
+            c.declared
+                .insert(name.text, (linkage, function, name, function && defines));
         }
         return linkage;
     };
-    if !defines || first_is_function != function {
+    if first_is_function != function {
+        return linkage;
+    }
+    if function && !defines {
+        // ptxas: "Duplicate definition of function" after a definition,
+        // "Inconsistent redefinition" for two declarations of different linkage.
+        let inherits =
+            linkage == Linkage::Local && matches!(first, Linkage::Visible | Linkage::Weak);
+        if defined || (first != linkage && !inherits) {
+            let msg = if defined {
+                format!("function `{}` is declared after its definition", name.text)
+            } else {
+                format!(
+                    "function `{}` is declared again with another linkage",
+                    name.text
+                )
+            };
+            c.errors.push(
+                Diagnostic::error(name.span, msg)
+                    .with_label("this declaration")
+                    .with_secondary(decl.span, "first declared or defined here")
+                    .with_help(
+                        "declare a function once, before its definition, with the \
+                         definition's linkage; ptxas refuses this module",
+                    ),
+            );
+        }
+        return linkage;
+    }
+    if let (true, Some(e)) = (function, c.declared.get_mut(name.text)) {
+        e.3 = true;
+    } else if !defines {
         return linkage;
     }
     let agrees = if function {
@@ -494,9 +555,19 @@ fn check_defined_twice<'src>(c: &mut Cursor<'_, 'src>, name: Name<'src>, linkage
     }
 }
 
+/// Records a module-scope symbol's name for bodies to find when it starts
+/// with `%`, and whether a body came before it.
+fn add_percent_symbol<'src>(c: &mut Cursor<'_, 'src>, name: &'src str, count: Option<u32>) {
+    if name.starts_with('%') {
+        c.late_percent |= c.bodies > 0 && !c.percent_symbols.contains(name);
+        c.percent_symbols.add(name, count);
+    }
+}
+
 /// The linkage of `.alias alias, target;`: the aliasee's, as ptxas 13.5 gives
 /// it (a file-local function's alias is file-local whatever its own
-/// declaration says). Reports what ptxas refuses: an alias or aliasee not
+/// declaration says); for an alias of an alias, its own declaration's.
+/// Reports what ptxas refuses: an alias or aliasee not
 /// declared as a function before the `.alias` ("Unknown symbol"), and a
 /// `.weak` or `.extern` aliasee ("cannot be aliased"); `.visible` then.
 fn alias_linkage(
@@ -530,6 +601,36 @@ fn alias_linkage(
             );
             return Linkage::Visible;
         }
+    }
+    // An alias of an alias: ptxas gives it its own declaration's linkage
+    // (`.extern` as `.visible`) and refuses one without a directive
+    // ("Internal error: alias to unknown symbol").
+    let of_alias = m
+        .items
+        .iter()
+        .any(|i| matches!(&i.kind, ItemKind::Alias { alias: a, .. } if a.text == target.text));
+    if of_alias {
+        return match declared(alias.text) {
+            Some(Linkage::Visible | Linkage::Extern) => Linkage::Visible,
+            Some(Linkage::Weak) => Linkage::Weak,
+            _ => {
+                c.errors.push(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "`.alias {}, {}`: `{}` is an alias, and an alias of an alias needs \
+                             a linkage directive on its own declaration",
+                            alias.text, target.text, target.text
+                        ),
+                    )
+                    .with_help(
+                        "declare the alias `.visible` or `.weak`, or alias the function itself; \
+                         ptxas refuses this (\"alias to unknown symbol\")",
+                    ),
+                );
+                Linkage::Visible
+            }
+        };
     }
     match declared(target.text) {
         Some(l @ (Linkage::Weak | Linkage::Extern | Linkage::Common)) => {
@@ -710,7 +811,7 @@ fn parse_declaration<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start
                 count,
             } in vars
             {
-                c.percent_symbols.add(var.name.text, count);
+                add_percent_symbol(c, var.name.text, count);
                 if count.is_none() {
                     let defines = var.linkage != Linkage::Extern;
                     var.linkage = check_redefinition(c, var.name, var.linkage, false, defines);
@@ -1226,7 +1327,7 @@ fn parse_function<'src>(
         }
     }
     // Declared before its body, which may call it.
-    c.percent_symbols.add(name.text, None);
+    add_percent_symbol(c, name.text, None);
     let has_body = c.peek().is_some_and(|t| t.is(b'{'));
     let written = linkage;
     let linkage = if kind == FnKind::Func {
@@ -1271,6 +1372,7 @@ fn parse_function<'src>(
             );
         }
         let locals = f.returns.iter().chain(&f.params).map(|p| p.name.text);
+        c.bodies += 1;
         let scanned = body::scan(c, locals);
         f.body = Some(scanned.body);
         item.refs = scanned.refs;
@@ -1532,6 +1634,25 @@ mod tests {
                 }
             }
         }
+        // A declaration after the definition ("Duplicate definition of function"), and
+        // two declarations of different linkage ("Inconsistent redefinition").
+        let body = "{\nret;\n}\n";
+        for (src, want) in [
+            (
+                format!("{HEAD}.visible .func f()\n{body}.visible .func f();\n"),
+                "function `f` is declared after its definition",
+            ),
+            (
+                format!("{HEAD}.func f();\n.visible .func f();\n.func f()\n{body}"),
+                "function `f` is declared again with another linkage",
+            ),
+        ] {
+            assert!(errors(&src).contains(want), "{src:?}: {}", errors(&src));
+        }
+        for first in ["", ".visible ", ".weak "] {
+            let src = format!("{HEAD}{first}.func f();\n.func f();\n.func f()\n{body}");
+            assert_eq!(errors(&src), "", "{first:?}");
+        }
         // Variables: the parser refuses `.extern` then file-local, and a second definition
         // when either is `.weak` or `.common` (the symbol table refuses the other repeats).
         for first in l {
@@ -1604,6 +1725,33 @@ mod tests {
                 Linkage::Visible
             };
             assert_eq!(m.items.last().unwrap().linkage(), Some(want));
+            // An alias of that alias takes its own declaration's linkage (`.extern` as
+            // `.visible`), and needs one ("Internal error: alias to unknown symbol").
+            for (l2, want) in [
+                (".visible ", Linkage::Visible),
+                (".extern ", Linkage::Visible),
+                (".weak ", Linkage::Weak),
+            ] {
+                let src = format!(
+                    "{HEAD}{}{h}.alias h, f;\n{l2}.func (.reg .u32 r) h2();\n.alias h2, h;\n",
+                    f(l)
+                );
+                let m = parse(FileId(0), &src);
+                assert!(m.errors.is_empty(), "{:?}", m.errors);
+                assert_eq!(
+                    m.items.last().unwrap().linkage(),
+                    Some(want),
+                    "{l:?} {l2:?}"
+                );
+            }
+            let src = format!(
+                "{HEAD}{}{h}.alias h, f;\n.func (.reg .u32 r) h2();\n.alias h2, h;\n",
+                f(l)
+            );
+            assert!(
+                errors(&src).contains("an alias of an alias needs"),
+                "{src:?}"
+            );
         }
     }
 

@@ -188,6 +188,26 @@ fn symbols_named_with_a_percent_are_references_in_bodies() {
 }
 
 #[test]
+fn a_percent_symbol_declared_after_its_use_binds_in_its_own_module() {
+    // ptxas refuses b.ptx (the use comes before the declaration); a plain name there binds
+    // to b.ptx's own (renamed) variable, and so does a `%` name: before, kb's `%s` stayed
+    // `%s` and silently named a.ptx's visible `%s` in the merged module.
+    let a = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .global .u64 %s;\n";
+    let b = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry kb()\n{\n  \
+             .reg .b64 %rd<3>;\n  mov.u64 %rd1, %s;\n  ret;\n}\n.global .u64 %s;\n";
+    let out = link(
+        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
+        &Default::default(),
+    )
+    .unwrap();
+    assert!(
+        out.ptx.contains("mov.u64 %rd1, %s__ptxlink2;"),
+        "{}",
+        out.ptx
+    );
+}
+
+#[test]
 fn rename_suffix_skips_names_already_taken() {
     let a = ".version 7.8\n.target sm_90\n.global .u32 x;\n.global .u32 x__ptxlink2;\n";
     let b = ".version 7.8\n.target sm_90\n.global .u32 x;\n";
