@@ -3,7 +3,8 @@
 mod common;
 
 use ptx_linker::{
-    entry_signatures, link, link_to, LinkInput, LinkOptions, LinkToError, Param, ParamKind,
+    entry_signatures, link, link_to, LinkError, LinkInput, LinkOptions, LinkOutput, LinkToError,
+    Param, ParamKind,
 };
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
@@ -11,6 +12,14 @@ const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
 fn data(name: &str) -> LinkInput {
     let text = std::fs::read_to_string(format!("{DATA}/{name}")).unwrap();
     LinkInput::object(name, text)
+}
+
+/// Links the objects `a.ptx` and `b.ptx`, in that order.
+fn link_ab(a: &str, b: &str, options: &LinkOptions) -> Result<LinkOutput, LinkError> {
+    link(
+        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
+        options,
+    )
 }
 
 #[test]
@@ -105,11 +114,7 @@ fn local_collisions_are_renamed_in_bodies_and_initializers() {
              .global .u64 p = generic(x);\n.visible .entry ka()\n{\n\tld.global.u32 %r1, [x+4];\n\tret;\n}\n";
     let b = ".version 7.8\n.target sm_90\n.address_size 64\n.global .u32 x = 2;\n\
              .global .u64 p = generic(x);\n.visible .entry kb()\n{\n\tld.global.u32 %r1, [x+4];\n\tret;\n}\n";
-    let out = link(
-        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
-        &Default::default(),
-    )
-    .unwrap();
+    let out = link_ab(a, b, &Default::default()).unwrap();
     assert!(out.ptx.contains(".global .u32 x__ptxlink2 = 2;"));
     assert!(out
         .ptx
@@ -150,11 +155,7 @@ fn symbols_named_with_a_percent_are_references_in_bodies() {
             gc,
             ..LinkOptions::default()
         };
-        let out = link(
-            &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
-            &opts,
-        )
-        .unwrap();
+        let out = link_ab(a, b, &opts).unwrap();
         let ka = &out.ptx[out.ptx.find(".entry ka").unwrap()..out.ptx.find(".entry kb").unwrap()];
         for want in [
             "mov.u64 %rd1, %g__ptxlink1;",
@@ -195,11 +196,7 @@ fn a_percent_symbol_declared_after_its_use_binds_in_its_own_module() {
     let a = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .global .u64 %s;\n";
     let b = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry kb()\n{\n  \
              .reg .b64 %rd<3>;\n  mov.u64 %rd1, %s;\n  ret;\n}\n.global .u64 %s;\n";
-    let out = link(
-        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
-        &Default::default(),
-    )
-    .unwrap();
+    let out = link_ab(a, b, &Default::default()).unwrap();
     assert!(
         out.ptx.contains("mov.u64 %rd1, %s__ptxlink2;"),
         "{}",
@@ -211,11 +208,7 @@ fn a_percent_symbol_declared_after_its_use_binds_in_its_own_module() {
 fn rename_suffix_skips_names_already_taken() {
     let a = ".version 7.8\n.target sm_90\n.global .u32 x;\n.global .u32 x__ptxlink2;\n";
     let b = ".version 7.8\n.target sm_90\n.global .u32 x;\n";
-    let out = link(
-        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
-        &Default::default(),
-    )
-    .unwrap();
+    let out = link_ab(a, b, &Default::default()).unwrap();
     let names: Vec<&str> = out.map.symbols.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["x", "x__ptxlink2", "x__ptxlink3"]);
 }
@@ -242,11 +235,7 @@ fn rename_suffix_skips_names_a_body_declares() {
              ret;\n}}\n"
         );
         let b = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .global .align 8 .u64 x = 2;\n";
-        let out = link(
-            &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
-            &Default::default(),
-        )
-        .unwrap();
+        let out = link_ab(&a, b, &Default::default()).unwrap();
         assert!(
             out.ptx.contains(".global .align 8 .u64 x__ptxlink_1 = 1;"),
             "{decl}: {}",
@@ -261,11 +250,7 @@ fn rename_suffix_skips_names_a_body_declares() {
     let a = ".version 8.5\n.target sm_90\n.address_size 64\n.global .u32 x;\n\
              .visible .entry ka()\n{\n  .reg .u64 %rd<2>;\n  y__ptxlink1:\n  mov.u64 %rd1, x;\n  ret;\n}\n";
     let b = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .global .u32 x;\n";
-    let out = link(
-        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
-        &Default::default(),
-    )
-    .unwrap();
+    let out = link_ab(a, b, &Default::default()).unwrap();
     assert!(
         out.ptx.contains("mov.u64 %rd1, x__ptxlink1;"),
         "{}",
@@ -292,8 +277,7 @@ fn an_alias_takes_the_linkage_of_the_function_it_names() {
     let b_defines =
         format!("{head}.visible .func (.reg .u32 r) h()\n{{\n  mov.u32 r, 2;\n  ret;\n}}\n{kb}");
     let b_declares = format!("{head}.extern .func (.reg .u32 r) h();\n{kb}");
-    let inputs = |a: &str, b: &str| [LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)];
-    let out = link(&inputs(&a(""), &b_defines), &Default::default()).unwrap();
+    let out = link_ab(&a(""), &b_defines, &Default::default()).unwrap();
     let ka = &out.ptx[out.ptx.find(".entry ka").unwrap()..out.ptx.find(".entry kb").unwrap()];
     assert!(ka.contains("call (%r1), h__ptxlink1, ();"), "{ka}");
     assert!(out.ptx.contains(".alias h__ptxlink1, f;"));
@@ -302,7 +286,7 @@ fn an_alias_takes_the_linkage_of_the_function_it_names() {
     if let Some(ptxas) = common::ptxas() {
         common::run_ptxas(&ptxas, &out.ptx, "sm_90", false, "alias_local").unwrap();
     }
-    let err = link(&inputs(&a(""), &b_declares), &Default::default()).unwrap_err();
+    let err = link_ab(&a(""), &b_declares, &Default::default()).unwrap_err();
     assert!(
         err.message
             .starts_with("b.ptx:8:15: error: unresolved symbol `h`"),
@@ -310,9 +294,9 @@ fn an_alias_takes_the_linkage_of_the_function_it_names() {
         err.message
     );
     // A `.visible` function's alias is `.visible`: it defines `h` for b.ptx.
-    let out = link(&inputs(&a(".visible "), &b_declares), &Default::default()).unwrap();
+    let out = link_ab(&a(".visible "), &b_declares, &Default::default()).unwrap();
     assert!(out.ptx.contains(".alias h, f;"));
-    let err = link(&inputs(&a(".visible "), &b_defines), &Default::default()).unwrap_err();
+    let err = link_ab(&a(".visible "), &b_defines, &Default::default()).unwrap_err();
     assert!(err.message.contains("`h`"), "{}", err.message);
 }
 
@@ -329,11 +313,7 @@ fn a_definition_without_linkage_after_a_visible_declaration_is_visible() {
         "{head}.extern .func (.reg .u32 r) f();\n.visible .entry kb()\n{{\n  .reg .u32 %r<2>;\n  \
          call (%r1), f, ();\n  ret;\n}}\n"
     );
-    let out = link(
-        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
-        &Default::default(),
-    )
-    .unwrap();
+    let out = link_ab(&a, &b, &Default::default()).unwrap();
     assert!(
         out.ptx.contains(".visible .func (.reg .u32 r) f()\n{"),
         "{}",
@@ -350,11 +330,7 @@ fn a_definition_without_linkage_after_a_visible_declaration_is_visible() {
 fn all_errors_are_collected() {
     let a = ".version 7.8\n.target sm_90\n.visible .func f()\n{\n\tret;\n}\n.visible .func g()\n{\n\tret;\n}\n";
     let b = ".version 7.8\n.target sm_90\n.visible .func f()\n{\n\tret;\n}\n.visible .func g()\n{\n\tret;\n}\n";
-    let err = link(
-        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
-        &Default::default(),
-    )
-    .unwrap_err();
+    let err = link_ab(a, b, &Default::default()).unwrap_err();
     assert_eq!(err.diagnostics.len(), 2);
     assert!(err
         .message
@@ -393,11 +369,7 @@ fn file_tables_are_merged_and_locs_renumbered() {
              .visible .entry ka()\n{\n\t.loc 2 10 1\n\tret;\n}\n";
     let b = ".version 7.8\n.target sm_90\n.file 1 \"common.h\"\n.file 2 \"b.cu\"\n\
              .visible .entry kb()\n{\n\t.loc 1 20 1\n\t.loc 2 5 1\n\tret;\n}\n";
-    let out = link(
-        &[LinkInput::object("a.ptx", a), LinkInput::object("b.ptx", b)],
-        &Default::default(),
-    )
-    .unwrap();
+    let out = link_ab(a, b, &Default::default()).unwrap();
     assert!(out
         .ptx
         .contains("\t.file\t1 \"a.cu\"\n\t.file\t2 \"common.h\"\n\t.file\t3 \"b.cu\"\n"));
