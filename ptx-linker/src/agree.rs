@@ -221,7 +221,7 @@ pub fn check_definition(
     }
 }
 
-fn linkage_word(l: Linkage) -> &'static str {
+pub(crate) fn linkage_word(l: Linkage) -> &'static str {
     match l {
         Linkage::Local => "file-local",
         Linkage::Visible => "`.visible`",

@@ -485,11 +485,10 @@ fn write_item(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, end: u32) {
     let item = &e.modules[r.module].items[r.item];
     if let ItemKind::Function(f) = &item.kind {
         if f.linkage_inherited {
-            out.push_str(if f.linkage == Linkage::Weak {
-                ".weak "
-            } else {
-                ".visible "
-            });
+            // `.visible ` or `.weak `.
+            out.push('.');
+            out.push_str(f.linkage.as_str());
+            out.push(' ');
         }
     }
     write_patched(out, e, r, item.span.start, end);

@@ -499,11 +499,8 @@ fn check_redefinition<'src>(
     };
     if !agrees {
         let word = |l: Linkage| match l {
-            Linkage::Visible => "`.visible`",
-            Linkage::Extern => "`.extern`",
-            Linkage::Weak => "`.weak`",
-            Linkage::Common => "`.common`",
             Linkage::Local => "no linkage directive (file-local)",
+            _ => crate::agree::linkage_word(l),
         };
         c.errors.push(
             Diagnostic::error(
@@ -634,17 +631,15 @@ fn alias_linkage(
     }
     match declared(target.text) {
         Some(l @ (Linkage::Weak | Linkage::Extern | Linkage::Common)) => {
-            let word = match l {
-                Linkage::Weak => ".weak",
-                Linkage::Extern => ".extern",
-                _ => ".common",
-            };
             c.errors.push(
                 Diagnostic::error(
                     span,
                     format!(
-                        "`.alias {}, {}`: `{}` is `{word}`, which ptxas does not alias",
-                        alias.text, target.text, target.text
+                        "`.alias {}, {}`: `{}` is {}, which ptxas does not alias",
+                        alias.text,
+                        target.text,
+                        target.text,
+                        crate::agree::linkage_word(l)
                     ),
                 )
                 .with_help(help),
