@@ -295,12 +295,11 @@ impl Percent<'_> {
 pub(crate) struct PercentSymbols<'src>(Vec<Percent<'src>>);
 
 impl<'src> PercentSymbols<'src> {
-    /// Records the module-scope symbol `name` (`count`: the variables
-    /// `name<count>` declares) if it starts with `%`.
+    /// Records the module-scope symbol `name`, which starts with `%`
+    /// (`count`: the variables `name<count>` declares).
     pub(crate) fn add(&mut self, name: &'src str, count: Option<u32>) {
-        if name.starts_with('%') {
-            self.0.push(Percent { name, count });
-        }
+        debug_assert!(name.starts_with('%'));
+        self.0.push(Percent { name, count });
     }
 
     /// Whether one of the symbols is named `name`.
@@ -552,15 +551,14 @@ impl<'src> Scopes<'src> {
                 });
         if let Some(n) = count {
             twice = twice || self.generated_clash(name, n, depth, true);
-        }
-        if count.is_none() {
+            self.declares_rename_form |= rename_form(name);
+        } else {
             // A label or parameter of the same name.
             twice |= self.seen_in_block(seen_bit(name), name, depth);
-            // A variable in `names` too: it hides a `%` label of an
-            // enclosing block from `bra`, as any variable does.
+            // A variable in `names` too (which notes its form): it hides a
+            // `%` label of an enclosing block from `bra`, as any variable does.
             self.declare(name, depth, Kind::Var);
         }
-        self.declares_rename_form |= rename_form(name);
         self.percent.push(Percent { name, count });
         twice
     }
