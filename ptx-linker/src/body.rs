@@ -760,15 +760,7 @@ impl<'src> Scopes<'src> {
     /// (ptxas: "Predicate expression expected").
     #[cold]
     fn percent_guard(&mut self, n: Name<'src>) {
-        let mut decl = self.names.get(n.text).copied();
-        // A listed label is at depth 1: it hides a parameter (depth 0).
-        if decl.is_none_or(|d| d.depth < 1) && self.labels.contains(&n.text) {
-            decl = Some(Decl {
-                depth: 1,
-                kind: Kind::Label,
-            });
-        }
-        let Some(d) = decl.filter(|d| d.kind != Kind::Var) else {
+        let Some(d) = self.declaration(n.text).filter(|d| d.kind != Kind::Var) else {
             return;
         };
         if self.generated_hits(n.text, None).any(|(g, _)| g >= d.depth) {
@@ -896,6 +888,24 @@ impl<'src> Scopes<'src> {
         }
     }
 
+    /// The innermost declaration of `name` in scope, in [`Self::names`] or
+    /// among the listed labels (`%x<N>` and `x<N>` aside).
+    fn declaration(&self, name: &str) -> Option<Decl> {
+        let decl = if self.names.is_empty() {
+            None
+        } else {
+            self.names.get(name).copied()
+        };
+        // A listed label is at depth 1: it hides a parameter (depth 0).
+        if decl.is_none_or(|d| d.depth < 1) && self.labels.contains(&name) {
+            return Some(Decl {
+                depth: 1,
+                kind: Kind::Label,
+            });
+        }
+        decl
+    }
+
     /// A use of `n` (`at`: where): a reference when no declaration of the
     /// body is in scope (pushed to `refs`); a use of a function-scope
     /// `.shared x<N>` name is counted there; a use of a label is listed in
@@ -904,18 +914,7 @@ impl<'src> Scopes<'src> {
         if self.labels.len() > LABELS_SEARCHED {
             self.flush_labels();
         }
-        let mut plain = if self.names.is_empty() {
-            None
-        } else {
-            self.names.get(n.text).copied()
-        };
-        // A listed label is at depth 1: it hides a parameter (depth 0).
-        if plain.is_none_or(|d| d.depth < 1) && self.labels.contains(&n.text) {
-            plain = Some(Decl {
-                depth: 1,
-                kind: Kind::Label,
-            });
-        }
+        let plain = self.declaration(n.text);
         if !self.generated.is_empty() {
             let hit =
                 self.generated.iter().rev().find_map(|g| {
