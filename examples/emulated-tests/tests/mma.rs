@@ -304,18 +304,15 @@ fn swizzled_tensor_copies_place_chunks_as_the_hardware_does() {
 #[test]
 fn wgmma_with_a_from_registers_matches_the_f64_reference() {
     let k = 192;
-    let mut r = rng(91);
-    let a = random_bf16(&mut r, 64 * k);
-    let bt = random_bf16(&mut r, 64 * k);
-    let map_b = kmajor_map(&bt, 64, k, 64, 64, 128);
+    let ops = GemmOperands::new(64, 64, k, 91);
+    let map_b = kmajor_map(&ops.bt, 64, k, 64, 64, 128);
     let mut c = vec![POISON; 64 * 64];
     let out = GlobalMut::new(&mut c);
     emulator::launch(LaunchConfig::new((1, 1, 1), (128, 1, 1)), || {
-        mma_gemm_kernels::wgmma_reg_a(&a, map_b.as_param(), out.disjoint(), k as u32)
+        mma_gemm_kernels::wgmma_reg_a(&ops.a, map_b.as_param(), out.disjoint(), k as u32)
     })
     .unwrap();
-    let want = matmul_bt_f64(&a, &bt, 64, 64, k);
-    for (e, (g, want)) in c.iter().zip(&want).enumerate() {
+    for (e, (g, want)) in c.iter().zip(&ops.want).enumerate() {
         let (i, j) = (e / 64, e % 64);
         assert!(
             (*g as f64 - want).abs() <= 1e-4,
@@ -329,10 +326,7 @@ fn wgmma_with_a_from_registers_matches_the_f64_reference() {
 #[test]
 fn wgmma_with_32_and_64_byte_swizzles_matches_the_f64_reference() {
     let k = 96;
-    let mut r = rng(92);
-    let a = random_bf16(&mut r, 64 * k);
-    let bt = random_bf16(&mut r, 64 * k);
-    let want = matmul_bt_f64(&a, &bt, 64, 64, k);
+    let GemmOperands { a, bt, want } = GemmOperands::new(64, 64, k, 92);
     for sw in [32u32, 64] {
         let box_k = sw as usize / 2;
         let (ma, mb) = (
