@@ -79,7 +79,7 @@ fn parse_pass<'src>(
         generated: 0,
         percent_symbols: percent,
         late_percent: false,
-        bodies: 0,
+        after_body: false,
         declared: Default::default(),
         defined_vars: Default::default(),
     };
@@ -150,13 +150,13 @@ pub(crate) struct Cursor<'t, 'src> {
     pub(crate) percent_symbols: body::PercentSymbols<'src>,
     /// A `%` symbol was declared after a body ([`parse_reusing`]).
     late_percent: bool,
-    /// Function bodies scanned so far.
-    bodies: u32,
+    /// A function body has been scanned.
+    after_body: bool,
     /// Each function declared or defined so far, and variable declared
     /// `.extern`: the first one's linkage, kind (function) and name, which
     /// later ones in the module must agree with, and whether a function's
     /// definition came ([`check_redefinition`]).
-    declared: rustc_hash::FxHashMap<&'src str, (Linkage, bool, Name<'src>, bool)>,
+    declared: rustc_hash::FxHashMap<&'src str, FirstDeclaration<'src>>,
     /// Each variable defined so far, with its linkage: ptxas refuses a
     /// second definition in one module ("Duplicate definition of variable"),
     /// which the symbol table takes for `.weak` and `.common` ones.
@@ -446,12 +446,23 @@ fn check_redefinition<'src>(
     function: bool,
     defines: bool,
 ) -> Linkage {
-    let Some(&(first, first_is_function, decl, defined)) = c.declared.get(name.text) else {
+    let Some(&FirstDeclaration {
+        linkage: first,
+        function: first_is_function,
+        name: decl,
+        defined,
+    }) = c.declared.get(name.text)
+    else {
         // Functions always (a declaration after a definition is refused),
         // variables when declared `.extern`.
         if function || !defines {
-            c.declared
-                .insert(name.text, (linkage, function, name, function && defines));
+            let first = FirstDeclaration {
+                linkage,
+                function,
+                name,
+                defined: function && defines,
+            };
+            c.declared.insert(name.text, first);
         }
         return linkage;
     };
@@ -485,7 +496,7 @@ fn check_redefinition<'src>(
         return linkage;
     }
     if let (true, Some(e)) = (function, c.declared.get_mut(name.text)) {
-        e.3 = true;
+        e.defined = true;
     } else if !defines {
         return linkage;
     }
@@ -525,6 +536,18 @@ fn check_redefinition<'src>(
     linkage
 }
 
+/// The first declaration or definition of a name in a module
+/// ([`check_redefinition`]).
+#[derive(Clone, Copy)]
+struct FirstDeclaration<'src> {
+    linkage: Linkage,
+    /// A function's (else a variable's).
+    function: bool,
+    name: Name<'src>,
+    /// A function's definition has come (this one or a later one).
+    defined: bool,
+}
+
 /// A variable `name` defined with `linkage`: reports a second definition in
 /// the module when either is `.weak` or `.common` (ptxas 13.5: "Duplicate
 /// definition of variable"; the symbol table reports the other repeats).
@@ -556,7 +579,7 @@ fn check_defined_twice<'src>(c: &mut Cursor<'_, 'src>, name: Name<'src>, linkage
 /// with `%`, and whether a body came before it.
 fn add_percent_symbol<'src>(c: &mut Cursor<'_, 'src>, name: &'src str, count: Option<u32>) {
     if name.starts_with('%') {
-        c.late_percent |= c.bodies > 0 && !c.percent_symbols.contains(name);
+        c.late_percent |= c.after_body && !c.percent_symbols.contains(name);
         c.percent_symbols.add(name, count);
     }
 }
@@ -1367,7 +1390,7 @@ fn parse_function<'src>(
             );
         }
         let locals = f.returns.iter().chain(&f.params).map(|p| p.name.text);
-        c.bodies += 1;
+        c.after_body = true;
         let scanned = body::scan(c, locals);
         f.body = Some(scanned.body);
         item.refs = scanned.refs;
