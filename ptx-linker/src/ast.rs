@@ -109,6 +109,8 @@ pub struct Body {
     /// (`x__ptxlink2`, [`crate::body::RENAME_MARKER`]): the link's renames
     /// then avoid the names the module's text holds.
     pub declares_rename_form: bool,
+    /// This body's range of [`Module::forward_labels`].
+    pub forward_labels: std::ops::Range<u32>,
 }
 
 /// An `.entry` or `.func`, declared or defined (PTX ISA 9.0, section 11.3 "Function Directives").
@@ -360,6 +362,10 @@ pub struct Module<'src> {
     pub items: Vec<Item<'src>>,
     /// Parse errors (the module is still as complete as recovery allows).
     pub errors: Vec<Diagnostic>,
+    /// For each body in turn ([`Body::forward_labels`]), the short hash
+    /// ([`crate::labels`]) of each label that a branch names before the
+    /// label is declared, which a module-scope name would hide.
+    pub forward_labels: Vec<u32>,
 }
 
 impl Module<'_> {

@@ -44,6 +44,9 @@
 //! `.branchtargets` entries are checked the same way ("Illegal branch
 //! target, label expected" for a variable, a parameter, or a
 //! `.branchtargets` or `.callprototype` label other than the list's own).
+//! A target found among labels declared after it (a forward branch) is
+//! noted: a module-scope symbol of its name hides it from ptxas
+//! ([`crate::labels`]).
 //! A target that an `x<N>` (or `%x<N>`) in scope generates is the
 //! register for ptxas, over a label of that block or an enclosing one
 //! (`.reg .b32 x<4>; x1: bra x1;`: "Label expected"), and when a block
@@ -61,6 +64,7 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::ast::Linkage;
 use crate::ast::{Body, LocFix, Name, Space};
 use crate::diagnostic::{Diagnostic, Span};
+use crate::labels;
 use crate::lex::{
     ident_end, int_value, is_ident_char, lex_number, Lexer, TokKind, CLASS, C_DIGIT, C_DOT, C_NL,
     C_OTHER, C_QUOTE, C_SLASH, C_SPACE, IDENT_START,
@@ -132,6 +136,15 @@ pub(crate) struct Scopes<'src> {
     /// A declared variable, register or parameter (or an `x<N>` prefix, or
     /// a nested block's label) ends like a renamed symbol's ([`rename_form`]).
     declares_rename_form: bool,
+    /// The short hashes ([`labels::short_hash`]) of the targets found among
+    /// labels declared after the branch (forward branches), where the scan
+    /// has no list of the module's to add them to ([`Self::check_branches`]
+    /// adds its own there): a module-scope name hides such a label from
+    /// ptxas ([`crate::labels`]).
+    forward: Vec<u32>,
+    /// The forward targets that may name a module-scope symbol declared
+    /// before the body (looked up when the scan ends).
+    forward_suspects: Vec<Branch<'src>>,
 }
 
 /// A `bra` target or a `.branchtargets` entry: a label in scope, to be
@@ -216,15 +229,18 @@ impl<'src> LabelTable<'src> {
         self.len += 1;
     }
 
-    /// Whether the label `name` of hash `h` was added.
+    /// Where the label `name` of hash `h` that was added is declared (its
+    /// address in the source), if it was.
     #[inline(always)]
-    fn contains(&self, h: u64, name: &str) -> bool {
+    fn find(&self, h: u64, name: &str) -> Option<usize> {
         let h = h | 1;
         let mut slot = (h >> 58) as usize;
         loop {
             match self.hashes[slot] {
-                0 => return false,
-                x if x == h && same_name(self.names[slot], name) => return true,
+                0 => return None,
+                x if x == h && same_name(self.names[slot], name) => {
+                    return Some(self.names[slot].as_ptr() as usize)
+                }
                 _ => slot = (slot + 1) % 64,
             }
         }
@@ -316,7 +332,7 @@ impl<'src> PercentSymbols<'src> {
 /// (names differ mostly at their ends), mixed into the high bits by a
 /// multiply. Names that differ only in their middle bytes collide.
 #[inline(always)]
-fn name_hash(name: &str) -> u64 {
+pub(crate) fn name_hash(name: &str) -> u64 {
     let b = name.as_bytes();
     let (head, tail) = match (b.first_chunk::<8>(), b.last_chunk::<8>()) {
         (Some(h), Some(t)) => (u64::from_le_bytes(*h), u64::from_le_bytes(*t)),
@@ -400,6 +416,8 @@ impl<'src> Scopes<'src> {
         self.own_label = "";
         self.percent_labels = false;
         self.declares_rename_form = false;
+        self.forward.clear();
+        self.forward_suspects.clear();
     }
 
     /// Whether the `%` operand `name` names a module-scope `%` symbol that
@@ -743,6 +761,10 @@ impl<'src> Scopes<'src> {
                 Some(d) => {
                     if !b.takes(d.kind) {
                         errors.push(not_a_label(b, d.kind));
+                    } else if here.is_some_and(|(at, _)| at > target) {
+                        // (A label of an enclosing block was declared
+                        // before this block: found at the branch.)
+                        self.add_forward(b);
                     }
                     continue;
                 }
@@ -842,7 +864,12 @@ impl<'src> Scopes<'src> {
     /// The `bra` targets left when the scan ends must be labels of the
     /// outermost block (ptxas: "Unknown symbol", or "Label expected" for a
     /// variable, a parameter or a `.branchtargets`/`.callprototype` label).
-    fn check_branches(&mut self, errors: &mut Vec<Diagnostic>) {
+    fn check_branches(
+        &mut self,
+        errors: &mut Vec<Diagnostic>,
+        module: &labels::ModuleNames<'_>,
+        forward: &mut Vec<u32>,
+    ) {
         // `%x<N>` are in nearly every body, `%` labels rare: only with
         // both may a `%x<N>` generate a label's name.
         let slow = self.special_labels
@@ -850,11 +877,17 @@ impl<'src> Scopes<'src> {
             || (self.percent_labels && self.percent.iter().any(|p| p.count.is_some()));
         for i in 0..self.branches.len() {
             let b = self.branches[i];
-            let found = self
-                .outer_labels
-                .contains(name_hash(b.name.text), b.name.text);
-            if !found || slow {
-                self.check_branch(b, errors);
+            let h = name_hash(b.name.text);
+            match self.outer_labels.find(h, b.name.text) {
+                Some(at) if !slow => {
+                    if at > b.name.text.as_ptr() as usize {
+                        forward.push(labels::short_hash(h));
+                        if module.may_hold(h) {
+                            self.forward_suspects.push(b);
+                        }
+                    }
+                }
+                _ => self.check_branch(b, errors),
             }
         }
     }
@@ -883,9 +916,22 @@ impl<'src> Scopes<'src> {
             Some((at, _)) if !b.nested && at < target => {}
             // ptxas finds no label the block's `x<N>` generates later.
             _ if generates => errors.push(no_label(b)),
-            Some(_) => {}
+            Some((at, _)) => {
+                if at > target {
+                    self.add_forward(b);
+                }
+            }
             None => errors.push(no_label(b)),
         }
+    }
+
+    /// `b` targets a label declared after it (seldom here: the common case
+    /// is in [`Self::check_branches`]).
+    #[cold]
+    fn add_forward(&mut self, b: Branch<'src>) {
+        self.forward
+            .push(labels::short_hash(name_hash(b.name.text)));
+        self.forward_suspects.push(b);
     }
 
     /// The innermost declaration of `name` in scope, in [`Self::names`] or
@@ -1284,8 +1330,17 @@ pub(crate) fn scan<'src>(
     }
     c.restart_at(prev_end);
     let end = prev_end as u32;
+    let forward_start = c.forward_labels.len() as u32;
     if !scopes.branches.is_empty() {
-        scopes.check_branches(&mut c.errors);
+        scopes.check_branches(&mut c.errors, &c.module_names, &mut c.forward_labels);
+    }
+    c.forward_labels.extend_from_slice(&scopes.forward);
+    let forward_labels = forward_start..c.forward_labels.len() as u32;
+    for b in &scopes.forward_suspects {
+        if let Some(symbol) = crate::parse::module_declaration(c, b.name.text) {
+            c.errors
+                .push(labels::hidden_by_symbol(b.name, b.entry, symbol));
+        }
     }
     if !scopes.label_uses.is_empty() {
         check_label_uses(src, &scopes.label_uses, &mut c.errors);
@@ -1318,6 +1373,7 @@ pub(crate) fn scan<'src>(
             texture_op,
             f64_op,
             declares_rename_form: scopes_rename_form,
+            forward_labels,
         },
         refs: body_refs,
         locs,
@@ -2539,8 +2595,12 @@ mod tests {
     fn refs_checked(body: &str, label_uses: bool) -> Vec<String> {
         let src = format!("{HEAD}.global .u32 t2;\n.global .u32 t1;\n{body}");
         let m = parse(FileId(0), &src);
+        // A forward `bra t2` here names the module's `t2` for ptxas (refused,
+        // see `crate::labels`); these tests look at the references only.
         let unexpected = |e: &&crate::diagnostic::Diagnostic| {
-            !(label_uses && e.message.starts_with("label `") && e.message.contains("operand"))
+            let label_operand =
+                label_uses && e.message.starts_with("label `") && e.message.contains("operand");
+            !label_operand && !e.message.ends_with("not the label declared later")
         };
         assert!(!m.errors.iter().any(|e| unexpected(&e)), "{:?}", m.errors);
         m.items

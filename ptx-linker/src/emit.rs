@@ -5,7 +5,8 @@
 //! external); module-scope variables, each after the variables its
 //! initializer names; function definitions in input order; `.alias`es;
 //! debug sections. Items are copied verbatim from their input, with renamed
-//! symbols and `.loc` file indices rewritten; each live variable of a
+//! symbols, labels that a symbol would hide ([`crate::labels`]) and `.loc`
+//! file indices rewritten; each live variable of a
 //! parameterized declaration `a<4>` gets a declaration of its own
 //! (`.global .u32 a2;`). Same inputs give the same bytes.
 
@@ -16,6 +17,7 @@ use std::ops::{Deref, DerefMut};
 use crate::ast::{FnKind, ItemKind, Linkage, Module, Variable};
 use crate::entry_directives::EntryDirectives;
 use crate::gc::Liveness;
+use crate::labels::LabelRenames;
 use crate::merge::{FileTable, Header};
 use crate::resolve::Resolution;
 use crate::symbols::{ItemRef, SymbolId, SymbolTable};
@@ -42,6 +44,9 @@ pub struct EmitInput<'a, 'src> {
     /// Directives to write on kernels' `.entry`s (cluster shapes, launch bounds),
     /// from device-std statics ([`crate::entry_directives`]).
     pub directives: &'a HashMap<SymbolId, EntryDirectives>,
+    /// Labels renamed so that no module-scope name hides them
+    /// ([`crate::labels`]).
+    pub labels: &'a LabelRenames,
 }
 
 /// The emitted text and the symbols it contains, in output order, each with
@@ -520,6 +525,9 @@ fn write_patched(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, start: u32
                 patches.push((n.span.start, n.span.end, Rep::Text(name)));
             }
         }
+    }
+    for (span, name) in e.labels.of(r) {
+        patches.push((span.start, span.end, Rep::Text(name)));
     }
     for loc in &item.locs {
         for (span, idx) in loc.file_index.iter().flatten() {

@@ -70,6 +70,7 @@ pub mod entry_directives;
 pub mod gc;
 pub mod init;
 pub mod input;
+pub mod labels;
 pub mod lex;
 pub mod load;
 pub mod map;
@@ -187,6 +188,7 @@ fn link_with<E>(
     let kernels = validate::check_kernels(&modules, &table, &res, &live, &header, &mut diags);
     let directives =
         entry_directives::entry_directives(&modules, &table, &live, &header, &mut diags);
+    let labels = labels::hidden_labels(&modules, &table, &res, &live, &mut diags);
     if diags.iter().any(Diagnostic::is_error) {
         return fail(diags);
     }
@@ -201,6 +203,7 @@ fn link_with<E>(
         files: &file_table,
         keep_sections,
         directives: &directives,
+        labels: &labels,
     });
     let emitted = match emitted {
         Ok(symbols) => symbols,

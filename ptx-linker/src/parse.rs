@@ -82,6 +82,8 @@ fn parse_pass<'src>(
         after_body: false,
         declared: Default::default(),
         defined_vars: Default::default(),
+        module_names: Default::default(),
+        forward_labels: Vec::new(),
     };
     let mut m = Module {
         file,
@@ -91,6 +93,7 @@ fn parse_pass<'src>(
         address_size: None,
         items: Vec::new(),
         errors: Vec::new(),
+        forward_labels: Vec::new(),
     };
     while !c.at_end() {
         c.compact();
@@ -117,6 +120,7 @@ fn parse_pass<'src>(
     errors.append(&mut c.errors);
     m.errors = errors;
     m.items.shrink_to_fit();
+    m.forward_labels = std::mem::take(&mut c.forward_labels);
     let late = c.late_percent.then_some(c.percent_symbols);
     (m, late)
 }
@@ -157,6 +161,12 @@ pub(crate) struct Cursor<'t, 'src> {
     /// later ones in the module must agree with, and whether a function's
     /// definition came ([`check_redefinition`]).
     declared: rustc_hash::FxHashMap<&'src str, FirstDeclaration<'src>>,
+    /// The module-scope names declared so far, which hide a label from a
+    /// branch before it.
+    pub(crate) module_names: crate::labels::ModuleNames<'src>,
+    /// The short hashes of the bodies' forward targets so far
+    /// ([`Module::forward_labels`]).
+    pub(crate) forward_labels: Vec<u32>,
     /// Each variable defined so far, with its linkage: ptxas refuses a
     /// second definition in one module ("Duplicate definition of variable"),
     /// which the symbol table takes for `.weak` and `.common` ones.
@@ -403,7 +413,8 @@ fn parse_top<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>) {
                 c.pos += 3;
                 c.eat_punct(b';');
                 let (alias, target) = (c.name(a), c.name(b));
-                add_percent_symbol(c, alias.text, None);
+                add_module_symbol(c, alias.text, None);
+                c.module_names.add_kernel_or_alias(alias);
                 let span = Span::new(c.file, start, c.prev_end() as usize);
                 let linkage = alias_linkage(c, m, span, alias, target);
                 m.items.push(Item {
@@ -536,6 +547,15 @@ fn check_redefinition<'src>(
     linkage
 }
 
+/// Where the module-scope symbol `name` was first declared, if it has been
+/// so far.
+pub(crate) fn module_declaration(c: &Cursor<'_, '_>, name: &str) -> Option<Span> {
+    let first = c.declared.get(name).map(|d| d.name.span);
+    first
+        .or_else(|| c.defined_vars.get(name).map(|(_, n)| n.span))
+        .or_else(|| c.module_names.declaration(name))
+}
+
 /// The first declaration or definition of a name in a module
 /// ([`check_redefinition`]).
 #[derive(Clone, Copy)]
@@ -575,9 +595,14 @@ fn check_defined_twice<'src>(c: &mut Cursor<'_, 'src>, name: Name<'src>, linkage
     }
 }
 
-/// Records a module-scope symbol's name for bodies to find when it starts
-/// with `%`, and whether a body came before it.
-fn add_percent_symbol<'src>(c: &mut Cursor<'_, 'src>, name: &'src str, count: Option<u32>) {
+/// Records a module-scope symbol's name (`count`: the variables
+/// `name<count>` declares, which the caller records) for the bodies that
+/// follow; for bodies before and after it, when it starts with `%`, and
+/// whether a body came before it.
+fn add_module_symbol<'src>(c: &mut Cursor<'_, 'src>, name: &'src str, count: Option<u32>) {
+    if count.is_none() {
+        c.module_names.add(name);
+    }
     if name.starts_with('%') {
         c.late_percent |= c.after_body && !c.percent_symbols.contains(name);
         c.percent_symbols.add(name, count);
@@ -829,7 +854,7 @@ fn parse_declaration<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start
                 count,
             } in vars
             {
-                add_percent_symbol(c, var.name.text, count);
+                add_module_symbol(c, var.name.text, count);
                 if count.is_none() {
                     let defines = var.linkage != Linkage::Extern;
                     var.linkage = check_redefinition(c, var.name, var.linkage, false, defines);
@@ -865,6 +890,7 @@ fn parse_declaration<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start
                         locs: Vec::new(),
                     });
                 }
+                c.module_names.add_generated(var.name, count);
             }
         }
         d if t.kind == TokKind::Directive => {
@@ -1345,7 +1371,10 @@ fn parse_function<'src>(
         }
     }
     // Declared before its body, which may call it.
-    add_percent_symbol(c, name.text, None);
+    add_module_symbol(c, name.text, None);
+    if kind == FnKind::Entry {
+        c.module_names.add_kernel_or_alias(name);
+    }
     let has_body = c.peek().is_some_and(|t| t.is(b'{'));
     let written = linkage;
     let linkage = if kind == FnKind::Func {

@@ -14,7 +14,9 @@
 //! Every module is valid on its own (`ptxas -c` accepts it): names are
 //! declared before use (functions first, then variables, address
 //! initializers last), and its kernel `k<m>` loads every variable it
-//! declares and calls every function, so all of them are live.
+//! declares and calls every function, so all of them are live. The kernel
+//! may branch forward to a label named like a symbol that only other
+//! modules have ([`ModuleSpec::label`]).
 
 use std::fmt::Write;
 
@@ -27,6 +29,10 @@ pub const VARS: [&str; 3] = ["g0", "g1", "%g2"];
 pub const FUNCS: [&str; 2] = ["f0", "%f1"];
 /// The dynamic shared-memory array (`.extern .shared .b8 dyn[]`).
 pub const DYN: &str = "dyn";
+/// Names a kernel's label may have: a symbol of another module (the merged
+/// module declares it before every function, so ptxas would take a forward
+/// branch's target for that symbol unless the linker renames the label).
+const LABELS: [&str; 8] = ["g0", "g1", "%g2", "f0", "%f1", "k0", "k1", "k2"];
 
 /// A definition's linkage directive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,6 +209,9 @@ pub struct ModuleSpec {
     pub dyn_shared: Option<u32>,
     /// `.file`/`.loc` directives.
     pub debug_lines: bool,
+    /// A forward branch in the kernel to a label named `LABELS[i]`,
+    /// written when the module declares no symbol of that name.
+    pub label: Option<usize>,
 }
 
 impl ModuleSpec {
@@ -376,6 +385,7 @@ fn module(var_bases: Vec<VarShape>, protos: Vec<Proto>) -> impl Strategy<Value =
                 funcs,
                 dyn_shared,
                 debug_lines,
+                label: None,
             },
         )
 }
@@ -391,6 +401,12 @@ pub fn program() -> impl Strategy<Value = Program> {
             proptest::collection::vec(module(vars, protos), n)
                 .prop_map(|modules| Program { modules })
         })
+}
+
+/// Each module's [`ModuleSpec::label`], drawn after the [`program`] (so
+/// that a seed gives the program it gave before labels were drawn).
+pub fn labels(modules: usize) -> impl Strategy<Value = Vec<Option<usize>>> {
+    proptest::collection::vec(proptest::option::weighted(0.4, 0..LABELS.len()), modules)
 }
 
 /// The space a module sees `VARS[i]` in, if it declares it.
@@ -611,6 +627,26 @@ fn render_module(m: usize, spec: &ModuleSpec) -> String {
     s.push_str("\t.reg .b16 %rs<2>;\n\t.reg .b64 %rd<2>;\n");
     loc(&mut s, spec, 20);
     s.push_str("\tld.param.u64 %rd1, [out];\n");
+    // Every symbol of the module is declared before the kernel.
+    let own = format!("k{m}");
+    let declares = |name: &str| {
+        name == own
+            || VARS
+                .iter()
+                .zip(&spec.vars)
+                .any(|(v, r)| *v == name && *r != VarRole::Absent)
+            || FUNCS
+                .iter()
+                .zip(&spec.funcs)
+                .any(|(f, r)| *f == name && *r != FuncRole::Absent)
+    };
+    let label = spec.label.map(|i| LABELS[i]).filter(|l| !declares(l));
+    if let Some(l) = label {
+        let _ = writeln!(
+            s,
+            "\t.reg .pred %q<2>;\n\tsetp.eq.u64 %q1, %rd1, 0;\n\t@%q1 bra {l};"
+        );
+    }
     for (i, role) in spec.vars.iter().enumerate() {
         if let Some(space) = seen_space(role) {
             load_store(&mut s, space, VARS[i]);
@@ -638,6 +674,9 @@ fn render_module(m: usize, spec: &ModuleSpec) -> String {
             format!(", ({})", args.join(", "))
         };
         let _ = writeln!(s, "\tcall.uni {ret}{}{args};\n\t}}", FUNCS[f]);
+    }
+    if let Some(l) = label {
+        let _ = writeln!(s, "{l}:");
     }
     s.push_str("\tret;\n}\n");
     s

@@ -1,0 +1,537 @@
+//! Labels that a module-scope name hides.
+//!
+//! ptxas 13.5 looks a `bra` target (or a `.branchtargets` entry) up at the
+//! branch. When the label is declared later (a forward branch) and a
+//! module-scope symbol of that name is declared before the function, it
+//! finds the symbol and refuses the module ("Label expected for argument 0
+//! of instruction 'bra'", "Illegal branch target, label expected"); a label
+//! declared before the branch hides the symbol. Checked with ptxas 13.5 for
+//! variables, parameterized variables, functions, kernels, aliases and the
+//! function itself, from nested blocks and to labels of nested blocks; a
+//! symbol declared after the function hides nothing.
+//!
+//! Two consequences:
+//! - In one input such a branch is an error. The parser keeps the
+//!   module-scope names declared so far ([`ModuleNames`]); the body scan
+//!   lists each body's forward targets, and looks them up there.
+//! - The merged module declares every module-scope symbol before every
+//!   function definition ([`crate::emit`]), so a label can meet a symbol of
+//!   another input, or one its own input declares after the function. nvlink
+//!   links such inputs (each assembled alone); the linker renames the label
+//!   in that body ([`hidden_labels`]). The scan keeps a short hash of each
+//!   forward target ([`crate::ast::Module::forward_labels`]), so finding the
+//!   bodies to look at costs one bit test per forward branch.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use crate::ast::{Body, Function, ItemKind, Module, Name};
+use crate::body::{generated_index, name_hash};
+use crate::diagnostic::{Diagnostic, Span};
+use crate::gc::Liveness;
+use crate::lex::{lex, TokKind, Token};
+use crate::resolve::Resolution;
+use crate::symbols::{ItemRef, SymbolTable};
+
+/// The part of a name's [`name_hash`] kept for each forward target and
+/// tested against a [`NameFilter`].
+#[inline(always)]
+pub(crate) fn short_hash(h: u64) -> u32 {
+    (h >> 32) as u32
+}
+
+/// A set of names as one bit per [`short_hash`]: "may this name be in the
+/// set" in a few instructions. At least 16 bits per name (it grows), so
+/// about one name in 16 that is not in the set is taken for one.
+#[derive(Debug, Clone)]
+pub(crate) struct NameFilter {
+    bits: Vec<u64>,
+    /// The number of bits less one (a power of two less one).
+    mask: usize,
+    /// The short hashes added, to fill a larger table when it grows.
+    shorts: Vec<u32>,
+}
+
+impl Default for NameFilter {
+    fn default() -> Self {
+        NameFilter::with_capacity(0)
+    }
+}
+
+impl NameFilter {
+    /// A filter sized for `names` names (4096 bits at least).
+    pub(crate) fn with_capacity(names: usize) -> Self {
+        let words = (names * 16 / 64).next_power_of_two().max(64);
+        NameFilter {
+            bits: vec![0; words],
+            mask: words * 64 - 1,
+            shorts: Vec::with_capacity(names),
+        }
+    }
+
+    /// Adds the name of short hash `short`.
+    pub(crate) fn add_short(&mut self, short: u32) {
+        if (self.shorts.len() + 1) * 16 > self.mask + 1 {
+            self.bits = vec![0; self.bits.len() * 2];
+            self.mask = self.bits.len() * 64 - 1;
+            for i in 0..self.shorts.len() {
+                self.set(self.shorts[i]);
+            }
+        }
+        self.shorts.push(short);
+        self.set(short);
+    }
+
+    /// Adds `name`.
+    pub(crate) fn add(&mut self, name: &str) {
+        self.add_short(short_hash(name_hash(name)));
+    }
+
+    fn set(&mut self, short: u32) {
+        let bit = short as usize & self.mask;
+        self.bits[bit / 64] |= 1 << (bit % 64);
+    }
+
+    /// Whether a name of short hash `short` may have been added.
+    #[inline(always)]
+    pub(crate) fn may_hold(&self, short: u32) -> bool {
+        let bit = short as usize & self.mask;
+        self.bits[bit / 64] >> (bit % 64) & 1 != 0
+    }
+}
+
+/// The module-scope names a module has declared so far, as the parser
+/// reads it: variables, functions (each before its own body), kernels and
+/// aliases. All are in the filter; the parser's own tables hold the
+/// variables and device functions, this the rest.
+#[derive(Debug, Default)]
+pub(crate) struct ModuleNames<'src> {
+    filter: NameFilter,
+    /// Kernels and aliases.
+    others: Vec<Name<'src>>,
+    /// Parameterized variables `prefix<count>`, at their declaration.
+    generated: Vec<(&'src str, u32, Span)>,
+}
+
+impl<'src> ModuleNames<'src> {
+    /// The symbol `name` is declared.
+    pub(crate) fn add(&mut self, name: &str) {
+        self.filter.add(name);
+    }
+
+    /// The kernel or alias `name`, [added](Self::add), is declared here
+    /// (the parser's tables do not hold these).
+    pub(crate) fn add_kernel_or_alias(&mut self, name: Name<'src>) {
+        self.others.push(name);
+    }
+
+    /// The variables `prefix<count>` are declared.
+    pub(crate) fn add_generated(&mut self, prefix: Name<'src>, count: u32) {
+        self.generated.push((prefix.text, count, prefix.span));
+    }
+
+    /// Whether a name of [`name_hash`] `h` may have been declared (always,
+    /// once an `a<N>` is: `a02` names `a2`).
+    #[inline(always)]
+    pub(crate) fn may_hold(&self, h: u64) -> bool {
+        self.filter.may_hold(short_hash(h)) || !self.generated.is_empty()
+    }
+
+    /// Where `name` was declared as a kernel, an alias or a generated
+    /// variable, if it was.
+    pub(crate) fn declaration(&self, name: &str) -> Option<Span> {
+        let other = self.others.iter().find(|n| n.text == name);
+        other.map(|n| n.span).or_else(|| {
+            self.generated
+                .iter()
+                .find(|(prefix, count, _)| generated_index(name, prefix, *count).is_some())
+                .map(|&(_, _, span)| span)
+        })
+    }
+}
+
+/// The error for a forward branch (`entry`: a `.branchtargets` entry) to
+/// `target`, whose name the module-scope symbol declared at `symbol` has.
+#[cold]
+pub(crate) fn hidden_by_symbol(target: Name<'_>, entry: bool, symbol: Span) -> Diagnostic {
+    let (what, ptxas) = if entry {
+        (
+            "`.branchtargets` entry",
+            "Illegal branch target, label expected",
+        )
+    } else {
+        (
+            "`bra` to",
+            "Label expected for argument 0 of instruction 'bra'",
+        )
+    };
+    Diagnostic::error(
+        target.span,
+        format!(
+            "{what} `{0}` names the module-scope symbol `{0}`, not the label declared later",
+            target.text
+        ),
+    )
+    .with_label("the target is looked up here, where the label is not declared yet")
+    .with_secondary(symbol, "declared at module scope here, before the function")
+    .with_help(format!(
+        "rename the label (or the symbol), or declare the symbol after this function; ptxas \
+         finds the symbol at a branch that comes before its label (\"{ptxas}\")"
+    ))
+}
+
+/// Label renames for the merged module: per function, each token to
+/// replace and its new text.
+#[derive(Debug, Default)]
+pub struct LabelRenames {
+    by_item: HashMap<ItemRef, Vec<(Span, String)>>,
+}
+
+impl LabelRenames {
+    /// The replacements in the function `r` (none for most).
+    pub fn of(&self, r: ItemRef) -> &[(Span, String)] {
+        self.by_item.get(&r).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// What marks a renamed label: `L` becomes `L__ptxlabel`.
+const LABEL_MARKER: &str = "__ptxlabel";
+
+/// Renames each label of a live function that a forward branch targets and
+/// that a module-scope symbol of the merged module names: every one of the
+/// merged module's symbols precedes every function, so ptxas would find
+/// the symbol at the branch. The label's module must not declare that name
+/// before the function (then the forward branch was refused at parse, and
+/// a label only branched to backwards needs nothing). Reports a label it
+/// cannot rename safely (the body's `x<N>` generates its name).
+pub fn hidden_labels(
+    modules: &[Module<'_>],
+    table: &SymbolTable<'_>,
+    res: &Resolution<'_>,
+    live: &Liveness,
+    diags: &mut Vec<Diagnostic>,
+) -> LabelRenames {
+    // The names' short hashes: bits to test first, then the hashes.
+    let mut filter = NameFilter::with_capacity(table.symbols.len());
+    for id in table.ids() {
+        filter.add(res.out_name(id));
+    }
+    let shorts: HashSet<u32> = filter.shorts.iter().copied().collect();
+    let hidden = |s: u32| filter.may_hold(s) && shorts.contains(&s);
+    let mut out_names: Option<HashSet<&str>> = None;
+    let mut renames = LabelRenames::default();
+    for (mi, m) in modules.iter().enumerate() {
+        if !table.included[mi] {
+            continue;
+        }
+        for (ii, item) in m.items.iter().enumerate() {
+            let ItemKind::Function(
+                f @ Function {
+                    body: Some(body), ..
+                },
+            ) = &item.kind
+            else {
+                continue;
+            };
+            let r = ItemRef {
+                module: mi,
+                item: ii,
+            };
+            let forward = m
+                .forward_labels
+                .get(body.forward_labels.start as usize..body.forward_labels.end as usize)
+                .unwrap_or(&[]);
+            if !live.is_live(r) || !forward.iter().any(|&s| hidden(s)) {
+                continue;
+            }
+            let names =
+                out_names.get_or_insert_with(|| table.ids().map(|id| res.out_name(id)).collect());
+            let declared_before = |name: &str| {
+                f.name.text == name || m.items[..ii].iter().any(|i| i.symbol() == Some(name))
+            };
+            let patches = rename_in_body(m, f, body, names, &declared_before, diags);
+            if !patches.is_empty() {
+                renames.by_item.insert(r, patches);
+            }
+        }
+    }
+    renames
+}
+
+/// The replacements that rename, in `body`, each label that `names` holds
+/// and its module does not declare before the function.
+#[cold]
+fn rename_in_body(
+    m: &Module<'_>,
+    f: &Function<'_>,
+    body: &Body,
+    names: &HashSet<&str>,
+    declared_before: &dyn Fn(&str) -> bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(Span, String)> {
+    let base = body.span.start as usize;
+    let Some(text) = m.text.get(base..body.span.end as usize) else {
+        return Vec::new();
+    };
+    let (toks, _) = lex(m.file, text);
+    let roles = roles(text, &toks);
+    let span = |t: Token| Span::new(m.file, base + t.start as usize, base + t.end as usize);
+    let mut patches = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for (t, _) in toks.iter().zip(&roles).filter(|(_, &r)| r == Role::Label) {
+        let label = t.text(text);
+        if !names.contains(label) || seen.contains(&label) || declared_before(label) {
+            continue;
+        }
+        seen.push(label);
+        let generates = toks.iter().zip(&roles).find_map(|(p, &r)| match r {
+            Role::Prefix(count) => {
+                let prefix = p.text(text);
+                generated_index(label, prefix, count).map(|_| (prefix, count))
+            }
+            _ => None,
+        });
+        if let Some((prefix, count)) = generates {
+            diags.push(
+                Diagnostic::error(
+                    span(*t),
+                    format!(
+                        "label `{label}` of `{}` meets the module-scope symbol `{label}` of the \
+                         merged module, and the linker cannot rename it: `{prefix}<{count}>` in \
+                         this body generates that name too",
+                        f.name.text
+                    ),
+                )
+                .with_label("this label")
+                .with_help(
+                    "rename the label; in the merged module every symbol is declared before \
+                     every function, and ptxas takes a forward branch's target for the symbol",
+                ),
+            );
+            continue;
+        }
+        let mut new = format!("{label}{LABEL_MARKER}");
+        while names.contains(new.as_str()) || text.contains(new.as_str()) {
+            new.push('_');
+        }
+        // Every use: the declaration, branch targets, `.branchtargets`
+        // entries, and any other name of the body so spelled (all are the
+        // body's own: its module declares no such symbol before it).
+        for (u, _) in toks
+            .iter()
+            .zip(&roles)
+            .filter(|(_, &r)| matches!(r, Role::Label | Role::Name))
+        {
+            if u.text(text) == label {
+                patches.push((span(*u), new.clone()));
+            }
+        }
+    }
+    patches
+}
+
+/// What an identifier of a body is, for [`rename_in_body`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Not an identifier.
+    Other,
+    /// A label's declaration (`L:`).
+    Label,
+    /// An instruction's opcode (`bra`, `ret`).
+    Opcode,
+    /// A qualifier after `::` (`.shared::cta`).
+    Qualifier,
+    /// The prefix of a parameterized declaration `x<count>`.
+    Prefix(u32),
+    /// Any other identifier: an operand, a guard, a declared name.
+    Name,
+}
+
+/// The role of each of a body's tokens. A statement starts after `;`, a
+/// block's `{` or `}` (not a vector operand's), a label, a guard (`@p`,
+/// `@!p`), or the end of a `.loc` line; its first identifier that is not a
+/// label is its opcode.
+fn roles(text: &str, toks: &[Token]) -> Vec<Role> {
+    let is = |i: usize, c: u8| toks.get(i).is_some_and(|t| t.is(c));
+    let mut roles = vec![Role::Other; toks.len()];
+    let mut start = true;
+    let mut guard = false;
+    let mut line_directive = false;
+    // Open braces of vector operands (`{%r1, %r2}`), which start nothing.
+    let mut vector = 0u32;
+    for (i, t) in toks.iter().enumerate() {
+        if line_directive && t.nl_before {
+            line_directive = false;
+            start = true;
+        }
+        match t.kind {
+            TokKind::Punct(b'{') if !start => vector += 1,
+            TokKind::Punct(b'}') if vector > 0 => vector -= 1,
+            TokKind::Punct(b';' | b'{' | b'}') => start = true,
+            TokKind::Punct(b'@') if start => guard = true,
+            TokKind::Ident if guard => {
+                roles[i] = Role::Name;
+                guard = false;
+            }
+            TokKind::Ident if i >= 2 && is(i - 1, b':') && is(i - 2, b':') => {
+                roles[i] = Role::Qualifier;
+                start = false;
+            }
+            TokKind::Ident if start && is(i + 1, b':') && !is(i + 2, b':') => {
+                roles[i] = Role::Label;
+            }
+            TokKind::Ident if start => {
+                roles[i] = Role::Opcode;
+                start = false;
+            }
+            TokKind::Ident => {
+                roles[i] = match toks.get(i + 2).filter(|_| is(i + 1, b'<')) {
+                    Some(n) => crate::lex::int_value(n.text(text))
+                        .and_then(|c| u32::try_from(c).ok())
+                        .map_or(Role::Name, Role::Prefix),
+                    None => Role::Name,
+                };
+            }
+            TokKind::Punct(b':' | b'!') if start || guard => {}
+            TokKind::Directive => {
+                line_directive = start && matches!(t.text(text), ".loc" | ".file");
+                start = false;
+            }
+            _ => start = false,
+        }
+    }
+    roles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::FileId;
+    use crate::parse::parse;
+
+    const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+    /// A kernel `k` whose forward branch (`bra X;` or a `.branchtargets`
+    /// entry, `entry`) targets the label `X`.
+    fn kernel(name: &str, entry: bool) -> String {
+        let jump = if entry {
+            "ts: .branchtargets X, Y;\n\tbrx.idx %r1, ts;"
+        } else {
+            "@%p1 bra X;"
+        };
+        format!(
+            ".visible .entry {name}()\n{{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<3>;\n\t\
+             mov.u32 %r1, 1;\n\tsetp.eq.u32 %p1, %r1, 0;\n\t{jump}\n\tmov.u32 %r1, 2;\nX:\n\t\
+             ret;\nY:\n\tret;\n}}\n"
+        )
+    }
+
+    fn errors(module: &str) -> Vec<String> {
+        let src = format!("{HEAD}{module}");
+        parse(FileId(0), &src)
+            .errors
+            .iter()
+            .map(|e| e.message.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_forward_branch_to_a_name_declared_before_is_refused_as_ptxas_does() {
+        // Each refused by ptxas 13.5 ("Label expected for argument 0 of
+        // instruction 'bra'"; "Illegal branch target, label expected").
+        let k = kernel("k", false);
+        let refused = [
+            format!(".visible .global .u32 X;\n{k}"),
+            format!(
+                ".global .u32 X<4>;\n{}",
+                k.replace(" X", " X2").replace("X:", "X2:")
+            ),
+            format!(".func X();\n{k}"),
+            format!(".visible .entry X() {{ ret; }}\n{k}"),
+            format!(".visible .func g() {{ ret; }}\n.visible .func X();\n.alias X, g;\n{k}"),
+            kernel("X", false),
+            kernel("X", false).replace(".entry", ".func"),
+            format!(".visible .global .u32 X;\n{}", kernel("k", true)),
+            // From a nested block, and to a label of a nested block.
+            format!(
+                ".visible .global .u32 X;\n{}",
+                k.replace("@%p1 bra X;", "{ @%p1 bra X; }")
+            ),
+            format!(
+                ".visible .global .u32 X;\n{}",
+                k.replace("@%p1 bra X;", "{ @%p1 bra X;\nX:\n}")
+                    .replace("\nX:\n\tret;", "\n\tret;")
+            ),
+        ];
+        for module in &refused {
+            let errs = errors(module);
+            assert_eq!(errs.len(), 1, "{module}\n{errs:?}");
+            assert!(
+                errs[0].ends_with("not the label declared later"),
+                "{module}\n{errs:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_label_before_the_branch_or_a_symbol_after_the_function_is_accepted() {
+        // Each assembled by ptxas 13.5.
+        let accepted = [
+            format!("{}.visible .global .u32 X;\n", kernel("k", false)),
+            format!("{}.func X() {{ ret; }}\n", kernel("k", false)),
+            ".visible .global .u32 X;\n.visible .entry k()\n{\n\t.reg .pred %p<2>;\n\t\
+             .reg .b64 %rd<2>;\n\t.reg .b32 %r<2>;\n\tmov.u64 %rd1, X;\n\t\
+             ld.global.u32 %r1, [%rd1];\nX:\n\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 bra X;\n\tret;\n}\n"
+                .to_string(),
+        ];
+        for module in &accepted {
+            assert_eq!(errors(module), Vec::<String>::new(), "{module}");
+        }
+    }
+
+    #[test]
+    fn roles_tell_labels_and_operands_from_opcodes_qualifiers_and_prefixes() {
+        let text = "{\n\t.reg .b32 x<4>;\n.loc 1 2 3\nL:\n\t@!p bra L;\n\t\
+                    mov.b64 {a, b}, c;\n\tst.shared::cta.u32 [s], d;\n\tret;\n}";
+        let (toks, errors) = lex(FileId(0), text);
+        assert!(errors.is_empty());
+        let got: Vec<(&str, Role)> = toks
+            .iter()
+            .zip(roles(text, &toks))
+            .filter(|(t, _)| t.kind == TokKind::Ident)
+            .map(|(t, r)| (t.text(text), r))
+            .collect();
+        use Role::*;
+        let want = [
+            ("x", Prefix(4)),
+            ("L", Label),
+            ("p", Name),
+            ("bra", Opcode),
+            ("L", Name),
+            ("mov", Opcode),
+            ("a", Name),
+            ("b", Name),
+            ("c", Name),
+            ("st", Opcode),
+            ("cta", Qualifier),
+            ("s", Name),
+            ("d", Name),
+            ("ret", Opcode),
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn the_name_filter_holds_what_was_added_as_it_grows() {
+        let mut f = NameFilter::with_capacity(0);
+        let names: Vec<String> = (0..2000).map(|i| format!("sym_{i}")).collect();
+        for n in &names {
+            f.add(n);
+        }
+        assert!(names.iter().all(|n| f.may_hold(short_hash(name_hash(n)))));
+        // At 16 bits per name, few names that were not added pass.
+        let passed = (0..10_000)
+            .filter(|i| f.may_hold(short_hash(name_hash(&format!("other_{i}")))))
+            .count();
+        assert!(passed < 1500, "{passed} of 10000");
+    }
+}
