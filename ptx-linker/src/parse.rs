@@ -50,8 +50,8 @@ pub fn parse_reusing<'src>(file: FileId, src: &'src str, toks: &mut Vec<Token>) 
     match late {
         // A `%` symbol declared after a body that may use it (ptxas refuses the
         // use): parsed again with every `%` symbol known from the start, so
-        // that the use binds to the module's own symbol, as a plain name's
-        // would, rather than to another module's after the merge.
+        // that the use is a reference, refused as a plain name's would be
+        // ([`crate::symbols::check_body_names`]), rather than a register.
         Some(all) => parse_pass(file, src, toks, all).0,
         None => m,
     }

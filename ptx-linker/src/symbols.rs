@@ -10,8 +10,8 @@
 //! (`a02`), which ptxas reads as `a2`, means that symbol in its module.
 //!
 //! A name a function body uses that is neither declared there (see
-//! [`crate::body`]) nor a symbol of its module is an error, as in ptxas
-//! ("Unknown symbol"); [`check_body_names`] reports it.
+//! [`crate::body`]) nor a symbol of its module declared before the use is an
+//! error, as in ptxas ("Unknown symbol"); [`check_body_names`] reports it.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -59,8 +59,10 @@ pub struct Symbol<'src> {
 pub struct SymbolTable<'src> {
     /// Symbols in order of first appearance.
     pub symbols: Vec<Symbol<'src>>,
-    /// Per module: the symbol each module-scope name means there.
-    pub scopes: Vec<HashMap<&'src str, SymbolId>>,
+    /// Per module: the symbol each module-scope name means there, and the
+    /// index of the module's first item that declares it ([`u32::MAX`]: none,
+    /// another input's symbol, see [`Self::undeclared`]).
+    pub scopes: Vec<HashMap<&'src str, (SymbolId, u32)>>,
     /// Per module: whether it takes part (objects always; libraries when needed).
     pub included: Vec<bool>,
     /// Per module: names it uses without declaring them that another
@@ -72,7 +74,7 @@ pub struct SymbolTable<'src> {
 impl<'src> SymbolTable<'src> {
     /// The symbol `name` means inside module `module`.
     pub fn lookup(&self, module: usize, name: &str) -> Option<SymbolId> {
-        self.scopes.get(module)?.get(name).copied()
+        Some(self.scopes.get(module)?.get(name)?.0)
     }
 
     /// The symbol for an id.
@@ -199,6 +201,7 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
             let Some(n) = item.symbol() else {
                 continue;
             };
+            let first = ii as u32;
             let id = match local.get(n) {
                 Some(&id) => id,
                 None => *global.entry(n).or_insert_with(|| {
@@ -221,7 +224,7 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
             } else {
                 s.decls.push(r);
             }
-            scopes[mi].insert(n, id);
+            scopes[mi].entry(n).or_insert((id, first));
         }
         if has_generated {
             alias_zero_padded(m, &mut scopes[mi]);
@@ -237,7 +240,7 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
                 continue;
             }
             if let Some(&id) = global.get(n.text) {
-                scopes[mi].insert(n.text, id);
+                scopes[mi].insert(n.text, (id, u32::MAX));
                 undeclared[mi].push(*n);
             }
         }
@@ -253,7 +256,7 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
 /// Maps each reference that spells a generated name with leading zeros
 /// (`a02` for `a2` of `a<4>`; ptxas reads it so) to that name's symbol, so
 /// that it resolves and is emitted as the name (PTX ISA 9.0, section 5.4.6).
-fn alias_zero_padded<'m>(m: &'m Module<'_>, scope: &mut HashMap<&'m str, SymbolId>) {
+fn alias_zero_padded<'m>(m: &'m Module<'_>, scope: &mut HashMap<&'m str, (SymbolId, u32)>) {
     let generated: HashSet<&str> = m
         .items
         .iter()
@@ -281,6 +284,33 @@ fn alias_zero_padded<'m>(m: &'m Module<'_>, scope: &mut HashMap<&'m str, SymbolI
     }
 }
 
+/// The error for a reference `n` (in an initializer, or else a body) to a
+/// symbol its module declares later, at item `first`: ptxas reads a module
+/// in order ("Invalid initial value expression", "Unknown symbol"), where
+/// the merged module would declare the symbol before every use.
+fn declared_after_use(m: &Module<'_>, n: Name<'_>, first: u32, initializer: bool) -> Diagnostic {
+    let decl = m.items[first as usize].symbol_name().map(|d| d.span);
+    let (place, ptxas) = if initializer {
+        ("an initializer", "Invalid initial value expression")
+    } else {
+        ("a function", "Unknown symbol")
+    };
+    let d = Diagnostic::error(
+        n.span,
+        format!("`{}` is used before its declaration", n.text),
+    )
+    .with_label("used here")
+    .with_help(format!(
+        "declare `{}` before {place} that uses it (a declaration without a body, or \
+             `.extern`, will do); ptxas reads a module in order (\"{ptxas}\")",
+        n.text
+    ));
+    match decl {
+        Some(span) => d.with_secondary(span, "declared here, after the use"),
+        None => d,
+    }
+}
+
 /// Names that are legal in a body without a declaration: the predefined
 /// constant `WARP_SZ` and the sink `_` (`mbarrier.arrive... _, [addr]`)
 /// (PTX ISA 9.0, sections 10 "Special Registers" and 9.7 "Instructions").
@@ -291,7 +321,9 @@ const PREDEFINED: &[&str] = &["WARP_SZ", "_"];
 /// refuses such a module ("Unknown symbol"). One error per module and name,
 /// at its first use. A name only another input declares is an error too:
 /// ptxas refuses that input on its own, so `ptxas -c` + nvlink cannot link
-/// it, and binding it across inputs would guess at its type.
+/// it, and binding it across inputs would guess at its type. So is a
+/// reference, in a body or an initializer, to a symbol its module declares
+/// only after it.
 pub fn check_body_names(
     modules: &[Module<'_>],
     table: &SymbolTable<'_>,
@@ -312,15 +344,22 @@ pub fn check_body_names(
             );
         }
         let mut reported: HashSet<&str> = HashSet::default();
-        for item in &m.items {
-            let ItemKind::Function(f) = &item.kind else {
-                continue;
+        for (ii, item) in m.items.iter().enumerate() {
+            let f = match &item.kind {
+                ItemKind::Function(f) => Some(f),
+                // An initializer's references are checked for order only.
+                ItemKind::Variable(_) => None,
+                _ => continue,
             };
             for n in &item.refs {
-                if table.lookup(mi, n.text).is_some()
-                    || PREDEFINED.contains(&n.text)
-                    || !reported.insert(n.text)
-                {
+                if let Some(&(_, first)) = table.scopes[mi].get(n.text) {
+                    if first > ii as u32 && first != u32::MAX {
+                        diags.push(declared_after_use(m, *n, first, f.is_none()));
+                    }
+                    continue;
+                }
+                let Some(f) = f else { continue };
+                if PREDEFINED.contains(&n.text) || !reported.insert(n.text) {
                     continue;
                 }
                 diags.push(

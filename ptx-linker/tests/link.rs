@@ -189,19 +189,30 @@ fn symbols_named_with_a_percent_are_references_in_bodies() {
 }
 
 #[test]
-fn a_percent_symbol_declared_after_its_use_binds_in_its_own_module() {
-    // ptxas refuses b.ptx (the use comes before the declaration); a plain name there binds
-    // to b.ptx's own (renamed) variable, and so does a `%` name: before, kb's `%s` stayed
-    // `%s` and silently named a.ptx's visible `%s` in the merged module.
-    let a = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .global .u64 %s;\n";
-    let b = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry kb()\n{\n  \
-             .reg .b64 %rd<3>;\n  mov.u64 %rd1, %s;\n  ret;\n}\n.global .u64 %s;\n";
-    let out = link_ab(a, b, &Default::default()).unwrap();
-    assert!(
-        out.ptx.contains("mov.u64 %rd1, %s__ptxlink2;"),
-        "{}",
-        out.ptx
-    );
+fn a_symbol_declared_after_its_use_is_refused_with_a_percent_name_too() {
+    // ptxas refuses b.ptx ("Unknown symbol": the use comes before the
+    // declaration). Once, kb's `%s` stayed a register-like `%s` and silently
+    // named a.ptx's visible `%s` in the merged module; then it bound to b.ptx's
+    // own variable, as a plain name did. Now both are refused, as ptxas does.
+    for name in ["%s", "s"] {
+        let a = format!(
+            ".version 8.5\n.target sm_90\n.address_size 64\n.visible .global .u64 {name};\n"
+        );
+        let b = format!(
+            ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry kb()\n{{\n  \
+             .reg .b64 %rd<3>;\n  mov.u64 %rd1, {name};\n  ret;\n}}\n.global .u64 {name};\n"
+        );
+        let err = link_ab(&a, &b, &Default::default()).unwrap_err();
+        let r = &err.rendered;
+        assert!(
+            r.contains(&format!("error: `{name}` is used before its declaration")),
+            "{r}"
+        );
+        assert!(
+            r.contains("b.ptx:7:17") && r.contains("declared here, after the use"),
+            "{r}"
+        );
+    }
 }
 
 #[test]
