@@ -121,6 +121,7 @@ fn parse_pass<'src>(
     m.errors = errors;
     m.items.shrink_to_fit();
     m.forward_labels = std::mem::take(&mut c.forward_labels);
+    m.forward_labels.shrink_to_fit();
     let late = c.late_percent.then_some(c.percent_symbols);
     (m, late)
 }
