@@ -761,9 +761,10 @@ impl<'src> Scopes<'src> {
                 Some(d) => {
                     if !b.takes(d.kind) {
                         errors.push(not_a_label(b, d.kind));
-                    } else if here.is_some_and(|(at, _)| at > target) {
+                    } else if here.is_some_and(|(at, _)| at > target) && at_branch.is_none() {
                         // (A label of an enclosing block was declared
-                        // before this block: found at the branch.)
+                        // before this block, or one of this block hides
+                        // another one: found at the branch.)
                         self.add_forward(b);
                     }
                     continue;
@@ -882,7 +883,7 @@ impl<'src> Scopes<'src> {
                 Some(at) if !slow => {
                     if at > b.name.text.as_ptr() as usize {
                         forward.push(labels::short_hash(h));
-                        if module.may_hold(h) {
+                        if module.may_hold(h, b.name.text) {
                             self.forward_suspects.push(b);
                         }
                     }

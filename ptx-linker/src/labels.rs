@@ -18,13 +18,15 @@
 //!   function definition ([`crate::emit`]), so a label can meet a symbol of
 //!   another input, or one its own input declares after the function. nvlink
 //!   links such inputs (each assembled alone); the linker renames the label
-//!   in that body ([`hidden_labels`]). The scan keeps a short hash of each
+//!   in that body ([`hidden_labels`]): its declarations, `bra` targets and
+//!   `.branchtargets` entries, the only places a label of an instruction
+//!   stands, never a parameter or register that shares its name. The scan keeps a short hash of each
 //!   forward target ([`crate::ast::Module::forward_labels`]), so finding the
 //!   bodies to look at costs one bit test per forward branch.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use crate::ast::{Body, Function, ItemKind, Module, Name};
+use crate::ast::{Function, ItemKind, Module, Name};
 use crate::body::{generated_index, name_hash};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::gc::Liveness;
@@ -106,8 +108,8 @@ impl NameFilter {
 #[derive(Debug, Default)]
 pub(crate) struct ModuleNames<'src> {
     filter: NameFilter,
-    /// Kernels and aliases.
-    others: Vec<Name<'src>>,
+    /// Kernels and aliases, at their first declaration.
+    others: HashMap<&'src str, Span>,
     /// Parameterized variables `prefix<count>`, at their declaration.
     generated: Vec<(&'src str, u32, Span)>,
 }
@@ -121,7 +123,7 @@ impl<'src> ModuleNames<'src> {
     /// The kernel or alias `name`, [added](Self::add), is declared here
     /// (the parser's tables do not hold these).
     pub(crate) fn add_kernel_or_alias(&mut self, name: Name<'src>) {
-        self.others.push(name);
+        self.others.entry(name.text).or_insert(name.span);
     }
 
     /// The variables `prefix<count>` are declared.
@@ -129,18 +131,24 @@ impl<'src> ModuleNames<'src> {
         self.generated.push((prefix.text, count, prefix.span));
     }
 
-    /// Whether a name of [`name_hash`] `h` may have been declared (always,
-    /// once an `a<N>` is: `a02` names `a2`).
+    /// Whether `name`, of [`name_hash`] `h`, may have been declared (an
+    /// `a<N>` generates `a02` too).
     #[inline(always)]
-    pub(crate) fn may_hold(&self, h: u64) -> bool {
-        self.filter.may_hold(short_hash(h)) || !self.generated.is_empty()
+    pub(crate) fn may_hold(&self, h: u64, name: &str) -> bool {
+        self.filter.may_hold(short_hash(h)) || (!self.generated.is_empty() && self.generates(name))
+    }
+
+    #[cold]
+    fn generates(&self, name: &str) -> bool {
+        self.generated
+            .iter()
+            .any(|(prefix, count, _)| generated_index(name, prefix, *count).is_some())
     }
 
     /// Where `name` was declared as a kernel, an alias or a generated
     /// variable, if it was.
     pub(crate) fn declaration(&self, name: &str) -> Option<Span> {
-        let other = self.others.iter().find(|n| n.text == name);
-        other.map(|n| n.span).or_else(|| {
+        self.others.get(name).copied().or_else(|| {
             self.generated
                 .iter()
                 .find(|(prefix, count, _)| generated_index(name, prefix, *count).is_some())
@@ -201,14 +209,12 @@ const LABEL_MARKER: &str = "__ptxlabel";
 /// merged module's symbols precedes every function, so ptxas would find
 /// the symbol at the branch. The label's module must not declare that name
 /// before the function (then the forward branch was refused at parse, and
-/// a label only branched to backwards needs nothing). Reports a label it
-/// cannot rename safely (the body's `x<N>` generates its name).
+/// a label only branched to backwards needs nothing).
 pub fn hidden_labels(
     modules: &[Module<'_>],
     table: &SymbolTable<'_>,
     res: &Resolution<'_>,
     live: &Liveness,
-    diags: &mut Vec<Diagnostic>,
 ) -> LabelRenames {
     // The names' short hashes: bits to test first, then the hashes.
     let mut filter = NameFilter::with_capacity(table.symbols.len());
@@ -224,11 +230,9 @@ pub fn hidden_labels(
             continue;
         }
         for (ii, item) in m.items.iter().enumerate() {
-            let ItemKind::Function(
-                f @ Function {
-                    body: Some(body), ..
-                },
-            ) = &item.kind
+            let ItemKind::Function(Function {
+                body: Some(body), ..
+            }) = &item.kind
             else {
                 continue;
             };
@@ -245,10 +249,15 @@ pub fn hidden_labels(
             }
             let names =
                 out_names.get_or_insert_with(|| table.ids().map(|id| res.out_name(id)).collect());
+            // The module's first declaration of the name is this function
+            // or comes before it.
             let declared_before = |name: &str| {
-                f.name.text == name || m.items[..ii].iter().any(|i| i.symbol() == Some(name))
+                table.scopes[mi]
+                    .get(name)
+                    .is_some_and(|&(_, first)| first <= ii as u32)
             };
-            let patches = rename_in_body(m, f, body, names, &declared_before, diags);
+            let patches =
+                rename_in_function(m, item.span, body.span.start, names, &declared_before);
             if !patches.is_empty() {
                 renames.by_item.insert(r, patches);
             }
@@ -257,105 +266,102 @@ pub fn hidden_labels(
     renames
 }
 
-/// The replacements that rename, in `body`, each label that `names` holds
-/// and its module does not declare before the function.
+/// The replacements that rename, in the function whose text is `span` (its
+/// body from `body_start`),
+/// each label of an instruction that `names` holds and its module does not
+/// declare before the function: its declarations, `bra` targets and
+/// `.branchtargets` entries, the only places where ptxas takes such a
+/// label (the body scan refuses it elsewhere, and a target that names a
+/// register or parameter). The new name is in no name of the function
+/// (its parameters included) nor in `names`.
 #[cold]
-fn rename_in_body(
+fn rename_in_function(
     m: &Module<'_>,
-    f: &Function<'_>,
-    body: &Body,
+    span: Span,
+    body_start: u32,
     names: &HashSet<&str>,
     declared_before: &dyn Fn(&str) -> bool,
-    diags: &mut Vec<Diagnostic>,
 ) -> Vec<(Span, String)> {
-    let base = body.span.start as usize;
-    let Some(text) = m.text.get(base..body.span.end as usize) else {
+    let base = span.start as usize;
+    let Some(text) = m.text.get(base..span.end as usize) else {
         return Vec::new();
     };
     let (toks, _) = lex(m.file, text);
-    let roles = roles(text, &toks);
-    let span = |t: Token| Span::new(m.file, base + t.start as usize, base + t.end as usize);
-    let mut patches = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
+    let roles = roles(text, &toks, body_start.saturating_sub(span.start));
+    let idents: HashSet<&str> = toks
+        .iter()
+        .filter(|t| t.kind == TokKind::Ident)
+        .map(|t| t.text(text))
+        .collect();
+    let mut new_names: HashMap<&str, String> = HashMap::default();
+    let mut taken: HashSet<String> = HashSet::default();
     for (t, _) in toks.iter().zip(&roles).filter(|(_, &r)| r == Role::Label) {
         let label = t.text(text);
-        if !names.contains(label) || seen.contains(&label) || declared_before(label) {
-            continue;
-        }
-        seen.push(label);
-        let generates = toks.iter().zip(&roles).find_map(|(p, &r)| match r {
-            Role::Prefix(count) => {
-                let prefix = p.text(text);
-                generated_index(label, prefix, count).map(|_| (prefix, count))
-            }
-            _ => None,
-        });
-        if let Some((prefix, count)) = generates {
-            diags.push(
-                Diagnostic::error(
-                    span(*t),
-                    format!(
-                        "label `{label}` of `{}` meets the module-scope symbol `{label}` of the \
-                         merged module, and the linker cannot rename it: `{prefix}<{count}>` in \
-                         this body generates that name too",
-                        f.name.text
-                    ),
-                )
-                .with_label("this label")
-                .with_help(
-                    "rename the label; in the merged module every symbol is declared before \
-                     every function, and ptxas takes a forward branch's target for the symbol",
-                ),
-            );
+        if new_names.contains_key(label) || !names.contains(label) || declared_before(label) {
             continue;
         }
         let mut new = format!("{label}{LABEL_MARKER}");
-        while names.contains(new.as_str()) || text.contains(new.as_str()) {
+        while names.contains(new.as_str()) || idents.contains(new.as_str()) || taken.contains(&new)
+        {
             new.push('_');
         }
-        // Every use: the declaration, branch targets, `.branchtargets`
-        // entries, and any other name of the body so spelled (all are the
-        // body's own: its module declares no such symbol before it).
-        for (u, _) in toks
-            .iter()
-            .zip(&roles)
-            .filter(|(_, &r)| matches!(r, Role::Label | Role::Name))
-        {
-            if u.text(text) == label {
-                patches.push((span(*u), new.clone()));
-            }
-        }
+        taken.insert(new.clone());
+        new_names.insert(label, new);
     }
-    patches
+    if new_names.is_empty() {
+        return Vec::new();
+    }
+    toks.iter()
+        .zip(&roles)
+        .filter(|(_, &r)| matches!(r, Role::Label | Role::Target))
+        .filter_map(|(t, _)| {
+            let new = new_names.get(t.text(text))?;
+            let at = Span::new(m.file, base + t.start as usize, base + t.end as usize);
+            Some((at, new.clone()))
+        })
+        .collect()
 }
 
-/// What an identifier of a body is, for [`rename_in_body`].
+/// What an identifier of a function's text is, for [`rename_in_function`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
     /// Not an identifier.
     Other,
-    /// A label's declaration (`L:`).
+    /// The declaration of a label of an instruction (`L:`).
     Label,
+    /// The label of a `.branchtargets`, `.callprototype` or `.calltargets`
+    /// list, which ptxas takes only after its declaration.
+    ListLabel,
+    /// A `bra` target or a `.branchtargets` entry.
+    Target,
     /// An instruction's opcode (`bra`, `ret`).
     Opcode,
-    /// A qualifier after `::` (`.shared::cta`).
-    Qualifier,
-    /// The prefix of a parameterized declaration `x<count>`.
-    Prefix(u32),
-    /// Any other identifier: an operand, a guard, a declared name.
+    /// Any other identifier: an operand, a guard, a declared name, a
+    /// qualifier after `::`.
     Name,
 }
 
-/// The role of each of a body's tokens. A statement starts after `;`, a
-/// block's `{` or `}` (not a vector operand's), a label, a guard (`@p`,
-/// `@!p`), or the end of a `.loc` line; its first identifier that is not a
-/// label is its opcode.
-fn roles(text: &str, toks: &[Token]) -> Vec<Role> {
+/// The role of each token of a function's text, whose body's `{` is at
+/// `body_open`. A statement starts after `;`, a block's `{` or `}` (not a
+/// vector operand's), a label, a guard (`@p`, `@!p`), or the end of a `.loc`
+/// line; its first identifier that is not a label is its opcode.
+fn roles(text: &str, toks: &[Token], body_open: u32) -> Vec<Role> {
     let is = |i: usize, c: u8| toks.get(i).is_some_and(|t| t.is(c));
+    let list = |i: usize| {
+        toks.get(i).is_some_and(|t| {
+            t.kind == TokKind::Directive
+                && matches!(
+                    t.text(text),
+                    ".branchtargets" | ".callprototype" | ".calltargets"
+                )
+        })
+    };
     let mut roles = vec![Role::Other; toks.len()];
     let mut start = true;
     let mut guard = false;
     let mut line_directive = false;
+    // In a `bra` (its target is next) or a `.branchtargets` list.
+    let (mut bra, mut entries) = (false, false);
     // Open braces of vector operands (`{%r1, %r2}`), which start nothing.
     let mut vector = 0u32;
     for (i, t) in toks.iter().enumerate() {
@@ -364,39 +370,44 @@ fn roles(text: &str, toks: &[Token]) -> Vec<Role> {
             start = true;
         }
         match t.kind {
+            TokKind::Punct(b'{') if t.start == body_open => start = true,
             TokKind::Punct(b'{') if !start => vector += 1,
             TokKind::Punct(b'}') if vector > 0 => vector -= 1,
-            TokKind::Punct(b';' | b'{' | b'}') => start = true,
+            TokKind::Punct(b';' | b'{' | b'}') => {
+                (start, bra, entries) = (true, false, false);
+            }
             TokKind::Punct(b'@') if start => guard = true,
             TokKind::Ident if guard => {
                 roles[i] = Role::Name;
                 guard = false;
             }
-            TokKind::Ident if i >= 2 && is(i - 1, b':') && is(i - 2, b':') => {
-                roles[i] = Role::Qualifier;
-                start = false;
-            }
             TokKind::Ident if start && is(i + 1, b':') && !is(i + 2, b':') => {
-                roles[i] = Role::Label;
+                roles[i] = if list(i + 2) {
+                    Role::ListLabel
+                } else {
+                    Role::Label
+                };
             }
             TokKind::Ident if start => {
                 roles[i] = Role::Opcode;
+                bra = t.text(text) == "bra";
                 start = false;
             }
-            TokKind::Ident => {
-                roles[i] = match toks.get(i + 2).filter(|_| is(i + 1, b'<')) {
-                    Some(n) => crate::lex::int_value(n.text(text))
-                        .and_then(|c| u32::try_from(c).ok())
-                        .map_or(Role::Name, Role::Prefix),
-                    None => Role::Name,
-                };
+            TokKind::Ident if bra || entries => {
+                roles[i] = Role::Target;
+                bra = false;
             }
+            TokKind::Ident => roles[i] = Role::Name,
             TokKind::Punct(b':' | b'!') if start || guard => {}
             TokKind::Directive => {
+                entries = t.text(text) == ".branchtargets";
                 line_directive = start && matches!(t.text(text), ".loc" | ".file");
                 start = false;
             }
-            _ => start = false,
+            _ => {
+                start = false;
+                bra = false;
+            }
         }
     }
     roles
@@ -482,6 +493,12 @@ mod tests {
              .reg .b64 %rd<2>;\n\t.reg .b32 %r<2>;\n\tmov.u64 %rd1, X;\n\t\
              ld.global.u32 %r1, [%rd1];\nX:\n\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 bra X;\n\tret;\n}\n"
                 .to_string(),
+            // An enclosing block's label, declared before, is what the branch
+            // finds, though its own block declares one later (a review's case).
+            ".visible .global .u32 X;\n.visible .entry k()\n{\n\t.reg .pred %p<2>;\n\t\
+             .reg .b32 %r<2>;\n\tsetp.eq.u32 %p1, %r1, 0;\nX:\n\t{\n\t@%p1 bra X;\nX:\n\t\
+             ts: .branchtargets X;\n\tbrx.idx %r1, ts;\n\t}\n\tret;\n}\n"
+                .to_string(),
         ];
         for module in &accepted {
             assert_eq!(errors(module), Vec::<String>::new(), "{module}");
@@ -489,32 +506,46 @@ mod tests {
     }
 
     #[test]
-    fn roles_tell_labels_and_operands_from_opcodes_qualifiers_and_prefixes() {
-        let text = "{\n\t.reg .b32 x<4>;\n.loc 1 2 3\nL:\n\t@!p bra L;\n\t\
-                    mov.b64 {a, b}, c;\n\tst.shared::cta.u32 [s], d;\n\tret;\n}";
+    fn roles_tell_labels_and_targets_from_opcodes_and_other_names() {
+        let text = ".visible .entry k(.param .u32 L) .maxntid 32, 1, 1\n{\nM:\n\t\
+                    .reg .b32 x<4>;\n.loc 1 2 3\nL:\n\t@!p bra L;\n\tmov.b64 {a, b}, c;\n\t\
+                    st.shared::cta.u32 [s], d;\n\tts: .branchtargets L, M;\n\t\
+                    brx.idx x1, ts;\n\tbra.uni M;\n\tret;\n}";
         let (toks, errors) = lex(FileId(0), text);
         assert!(errors.is_empty());
+        let body = text.find('{').unwrap() as u32;
         let got: Vec<(&str, Role)> = toks
             .iter()
-            .zip(roles(text, &toks))
+            .zip(roles(text, &toks, body))
             .filter(|(t, _)| t.kind == TokKind::Ident)
             .map(|(t, r)| (t.text(text), r))
             .collect();
         use Role::*;
         let want = [
-            ("x", Prefix(4)),
+            ("k", Name),
+            ("L", Name),
+            ("M", Label),
+            ("x", Name),
             ("L", Label),
             ("p", Name),
             ("bra", Opcode),
-            ("L", Name),
+            ("L", Target),
             ("mov", Opcode),
             ("a", Name),
             ("b", Name),
             ("c", Name),
             ("st", Opcode),
-            ("cta", Qualifier),
+            ("cta", Name),
             ("s", Name),
             ("d", Name),
+            ("ts", ListLabel),
+            ("L", Target),
+            ("M", Target),
+            ("brx", Opcode),
+            ("x1", Name),
+            ("ts", Name),
+            ("bra", Opcode),
+            ("M", Target),
             ("ret", Opcode),
         ];
         assert_eq!(got, want);

@@ -188,7 +188,7 @@ fn link_with<E>(
     let kernels = validate::check_kernels(&modules, &table, &res, &live, &header, &mut diags);
     let directives =
         entry_directives::entry_directives(&modules, &table, &live, &header, &mut diags);
-    let labels = labels::hidden_labels(&modules, &table, &res, &live, &mut diags);
+    let labels = labels::hidden_labels(&modules, &table, &res, &live);
     if diags.iter().any(Diagnostic::is_error) {
         return fail(diags);
     }
