@@ -136,7 +136,9 @@ fn run(args: &Args) -> Result<(), Failure> {
             .and_then(|()| m.finish())
             .and_then(|()| m.commit());
         if let Err(e) = result {
-            let _ = std::fs::remove_file(&args.output);
+            if !out.special {
+                let _ = std::fs::remove_file(&args.output);
+            }
             return Err(m.failure(e));
         }
     }
@@ -187,20 +189,26 @@ fn ptxas_arch(target: &str) -> String {
 /// An output file written under a temporary name next to `path` (created
 /// at the first write) and renamed over `path` by [`TempOutput::commit`], so
 /// a failed run never leaves a partial file: dropped before the rename, it
-/// removes the temporary file.
+/// removes the temporary file. An output that exists and is no regular file
+/// (`/dev/null`, `/dev/stdout`, a pipe) is never replaced: the temporary
+/// file is in the system's temporary directory, and is copied into it.
 struct TempOutput {
     path: PathBuf,
     tmp: PathBuf,
+    /// `path` is a device, a pipe or a socket.
+    special: bool,
     file: Option<std::fs::File>,
     committed: bool,
 }
 
 impl TempOutput {
     fn new(path: &Path) -> TempOutput {
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            _ if special => std::env::temp_dir(),
+            Some(d) => d.to_path_buf(),
+            None => PathBuf::from("."),
+        };
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -208,6 +216,7 @@ impl TempOutput {
         TempOutput {
             path: path.to_path_buf(),
             tmp: dir.join(format!(".{name}.{}.tmp", std::process::id())),
+            special,
             file: None,
             committed: false,
         }
@@ -225,10 +234,19 @@ impl TempOutput {
         self.file()?.sync_all()
     }
 
-    /// Renames the temporary file over the output.
+    /// Renames the temporary file over the output (copies it into a
+    /// special output, then removes it).
     fn commit(&mut self) -> std::io::Result<()> {
         self.file()?;
-        std::fs::rename(&self.tmp, &self.path)?;
+        if self.special {
+            let mut from = std::fs::File::open(&self.tmp)?;
+            let mut to = std::fs::OpenOptions::new().write(true).open(&self.path)?;
+            std::io::copy(&mut from, &mut to)?;
+            to.flush()?;
+            std::fs::remove_file(&self.tmp)?;
+        } else {
+            std::fs::rename(&self.tmp, &self.path)?;
+        }
         self.committed = true;
         Ok(())
     }

@@ -167,3 +167,44 @@ fn a_broken_container_exits_1_naming_the_file() {
     );
     assert!(!out.exists());
 }
+
+/// `-o /dev/null`, `-o /dev/stdout` or a pipe: the output is written into
+/// the special file, never renamed over it (as root, the rename replaced
+/// `/dev/null` with a regular file). A named pipe stands in for them here.
+#[cfg(unix)]
+#[test]
+fn a_special_output_is_written_into_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = scratch("fifo");
+    let fifo = d.join("out.fifo");
+    let st = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(st.success());
+    // The reader opens the pipe first (the linker's open blocks until then).
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let st = Command::new(BIN)
+        .args(["-o", fifo.to_str().unwrap(), "--gc"])
+        .arg(format!("{DATA}/k_extern.s"))
+        .args(["--lib", &format!("{DATA}/dev_extern.s")])
+        .output()
+        .unwrap();
+    assert_eq!(
+        st.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    // (Checked first: were the pipe replaced, the reader would wait forever.)
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let ptx = reader.join().unwrap();
+    assert!(ptx.contains(".visible .entry kern("), "{ptx}");
+    // Nothing else next to it, and no temporary file left in the temporary directory.
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+    let left = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .any(|e| e.file_name().to_string_lossy().starts_with(".out.fifo."));
+    assert!(!left);
+}
