@@ -112,7 +112,9 @@ pub(crate) static CLASS: [u8; 256] = {
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        t[b] = if c == b'\n' {
+        // ptxas ends a `.loc` or `.file` line at a lone CR or a form feed
+        // too (a `//` comment only at a line feed).
+        t[b] = if c == b'\n' || c == b'\r' || c == 0x0c {
             C_NL
         } else if c == b' ' || (c >= b'\t' && c <= b'\r') {
             C_SPACE
