@@ -190,12 +190,15 @@ fn ptxas_arch(target: &str) -> String {
 /// at the first write) and renamed over `path` by [`TempOutput::commit`], so
 /// a failed run never leaves a partial file: dropped before the rename, it
 /// removes the temporary file. An output that exists and is no regular file
-/// (`/dev/null`, `/dev/stdout`, a pipe) is never replaced: the temporary
-/// file is in the system's temporary directory, and is copied into it.
+/// (`/dev/null`, a pipe), or is a symbolic link (`/dev/stdout`, even when
+/// it leads to a regular file), is never replaced: the temporary file is in
+/// the system's temporary directory, and is copied into it. The temporary
+/// file is created only if its name is free (never through a link another
+/// user placed there).
 struct TempOutput {
     path: PathBuf,
     tmp: PathBuf,
-    /// `path` is a device, a pipe or a socket.
+    /// `path` is a symbolic link, a device, a pipe or a socket.
     special: bool,
     file: Option<std::fs::File>,
     committed: bool,
@@ -203,7 +206,8 @@ struct TempOutput {
 
 impl TempOutput {
     fn new(path: &Path) -> TempOutput {
-        let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        let special = std::fs::symlink_metadata(path)
+            .is_ok_and(|m| m.file_type().is_symlink() || (!m.is_file() && !m.is_dir()));
         let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
             _ if special => std::env::temp_dir(),
             Some(d) => d.to_path_buf(),
@@ -224,7 +228,23 @@ impl TempOutput {
 
     fn file(&mut self) -> std::io::Result<&mut std::fs::File> {
         if self.file.is_none() {
-            self.file = Some(std::fs::File::create(&self.tmp)?);
+            // A free name: `.NAME.PID.tmp`, then `.NAME.PID.1.tmp`, ...
+            let base = self.tmp.clone();
+            let mut n = 0;
+            let file = loop {
+                let open = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&self.tmp);
+                match open {
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => {
+                        n += 1;
+                        self.tmp = base.with_extension(format!("{n}.tmp"));
+                    }
+                    other => break other?,
+                }
+            };
+            self.file = Some(file);
         }
         Ok(self.file.as_mut().expect("created above"))
     }

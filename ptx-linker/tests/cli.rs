@@ -208,3 +208,34 @@ fn a_special_output_is_written_into_not_replaced() {
         .any(|e| e.file_name().to_string_lossy().starts_with(".out.fifo."));
     assert!(!left);
 }
+
+/// An output that is a symbolic link (`/dev/stdout` redirected to a file is
+/// one) is written through, not replaced by the module.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_output_is_written_through() {
+    let d = scratch("symlink");
+    let target = d.join("target.ptx");
+    std::fs::write(&target, "old").unwrap();
+    let link = d.join("out.ptx");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let st = Command::new(BIN)
+        .args(["-o", link.to_str().unwrap(), "--gc"])
+        .arg(format!("{DATA}/k_extern.s"))
+        .args(["--lib", &format!("{DATA}/dev_extern.s")])
+        .output()
+        .unwrap();
+    assert_eq!(
+        st.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let ptx = std::fs::read_to_string(&target).unwrap();
+    assert!(ptx.contains(".visible .entry kern("), "{ptx}");
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 2);
+}
