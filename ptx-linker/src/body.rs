@@ -2280,7 +2280,7 @@ pub(crate) fn generated_index(name: &str, prefix: &str, count: u32) -> Option<u3
 /// among them (a `bra` target): the prefix, then a number below `count`,
 /// leading zeros allowed (`x01` is `x<4>`'s); a prefix that ends in a digit
 /// generates none (`a15` is not `a1<10>`'s).
-fn generates(prefix: &str, count: u32, name: &str) -> bool {
+pub(crate) fn generates(prefix: &str, count: u32, name: &str) -> bool {
     !prefix.ends_with(|c: char| c.is_ascii_digit())
         && generated_index(name, prefix, count).is_some()
 }

@@ -27,7 +27,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::ast::{Function, ItemKind, Module, Name};
-use crate::body::{generated_index, name_hash};
+use crate::body::{generates, name_hash};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::gc::Liveness;
 use crate::lex::{lex, TokKind, Token};
@@ -138,11 +138,13 @@ impl<'src> ModuleNames<'src> {
         self.filter.may_hold(short_hash(h)) || (!self.generated.is_empty() && self.generates(name))
     }
 
+    /// Whether an `a<N>` generates `name` as ptxas finds a branch target
+    /// among them ([`crate::body::generates`]: none when `a` ends in a digit).
     #[cold]
     fn generates(&self, name: &str) -> bool {
         self.generated
             .iter()
-            .any(|(prefix, count, _)| generated_index(name, prefix, *count).is_some())
+            .any(|(prefix, count, _)| generates(prefix, *count, name))
     }
 
     /// Where `name` was declared as a kernel, an alias or a generated
@@ -151,7 +153,7 @@ impl<'src> ModuleNames<'src> {
         self.others.get(name).copied().or_else(|| {
             self.generated
                 .iter()
-                .find(|(prefix, count, _)| generated_index(name, prefix, *count).is_some())
+                .find(|(prefix, count, _)| generates(prefix, *count, name))
                 .map(|&(_, _, span)| span)
         })
     }
@@ -250,11 +252,19 @@ pub fn hidden_labels(
             let names =
                 out_names.get_or_insert_with(|| table.ids().map(|id| res.out_name(id)).collect());
             // The module's first declaration of the name is this function
-            // or comes before it.
+            // or comes before it, and ptxas finds it at a branch (not a
+            // variable of an `a1<10>`, whose prefix ends in a digit).
             let declared_before = |name: &str| {
-                table.scopes[mi]
-                    .get(name)
-                    .is_some_and(|&(_, first)| first <= ii as u32)
+                table.scopes[mi].get(name).is_some_and(|&(_, first)| {
+                    first <= ii as u32
+                        && match &m.items[first as usize].kind {
+                            ItemKind::Variable(v) => v
+                                .generated
+                                .as_ref()
+                                .is_none_or(|g| generates(v.name.text, g.count, name)),
+                            _ => true,
+                        }
+                })
             };
             let patches =
                 rename_in_function(m, item.span, body.span.start, names, &declared_before);
