@@ -126,16 +126,21 @@ fn run(args: &Args) -> Result<(), Failure> {
     if args.verify {
         verify(&out.tmp, &report.map.target, !report.external.is_empty())?;
     }
-    out.commit().map_err(|e| out.failure(e))?;
+    // The link map is written in full before either output is committed,
+    // so a failure leaves neither (a pipe receives nothing).
+    let mut map_out = None;
     if let Some(map) = &args.map {
         let json = serde_json::to_string_pretty(&report.map)
             .map_err(|e| Failure::Usage(format!("cannot serialise the link map: {e}")))?;
         let mut m = TempOutput::new(map);
-        let result = m
-            .write_all(json.as_bytes())
+        m.write_all(json.as_bytes())
             .and_then(|()| m.finish())
-            .and_then(|()| m.commit());
-        if let Err(e) = result {
+            .map_err(|e| m.failure(e))?;
+        map_out = Some(m);
+    }
+    out.commit().map_err(|e| out.failure(e))?;
+    if let Some(mut m) = map_out {
+        if let Err(e) = m.commit() {
             if !out.special {
                 let _ = std::fs::remove_file(&args.output);
             }

@@ -207,6 +207,7 @@ fn a_special_output_is_written_into_not_replaced() {
         .filter_map(|e| e.ok())
         .any(|e| e.file_name().to_string_lossy().starts_with(".out.fifo."));
     assert!(!left);
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// An output that is a symbolic link (`/dev/stdout` redirected to a file is
@@ -238,4 +239,46 @@ fn a_symlinked_output_is_written_through() {
     let ptx = std::fs::read_to_string(&target).unwrap();
     assert!(ptx.contains(".visible .entry kern("), "{ptx}");
     assert_eq!(std::fs::read_dir(&d).unwrap().count(), 2);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A link map that cannot be written: nothing goes into the output either,
+/// not even into a pipe (which cannot be taken back).
+#[cfg(unix)]
+#[test]
+fn a_failed_map_leaves_a_piped_output_untouched() {
+    let d = scratch("fifo-map");
+    let fifo = d.join("out.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // No reader: were the module written into the pipe, the linker would
+    // block opening it; it must fail before.
+    let mut child = Command::new(BIN)
+        .args(["-o", fifo.to_str().unwrap(), "--gc"])
+        .args(["--map", d.join("no/such/dir/m.json").to_str().unwrap()])
+        .arg(format!("{DATA}/k_extern.s"))
+        .args(["--lib", &format!("{DATA}/dev_extern.s")])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut status = None;
+    for _ in 0..600 {
+        if let Some(s) = child.try_wait().unwrap() {
+            status = Some(s);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let Some(status) = status else {
+        let _ = child.kill();
+        panic!("the linker opened the pipe although the link map failed");
+    };
+    assert_eq!(status.code(), Some(2));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.contains("m.json"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
 }
