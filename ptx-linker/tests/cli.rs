@@ -184,12 +184,15 @@ fn a_special_output_is_written_into_not_replaced() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
-    let st = Command::new(BIN)
+    let child = Command::new(BIN)
         .args(["-o", fifo.to_str().unwrap(), "--gc"])
         .arg(format!("{DATA}/k_extern.s"))
         .args(["--lib", &format!("{DATA}/dev_extern.s")])
-        .output()
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    let pid = child.id();
+    let st = child.wait_with_output().unwrap();
     assert_eq!(
         st.status.code(),
         Some(0),
@@ -202,10 +205,11 @@ fn a_special_output_is_written_into_not_replaced() {
     assert!(ptx.contains(".visible .entry kern("), "{ptx}");
     // Nothing else next to it, and no temporary file left in the temporary directory.
     assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+    let prefix = format!(".out.fifo.{pid}.");
     let left = std::fs::read_dir(std::env::temp_dir())
         .unwrap()
         .filter_map(|e| e.ok())
-        .any(|e| e.file_name().to_string_lossy().starts_with(".out.fifo."));
+        .any(|e| e.file_name().to_string_lossy().starts_with(&prefix));
     assert!(!left);
     let _ = std::fs::remove_dir_all(&d);
 }
