@@ -71,7 +71,7 @@ impl NameFilter {
     }
 
     /// Adds the name of short hash `short`.
-    pub(crate) fn add_short(&mut self, short: u32) {
+    fn add_short(&mut self, short: u32) {
         if (self.shorts.len() + 1) * 16 > self.mask + 1 {
             self.bits = vec![0; self.bits.len() * 2];
             self.mask = self.bits.len() * 64 - 1;

@@ -13,21 +13,29 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// The binary linking `k_extern.s` with the library `dev_extern.s` (`--gc`)
+/// into `out`.
+fn link_kern(out: &std::path::Path) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["-o", out.to_str().unwrap(), "--gc"])
+        .arg(format!("{DATA}/k_extern.s"))
+        .args(["--lib", &format!("{DATA}/dev_extern.s")]);
+    cmd
+}
+
+/// A named pipe at `path`.
+#[cfg(unix)]
+fn mkfifo(path: &std::path::Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
 #[test]
 fn success_writes_ptx_and_map() {
     let d = scratch("ok");
     let out = d.join("k.ptx");
     let map = d.join("k.map.json");
-    let st = Command::new(BIN)
-        .args([
-            "-o",
-            out.to_str().unwrap(),
-            "--map",
-            map.to_str().unwrap(),
-            "--gc",
-        ])
-        .arg(format!("{DATA}/k_extern.s"))
-        .args(["--lib", &format!("{DATA}/dev_extern.s")])
+    let st = link_kern(&out)
+        .args(["--map", map.to_str().unwrap()])
         .output()
         .unwrap();
     assert_eq!(
@@ -177,17 +185,13 @@ fn a_special_output_is_written_into_not_replaced() {
     use std::os::unix::fs::FileTypeExt;
     let d = scratch("fifo");
     let fifo = d.join("out.fifo");
-    let st = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(st.success());
+    mkfifo(&fifo);
     // The reader opens the pipe first (the linker's open blocks until then).
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
-    let child = Command::new(BIN)
-        .args(["-o", fifo.to_str().unwrap(), "--gc"])
-        .arg(format!("{DATA}/k_extern.s"))
-        .args(["--lib", &format!("{DATA}/dev_extern.s")])
+    let child = link_kern(&fifo)
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -224,12 +228,7 @@ fn a_symlinked_output_is_written_through() {
     std::fs::write(&target, "old").unwrap();
     let link = d.join("out.ptx");
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let st = Command::new(BIN)
-        .args(["-o", link.to_str().unwrap(), "--gc"])
-        .arg(format!("{DATA}/k_extern.s"))
-        .args(["--lib", &format!("{DATA}/dev_extern.s")])
-        .output()
-        .unwrap();
+    let st = link_kern(&link).output().unwrap();
     assert_eq!(
         st.status.code(),
         Some(0),
@@ -253,18 +252,11 @@ fn a_symlinked_output_is_written_through() {
 fn a_failed_map_leaves_a_piped_output_untouched() {
     let d = scratch("fifo-map");
     let fifo = d.join("out.fifo");
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    mkfifo(&fifo);
     // No reader: were the module written into the pipe, the linker would
     // block opening it; it must fail before.
-    let mut child = Command::new(BIN)
-        .args(["-o", fifo.to_str().unwrap(), "--gc"])
+    let mut child = link_kern(&fifo)
         .args(["--map", d.join("no/such/dir/m.json").to_str().unwrap()])
-        .arg(format!("{DATA}/k_extern.s"))
-        .args(["--lib", &format!("{DATA}/dev_extern.s")])
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
