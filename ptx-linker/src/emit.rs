@@ -181,10 +181,7 @@ fn emit_into(e: &EmitInput<'_, '_>, out: &mut Out<'_>) -> Vec<(SymbolId, ItemRef
         v
     };
     let kind_of = |r: ItemRef| &e.modules[r.module].items[r.item].kind;
-    let sym_of = |r: ItemRef| {
-        let item = &e.modules[r.module].items[r.item];
-        item.symbol().and_then(|n| e.table.lookup(r.module, n))
-    };
+    let sym_of = |r: ItemRef| e.table.item_symbol(r);
 
     // Prototypes first: external functions, then every defined function.
     out.push('\n');
@@ -389,14 +386,9 @@ fn topo_order(e: &EmitInput<'_, '_>, vars: &[ItemRef]) -> (Vec<ItemRef>, Vec<Ite
 
 /// Live variables an initializer of `r` names.
 fn var_deps(e: &EmitInput<'_, '_>, r: ItemRef) -> Vec<ItemRef> {
-    let item = &e.modules[r.module].items[r.item];
-    item.refs
-        .iter()
-        .filter_map(|n| {
-            e.table
-                .lookup(r.module, n.text)
-                .and_then(|id| e.res.chosen(id))
-        })
+    e.table
+        .ref_symbols(r)
+        .filter_map(|id| id.and_then(|id| e.res.chosen(id)))
         .filter(|&def| {
             matches!(
                 e.modules[def.module].items[def.item].kind,
@@ -514,14 +506,18 @@ fn write_patched(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, start: u32
     // A generated name is written by `write_var`, not patched in.
     let own = item
         .symbol_name()
-        .filter(|_| !matches!(&item.kind, ItemKind::Variable(v) if v.generated.is_some()));
-    for n in own.iter().chain(&item.refs) {
+        .filter(|_| !matches!(&item.kind, ItemKind::Variable(v) if v.generated.is_some()))
+        .map(|n| (n, e.table.item_symbol(r)));
+    let refs = item.refs.iter().copied().zip(e.table.ref_symbols(r));
+    for (n, id) in own.into_iter().chain(refs) {
         if n.span.start < start || n.span.end > end {
             continue;
         }
-        if let Some(id) = e.table.lookup(r.module, n.text) {
+        if let Some(id) = id {
             let name = e.res.out_name(id);
-            if name != n.text {
+            // Not renamed: the reference spells the symbol's name, or a
+            // longer alias (`a02` for `a2`), so the lengths tell.
+            if e.res.is_renamed(id) || name.len() != n.text.len() {
                 patches.push((n.span.start, n.span.end, Rep::Text(name)));
             }
         }

@@ -141,8 +141,8 @@ pub fn liveness(
             continue;
         }
         let item = &modules[r.module].items[r.item];
-        for name in &item.refs {
-            let Some(id) = table.lookup(r.module, name.text) else {
+        for (name, id) in item.refs.iter().zip(table.ref_symbols(r)) {
+            let Some(id) = id else {
                 continue;
             };
             match res.chosen(id) {

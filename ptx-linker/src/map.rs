@@ -95,7 +95,7 @@ pub(crate) fn build(
                 kind: Cow::Borrowed(item.kind_str()),
                 linkage: Cow::Borrowed(item.linkage().map_or("local", |l| l.as_str())),
                 defined_in: paths[r.module].to_string(),
-                renamed_from: (out != sym.name).then(|| sym.name.to_string()),
+                renamed_from: res.is_renamed(id).then(|| sym.name.to_string()),
             }
         })
         .collect();

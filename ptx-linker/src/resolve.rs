@@ -48,6 +48,11 @@ impl Resolution<'_> {
     pub fn out_name(&self, id: SymbolId) -> &str {
         &self.out_names[id.0 as usize]
     }
+    /// Whether a symbol's output name differs from its name in the inputs
+    /// (a renamed file-local symbol): tells without reading either name.
+    pub fn is_renamed(&self, id: SymbolId) -> bool {
+        matches!(self.out_names[id.0 as usize], Cow::Owned(_))
+    }
     /// Chosen definition of a symbol.
     pub fn chosen(&self, id: SymbolId) -> Option<ItemRef> {
         self.chosen[id.0 as usize]
@@ -153,15 +158,11 @@ pub fn resolve<'src>(
 /// name unless a global symbol or an earlier module's local has it, and is
 /// otherwise named `x__ptxlinkN` ([`rename_base`]).
 fn rename_locals<'src>(modules: &[Module<'_>], table: &SymbolTable<'src>) -> Vec<Cow<'src, str>> {
-    let all: HashSet<&str> = table.symbols.iter().map(|s| s.name).collect();
-    // Names taken: every global symbol's, and those given to locals so far
-    // (kept apart, so that the globals' names are not copied).
-    let globals: HashSet<&str> = table
-        .symbols
-        .iter()
-        .filter(|s| s.scope == Scope::Global)
-        .map(|s| s.name)
-        .collect();
+    // Every symbol's name, built on the first rename (renames are rare).
+    let mut all: Option<HashSet<&str>> = None;
+    // Names taken: every global symbol's (the table's map), and those given
+    // to locals so far (kept apart, so that the globals' names are not copied).
+    let globals = &table.global;
     let mut given: HashSet<Cow<'src, str>> = HashSet::default();
     // Per module, once it has a renamed symbol: whether a body declares a
     // name of a renamed one's form (almost never).
@@ -174,9 +175,12 @@ fn rename_locals<'src>(modules: &[Module<'_>], table: &SymbolTable<'src>) -> Vec
                 let mut name = Cow::Borrowed(s.name);
                 let mut base = None;
                 let mut n = m + 1;
-                while globals.contains(&*name)
+                while globals.contains_key(&*name)
                     || given.contains(&*name)
-                    || (*name != *s.name && all.contains(&*name))
+                    || (*name != *s.name
+                        && all
+                            .get_or_insert_with(|| table.symbols.iter().map(|s| s.name).collect())
+                            .contains(&*name))
                 {
                     let base =
                         base.get_or_insert_with(|| rename_base(modules, &mut marked, m, s.name));

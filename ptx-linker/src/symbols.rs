@@ -69,6 +69,30 @@ pub struct SymbolTable<'src> {
     /// input's global symbol has (first use each). They bind to that symbol,
     /// as in the merged module, though ptxas refuses the input on its own.
     pub undeclared: Vec<Vec<Name<'src>>>,
+    /// Every global symbol by name.
+    pub global: HashMap<&'src str, SymbolId>,
+    /// Per module: what each item's name and each reference means, found
+    /// once here so that later phases index instead of hashing names again.
+    targets: Vec<ModuleTargets>,
+}
+
+/// The symbols one module's items and references mean ([`NONE`]: none).
+#[derive(Debug, Clone, Default)]
+struct ModuleTargets {
+    /// Per item: its own symbol.
+    items: Vec<u32>,
+    /// Per item: where its references start in `refs`.
+    first_ref: Vec<u32>,
+    /// Per reference, in item order: the symbol and the index of the
+    /// module's first item that declares it (as in [`SymbolTable::scopes`]).
+    refs: Vec<(u32, u32)>,
+}
+
+/// No symbol, in [`ModuleTargets`].
+const NONE: u32 = u32::MAX;
+
+fn some_id(id: u32) -> Option<SymbolId> {
+    (id != NONE).then_some(SymbolId(id))
 }
 
 impl<'src> SymbolTable<'src> {
@@ -85,6 +109,33 @@ impl<'src> SymbolTable<'src> {
     /// Every symbol id, in order.
     pub fn ids(&self) -> impl Iterator<Item = SymbolId> {
         (0..self.symbols.len() as u32).map(SymbolId)
+    }
+
+    /// The symbol item `r` declares or defines (its [`crate::ast::Item::symbol`]),
+    /// as [`Self::lookup`] finds it; `None` for an item without a name or in a
+    /// module that takes no part.
+    pub fn item_symbol(&self, r: ItemRef) -> Option<SymbolId> {
+        some_id(*self.targets.get(r.module)?.items.get(r.item)?)
+    }
+
+    /// The symbol each of item `r`'s references (`Item::refs`, same order)
+    /// means, as [`Self::lookup`] finds it; empty for a module that takes no part.
+    pub fn ref_symbols(&self, r: ItemRef) -> impl Iterator<Item = Option<SymbolId>> + '_ {
+        self.ref_targets(r).iter().map(|&(id, _)| some_id(id))
+    }
+
+    /// [`Self::ref_symbols`] with the index of the module's first item that
+    /// declares each symbol ([`u32::MAX`] for another input's symbol).
+    fn ref_targets(&self, r: ItemRef) -> &[(u32, u32)] {
+        let Some(t) = self.targets.get(r.module) else {
+            return &[];
+        };
+        let start = t.first_ref.get(r.item).map_or(0, |&s| s as usize);
+        let end = t
+            .first_ref
+            .get(r.item + 1)
+            .map_or(t.refs.len(), |&s| s as usize);
+        t.refs.get(start..end).unwrap_or(&[])
     }
 }
 
@@ -172,11 +223,15 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
     let mut global: HashMap<&'m str, SymbolId> =
         HashMap::with_capacity_and_hasher(items, Default::default());
     let mut scopes = vec![HashMap::default(); modules.len()];
+    let mut targets = vec![ModuleTargets::default(); modules.len()];
     // File-local definitions of one module (reused by every module).
     let mut local: HashMap<&'m str, SymbolId> = HashMap::default();
     for (mi, m) in modules.iter().enumerate() {
         if !included[mi] {
             continue;
+        }
+        if let Some(next) = modules.get(mi + 1) {
+            prefetch_names(next);
         }
         scopes[mi].reserve(m.items.len());
         // File-local definitions first, so their declarations find them.
@@ -197,6 +252,8 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
                 }
             }
         }
+        let t = &mut targets[mi];
+        t.items = vec![NONE; m.items.len()];
         for (ii, item) in m.items.iter().enumerate() {
             let Some(n) = item.symbol() else {
                 continue;
@@ -218,6 +275,7 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
                 module: mi,
                 item: ii,
             };
+            t.items[ii] = id.0;
             let s = &mut symbols[id.0 as usize];
             if item.is_definition() {
                 s.defs.push(r);
@@ -235,13 +293,24 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
         if !included[mi] {
             continue;
         }
-        for n in m.items.iter().flat_map(|item| &item.refs) {
-            if scopes[mi].contains_key(n.text) {
-                continue;
-            }
-            if let Some(&id) = global.get(n.text) {
-                scopes[mi].insert(n.text, (id, u32::MAX));
-                undeclared[mi].push(*n);
+        let t = &mut targets[mi];
+        t.first_ref = Vec::with_capacity(m.items.len());
+        t.refs = Vec::with_capacity(m.items.iter().map(|i| i.refs.len()).sum());
+        for item in &m.items {
+            t.first_ref.push(t.refs.len() as u32);
+            for n in &item.refs {
+                let target = match scopes[mi].get(n.text) {
+                    Some(&(id, first)) => (id.0, first),
+                    None => match global.get(n.text) {
+                        Some(&id) => {
+                            scopes[mi].insert(n.text, (id, u32::MAX));
+                            undeclared[mi].push(*n);
+                            (id.0, u32::MAX)
+                        }
+                        None => (NONE, NONE),
+                    },
+                };
+                t.refs.push(target);
             }
         }
     }
@@ -250,6 +319,27 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
         scopes,
         included,
         undeclared,
+        global,
+        targets,
+    }
+}
+
+/// Asks the CPU to load the names `m`'s items and references spell: they lie
+/// scattered over the module's text, one cache line and often one page each,
+/// which the symbol table reaches only after every module has been parsed.
+/// Loading them ahead, a module at a time, overlaps the misses.
+fn prefetch_names(m: &Module<'_>) {
+    #[cfg(target_arch = "x86_64")]
+    for item in &m.items {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE is part of every x86-64 target, and a prefetch of
+        // any address has no effect but on the caches.
+        if let Some(n) = item.symbol() {
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(n.as_ptr().cast()) };
+        }
+        for n in &item.refs {
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(n.text.as_ptr().cast()) };
+        }
     }
 }
 
@@ -351,8 +441,12 @@ pub fn check_body_names(
                 ItemKind::Variable(_) => None,
                 _ => continue,
             };
-            for n in &item.refs {
-                if let Some(&(_, first)) = table.scopes[mi].get(n.text) {
+            let r = ItemRef {
+                module: mi,
+                item: ii,
+            };
+            for (n, &(id, first)) in item.refs.iter().zip(table.ref_targets(r)) {
+                if id != NONE {
                     if first > ii as u32 && first != u32::MAX {
                         diags.push(declared_after_use(m, *n, first, f.is_none()));
                     }

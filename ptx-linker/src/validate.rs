@@ -173,8 +173,8 @@ fn shared_usage(
             }
             _ => {}
         }
-        for name in &item.refs {
-            let Some(id) = table.lookup(r.module, name.text) else {
+        for id in table.ref_symbols(r) {
+            let Some(id) = id else {
                 continue;
             };
             match res.chosen(id) {
