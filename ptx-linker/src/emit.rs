@@ -189,7 +189,7 @@ fn emit_into(e: &EmitInput<'_, '_>, out: &mut Out<'_>) -> Vec<(SymbolId, ItemRef
         .live
         .external_refs
         .iter()
-        .filter_map(|&id| e.table.get(id).decls.first().map(|&d| (id, d)))
+        .filter_map(|&id| e.table.decls(id).first().map(|&d| (id, d)))
         .collect();
     externals.sort_by_key(|(_, d)| *d);
     for &(id, d) in &externals {
@@ -208,7 +208,7 @@ fn emit_into(e: &EmitInput<'_, '_>, out: &mut Out<'_>) -> Vec<(SymbolId, ItemRef
                 out.push_str(";\n");
             }
             ItemKind::Alias { .. } => {
-                if let Some(&d) = sym_of(r).and_then(|id| e.table.get(id).decls.first()) {
+                if let Some(&d) = sym_of(r).and_then(|id| e.table.decls(id).first()) {
                     push_decl(out, &e, d, e.modules[d.module].items[d.item].span.end);
                 }
             }

@@ -212,14 +212,14 @@ pub fn entry_directives(
             }
         };
         let entry = table.lookup(r.module, kernel).filter(|&id| {
-            table.get(id).defs.iter().any(|d| {
+            table.defs(id).iter().any(|d| {
                 matches!(&modules[d.module].items[d.item].kind, ItemKind::Function(f) if f.kind == FnKind::Entry)
             })
         });
         // An entry that already carries these directives (hand-written PTX) would get
         // them twice, which ptxas refuses: say so here.
         let existing = entry.and_then(|id| {
-            table.get(id).defs.iter().find_map(|d| {
+            table.defs(id).iter().find_map(|d| {
                 let em = &modules[d.module];
                 let ItemKind::Function(f) = &em.items[d.item].kind else {
                     return None;

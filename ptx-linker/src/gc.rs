@@ -154,7 +154,7 @@ pub fn liveness(
                     if reported.insert((id, r.module)) {
                         // A sized `.extern .shared` is not dynamic shared
                         // memory: nvlink wants a definition too.
-                        let sized_shared = table.get(id).decls.iter().any(|d| {
+                        let sized_shared = table.decls(id).iter().any(|d| {
                             matches!(&modules[d.module].items[d.item].kind, ItemKind::Variable(v)
                                 if v.space == Space::Shared && v.dims.iter().all(Option::is_some))
                         });

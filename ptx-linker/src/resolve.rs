@@ -75,11 +75,12 @@ pub fn resolve<'src>(
     let mut chosen = Vec::with_capacity(table.symbols.len());
     let mut external = Vec::with_capacity(table.symbols.len());
     let mut shared_align = Vec::with_capacity(table.symbols.len());
-    for sym in &table.symbols {
+    for (id, sym) in table.ids().zip(&table.symbols) {
+        let (defs, decls) = (table.defs(id), table.decls(id));
         // `.visible`, file-local, or `.common` with an initializer.
         // (An iterator, not a vector: one allocation less per symbol.)
         let is_strong = |r: &ItemRef| agree::binding(item(*r)) == agree::Binding::Strong;
-        let mut strong = sym.defs.iter().copied().filter(is_strong);
+        let mut strong = defs.iter().copied().filter(is_strong);
         if let Some(first_strong) = strong.next() {
             for dup in strong {
                 let first = item(first_strong).symbol_name().map(|n| n.span);
@@ -103,10 +104,10 @@ pub fn resolve<'src>(
                 }
             }
         }
-        let pick = agree::winner(modules, &sym.defs);
+        let pick = agree::winner(modules, defs);
         if let Some(def) = pick {
-            check_decls(modules, sym.name, def, &sym.decls, diags);
-            for other in &sym.defs {
+            check_decls(modules, sym.name, def, decls, diags);
+            for other in defs {
                 // A second strong definition is a duplicate, reported above.
                 if *other != def && !is_strong(other) {
                     agree::check_definition(modules, sym.name, def, *other, diags);
@@ -117,20 +118,20 @@ pub fn resolve<'src>(
         // Only `[]` arrays: nvlink reports a sized `.extern .shared` that
         // nothing defines as an undefined reference.
         let dynamic_shared = pick.is_none()
-            && !sym.decls.is_empty()
-            && sym.decls.iter().all(|r| {
+            && !decls.is_empty()
+            && decls.iter().all(|r| {
                 matches!(&item(*r).kind, ItemKind::Variable(v)
                     if v.space == Space::Shared && v.dims.iter().any(Option::is_none))
             });
         if pick.is_none() {
-            if let Some((&first, rest)) = sym.decls.split_first() {
+            if let Some((&first, rest)) = decls.split_first() {
                 for &other in rest {
                     check_decl_pair(modules, sym.name, first, other, diags);
                 }
             }
         }
         shared_align.push(dynamic_shared.then(|| {
-            sym.decls
+            decls
                 .iter()
                 .filter_map(|r| match &item(*r).kind {
                     ItemKind::Variable(v) => Some(v.align_bytes()),

@@ -41,17 +41,33 @@ pub enum Scope {
     Local(usize),
 }
 
-/// One symbol: every item that defines or declares it.
+/// One symbol. The items that define or declare it are
+/// [`SymbolTable::defs`] and [`SymbolTable::decls`].
 #[derive(Debug, Clone)]
 pub struct Symbol<'src> {
     /// The name in the inputs (generated, as `a2`, for a variable of `a<4>`).
     pub name: &'src str,
     /// Global or file-local.
     pub scope: Scope,
-    /// Definitions, in input order.
-    pub defs: Vec<ItemRef>,
-    /// Declarations (no body / `.extern`), in input order.
-    pub decls: Vec<ItemRef>,
+    /// Where its definitions, then its declarations, start in the table's
+    /// list of items (one list for all symbols: no allocation per symbol).
+    items_at: u32,
+    /// How many definitions.
+    defs: u32,
+    /// How many declarations.
+    decls: u32,
+}
+
+impl<'src> Symbol<'src> {
+    fn new(name: &'src str, scope: Scope) -> Self {
+        Symbol {
+            name,
+            scope,
+            items_at: 0,
+            defs: 0,
+            decls: 0,
+        }
+    }
 }
 
 /// All symbols of the modules that take part in the link.
@@ -71,6 +87,9 @@ pub struct SymbolTable<'src> {
     pub undeclared: Vec<Vec<Name<'src>>>,
     /// Every global symbol by name.
     pub global: HashMap<&'src str, SymbolId>,
+    /// Each symbol's definitions then declarations, in input order (see
+    /// [`Symbol::items_at`]).
+    items: Vec<ItemRef>,
     /// Per module: what each item's name and each reference means, found
     /// once here so that later phases index instead of hashing names again.
     targets: Vec<ModuleTargets>,
@@ -104,6 +123,21 @@ impl<'src> SymbolTable<'src> {
     /// The symbol for an id.
     pub fn get(&self, id: SymbolId) -> &Symbol<'src> {
         &self.symbols[id.0 as usize]
+    }
+
+    /// The items that define symbol `id`, in input order.
+    pub fn defs(&self, id: SymbolId) -> &[ItemRef] {
+        let s = self.get(id);
+        let at = s.items_at as usize;
+        &self.items[at..at + s.defs as usize]
+    }
+
+    /// The items that declare symbol `id` (no body, or `.extern`), in input
+    /// order.
+    pub fn decls(&self, id: SymbolId) -> &[ItemRef] {
+        let s = self.get(id);
+        let at = (s.items_at + s.defs) as usize;
+        &self.items[at..at + s.decls as usize]
     }
 
     /// Every symbol id, in order.
@@ -242,12 +276,7 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
             if let (Some(n), Some(l)) = (item.symbol(), item.linkage()) {
                 if item.is_definition() && is_local(&item.kind, l) && !local.contains_key(n) {
                     let id = SymbolId(symbols.len() as u32);
-                    symbols.push(Symbol {
-                        name: n,
-                        scope: Scope::Local(mi),
-                        defs: Vec::new(),
-                        decls: Vec::new(),
-                    });
+                    symbols.push(Symbol::new(n, Scope::Local(mi)));
                     local.insert(n, id);
                 }
             }
@@ -262,25 +291,16 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
             let id = match local.get(n) {
                 Some(&id) => id,
                 None => *global.entry(n).or_insert_with(|| {
-                    symbols.push(Symbol {
-                        name: n,
-                        scope: Scope::Global,
-                        defs: Vec::new(),
-                        decls: Vec::new(),
-                    });
+                    symbols.push(Symbol::new(n, Scope::Global));
                     SymbolId(symbols.len() as u32 - 1)
                 }),
-            };
-            let r = ItemRef {
-                module: mi,
-                item: ii,
             };
             t.items[ii] = id.0;
             let s = &mut symbols[id.0 as usize];
             if item.is_definition() {
-                s.defs.push(r);
+                s.defs += 1;
             } else {
-                s.decls.push(r);
+                s.decls += 1;
             }
             scopes[mi].entry(n).or_insert((id, first));
         }
@@ -288,6 +308,7 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
             alias_zero_padded(m, &mut scopes[mi]);
         }
     }
+    let items = symbol_items(modules, &mut symbols, &targets);
     let mut undeclared = vec![Vec::new(); modules.len()];
     for (mi, m) in modules.iter().enumerate() {
         if !included[mi] {
@@ -320,8 +341,46 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
         included,
         undeclared,
         global,
+        items,
         targets,
     }
+}
+
+/// Every symbol's definitions, then its declarations, each in input order,
+/// in one list; sets each symbol's [`Symbol::items_at`] (its counts are set).
+fn symbol_items(
+    modules: &[Module<'_>],
+    symbols: &mut [Symbol<'_>],
+    targets: &[ModuleTargets],
+) -> Vec<ItemRef> {
+    // Next free slot per symbol: for definitions, and for declarations.
+    let mut next = Vec::with_capacity(symbols.len());
+    let mut at = 0u32;
+    for s in symbols.iter_mut() {
+        s.items_at = at;
+        next.push((at, at + s.defs));
+        at += s.defs + s.decls;
+    }
+    let mut items = vec![ItemRef { module: 0, item: 0 }; at as usize];
+    for (mi, t) in targets.iter().enumerate() {
+        for (ii, &id) in t.items.iter().enumerate() {
+            if id == NONE {
+                continue;
+            }
+            let slot = &mut next[id as usize];
+            let i = if modules[mi].items[ii].is_definition() {
+                &mut slot.0
+            } else {
+                &mut slot.1
+            };
+            items[*i as usize] = ItemRef {
+                module: mi,
+                item: ii,
+            };
+            *i += 1;
+        }
+    }
+    items
 }
 
 /// Asks the CPU to load the names `m`'s items and references spell: they lie
