@@ -366,29 +366,60 @@ pub struct Module<'src> {
     /// ([`crate::labels`]) of each label that a branch names before the
     /// label is declared, which a module-scope name would hide.
     pub forward_labels: Vec<u32>,
+    /// What [`Self::items`] hold, found once when the parse ends (later
+    /// phases would each read every item again).
+    pub(crate) flags: ModuleFlags,
+}
+
+/// Facts about a module's items, for [`Module::uses_f64`],
+/// [`Module::uses_textures`] and [`Module::declares_rename_form`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ModuleFlags {
+    f64_op: bool,
+    textures: bool,
+    rename_form: bool,
+}
+
+impl ModuleFlags {
+    /// The flags of `items`.
+    pub(crate) fn of(items: &[Item<'_>]) -> Self {
+        let opaque = |ty: &str| matches!(ty, "texref" | "samplerref" | "surfref");
+        let mut flags = ModuleFlags::default();
+        for item in items {
+            match &item.kind {
+                ItemKind::Variable(v) => flags.textures |= opaque(v.ty) || v.space == Space::Tex,
+                ItemKind::Function(f) => {
+                    flags.textures |= f.params.iter().any(|p| opaque(p.ty));
+                    if let Some(b) = &f.body {
+                        flags.f64_op |= b.f64_op;
+                        flags.textures |= b.texture_op;
+                        flags.rename_form |= b.declares_rename_form;
+                    }
+                }
+                _ => {}
+            }
+        }
+        flags
+    }
 }
 
 impl Module<'_> {
     /// True when some function body has a `.f64` instruction.
     pub fn uses_f64(&self) -> bool {
-        self.items.iter().any(|item| {
-            matches!(&item.kind, ItemKind::Function(f) if f.body.as_ref().is_some_and(|b| b.f64_op))
-        })
+        self.flags.f64_op
     }
 
     /// True when the module declares texture, sampler or surface references
     /// or uses texture or surface instructions: only then does its texture
     /// mode (`.target ..., texmode_independent`) matter.
     pub fn uses_textures(&self) -> bool {
-        let opaque = |ty: &str| matches!(ty, "texref" | "samplerref" | "surfref");
-        self.items.iter().any(|item| match &item.kind {
-            ItemKind::Variable(v) => opaque(v.ty) || v.space == Space::Tex,
-            ItemKind::Function(f) => {
-                f.params.iter().any(|p| opaque(p.ty))
-                    || f.body.as_ref().is_some_and(|b| b.texture_op)
-            }
-            _ => false,
-        })
+        self.flags.textures
+    }
+
+    /// True when some function body declares a name of the form a renamed
+    /// file-local symbol takes ([`Body::declares_rename_form`]).
+    pub fn declares_rename_form(&self) -> bool {
+        self.flags.rename_form
     }
 }
 

@@ -71,7 +71,7 @@ impl NameFilter {
     }
 
     /// Adds the name of short hash `short`.
-    fn add_short(&mut self, short: u32) {
+    pub(crate) fn add_short(&mut self, short: u32) {
         if (self.shorts.len() + 1) * 16 > self.mask + 1 {
             self.bits = vec![0; self.bits.len() * 2];
             self.mask = self.bits.len() * 64 - 1;
@@ -221,7 +221,11 @@ pub fn hidden_labels(
     // The names' short hashes: bits to test first, then the hashes.
     let mut filter = NameFilter::with_capacity(table.symbols.len());
     for id in table.ids() {
-        filter.add(res.out_name(id));
+        if res.is_renamed(id) {
+            filter.add(res.out_name(id));
+        } else {
+            filter.add_short(table.get(id).short);
+        }
     }
     let shorts: HashSet<u32> = filter.shorts.iter().copied().collect();
     let hidden = |s: u32| filter.may_hold(s) && shorts.contains(&s);

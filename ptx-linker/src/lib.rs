@@ -76,6 +76,7 @@ pub mod load;
 pub mod map;
 pub mod merge;
 pub mod parse;
+mod prefetch;
 pub mod ptxas;
 pub mod resolve;
 mod scan16;

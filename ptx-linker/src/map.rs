@@ -69,6 +69,7 @@ use crate::ast::{ItemKind, Module};
 /// `.visible .global .align 4 .b8 __kernel_abi_<kernel>[N] = {...}`.
 pub const ABI_RECORD_PREFIX: &str = "__kernel_abi_";
 use crate::merge::Header;
+use crate::prefetch::prefetch;
 use crate::resolve::Resolution;
 use crate::symbols::SymbolTable;
 use crate::symbols::{ItemRef, SymbolId};
@@ -86,7 +87,12 @@ pub(crate) fn build(
 ) -> LinkMap {
     let symbols = emitted
         .iter()
-        .map(|&(id, r)| {
+        .enumerate()
+        .map(|(k, &(id, r))| {
+            // The names lie cold in the inputs' text: ask for one ahead.
+            if let Some(&(next, _)) = emitted.get(k + 4) {
+                prefetch(res.out_name(next).as_ptr());
+            }
             let item = &modules[r.module].items[r.item];
             let sym = table.get(id);
             let out = res.out_name(id);

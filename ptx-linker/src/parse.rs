@@ -94,6 +94,7 @@ fn parse_pass<'src>(
         items: Vec::new(),
         errors: Vec::new(),
         forward_labels: Vec::new(),
+        flags: Default::default(),
     };
     while !c.at_end() {
         c.compact();
@@ -120,6 +121,7 @@ fn parse_pass<'src>(
     errors.append(&mut c.errors);
     m.errors = errors;
     m.items.shrink_to_fit();
+    m.flags = crate::ast::ModuleFlags::of(&m.items);
     m.forward_labels = std::mem::take(&mut c.forward_labels);
     m.forward_labels.shrink_to_fit();
     let late = c.late_percent.then_some(c.percent_symbols);

@@ -165,9 +165,6 @@ fn rename_locals<'src>(modules: &[Module<'_>], table: &SymbolTable<'src>) -> Vec
     // to locals so far (kept apart, so that the globals' names are not copied).
     let globals = &table.global;
     let mut given: HashSet<Cow<'src, str>> = HashSet::default();
-    // Per module, once it has a renamed symbol: whether a body declares a
-    // name of a renamed one's form (almost never).
-    let mut marked: Vec<Option<bool>> = vec![None; modules.len()];
     let mut out = Vec::with_capacity(table.symbols.len());
     for s in &table.symbols {
         let name = match s.scope {
@@ -183,8 +180,7 @@ fn rename_locals<'src>(modules: &[Module<'_>], table: &SymbolTable<'src>) -> Vec
                             .get_or_insert_with(|| table.symbols.iter().map(|s| s.name).collect())
                             .contains(&*name))
                 {
-                    let base =
-                        base.get_or_insert_with(|| rename_base(modules, &mut marked, m, s.name));
+                    let base = base.get_or_insert_with(|| rename_base(modules, m, s.name));
                     name = Cow::Owned(format!("{base}{n}"));
                     n += 1;
                 }
@@ -204,25 +200,14 @@ fn rename_locals<'src>(modules: &[Module<'_>], table: &SymbolTable<'src>) -> Vec
 /// module's bodies would hide the symbol where its uses are renamed (ptxas
 /// would bind them to the register; a label of that name only makes ptxas
 /// refuse the output), so when a body declares a name of that form (the
-/// body scan notes it: [`crate::ast::Body::declares_rename_form`]; checked
-/// once per module) the stem grows by `_` until the module's text does not
+/// body scan notes it: [`Module::declares_rename_form`]) the stem grows by `_` until the module's text does not
 /// hold it: no name the module declares can then start with it.
-fn rename_base(
-    modules: &[Module<'_>],
-    marked: &mut [Option<bool>],
-    m: usize,
-    name: &str,
-) -> String {
+fn rename_base(modules: &[Module<'_>], m: usize, name: &str) -> String {
     let mut base = format!("{name}{}", crate::body::RENAME_MARKER);
     let Some(module) = modules.get(m) else {
         return base;
     };
-    let declares = *marked[m].get_or_insert_with(|| {
-        module.items.iter().any(|i| {
-            matches!(&i.kind, ItemKind::Function(f)
-                if f.body.as_ref().is_some_and(|b| b.declares_rename_form))
-        })
-    });
+    let declares = module.declares_rename_form();
     while declares && memchr::memmem::find(module.text.as_bytes(), base.as_bytes()).is_some() {
         base.push('_');
     }

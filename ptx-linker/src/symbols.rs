@@ -16,8 +16,11 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::ast::{FnKind, ItemKind, Linkage, Module, Name};
+use crate::body::name_hash;
 use crate::diagnostic::Diagnostic;
 use crate::input::InputKind;
+use crate::labels::short_hash;
+use crate::prefetch::prefetch;
 
 /// A symbol's index in [`SymbolTable::symbols`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -56,6 +59,9 @@ pub struct Symbol<'src> {
     defs: u32,
     /// How many declarations.
     decls: u32,
+    /// The [`crate::labels::short_hash`] of `name`, taken while the name is
+    /// in the cache (the label check wants every symbol's).
+    pub(crate) short: u32,
 }
 
 impl<'src> Symbol<'src> {
@@ -66,6 +72,7 @@ impl<'src> Symbol<'src> {
             items_at: 0,
             defs: 0,
             decls: 0,
+            short: short_hash(name_hash(name)),
         }
     }
 }
@@ -383,21 +390,15 @@ fn symbol_items(
     items
 }
 
-/// Asks the CPU to load the names `m`'s items and references spell: they lie
-/// scattered over the module's text, one cache line and often one page each,
-/// which the symbol table reaches only after every module has been parsed.
-/// Loading them ahead, a module at a time, overlaps the misses.
+/// Prefetches the names `m`'s items and references spell (one cache line
+/// and often one page each), a module ahead of entering them.
 fn prefetch_names(m: &Module<'_>) {
-    #[cfg(target_arch = "x86_64")]
     for item in &m.items {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: SSE is part of every x86-64 target, and a prefetch of
-        // any address has no effect but on the caches.
         if let Some(n) = item.symbol() {
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(n.as_ptr().cast()) };
+            prefetch(n.as_ptr());
         }
         for n in &item.refs {
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(n.text.as_ptr().cast()) };
+            prefetch(n.text.as_ptr());
         }
     }
 }
