@@ -267,6 +267,9 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
     let mut targets = vec![ModuleTargets::default(); modules.len()];
     // File-local definitions of one module (reused by every module).
     let mut local: HashMap<&'m str, SymbolId> = HashMap::default();
+    // References no declaration of their module names, for when every
+    // global symbol is known: (module, index in its `refs`, the name).
+    let mut misses: Vec<(usize, usize, Name<'m>)> = Vec::new();
     for (mi, m) in modules.iter().enumerate() {
         if !included[mi] {
             continue;
@@ -314,14 +317,7 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
         if has_generated {
             alias_zero_padded(m, &mut scopes[mi]);
         }
-    }
-    let items = symbol_items(modules, &mut symbols, &targets);
-    let mut undeclared = vec![Vec::new(); modules.len()];
-    for (mi, m) in modules.iter().enumerate() {
-        if !included[mi] {
-            continue;
-        }
-        let t = &mut targets[mi];
+        // The references, while their names are in the cache.
         t.first_ref = Vec::with_capacity(m.items.len());
         t.refs = Vec::with_capacity(m.items.iter().map(|i| i.refs.len()).sum());
         for item in &m.items {
@@ -329,18 +325,32 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
             for n in &item.refs {
                 let target = match scopes[mi].get(n.text) {
                     Some(&(id, first)) => (id.0, first),
-                    None => match global.get(n.text) {
-                        Some(&id) => {
-                            scopes[mi].insert(n.text, (id, u32::MAX));
-                            undeclared[mi].push(*n);
-                            (id.0, u32::MAX)
-                        }
-                        None => (NONE, NONE),
-                    },
+                    None => {
+                        misses.push((mi, t.refs.len(), *n));
+                        (NONE, NONE)
+                    }
                 };
                 t.refs.push(target);
             }
         }
+    }
+    let items = symbol_items(modules, &mut symbols, &targets);
+    // A name a module uses without declaring it binds to another input's
+    // global symbol of that name (reported by `check_body_names`).
+    let mut undeclared = vec![Vec::new(); modules.len()];
+    for (mi, at, n) in misses {
+        targets[mi].refs[at] = match scopes[mi].get(n.text) {
+            // An earlier miss of this name bound it.
+            Some(&(id, first)) => (id.0, first),
+            None => match global.get(n.text) {
+                Some(&id) => {
+                    scopes[mi].insert(n.text, (id, u32::MAX));
+                    undeclared[mi].push(n);
+                    (id.0, u32::MAX)
+                }
+                None => (NONE, NONE),
+            },
+        };
     }
     SymbolTable {
         symbols,
