@@ -266,10 +266,52 @@ pub struct Item<'src> {
     pub kind: ItemKind<'src>,
     /// Identifiers in the body / initializer / section that may name
     /// module-scope symbols: in a body, every use of a name no declaration
-    /// of the function covers at that point (see [`crate::body`]).
-    pub refs: Vec<Name<'src>>,
+    /// of the function covers at that point (see [`crate::body`]). They lie
+    /// in the module's [`Module::refs`]: [`Module::item_refs`].
+    pub refs: Refs,
     /// `.loc` directives in the body.
     pub locs: Vec<LocFix>,
+}
+
+/// Where an item's references lie in [`Module::refs`] (one list per
+/// module: no allocation per item).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Refs {
+    start: u32,
+    end: u32,
+}
+
+impl Refs {
+    /// Appends `names` to a module's `list` and returns where they lie.
+    pub(crate) fn push<'src>(
+        list: &mut Vec<Name<'src>>,
+        names: impl IntoIterator<Item = Name<'src>>,
+    ) -> Refs {
+        let start = list.len() as u32;
+        list.extend(names);
+        Refs {
+            start,
+            end: list.len() as u32,
+        }
+    }
+
+    /// The references `list[start..]` (appended since `start`).
+    pub(crate) fn since(list: &[Name<'_>], start: usize) -> Refs {
+        Refs {
+            start: start as u32,
+            end: list.len() as u32,
+        }
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
 }
 
 impl<'src> Item<'src> {
@@ -366,6 +408,8 @@ pub struct Module<'src> {
     /// ([`crate::labels`]) of each label that a branch names before the
     /// label is declared, which a module-scope name would hide.
     pub forward_labels: Vec<u32>,
+    /// Every item's references, item after item ([`Item::refs`]).
+    pub refs: Vec<Name<'src>>,
     /// What [`Self::items`] hold, found once when the parse ends (later
     /// phases would each read every item again).
     pub(crate) flags: ModuleFlags,
@@ -403,7 +447,14 @@ impl ModuleFlags {
     }
 }
 
-impl Module<'_> {
+impl<'src> Module<'src> {
+    /// The references of `item`, one of [`Self::items`].
+    pub fn item_refs(&self, item: &Item<'src>) -> &[Name<'src>] {
+        self.refs
+            .get(item.refs.start as usize..item.refs.end as usize)
+            .unwrap_or(&[])
+    }
+
     /// True when some function body has a `.f64` instruction.
     pub fn uses_f64(&self) -> bool {
         self.flags.f64_op

@@ -72,9 +72,8 @@ use crate::lex::{
 use crate::parse::{parse_var, Cursor, Declared};
 
 /// What [`scan`] found.
-pub(crate) struct Scanned<'src> {
+pub(crate) struct Scanned {
     pub(crate) body: Body,
-    pub(crate) refs: Vec<Name<'src>>,
     pub(crate) locs: Vec<LocFix>,
 }
 
@@ -106,9 +105,6 @@ pub(crate) struct Scopes<'src> {
     /// labels are never looked up, so they are only listed, and moved into
     /// `names` when a block opens or the list grows long.
     labels: Vec<&'src str>,
-    /// The references of the body being scanned (a buffer reused by every
-    /// scan; [`scan`] returns a copy at its size).
-    refs: Vec<Name<'src>>,
     /// One bit per hash of every name declared in the body so far (never
     /// cleared when a block closes): a label whose bit is clear is declared
     /// nowhere, so [`Scopes::declared_in_block`] answers without a lookup.
@@ -994,7 +990,8 @@ impl<'src> Scopes<'src> {
 pub(crate) fn scan<'src>(
     c: &mut Cursor<'_, 'src>,
     params: impl Iterator<Item = &'src str>,
-) -> Scanned<'src> {
+    refs: &mut Vec<Name<'src>>,
+) -> Scanned {
     let open = c.here();
     c.restart_at(open.end as usize);
     let (src, file) = (c.src, c.file);
@@ -1016,8 +1013,6 @@ pub(crate) fn scan<'src>(
     }
     // Collected in a buffer kept in `scopes`, copied out once at its size:
     // no growth and no shrink per body.
-    let mut refs = std::mem::take(&mut scopes.refs);
-    refs.clear();
     let mut locs = Vec::new();
     let mut shared = Vec::new();
     let mut unsynced_warp_op = None;
@@ -1136,7 +1131,7 @@ pub(crate) fn scan<'src>(
                     plain_operands(bytes, end).or_else(|| named_operands(bytes, end, &mut names))
                 };
                 if let Some(Plain { semi, f64 }) = plain {
-                    names.use_all(src, file, &mut scopes, &mut refs, start);
+                    names.use_all(src, file, &mut scopes, refs, start);
                     f64_op |= f64;
                     stmt_start = true;
                     branch = false;
@@ -1146,7 +1141,7 @@ pub(crate) fn scan<'src>(
                         semi + 1,
                         PlainFlags {
                             scopes: &mut scopes,
-                            refs: &mut refs,
+                            refs,
                             file,
                             depth,
                             texture_op: &mut texture_op,
@@ -1176,7 +1171,7 @@ pub(crate) fn scan<'src>(
                         text,
                         span: Span::new(file, start, end),
                     },
-                    &mut refs,
+                    refs,
                     Use::Operand(op_start),
                 );
             } else if !branch && !qualifier && token_by_token {
@@ -1237,7 +1232,7 @@ pub(crate) fn scan<'src>(
                             Decls {
                                 scopes: &mut scopes,
                                 depth,
-                                refs: &mut refs,
+                                refs,
                                 shared: &mut shared,
                             },
                             &mut locs,
@@ -1311,7 +1306,7 @@ pub(crate) fn scan<'src>(
                                 };
                                 if n != b'%' {
                                     // A predicate named without `%` (or a label: refused).
-                                    scopes.use_name(name, &mut refs, Use::Guard);
+                                    scopes.use_name(name, refs, Use::Guard);
                                 } else if scopes.percent_labels {
                                     scopes.percent_guard(name);
                                 }
@@ -1356,8 +1351,6 @@ pub(crate) fn scan<'src>(
     }
     let scopes_rename_form = scopes.declares_rename_form;
     scopes.clear();
-    let body_refs = refs.to_vec();
-    scopes.refs = refs;
     c.scopes = Some(scopes);
     shared.shrink_to_fit();
     locs.shrink_to_fit();
@@ -1376,7 +1369,6 @@ pub(crate) fn scan<'src>(
             declares_rename_form: scopes_rename_form,
             forward_labels,
         },
-        refs: body_refs,
         locs,
     }
 }
@@ -2604,10 +2596,7 @@ mod tests {
             !label_operand && !e.message.ends_with("not the label declared later")
         };
         assert!(!m.errors.iter().any(|e| unexpected(&e)), "{:?}", m.errors);
-        m.items
-            .last()
-            .unwrap()
-            .refs
+        m.item_refs(m.items.last().unwrap())
             .iter()
             .map(|n| {
                 let line = crate::diagnostic::line_of(&src, n.span.start as usize);

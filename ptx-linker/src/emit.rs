@@ -344,7 +344,7 @@ fn prefetch_item(e: &EmitInput<'_, '_>, r: Option<&ItemRef>) {
                 .as_ptr()
                 .wrapping_add(item.span.start as usize),
         );
-        prefetch(item.refs.as_ptr());
+        prefetch(m.item_refs(item).as_ptr());
     }
 }
 
@@ -530,7 +530,11 @@ fn write_patched(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, start: u32
         .symbol_name()
         .filter(|_| !matches!(&item.kind, ItemKind::Variable(v) if v.generated.is_some()))
         .map(|n| (n, e.table.item_symbol(r)));
-    let refs = item.refs.iter().copied().zip(e.table.ref_symbols(r));
+    let refs = m
+        .item_refs(item)
+        .iter()
+        .copied()
+        .zip(e.table.ref_symbols(r));
     for (n, id) in own.into_iter().chain(refs) {
         if n.span.start < start || n.span.end > end {
             continue;

@@ -141,7 +141,8 @@ pub fn liveness(
             continue;
         }
         let item = &modules[r.module].items[r.item];
-        for (name, id) in item.refs.iter().zip(table.ref_symbols(r)) {
+        let refs = modules[r.module].item_refs(item);
+        for (name, id) in refs.iter().zip(table.ref_symbols(r)) {
             let Some(id) = id else {
                 continue;
             };

@@ -94,6 +94,7 @@ fn parse_pass<'src>(
         items: Vec::new(),
         errors: Vec::new(),
         forward_labels: Vec::new(),
+        refs: Vec::new(),
         flags: Default::default(),
     };
     while !c.at_end() {
@@ -395,7 +396,7 @@ fn parse_top<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>) {
                         index: index as u32,
                         rest: c.src.get(rest_start.min(line_end)..line_end).unwrap_or(""),
                     }),
-                    refs: Vec::new(),
+                    refs: Refs::default(),
                     locs: Vec::new(),
                 }),
                 None => c.error(span, "expected a file index after `.file`"),
@@ -427,7 +428,7 @@ fn parse_top<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>) {
                         target,
                         linkage,
                     },
-                    refs: vec![target],
+                    refs: Refs::push(&mut m.refs, [target]),
                     locs: Vec::new(),
                 });
             } else {
@@ -738,7 +739,7 @@ fn other<'src>(c: &Cursor<'_, 'src>, start: usize, end: usize) -> Item<'src> {
     Item {
         span: Span::new(c.file, start, end),
         kind: ItemKind::Other,
-        refs: Vec::new(),
+        refs: Refs::default(),
         locs: Vec::new(),
     }
 }
@@ -802,14 +803,14 @@ fn parse_section<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start: us
     let open = c.pos;
     skip_braces(c);
     let end = c.prev_end() as usize;
-    let refs = c.toks[open..c.pos]
+    let names = c.toks[open..c.pos]
         .iter()
         .filter(|t| {
             t.kind == TokKind::Ident
                 && (!c.text(**t).starts_with('%') || c.percent_symbols.contains(c.text(**t)))
         })
-        .map(|t| c.name(*t))
-        .collect();
+        .map(|t| c.name(*t));
+    let refs = Refs::push(&mut m.refs, names);
     m.items.push(Item {
         span: Span::new(c.file, start, end),
         kind: ItemKind::Section,
@@ -869,7 +870,7 @@ fn parse_declaration<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start
                     m.items.push(Item {
                         span,
                         kind: ItemKind::Variable(var),
-                        refs,
+                        refs: Refs::push(&mut m.refs, refs),
                         locs: Vec::new(),
                     });
                     continue;
@@ -889,7 +890,7 @@ fn parse_declaration<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start
                             generated: Some(Generated { name, index, count }),
                             ..var.clone()
                         }),
-                        refs: Vec::new(),
+                        refs: Refs::default(),
                         locs: Vec::new(),
                     });
                 }
@@ -1399,7 +1400,7 @@ fn parse_function<'src>(
             body: None,
             linkage_inherited: linkage != written,
         }),
-        refs: Vec::new(),
+        refs: Refs::default(),
         locs: Vec::new(),
     };
     if c.peek().is_some_and(|t| t.is(b'{')) {
@@ -1423,9 +1424,10 @@ fn parse_function<'src>(
         }
         let locals = f.returns.iter().chain(&f.params).map(|p| p.name.text);
         c.after_body = true;
-        let scanned = body::scan(c, locals);
+        let first_ref = m.refs.len();
+        let scanned = body::scan(c, locals, &mut m.refs);
         f.body = Some(scanned.body);
-        item.refs = scanned.refs;
+        item.refs = Refs::since(&m.refs, first_ref);
         item.locs = scanned.locs;
     } else {
         // `;` ends a declaration; legacy PTX omits it.
@@ -1569,7 +1571,7 @@ mod tests {
         let m = parse(FileId(0), src);
         assert!(m.errors.is_empty(), "{:?}", m.errors);
         assert_eq!(m.version.unwrap().0.to_string(), "7.8");
-        let t = m.target.unwrap();
+        let t = m.target.clone().unwrap();
         assert_eq!((t.arch, t.sm), ("sm_52", 52));
         assert_eq!(t.options, ["texmode_independent", "debug"]);
         assert_eq!(m.address_size.unwrap().0, 64);
@@ -1578,7 +1580,7 @@ mod tests {
             panic!()
         };
         assert_eq!((v.size_bytes(), v.align_bytes()), (Some(16), 8));
-        assert_eq!(m.items[1].refs[0].text, "g");
+        assert_eq!(m.item_refs(&m.items[1])[0].text, "g");
     }
 
     #[test]
@@ -1985,7 +1987,7 @@ mod tests {
         );
         let m = parse(FileId(0), &src);
         assert!(m.errors.is_empty(), "{:?}", m.errors);
-        let refs: Vec<&str> = m.items[0].refs.iter().map(|n| n.text).collect();
+        let refs: Vec<&str> = m.item_refs(&m.items[0]).iter().map(|n| n.text).collect();
         // `x3`, `x03`, `s2`, `r1`, `r01` are the function's own; `x4` and `s` are not generated.
         assert_eq!(refs, ["x4", "s"]);
         let ItemKind::Function(f) = &m.items[0].kind else {

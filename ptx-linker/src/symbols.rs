@@ -319,10 +319,10 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
         }
         // The references, while their names are in the cache.
         t.first_ref = Vec::with_capacity(m.items.len());
-        t.refs = Vec::with_capacity(m.items.iter().map(|i| i.refs.len()).sum());
+        t.refs = Vec::with_capacity(m.refs.len());
         for item in &m.items {
             t.first_ref.push(t.refs.len() as u32);
-            for n in &item.refs {
+            for n in m.item_refs(item) {
                 let target = match scopes[mi].get(n.text) {
                     Some(&(id, first)) => (id.0, first),
                     None => {
@@ -407,9 +407,9 @@ fn prefetch_names(m: &Module<'_>) {
         if let Some(n) = item.symbol() {
             prefetch(n.as_ptr());
         }
-        for n in &item.refs {
-            prefetch(n.text.as_ptr());
-        }
+    }
+    for n in &m.refs {
+        prefetch(n.text.as_ptr());
     }
 }
 
@@ -425,7 +425,7 @@ fn alias_zero_padded<'m>(m: &'m Module<'_>, scope: &mut HashMap<&'m str, (Symbol
             _ => None,
         })
         .collect();
-    for n in m.items.iter().flat_map(|item| &item.refs) {
+    for n in &m.refs {
         if scope.contains_key(n.text) {
             continue;
         }
@@ -515,7 +515,7 @@ pub fn check_body_names(
                 module: mi,
                 item: ii,
             };
-            for (n, &(id, first)) in item.refs.iter().zip(table.ref_targets(r)) {
+            for (n, &(id, first)) in m.item_refs(item).iter().zip(table.ref_targets(r)) {
                 if id != NONE {
                     if first > ii as u32 && first != u32::MAX {
                         diags.push(declared_after_use(m, *n, first, f.is_none()));
