@@ -66,8 +66,8 @@ use crate::ast::{Body, LocFix, Name, Space};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::labels;
 use crate::lex::{
-    ident_end, int_value, is_ident_char, lex_number, Lexer, TokKind, CLASS, C_DIGIT, C_DOT, C_NL,
-    C_OTHER, C_QUOTE, C_SLASH, C_SPACE, IDENT_START,
+    ident_end, int_value, is_blank, is_ident_char, lex_number, Lexer, TokKind, CLASS, C_DIGIT,
+    C_DOT, C_NL, C_OTHER, C_QUOTE, C_SLASH, C_SPACE, IDENT_START,
 };
 use crate::parse::{parse_var, Cursor, Declared};
 
@@ -1493,25 +1493,7 @@ fn plain_statements_in<'src, const AVX2: bool>(
         return run;
     }
     loop {
-        // Blanks (the mask's blanks are the byte loop's: ` `, `\t`..`\r`).
-        loop {
-            match crate::scan16::non_blank(bytes, at) {
-                Some(0) => at += 16,
-                Some(mask) => {
-                    at += mask.trailing_zeros() as usize;
-                    break;
-                }
-                None => {
-                    while bytes
-                        .get(at)
-                        .is_some_and(|&b| CLASS[b as usize] == C_SPACE || b == b'\n')
-                    {
-                        at += 1;
-                    }
-                    break;
-                }
-            }
-        }
+        at = statement_start(bytes, at);
         let mut start = at;
         let Some(&b) = bytes.get(start) else {
             return run;
@@ -1601,6 +1583,42 @@ fn plain_statements_in<'src, const AVX2: bool>(
             prev_end: at,
             colon_end: usize::MAX,
         };
+    }
+}
+
+/// [`first_non_blank`], found first in the layout compilers write between
+/// statements: a line feed, perhaps a tab. Those are three loads that do not
+/// wait for each other, where the 16-byte mask is a chain of steps that the
+/// rest of the next statement would wait for (about a sixth of a plain
+/// statement's time).
+#[inline(always)]
+fn statement_start(bytes: &[u8], at: usize) -> usize {
+    let blank = |i: usize| bytes.get(i).is_none_or(|&b| is_blank(b));
+    let newline = bytes.get(at) == Some(&b'\n');
+    if newline && !blank(at + 1) {
+        at + 1
+    } else if newline && bytes.get(at + 1) == Some(&b'\t') && !blank(at + 2) {
+        at + 2
+    } else {
+        first_non_blank(bytes, at)
+    }
+}
+
+/// The first byte at or after `at` that is not blank (` `, `\t`..`\r`), or
+/// the end of `bytes`: 16 bytes at a time where that is possible.
+#[inline(always)]
+fn first_non_blank(bytes: &[u8], mut at: usize) -> usize {
+    loop {
+        match crate::scan16::non_blank(bytes, at) {
+            Some(0) => at += 16,
+            Some(mask) => return at + mask.trailing_zeros() as usize,
+            None => {
+                while bytes.get(at).is_some_and(|&b| is_blank(b)) {
+                    at += 1;
+                }
+                return at;
+            }
+        }
     }
 }
 
@@ -1963,10 +1981,7 @@ fn declare_percent_regs<'src>(
 ) {
     let bytes = src.as_bytes();
     let blanks = |mut at: usize| {
-        while bytes
-            .get(at)
-            .is_some_and(|&b| CLASS[b as usize] == C_SPACE || b == b'\n')
-        {
+        while bytes.get(at).is_some_and(|&b| is_blank(b)) {
             at += 1;
         }
         at
@@ -2100,7 +2115,7 @@ fn not_a_label(b: Branch<'_>, kind: Kind) -> Diagnostic {
 fn significant(bytes: &[u8], mut at: usize) -> Option<usize> {
     loop {
         match bytes.get(at)? {
-            b if CLASS[*b as usize] == C_SPACE || *b == b'\n' => at += 1,
+            &b if is_blank(b) => at += 1,
             b'/' if bytes.get(at + 1) == Some(&b'*') => {
                 let close = bytes.get(at + 2..)?.windows(2).position(|w| w == b"*/")?;
                 at += 2 + close + 2;
@@ -2750,6 +2765,39 @@ mod tests {
                 format!("{:?}", m)
             };
             assert!(scan(false) == scan(true), "the scans differ on a module");
+        }
+    }
+
+    #[test]
+    fn statement_starts_are_the_first_non_blank_bytes() {
+        // Every text of up to 5 bytes over blanks, line feeds, tabs and
+        // others, from every position (the byte loop is the reference).
+        let alphabet = [b'\n', b'\t', b' ', b'\r', b'\x0c', b'a', b';', b'$'];
+        for len in 0..=5u32 {
+            for code in 0..alphabet.len().pow(len) {
+                let text: Vec<u8> = (0..len)
+                    .map(|i| alphabet[code / alphabet.len().pow(i) % alphabet.len()])
+                    .collect();
+                for at in 0..=text.len() {
+                    let mut want = at;
+                    while text
+                        .get(want)
+                        .is_some_and(|&b| b == b' ' || (9..=13).contains(&b))
+                    {
+                        want += 1;
+                    }
+                    assert_eq!(
+                        super::statement_start(&text, at),
+                        want,
+                        "{text:?} from {at}"
+                    );
+                    assert_eq!(
+                        super::first_non_blank(&text, at),
+                        want,
+                        "{text:?} from {at}"
+                    );
+                }
+            }
         }
     }
 

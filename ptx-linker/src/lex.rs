@@ -106,6 +106,14 @@ pub(crate) const C_QUOTE: u8 = 6;
 pub(crate) const C_SLASH: u8 = 7;
 pub(crate) const C_PUNCT: u8 = 8;
 
+/// Whether `b` is blank between tokens: a space or `\t` ..= `\r` (line
+/// feeds, and the CR and form feed that also end a `.loc` line, included),
+/// as [`crate::scan16`]'s mask has it.
+#[inline(always)]
+pub(crate) const fn is_blank(b: u8) -> bool {
+    b == b' ' || (b >= b'\t' && b <= b'\r')
+}
+
 /// `CLASS[b]`: what a token starting with byte `b` is.
 pub(crate) static CLASS: [u8; 256] = {
     let mut t = [C_OTHER; 256];
