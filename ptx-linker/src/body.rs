@@ -713,13 +713,26 @@ impl<'src> Scopes<'src> {
     fn close_branches(&mut self, mark: Mark, depth: u32, errors: &mut Vec<Diagnostic>) {
         let mut keep = mark.branches;
         let generated = self.any_generated();
+        // This block's declarations (the last of each name), by name, when
+        // searching the list for every branch would cost more.
+        let declared = &self.undo[mark.undo..];
+        let index: Option<HashMap<&str, (usize, Option<Decl>)>> =
+            ((self.branches.len() - mark.branches).saturating_mul(declared.len()) > 4096).then(
+                || {
+                    declared
+                        .iter()
+                        .map(|&(n, before)| (n, (n.as_ptr() as usize, before)))
+                        .collect()
+                },
+            );
         for i in mark.branches..self.branches.len() {
             let b = self.branches[i];
             let target = b.name.text.as_ptr() as usize;
             let now = self.names.get(b.name.text).copied();
             // This block's declaration of the name: where, and what it hides.
-            let here = match now {
-                Some(d) if d.depth == depth => self.undo[mark.undo..]
+            let here = match (now, &index) {
+                (Some(d), Some(index)) if d.depth == depth => index.get(b.name.text).copied(),
+                (Some(d), None) if d.depth == depth => self.undo[mark.undo..]
                     .iter()
                     .rev()
                     .find(|&&(n, _)| n == b.name.text)
@@ -3066,6 +3079,49 @@ mod tests {
         assert_eq!(e, ["`bra` to `L1`, which is a variable or parameter@6"]);
         let e = errors(".func f()\n{\nret;\n}\n.visible .entry k()\n{\nbra f;\n}\n");
         assert_eq!(e, ["`bra` to `f`, which no label in scope names@10"]);
+    }
+
+    #[test]
+    fn a_block_with_many_branches_and_labels_gets_the_same_verdicts() {
+        // Past 4096 branch-declaration pairs in one nested block, the block's
+        // declarations are found by name instead of searched for each
+        // branch (80 k of each took seconds). The cases of the two tests
+        // around this one, their innermost block opened with 70 forward
+        // branches and their labels, must give the same errors (lines
+        // aside).
+        let bodies = [
+            "@%p1 bra L1;\n{\nL1:\n}\n",
+            "{\nL1:\n}\n{\n@%p1 bra L1;\n}\n",
+            "{\n{\nL1:\n}\nbra L1;\n}\n",
+            ".reg .b32 L1;\n{\nL1:\n}\n@%p1 bra L1;\n",
+            "{\n.reg .b32 L1;\n@%p1 bra L1;\n}\nL1:\n",
+            "ts: .branchtargets L1;\nbrx.idx %r1, ts;\n{\nL1:\n}\n",
+            "L1:\n{\n{\n@%p1 bra L1;\n}\n.reg .b32 L1;\n}\n",
+            "L1:\n{\n{\n{\nbra L1;\n}\n}\n.reg .b32 L1;\n}\n",
+            "L1:\n{\n{\nts: .branchtargets L1;\nbrx.idx %r1, ts;\n}\n.reg .b32 L1;\n}\n",
+            "{\np:\nbra p;\n}\n",
+            ".reg .b32 %x;\n{\n%x:\nbra %x;\n}\n",
+            "%x:\n{\n{\nbra %x;\n}\n.reg .b32 %x;\n}\n",
+            ".reg .b32 L1;\n{\nbra L1;\nL1:\n}\n",
+            "{\nbra p;\np:\n}\n",
+            ".reg .b32 L1;\n{\n{\n@%p1 bra L1;\n}\nL1:\n}\n",
+            "L1:\n{\n{\nbra L1;\n}\n.reg .b32 L1;\nbra L1;\n}\n",
+            "{\nbra L1;\n}\nL1:\n{\nL1:\nbra L1;\nL1:\n}\n",
+        ];
+        let pad: String = (0..70)
+            .map(|i| format!("@%p1 bra P{i};\nP{i}:\n"))
+            .collect();
+        let messages = |body: &str| -> Vec<String> {
+            kernel_errors(body)
+                .into_iter()
+                .map(|e| e.rsplit_once('@').unwrap().0.to_string())
+                .collect()
+        };
+        for body in bodies {
+            let at = body.rfind("{\n").unwrap() + 2;
+            let padded = format!("{}{pad}{}", &body[..at], &body[at..]);
+            assert_eq!(messages(&padded), messages(body), "{body:?}");
+        }
     }
 
     #[test]
