@@ -82,6 +82,7 @@ fn parse_pass<'src>(
         after_body: false,
         declared: Default::default(),
         defined_vars: Default::default(),
+        defined_prefixes: Default::default(),
         module_names: Default::default(),
         forward_labels: Vec::new(),
     };
@@ -175,6 +176,11 @@ pub(crate) struct Cursor<'t, 'src> {
     /// second definition in one module ("Duplicate definition of variable"),
     /// which the symbol table takes for `.weak` and `.common` ones.
     defined_vars: rustc_hash::FxHashMap<&'src str, (Linkage, Name<'src>)>,
+    /// The prefix of each parameterized variable defined so far (`a` of
+    /// `a<4>`): ptxas refuses a second definition of a prefix in one module,
+    /// whatever the counts and linkages ("Duplicate definition of variable
+    /// 'a<'").
+    defined_prefixes: rustc_hash::FxHashMap<&'src str, Name<'src>>,
 }
 
 impl<'src> Cursor<'_, 'src> {
@@ -599,6 +605,34 @@ fn check_defined_twice<'src>(c: &mut Cursor<'_, 'src>, name: Name<'src>, linkage
     }
 }
 
+/// Whether the parameterized variables `prefix<N>` defined here repeat a
+/// prefix this module defined before (reported: ptxas refuses it); else
+/// records it.
+fn prefix_defined_twice<'src>(c: &mut Cursor<'_, 'src>, prefix: Name<'src>) -> bool {
+    let Some(first) = c.defined_prefixes.get(prefix.text).copied() else {
+        c.defined_prefixes.insert(prefix.text, prefix);
+        return false;
+    };
+    c.errors.push(
+        Diagnostic::error(
+            prefix.span,
+            format!(
+                "parameterized variables `{}<…>` are defined twice in this module",
+                prefix.text
+            ),
+        )
+        .with_label("a second definition of this prefix")
+        .with_secondary(first.span, "first defined here")
+        .with_help(format!(
+            "remove one definition, or give it another prefix; ptxas refuses two \
+             definitions of one prefix in a module, whatever their counts and linkages \
+             (\"Duplicate definition of variable '{}<'\")",
+            prefix.text
+        )),
+    );
+    true
+}
+
 /// Records a module-scope symbol's name (`count`: the variables
 /// `name<count>` declares, which the caller records) for the bodies that
 /// follow; for bodies before and after it, when it starts with `%`, and
@@ -875,6 +909,17 @@ fn parse_declaration<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start
                     });
                     continue;
                 };
+                if var.linkage != Linkage::Extern && prefix_defined_twice(c, var.name) {
+                    continue;
+                }
+                c.module_names.add_generated(var.name, count);
+                if var.name.text.ends_with(|c: char| c.is_ascii_digit()) {
+                    // ptxas reads a name `a15` as `a` and 15, so the variables
+                    // of `a1<10>` are found by no name: nothing can use them,
+                    // and ptxas leaves unused ones out. No item, no symbol
+                    // (a plain `a15` beside them is another variable).
+                    continue;
+                }
                 if count > MAX_GENERATED_NAMES - c.generated {
                     too_many_generated(c, &var, count, c.generated);
                     continue;
@@ -894,7 +939,6 @@ fn parse_declaration<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start
                         locs: Vec::new(),
                     });
                 }
-                c.module_names.add_generated(var.name, count);
             }
         }
         d if t.kind == TokKind::Directive => {

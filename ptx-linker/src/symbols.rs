@@ -7,7 +7,9 @@
 //!
 //! Each variable of a parameterized declaration `a<4>` (`a0` .. `a3`) is a
 //! symbol like any other; a reference that spells one with leading zeros
-//! (`a02`), which ptxas reads as `a2`, means that symbol in its module.
+//! (`a02`), which ptxas reads as `a2`, means that symbol in its module. A
+//! prefix that ends in a digit (`a1<10>`) gives no symbol: ptxas reads `a15`
+//! as `a` and 15, so no name finds those variables (the parser drops them).
 //!
 //! A name a function body uses that is neither declared there (see
 //! [`crate::body`]) nor a symbol of its module declared before the use is an
