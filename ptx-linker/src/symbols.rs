@@ -17,7 +17,7 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use crate::ast::{FnKind, ItemKind, Linkage, Module, Name};
+use crate::ast::{FnKind, Item, ItemKind, Linkage, Module, Name};
 use crate::body::name_hash;
 use crate::diagnostic::Diagnostic;
 use crate::input::InputKind;
@@ -280,12 +280,26 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
             prefetch_names(next);
         }
         scopes[mi].reserve(m.items.len());
+        let has_generated = m
+            .items
+            .iter()
+            .any(|item| matches!(&item.kind, ItemKind::Variable(v) if v.generated.is_some()));
+        let used = if has_generated {
+            used_generated(m)
+        } else {
+            HashSet::default()
+        };
+        // A variable of `a<N>` that its module does not use is no symbol.
+        let symbol = |item: &'m Item<'_>| match &item.kind {
+            ItemKind::Variable(v) if v.generated.is_some() => {
+                Some(v.symbol()).filter(|n| used.contains(n))
+            }
+            _ => item.symbol(),
+        };
         // File-local definitions first, so their declarations find them.
         local.clear();
-        let mut has_generated = false;
         for item in &m.items {
-            has_generated |= matches!(&item.kind, ItemKind::Variable(v) if v.generated.is_some());
-            if let (Some(n), Some(l)) = (item.symbol(), item.linkage()) {
+            if let (Some(n), Some(l)) = (symbol(item), item.linkage()) {
                 if item.is_definition() && is_local(&item.kind, l) && !local.contains_key(n) {
                     let id = SymbolId(symbols.len() as u32);
                     symbols.push(Symbol::new(n, Scope::Local(mi)));
@@ -296,7 +310,7 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
         let t = &mut targets[mi];
         t.items = vec![NONE; m.items.len()];
         for (ii, item) in m.items.iter().enumerate() {
-            let Some(n) = item.symbol() else {
+            let Some(n) = symbol(item) else {
                 continue;
             };
             let first = ii as u32;
@@ -419,31 +433,59 @@ fn prefetch_names(m: &Module<'_>) {
 /// (`a02` for `a2` of `a<4>`; ptxas reads it so) to that name's symbol, so
 /// that it resolves and is emitted as the name (PTX ISA 9.0, section 5.4.6).
 fn alias_zero_padded<'m>(m: &'m Module<'_>, scope: &mut HashMap<&'m str, (SymbolId, u32)>) {
-    let generated: HashSet<&str> = m
-        .items
+    let generated = generated_names(m);
+    for n in &m.refs {
+        if scope.contains_key(n.text) {
+            continue;
+        }
+        let Some(name) = unpadded(n.text) else {
+            continue;
+        };
+        if let (true, Some(&id)) = (generated.contains(name.as_str()), scope.get(name.as_str())) {
+            scope.insert(n.text, id);
+        }
+    }
+}
+
+/// The names of the variables `m`'s parameterized declarations generate.
+fn generated_names<'m>(m: &'m Module<'_>) -> HashSet<&'m str> {
+    m.items
         .iter()
         .filter_map(|item| match &item.kind {
             ItemKind::Variable(v) => v.generated.as_ref().map(|g| &*g.name),
             _ => None,
         })
-        .collect();
-    for n in &m.refs {
-        if scope.contains_key(n.text) {
-            continue;
-        }
-        let prefix = n.text.trim_end_matches(|c: char| c.is_ascii_digit());
-        let digits = &n.text[prefix.len()..];
-        if digits.len() < 2 || !digits.starts_with('0') {
-            continue;
-        }
-        let Ok(index) = digits.parse::<u64>() else {
-            continue;
-        };
-        let name = format!("{prefix}{index}");
-        if let (true, Some(&id)) = (generated.contains(name.as_str()), scope.get(name.as_str())) {
-            scope.insert(n.text, id);
-        }
+        .collect()
+}
+
+/// `a2` for `a02` (ptxas reads a name's index without its leading zeros);
+/// `None` for a name without leading zeros in its index.
+fn unpadded(name: &str) -> Option<String> {
+    let prefix = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = &name[prefix.len()..];
+    if digits.len() < 2 || !digits.starts_with('0') {
+        return None;
     }
+    let index = digits.parse::<u64>().ok()?;
+    Some(format!("{prefix}{index}"))
+}
+
+/// The generated variables (`a2` of `a<4>`) that `m` uses, by name or with
+/// a zero-padded index (`a02`). ptxas keeps only those: `ptxas -c` of a
+/// module that declares `.visible .global .u32 a<3>` and uses `a1` defines
+/// `a1` alone, so nvlink finds no `a0` another module uses ("Undefined
+/// reference") and takes two such modules that use different variables.
+fn used_generated<'m>(m: &'m Module<'_>) -> HashSet<&'m str> {
+    let generated = generated_names(m);
+    let mut used = HashSet::default();
+    for n in &m.refs {
+        let name = match generated.get(n.text) {
+            Some(&g) => Some(g),
+            None => unpadded(n.text).and_then(|u| generated.get(u.as_str()).copied()),
+        };
+        used.extend(name);
+    }
+    used
 }
 
 /// The error for a reference `n` (in an initializer, or else a body) to a

@@ -219,12 +219,21 @@ proptest! {
     ) {
         let linkage = ["", ".visible ", ".weak "][linkage];
         let used: Vec<u32> = used.into_iter().filter(|&i| i < n).collect();
-        let names: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+        // ptxas keeps only the variables of `a<n>` the module uses: spelled
+        // out, those are the declared names.
+        let mut kept = used.clone();
+        kept.sort_unstable();
+        kept.dedup();
+        let names: Vec<String> = kept.iter().map(|i| format!("a{i}")).collect();
         let param = param_module(&format!("{linkage}.global .align 4 .u32 a<{n}>;"), &used);
-        let spelled = param_module(
-            &format!("{linkage}.global .align 4 .u32 {};", names.join(", ")),
-            &used,
-        );
+        let spelled = if names.is_empty() {
+            param_module("", &used)
+        } else {
+            param_module(
+                &format!("{linkage}.global .align 4 .u32 {};", names.join(", ")),
+                &used,
+            )
+        };
         // A second module with file-local `a{i}`s of its own: they collide.
         let mut b = String::from(".version 7.8\n.target sm_90\n.address_size 64\n\n");
         for i in &other {
