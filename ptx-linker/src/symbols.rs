@@ -13,7 +13,9 @@
 //!
 //! A name a function body uses that is neither declared there (see
 //! [`crate::body`]) nor a symbol of its module declared before the use is an
-//! error, as in ptxas ("Unknown symbol"); [`check_body_names`] reports it.
+//! error, as in ptxas ("Unknown symbol"), and so is such a name in an
+//! initializer ("Invalid initial value expression"); [`check_body_names`]
+//! reports them.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -475,8 +477,17 @@ fn unpadded(name: &str) -> Option<String> {
 /// module that declares `.visible .global .u32 a<3>` and uses `a1` defines
 /// `a1` alone, so nvlink finds no `a0` another module uses ("Undefined
 /// reference") and takes two such modules that use different variables.
+/// A name that a plain declaration of the module also has (`a1` beside
+/// `a<3>`, `.extern` too) means that declaration, for ptxas as here.
 fn used_generated<'m>(m: &'m Module<'_>) -> HashSet<&'m str> {
-    let generated = generated_names(m);
+    let mut generated = generated_names(m);
+    for item in &m.items {
+        if !matches!(&item.kind, ItemKind::Variable(v) if v.generated.is_some()) {
+            if let Some(n) = item.symbol() {
+                generated.remove(n);
+            }
+        }
+    }
     let mut used = HashSet::default();
     for n in &m.refs {
         let name = match generated.get(n.text) {
@@ -515,6 +526,23 @@ fn declared_after_use(m: &Module<'_>, n: Name<'_>, first: u32, initializer: bool
     }
 }
 
+/// The error for a name `n` in `item`'s initializer that no symbol has (an
+/// undeclared name, or a variable `a5` that `a<3>` does not declare): ptxas
+/// refuses the module ("Invalid initial value expression").
+fn unknown_in_initializer(item: &Item<'_>, n: Name<'_>) -> Diagnostic {
+    let var = item.symbol().unwrap_or("");
+    Diagnostic::error(
+        n.span,
+        format!("unknown name `{}` in the initializer of `{var}`", n.text),
+    )
+    .with_label("no variable or function of this name is declared before here")
+    .with_help(format!(
+        "declare `{0}` before `{var}` (at module scope, e.g. `.extern .global .b8 {0}[];`), \
+         or correct the spelling (ptxas: \"Invalid initial value expression\")",
+        n.text
+    ))
+}
+
 /// Names that are legal in a body without a declaration: the predefined
 /// constant `WARP_SZ` and the sink `_` (`mbarrier.arrive... _, [addr]`)
 /// (PTX ISA 9.0, sections 10 "Special Registers" and 9.7 "Instructions").
@@ -527,7 +555,8 @@ const PREDEFINED: &[&str] = &["WARP_SZ", "_"];
 /// ptxas refuses that input on its own, so `ptxas -c` + nvlink cannot link
 /// it, and binding it across inputs would guess at its type. So is a
 /// reference, in a body or an initializer, to a symbol its module declares
-/// only after it.
+/// only after it, and a name in an initializer that no input knows (one
+/// error per use).
 pub fn check_body_names(
     modules: &[Module<'_>],
     table: &SymbolTable<'_>,
@@ -551,7 +580,7 @@ pub fn check_body_names(
         for (ii, item) in m.items.iter().enumerate() {
             let f = match &item.kind {
                 ItemKind::Function(f) => Some(f),
-                // An initializer's references are checked for order only.
+                // An initializer's references.
                 ItemKind::Variable(_) => None,
                 _ => continue,
             };
@@ -566,7 +595,10 @@ pub fn check_body_names(
                     }
                     continue;
                 }
-                let Some(f) = f else { continue };
+                let Some(f) = f else {
+                    diags.push(unknown_in_initializer(item, *n));
+                    continue;
+                };
                 if PREDEFINED.contains(&n.text) || !reported.insert(n.text) {
                     continue;
                 }
