@@ -357,7 +357,7 @@ fn write_var(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, v: &Variable<'
     out.push(' ');
     match &v.generated {
         Some(g) => {
-            let id = e.table.lookup(r.module, &g.name);
+            let id = e.table.item_symbol(r);
             out.push_str(id.map_or(&*g.name, |id| e.res.out_name(id)));
         }
         None => write_patched(out, e, r, v.declarator.start, v.declarator.end),

@@ -5,11 +5,13 @@
 //! linkage directive is file-local: it gets a symbol of its own, visible only
 //! from its module (PTX ISA 9.0, section 11.6 "Linking Directives").
 //!
-//! Each variable of a parameterized declaration `a<4>` (`a0` .. `a3`) is a
-//! symbol like any other; a reference that spells one with leading zeros
-//! (`a02`), which ptxas reads as `a2`, means that symbol in its module. A
-//! prefix that ends in a digit (`a1<10>`) gives no symbol: ptxas reads `a15`
-//! as `a` and 15, so no name finds those variables (the parser drops them).
+//! Each variable of a parameterized declaration `a<4>` (`a0` .. `a3`) that
+//! its module uses is a symbol like any other (ptxas keeps no other), named
+//! as its first use spells it: `a02` and `a2` are one variable (ptxas reads
+//! the index without its leading zeros), `a02` if that use comes first. A
+//! plain declaration of such a name means itself. A prefix that ends in a
+//! digit (`a1<10>`) gives no symbol: ptxas reads `a15` as `a` and 15, so no
+//! name finds those variables (the parser drops them).
 //!
 //! A name a function body uses that is neither declared there (see
 //! [`crate::body`]) nor a symbol of its module declared before the use is an
@@ -289,13 +291,12 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
         let used = if has_generated {
             used_generated(m)
         } else {
-            HashSet::default()
+            HashMap::default()
         };
-        // A variable of `a<N>` that its module does not use is no symbol.
+        // A variable of `a<N>` that its module does not use is no symbol; a
+        // used one is named as its first use spells it.
         let symbol = |item: &'m Item<'_>| match &item.kind {
-            ItemKind::Variable(v) if v.generated.is_some() => {
-                Some(v.symbol()).filter(|n| used.contains(n))
-            }
+            ItemKind::Variable(v) if v.generated.is_some() => used.get(v.symbol()).copied(),
             _ => item.symbol(),
         };
         // File-local definitions first, so their declarations find them.
@@ -333,7 +334,7 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
             scopes[mi].entry(n).or_insert((id, first));
         }
         if has_generated {
-            alias_zero_padded(m, &mut scopes[mi]);
+            alias_spellings(m, &used, &mut scopes[mi]);
         }
         // The references, while their names are in the cache.
         t.first_ref = Vec::with_capacity(m.items.len());
@@ -431,19 +432,24 @@ fn prefetch_names(m: &Module<'_>) {
     }
 }
 
-/// Maps each reference that spells a generated name with leading zeros
-/// (`a02` for `a2` of `a<4>`; ptxas reads it so) to that name's symbol, so
-/// that it resolves and is emitted as the name (PTX ISA 9.0, section 5.4.6).
-fn alias_zero_padded<'m>(m: &'m Module<'_>, scope: &mut HashMap<&'m str, (SymbolId, u32)>) {
-    let generated = generated_names(m);
+/// Maps each other spelling of a used generated variable (`a1`, `a001`
+/// where the first use wrote `a01`; ptxas reads the index without its
+/// leading zeros) to that variable's symbol, so that every use resolves and
+/// is emitted as the symbol's name (PTX ISA 9.0, section 5.4.6).
+fn alias_spellings<'m>(
+    m: &'m Module<'_>,
+    used: &HashMap<&'m str, &'m str>,
+    scope: &mut HashMap<&'m str, (SymbolId, u32)>,
+) {
     for n in &m.refs {
         if scope.contains_key(n.text) {
             continue;
         }
-        let Some(name) = unpadded(n.text) else {
-            continue;
+        let spelled = match used.get(n.text) {
+            Some(&s) => Some(s),
+            None => unpadded(n.text).and_then(|u| used.get(u.as_str()).copied()),
         };
-        if let (true, Some(&id)) = (generated.contains(name.as_str()), scope.get(name.as_str())) {
+        if let Some(&id) = spelled.and_then(|s| scope.get(s)) {
             scope.insert(n.text, id);
         }
     }
@@ -473,13 +479,14 @@ fn unpadded(name: &str) -> Option<String> {
 }
 
 /// The generated variables (`a2` of `a<4>`) that `m` uses, by name or with
-/// a zero-padded index (`a02`). ptxas keeps only those: `ptxas -c` of a
-/// module that declares `.visible .global .u32 a<3>` and uses `a1` defines
-/// `a1` alone, so nvlink finds no `a0` another module uses ("Undefined
-/// reference") and takes two such modules that use different variables.
-/// A name that a plain declaration of the module also has (`a1` beside
-/// `a<3>`, `.extern` too) means that declaration, for ptxas as here.
-fn used_generated<'m>(m: &'m Module<'_>) -> HashSet<&'m str> {
+/// a zero-padded index (`a02`), each with the spelling of its first use.
+/// ptxas keeps only those, under that spelling: `ptxas -c` of a module that
+/// declares `.visible .global .u32 a<3>` and uses `a01` defines `a01` alone,
+/// so nvlink finds no `a0` or `a1` another module uses ("Undefined
+/// reference") and takes two such modules that use different variables. A
+/// name that a plain declaration of the module also has (`a1` beside `a<3>`,
+/// `.extern` too) means that declaration, for ptxas as here.
+fn used_generated<'m>(m: &'m Module<'_>) -> HashMap<&'m str, &'m str> {
     let mut generated = generated_names(m);
     for item in &m.items {
         if !matches!(&item.kind, ItemKind::Variable(v) if v.generated.is_some()) {
@@ -488,13 +495,15 @@ fn used_generated<'m>(m: &'m Module<'_>) -> HashSet<&'m str> {
             }
         }
     }
-    let mut used = HashSet::default();
+    let mut used = HashMap::default();
     for n in &m.refs {
         let name = match generated.get(n.text) {
             Some(&g) => Some(g),
             None => unpadded(n.text).and_then(|u| generated.get(u.as_str()).copied()),
         };
-        used.extend(name);
+        if let Some(g) = name {
+            used.entry(g).or_insert(n.text);
+        }
     }
     used
 }
