@@ -3029,17 +3029,12 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_branch_to_no_label_in_scope_is_refused_as_ptxas_does() {
-        // ptxas 13.5: "Unknown symbol 'L1'" for a name no label in scope
-        // has (none at all, a nested block's seen from outside it, a sibling
-        // block's, a function's), "Label expected for argument 0 of
-        // instruction 'bra'" for a variable, a parameter or a label of a
-        // `.branchtargets` list (an inner variable hides the outer label),
-        // "Predicate expression expected" for a label as a guard.
+    /// Bodies with a branch to no label in scope, and their one error, for
+    /// [`a_branch_to_no_label_in_scope_is_refused_as_ptxas_does`].
+    fn no_label_cases() -> Vec<(&'static str, String)> {
         let none = |at: usize| no_label("L1", at);
         let var = |at: usize| not_label("L1", at);
-        assert_refused(&[
+        vec![
             ("@%p1 bra L1;\n", none(1)),
             ("bra.uni L1;\nL2:\n", none(1)),
             ("@%p1 bra L1;\n{\nL1:\n}\n", none(1)),
@@ -3052,7 +3047,7 @@ mod tests {
             (
                 "L1: .branchtargets L2;\nL2:\n@%p1 bra L1;\n",
                 "`bra` to `L1`, which is the label of a `.branchtargets` list (which \
-                 `brx.idx` takes)@3"
+             `brx.idx` takes)@3"
                     .to_string(),
             ),
             (
@@ -3073,7 +3068,18 @@ mod tests {
                 ".reg .b32 v;\nts: .branchtargets L1, v;\nbrx.idx %r1, ts;\nL1:\n",
                 "`.branchtargets` entry `v`, which is a variable or parameter@2".to_string(),
             ),
-        ]);
+        ]
+    }
+
+    #[test]
+    fn a_branch_to_no_label_in_scope_is_refused_as_ptxas_does() {
+        // ptxas 13.5: "Unknown symbol 'L1'" for a name no label in scope
+        // has (none at all, a nested block's seen from outside it, a sibling
+        // block's, a function's), "Label expected for argument 0 of
+        // instruction 'bra'" for a variable, a parameter or a label of a
+        // `.branchtargets` list (an inner variable hides the outer label),
+        // "Predicate expression expected" for a label as a guard.
+        assert_refused(&no_label_cases());
         // A parameter, and a module function.
         let e = errors(".visible .entry k(.param .u32 L1)\n{\nbra L1;\n}\n");
         assert_eq!(e, ["`bra` to `L1`, which is a variable or parameter@6"]);
@@ -3086,28 +3092,18 @@ mod tests {
         // Past 4096 branch-declaration pairs in one nested block, the block's
         // declarations are found by name instead of searched for each
         // branch (80 k of each took seconds). The cases of the two tests
-        // around this one, their innermost block opened with 70 forward
-        // branches and their labels, must give the same errors (lines
-        // aside).
-        let bodies = [
-            "@%p1 bra L1;\n{\nL1:\n}\n",
-            "{\nL1:\n}\n{\n@%p1 bra L1;\n}\n",
-            "{\n{\nL1:\n}\nbra L1;\n}\n",
-            ".reg .b32 L1;\n{\nL1:\n}\n@%p1 bra L1;\n",
-            "{\n.reg .b32 L1;\n@%p1 bra L1;\n}\nL1:\n",
-            "ts: .branchtargets L1;\nbrx.idx %r1, ts;\n{\nL1:\n}\n",
-            "L1:\n{\n{\n@%p1 bra L1;\n}\n.reg .b32 L1;\n}\n",
-            "L1:\n{\n{\n{\nbra L1;\n}\n}\n.reg .b32 L1;\n}\n",
-            "L1:\n{\n{\nts: .branchtargets L1;\nbrx.idx %r1, ts;\n}\n.reg .b32 L1;\n}\n",
-            "{\np:\nbra p;\n}\n",
-            ".reg .b32 %x;\n{\n%x:\nbra %x;\n}\n",
-            "%x:\n{\n{\nbra %x;\n}\n.reg .b32 %x;\n}\n",
-            ".reg .b32 L1;\n{\nbra L1;\nL1:\n}\n",
-            "{\nbra p;\np:\n}\n",
-            ".reg .b32 L1;\n{\n{\n@%p1 bra L1;\n}\nL1:\n}\n",
-            "L1:\n{\n{\nbra L1;\n}\n.reg .b32 L1;\nbra L1;\n}\n",
-            "{\nbra L1;\n}\nL1:\n{\nL1:\nbra L1;\nL1:\n}\n",
-        ];
+        // around this one that have a nested block, their innermost block
+        // opened with 70 forward branches and their labels, must give the
+        // same errors (lines aside).
+        // (And a label declared twice in a nested block.)
+        let extra = ["{\nbra L1;\n}\nL1:\n{\nL1:\nbra L1;\nL1:\n}\n"];
+        let refused = no_label_cases().into_iter().chain(looked_up_refused());
+        let bodies: Vec<&str> = refused
+            .map(|(body, _)| body)
+            .chain(LOOKED_UP_ACCEPTED.iter().copied())
+            .chain(extra)
+            .filter(|body| body.contains("{\n"))
+            .collect();
         let pad: String = (0..70)
             .map(|i| format!("@%p1 bra P{i};\nP{i}:\n"))
             .collect();
@@ -3124,34 +3120,25 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_branch_target_is_looked_up_at_the_branch_and_when_its_block_closes() {
-        // ptxas 13.5 looks a `bra` target or `.branchtargets` entry up at
-        // the branch (a variable, parameter or `.branchtargets` label in
-        // scope there is refused, even if the block declares a label of that
-        // name later) and again when the branch's block closes, as declared
-        // then: a label of an enclosing block is found, even if an enclosing
-        // block declares a variable of that name after the nested block
-        // (accepted by ptxas, as each case here). `%` variables hide `%`
-        // labels as others do.
-        assert_accepted(&[
-            "L1:\n{\n{\n@%p1 bra L1;\n}\n.reg .b32 L1;\n}\n",
-            "L1:\n{\n{\n{\nbra L1;\n}\n}\n.reg .b32 L1;\n}\n",
-            "L1:\n{\n{\nts: .branchtargets L1;\nbrx.idx %r1, ts;\n}\n.reg .b32 L1;\n}\n",
-            "{\np:\nbra p;\n}\n",
-            ".reg .b32 %x;\n{\n%x:\nbra %x;\n}\n",
-            "%x:\n{\n{\nbra %x;\n}\n.reg .b32 %x;\n}\n",
-            "{\n.reg .b32 %x;\n}\nbra %x;\n%x:\n",
-            "ts: .branchtargets L1, ts;\nbrx.idx %r1, ts;\nL1:\n",
-        ]);
-        // Refused by ptxas 13.5 at the line given: "Label expected for
-        // argument 0 of instruction 'bra'" (or "... for forward reference"),
-        // "Illegal branch target, label expected" for an entry (a
-        // `.branchtargets` or `.callprototype` label too, but for the list's
-        // own label).
+    /// Bodies ptxas 13.5 accepts, for
+    /// [`a_branch_target_is_looked_up_at_the_branch_and_when_its_block_closes`].
+    const LOOKED_UP_ACCEPTED: &[&str] = &[
+        "L1:\n{\n{\n@%p1 bra L1;\n}\n.reg .b32 L1;\n}\n",
+        "L1:\n{\n{\n{\nbra L1;\n}\n}\n.reg .b32 L1;\n}\n",
+        "L1:\n{\n{\nts: .branchtargets L1;\nbrx.idx %r1, ts;\n}\n.reg .b32 L1;\n}\n",
+        "{\np:\nbra p;\n}\n",
+        ".reg .b32 %x;\n{\n%x:\nbra %x;\n}\n",
+        "%x:\n{\n{\nbra %x;\n}\n.reg .b32 %x;\n}\n",
+        "{\n.reg .b32 %x;\n}\nbra %x;\n%x:\n",
+        "ts: .branchtargets L1, ts;\nbrx.idx %r1, ts;\nL1:\n",
+    ];
+
+    /// Bodies ptxas 13.5 refuses, and their one error, for
+    /// [`a_branch_target_is_looked_up_at_the_branch_and_when_its_block_closes`].
+    fn looked_up_refused() -> Vec<(&'static str, String)> {
         let var = not_label;
         let bt = ", which is the label of a `.branchtargets` list (which `brx.idx` takes)@";
-        assert_refused(&[
+        vec![
             (".reg .b32 L1;\n{\nbra L1;\nL1:\n}\n", var("L1", 3)),
             ("{\nbra p;\np:\n}\n", var("p", 2)),
             (
@@ -3181,13 +3168,32 @@ mod tests {
             (
                 "pr: .callprototype _ ();\nts: .branchtargets pr;\nbrx.idx %r1, ts;\n",
                 "`.branchtargets` entry `pr`, which is the label of a `.callprototype` (which \
-                 an indirect `call` takes)@2"
+             an indirect `call` takes)@2"
                     .to_string(),
             ),
             ("%x:\n{\n.reg .b32 %x;\nbra %x;\n}\n", var("%x", 4)),
             (".reg .b32 %x;\n{\nbra %x;\n%x:\n}\n", var("%x", 3)),
             ("%x:\n{\nbra %x;\n.reg .b32 %x;\n}\n", var("%x", 3)),
-        ]);
+        ]
+    }
+
+    #[test]
+    fn a_branch_target_is_looked_up_at_the_branch_and_when_its_block_closes() {
+        // ptxas 13.5 looks a `bra` target or `.branchtargets` entry up at
+        // the branch (a variable, parameter or `.branchtargets` label in
+        // scope there is refused, even if the block declares a label of that
+        // name later) and again when the branch's block closes, as declared
+        // then: a label of an enclosing block is found, even if an enclosing
+        // block declares a variable of that name after the nested block
+        // (accepted by ptxas, as each case here). `%` variables hide `%`
+        // labels as others do.
+        assert_accepted(LOOKED_UP_ACCEPTED);
+        // Refused by ptxas 13.5 at the line given: "Label expected for
+        // argument 0 of instruction 'bra'" (or "... for forward reference"),
+        // "Illegal branch target, label expected" for an entry (a
+        // `.branchtargets` or `.callprototype` label too, but for the list's
+        // own label).
+        assert_refused(&looked_up_refused());
     }
 
     #[test]
