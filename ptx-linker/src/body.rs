@@ -2296,13 +2296,19 @@ pub(crate) fn generated_index(name: &str, prefix: &str, count: u32) -> Option<u3
     u32::try_from(index).ok().filter(|&i| i < count)
 }
 
+/// Whether the variables of `prefix<count>` go by no name: ptxas 13.5 reads
+/// a name such as `a15` as the prefix `a` and 15, so when the prefix ends in
+/// a digit (`a1<10>`) no name finds them, nor clashes with them.
+pub(crate) fn names_nothing(prefix: &str) -> bool {
+    prefix.ends_with(|c: char| c.is_ascii_digit())
+}
+
 /// Whether `prefix<count>` generates `name` as ptxas 13.5 finds a name
 /// among them (a `bra` target): the prefix, then a number below `count`,
-/// leading zeros allowed (`x01` is `x<4>`'s); a prefix that ends in a digit
-/// generates none (`a15` is not `a1<10>`'s).
+/// leading zeros allowed (`x01` is `x<4>`'s); none when the prefix
+/// [names nothing](names_nothing).
 pub(crate) fn generates(prefix: &str, count: u32, name: &str) -> bool {
-    !prefix.ends_with(|c: char| c.is_ascii_digit())
-        && generated_index(name, prefix, count).is_some()
+    !names_nothing(prefix) && generated_index(name, prefix, count).is_some()
 }
 
 /// Whether ptxas 13.5 takes a variable `name` declared after `prefix<count>`
@@ -2311,9 +2317,8 @@ pub(crate) fn generates(prefix: &str, count: u32, name: &str) -> bool {
 /// 2^32 (`x4294967297` repeats `x1`), is below `count`; leading zeros count
 /// (`x01` repeats `x1`). Checked case by case.
 fn repeats_generated(name: &str, prefix: &str, count: u32) -> bool {
-    // A prefix that ends in a digit generates no name ptxas matches
-    // (`a1<10>` and `a15` do not clash; ptxas finds no `a15`).
-    if prefix.ends_with(|c: char| c.is_ascii_digit()) {
+    // (`a1<10>` and `a15` do not clash.)
+    if names_nothing(prefix) {
         return false;
     }
     let Some(digits) = name.strip_prefix(prefix) else {
@@ -2340,8 +2345,8 @@ struct GeneratedCheck<'a> {
 impl GeneratedCheck<'_> {
     /// A variable or parameter (`var`) or a label of the block.
     fn add(&mut self, name: &str, var: bool) {
-        if self.prefix.ends_with(|c: char| c.is_ascii_digit()) {
-            return; // as for `repeats_generated`
+        if names_nothing(self.prefix) {
+            return;
         }
         let Some(digits) = name.strip_prefix(self.prefix) else {
             return;

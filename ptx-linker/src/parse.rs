@@ -913,11 +913,10 @@ fn parse_declaration<'src>(c: &mut Cursor<'_, 'src>, m: &mut Module<'src>, start
                     continue;
                 }
                 c.module_names.add_generated(var.name, count);
-                if var.name.text.ends_with(|c: char| c.is_ascii_digit()) {
-                    // ptxas reads a name `a15` as `a` and 15, so the variables
-                    // of `a1<10>` are found by no name: nothing can use them,
-                    // and ptxas leaves unused ones out. No item, no symbol
-                    // (a plain `a15` beside them is another variable).
+                if body::names_nothing(var.name.text) {
+                    // Nothing can use the variables of `a1<10>`, and ptxas
+                    // leaves unused ones out. No item, no symbol (a plain
+                    // `a15` beside them is another variable).
                     continue;
                 }
                 if count > MAX_GENERATED_NAMES - c.generated {
