@@ -303,14 +303,9 @@ impl Refs {
         }
     }
 
-    /// How many.
-    pub fn len(&self) -> usize {
-        (self.end - self.start) as usize
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.start == self.end
+    /// Their indices in [`Module::refs`].
+    pub(crate) fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
     }
 }
 
@@ -450,9 +445,7 @@ impl ModuleFlags {
 impl<'src> Module<'src> {
     /// The references of `item`, one of [`Self::items`].
     pub fn item_refs(&self, item: &Item<'src>) -> &[Name<'src>] {
-        self.refs
-            .get(item.refs.start as usize..item.refs.end as usize)
-            .unwrap_or(&[])
+        self.refs.get(item.refs.range()).unwrap_or(&[])
     }
 
     /// True when some function body has a `.f64` instruction.

@@ -408,8 +408,9 @@ fn topo_order(e: &EmitInput<'_, '_>, vars: &[ItemRef]) -> (Vec<ItemRef>, Vec<Ite
 
 /// Live variables an initializer of `r` names.
 fn var_deps(e: &EmitInput<'_, '_>, r: ItemRef) -> Vec<ItemRef> {
+    let item = &e.modules[r.module].items[r.item];
     e.table
-        .ref_symbols(r)
+        .ref_symbols(r.module, item)
         .filter_map(|id| id.and_then(|id| e.res.chosen(id)))
         .filter(|&def| {
             matches!(
@@ -534,7 +535,7 @@ fn write_patched(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, start: u32
         .item_refs(item)
         .iter()
         .copied()
-        .zip(e.table.ref_symbols(r));
+        .zip(e.table.ref_symbols(r.module, item));
     for (n, id) in own.into_iter().chain(refs) {
         if n.span.start < start || n.span.end > end {
             continue;

@@ -142,7 +142,7 @@ pub fn liveness(
         }
         let item = &modules[r.module].items[r.item];
         let refs = modules[r.module].item_refs(item);
-        for (name, id) in refs.iter().zip(table.ref_symbols(r)) {
+        for (name, id) in refs.iter().zip(table.ref_symbols(r.module, item)) {
             let Some(id) = id else {
                 continue;
             };

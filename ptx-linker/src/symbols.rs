@@ -113,10 +113,9 @@ pub struct SymbolTable<'src> {
 struct ModuleTargets {
     /// Per item: its own symbol.
     items: Vec<u32>,
-    /// Per item: where its references start in `refs`.
-    first_ref: Vec<u32>,
-    /// Per reference, in item order: the symbol and the index of the
-    /// module's first item that declares it (as in [`SymbolTable::scopes`]).
+    /// Per reference of the module ([`Module::refs`], same indices): the
+    /// symbol and the index of the module's first item that declares it (as
+    /// in [`SymbolTable::scopes`]).
     refs: Vec<(u32, u32)>,
 }
 
@@ -165,24 +164,26 @@ impl<'src> SymbolTable<'src> {
         some_id(*self.targets.get(r.module)?.items.get(r.item)?)
     }
 
-    /// The symbol each of item `r`'s references (`Item::refs`, same order)
-    /// means, as [`Self::lookup`] finds it; empty for a module that takes no part.
-    pub fn ref_symbols(&self, r: ItemRef) -> impl Iterator<Item = Option<SymbolId>> + '_ {
-        self.ref_targets(r).iter().map(|&(id, _)| some_id(id))
+    /// The symbol each reference of `item`, an item of module `module`,
+    /// means ([`crate::ast::Module::item_refs`], same order), as
+    /// [`Self::lookup`] finds it; empty for a module that takes no part.
+    pub fn ref_symbols(
+        &self,
+        module: usize,
+        item: &Item<'_>,
+    ) -> impl Iterator<Item = Option<SymbolId>> + '_ {
+        self.ref_targets(module, item)
+            .iter()
+            .map(|&(id, _)| some_id(id))
     }
 
     /// [`Self::ref_symbols`] with the index of the module's first item that
     /// declares each symbol ([`u32::MAX`] for another input's symbol).
-    fn ref_targets(&self, r: ItemRef) -> &[(u32, u32)] {
-        let Some(t) = self.targets.get(r.module) else {
-            return &[];
-        };
-        let start = t.first_ref.get(r.item).map_or(0, |&s| s as usize);
-        let end = t
-            .first_ref
-            .get(r.item + 1)
-            .map_or(t.refs.len(), |&s| s as usize);
-        t.refs.get(start..end).unwrap_or(&[])
+    fn ref_targets(&self, module: usize, item: &Item<'_>) -> &[(u32, u32)] {
+        self.targets
+            .get(module)
+            .and_then(|t| t.refs.get(item.refs.range()))
+            .unwrap_or(&[])
     }
 }
 
@@ -337,20 +338,16 @@ pub fn build<'m>(modules: &'m [Module<'_>], included: Vec<bool>) -> SymbolTable<
             alias_spellings(m, &used, &mut scopes[mi]);
         }
         // The references, while their names are in the cache.
-        t.first_ref = Vec::with_capacity(m.items.len());
         t.refs = Vec::with_capacity(m.refs.len());
-        for item in &m.items {
-            t.first_ref.push(t.refs.len() as u32);
-            for n in m.item_refs(item) {
-                let target = match scopes[mi].get(n.text) {
-                    Some(&(id, first)) => (id.0, first),
-                    None => {
-                        misses.push((mi, t.refs.len(), *n));
-                        (NONE, NONE)
-                    }
-                };
-                t.refs.push(target);
-            }
+        for (at, n) in m.refs.iter().enumerate() {
+            let target = match scopes[mi].get(n.text) {
+                Some(&(id, first)) => (id.0, first),
+                None => {
+                    misses.push((mi, at, *n));
+                    (NONE, NONE)
+                }
+            };
+            t.refs.push(target);
         }
     }
     let items = symbol_items(modules, &mut symbols, &targets);
@@ -593,11 +590,7 @@ pub fn check_body_names(
                 ItemKind::Variable(_) => None,
                 _ => continue,
             };
-            let r = ItemRef {
-                module: mi,
-                item: ii,
-            };
-            for (n, &(id, first)) in m.item_refs(item).iter().zip(table.ref_targets(r)) {
+            for (n, &(id, first)) in m.item_refs(item).iter().zip(table.ref_targets(mi, item)) {
                 if id != NONE {
                     if first > ii as u32 && first != u32::MAX {
                         diags.push(declared_after_use(m, *n, first, f.is_none()));

@@ -173,7 +173,7 @@ fn shared_usage(
             }
             _ => {}
         }
-        for id in table.ref_symbols(r) {
+        for id in table.ref_symbols(r.module, item) {
             let Some(id) = id else {
                 continue;
             };
