@@ -54,7 +54,8 @@ pub enum Scope {
 /// [`SymbolTable::defs`] and [`SymbolTable::decls`].
 #[derive(Debug, Clone)]
 pub struct Symbol<'src> {
-    /// The name in the inputs (generated, as `a2`, for a variable of `a<4>`).
+    /// The name in the inputs (for a variable of `a<4>`, as its module's
+    /// first use spells it: `a2`, or `a02`).
     pub name: &'src str,
     /// Global or file-local.
     pub scope: Scope,
@@ -157,9 +158,9 @@ impl<'src> SymbolTable<'src> {
         (0..self.symbols.len() as u32).map(SymbolId)
     }
 
-    /// The symbol item `r` declares or defines (its [`crate::ast::Item::symbol`]),
-    /// as [`Self::lookup`] finds it; `None` for an item without a name or in a
-    /// module that takes no part.
+    /// The symbol item `r` declares or defines (of its [`crate::ast::Item::symbol`]),
+    /// as [`Self::lookup`] finds it; `None` for an item without a name, an
+    /// unused variable of an `a<N>`, or an item of a module that takes no part.
     pub fn item_symbol(&self, r: ItemRef) -> Option<SymbolId> {
         some_id(*self.targets.get(r.module)?.items.get(r.item)?)
     }
@@ -442,10 +443,7 @@ fn alias_spellings<'m>(
         if scope.contains_key(n.text) {
             continue;
         }
-        let spelled = match used.get(n.text) {
-            Some(&s) => Some(s),
-            None => unpadded(n.text).and_then(|u| used.get(u.as_str()).copied()),
-        };
+        let spelled = as_written_or_unpadded(n.text, |name| used.get(name).copied());
         if let Some(&id) = spelled.and_then(|s| scope.get(s)) {
             scope.insert(n.text, id);
         }
@@ -461,6 +459,12 @@ fn generated_names<'m>(m: &'m Module<'_>) -> HashSet<&'m str> {
             _ => None,
         })
         .collect()
+}
+
+/// `find(name)`, else `find` of `name` without its index's leading zeros
+/// (`a2` for `a02`), as ptxas finds a generated variable.
+fn as_written_or_unpadded<T>(name: &str, find: impl Fn(&str) -> Option<T>) -> Option<T> {
+    find(name).or_else(|| unpadded(name).and_then(|u| find(&u)))
 }
 
 /// `a2` for `a02` (ptxas reads a name's index without its leading zeros);
@@ -494,11 +498,7 @@ fn used_generated<'m>(m: &'m Module<'_>) -> HashMap<&'m str, &'m str> {
     }
     let mut used = HashMap::default();
     for n in &m.refs {
-        let name = match generated.get(n.text) {
-            Some(&g) => Some(g),
-            None => unpadded(n.text).and_then(|u| generated.get(u.as_str()).copied()),
-        };
-        if let Some(g) = name {
+        if let Some(g) = as_written_or_unpadded(n.text, |name| generated.get(name).copied()) {
             used.entry(g).or_insert(n.text);
         }
     }
