@@ -124,7 +124,7 @@ pub(crate) static CLASS: [u8; 256] = {
         // too (a `//` comment only at a line feed).
         t[b] = if c == b'\n' || c == b'\r' || c == 0x0c {
             C_NL
-        } else if c == b' ' || (c >= b'\t' && c <= b'\r') {
+        } else if is_blank(c) {
             C_SPACE
         } else if c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c == b'%' {
             C_IDENT
