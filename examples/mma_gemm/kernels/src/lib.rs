@@ -471,13 +471,15 @@ pub const MMA: MmaShape = MmaShape {
 /// 64 × 64 of the tile from `ldmatrix` fragments (`b` needs no transpose: it is K-major
 /// like `a`), double-buffered: each step's 32 `mma`s run while the next step's fragments
 /// load, across tile boundaries too; the two steps of a k-tile each issue half of the
-/// copies of the tile 3 ahead. The output tile is staged in shared memory as `bf16` pairs
-/// and written in 16-byte chunks (whole tiles, `n % 8 == 0`, `c` 16-byte aligned) or
-/// element by element, masked (edge tiles, other `n`).
+/// copies of the tile 3 ahead, and the block waits for the next tile between them (after
+/// the first step's multiplies, as CUTLASS's multistage kernels do). The output tile is
+/// staged in shared memory as `bf16` pairs and written in 16-byte chunks (whole tiles,
+/// `n % 8 == 0`, `c` 16-byte aligned) or element by element, masked (edge tiles, other
+/// `n`).
 ///
-/// On the H200: 400–412 TFLOP/s at 8192³ (0.545–0.561× cuBLAS in the same run), 445–453
-/// at 4096³ (0.60–0.64×); 234 registers, no spills, one block per multiprocessor
-/// (BENCHMARKS.md).
+/// On the H200: 429–445 TFLOP/s at 8192³ (0.59–0.60× cuBLAS in the same run, within 1.3%
+/// of CUTLASS's sm80 kernel of the same tile shape timed beside it), 449–455 at 4096³
+/// (0.60×); 234 registers, no spills, one block per multiprocessor (BENCHMARKS.md).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel]
 pub fn gemm_mma(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, k: u32) {
@@ -568,7 +570,6 @@ struct BlockTile {
     bn: usize,
     /// 16-byte chunks of `k` per stage row (4: 64-byte rows; 8: 128-byte rows).
     kc: usize,
-    stages: usize,
     threads: usize,
     /// Read by the tensor-copy feed only (sm_90).
     #[cfg_attr(
@@ -599,16 +600,18 @@ trait Feed {
 /// places (the main loop's pattern: [`mma_tiled`]).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 trait Loader {
-    /// Issues part `part` (0 or 1: the two steps of a k-tile issue one each) of the
+    /// Issues part `part` (0 or 1: steps 0 and 1 of a k-tile issue one each) of the
     /// copies of k-tile `kt` into stage `s`, which no thread reads any more (the block
     /// barrier after its last reads came before).
     fn load(&mut self, s: usize, kt: usize, part: usize);
-    /// Closes the copies issued since the last call (one per k-tile, issued or not).
+    /// Closes the group of copies issued since the last call (one per k-tile, issued or
+    /// not).
     fn commit(&mut self);
     /// Returns once k-tile `kt`'s copies (none when `kt >= k_tiles`) have landed and this
-    /// thread's part of them is visible to it; the caller's block barrier then makes the
-    /// whole tile visible to every thread.
-    fn wait(&mut self, kt: usize);
+    /// thread's part of them is visible to it, where `newer` groups were committed after
+    /// the one that completes `kt`; the caller's block barrier then makes the whole tile
+    /// visible to every thread.
+    fn wait(&mut self, kt: usize, newer: usize);
     /// Returns once no copy is in flight (before the ring is reused).
     fn drain(&mut self);
 }
@@ -738,17 +741,16 @@ impl Loader for CpAsyncLoader {
         device_std::cp_async::commit_group();
     }
 
-    /// The copies of k-tile `kt` are the oldest group but `stages - 2` (the groups of the
-    /// tiles after it, committed since), so waiting until only those are pending is
-    /// waiting for `kt`.
+    /// Waits until at most the `newer` groups are pending (`cp.async.wait_group`), which
+    /// is waiting for `kt`'s last copies and everything before them.
     #[inline(always)]
-    fn wait(&mut self, _kt: usize) {
+    fn wait(&mut self, _kt: usize, newer: usize) {
         use device_std::cp_async::wait_group;
-        match self.tile.stages {
-            2 => wait_group::<0>(),
-            3 => wait_group::<1>(),
-            4 => wait_group::<2>(),
-            5 => wait_group::<3>(),
+        match newer {
+            0 => wait_group::<0>(),
+            1 => wait_group::<1>(),
+            2 => wait_group::<2>(),
+            3 => wait_group::<3>(),
             _ => wait_group::<4>(),
         }
     }
@@ -861,9 +863,9 @@ impl Loader for TmaLoader {
     fn commit(&mut self) {}
 
     /// Every thread waits for the phase of k-tile `kt` on its stage's barrier (which
-    /// makes the copies' bytes visible to it).
+    /// makes the copies' bytes visible to it); groups do not matter here.
     #[inline(always)]
-    fn wait(&mut self, kt: usize) {
+    fn wait(&mut self, kt: usize, _newer: usize) {
         if kt < self.k_tiles {
             self.full.wait(kt % MMA.stages, &mut self.phases);
         }
@@ -945,17 +947,30 @@ fn mma_tiled<
         bm,
         bn,
         kc: KC,
-        stages: STAGES,
         threads,
         k_tiles,
         ring: ring.ptr(0),
     });
+    // Steps of 16 along k per tile. Each tile's wait and barrier come after the
+    // multiplies of step `steps - 2` (see the main loop), so with 2 steps, part 1 of a
+    // tile's copies is issued after that group's commit and joins the next group; the
+    // prologue leaves the last tile's part 1 open the same way.
+    let steps = KC / 2;
+    let part1_late = steps == 2;
+    // When the main loop waits for tile kt + 1, the groups committed after the one that
+    // completes it: tiles kt + 2 ..= kt + STAGES - 2, less one with `part1_late`.
+    let newer = if part1_late { STAGES - 3 } else { STAGES - 2 };
     for s in 0..STAGES - 1 {
         if s < k_tiles {
             feed.load(s, s, 0);
-            feed.load(s, s, 1);
+            if !(part1_late && s == STAGES - 2) {
+                feed.load(s, s, 1);
+            }
         }
         feed.commit();
+    }
+    if part1_late && STAGES - 2 < k_tiles {
+        feed.load(STAGES - 2, STAGES - 2, 1);
     }
     let lane = t % 32;
     let warp = t / 32;
@@ -990,49 +1005,46 @@ fn mma_tiled<
     {
         let (mut fa0, mut fa1) = ([FragA::<bf16>::zero(); MI], [FragA::<bf16>::zero(); MI]);
         let (mut fb0, mut fb1) = ([FragB::<bf16>::zero(); NI], [FragB::<bf16>::zero(); NI]);
-        feed.wait(0);
+        feed.wait(0, STAGES - 2);
         thread::sync_threads();
         frags(stage_of(0), 0, &mut fa0, &mut fb0);
-        // Fragments double-buffered across steps and tiles: step kk's multiplies run while
-        // step kk + 1's fragments load, and the last step's while the next tile's first
-        // fragments load, after the wait and barrier that make that tile visible. That
-        // barrier (in tile kt - 1) also tells every warp that tile kt - 1's stage is no
-        // longer read, so tile kt's step 0 refills it with tile kt + STAGES - 1. With 2
-        // stages that refill would hit tile kt + 1's stage, which is being read: STAGES >= 3.
-        // One step of 16 along k: multiplies with the current fragments (ca, cb) while the
-        // next step's load into (na, nb); step 0 of a tile first issues the copies.
+        // Fragments double-buffered across steps and tiles. Step kk of tile kt first loads
+        // the next fragments (step kk + 1, or in the last step tile kt + 1's step 0), then
+        // issues its part of the copies of tile kt + STAGES - 1, then multiplies with the
+        // current ones. After the multiplies of step `steps - 2` the group is committed,
+        // tile kt + 1 waited for and the block barrier taken: tile kt + 1 is then visible,
+        // and no warp reads tile kt's stage any more (its last fragments were loaded at
+        // the start of that step), so tile kt + 1's step 0 refills it with tile kt +
+        // STAGES. With 2 stages that refill would hit the stage being read: STAGES >= 3.
+        // The barrier there rather than in the last step (CUTLASS's multistage order) lets
+        // the next tile's first fragments load during the whole last step; ptxas keeps
+        // them after the barrier, and before, ncu had 9% of the stall samples on the first
+        // `mma` waiting for them (measured +7% at 8192³).
         let mut step = |kt: usize,
                         kk: usize,
                         ca: &[FragA<bf16>; MI],
                         cb: &[FragB<bf16>; NI],
                         na: &mut [FragA<bf16>; MI],
                         nb: &mut [FragB<bf16>; NI]| {
-            // Steps 0 and 1 each issue half of the refill of tile kt + STAGES - 1 (a
-            // third fewer copies in flight per step than all at once; measured +1-2%).
-            let next = kt + STAGES - 1;
-            if kk < 2 {
-                if next < k_tiles {
-                    feed.load(next % STAGES, next, kk);
-                }
-                if kk == 1 {
-                    feed.commit();
-                }
+            if kk + 1 < steps {
+                frags(stage_of(kt), kk + 1, na, nb);
+            } else if kt + 1 < k_tiles {
+                frags(stage_of(kt + 1), 0, na, nb);
             }
-            let (stage, step) = if kk + 1 < KC / 2 {
-                (stage_of(kt), kk + 1)
-            } else {
-                // Tile kt + 1 has landed and is visible; every warp is done reading tile
-                // kt - 1 (its last fragments were loaded a step ago).
-                feed.wait(kt + 1);
-                thread::sync_threads();
-                (stage_of(kt + 1), 0)
-            };
-            if kk + 1 < KC / 2 || kt + 1 < k_tiles {
-                frags(stage, step, na, nb);
+            // Steps 0 and 1 each issue half of the copies (a third fewer copies in flight
+            // per step than all at once; measured +1-2%).
+            let next = kt + STAGES - 1;
+            if kk < 2 && next < k_tiles {
+                feed.load(next % STAGES, next, kk);
             }
             unrolled::<MI>(|mi| {
                 unrolled::<NI>(|ni| mma_m16n8k16(&ca[mi], &cb[ni], &mut acc[mi][ni]));
             });
+            if kk + 2 == steps {
+                feed.commit();
+                feed.wait(kt + 1, newer);
+                thread::sync_threads();
+            }
         };
         for kt in 0..k_tiles {
             // KC / 2 steps (2 or 4), in pairs so that the buffers alternate by name.
