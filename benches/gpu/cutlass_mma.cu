@@ -194,16 +194,21 @@ int main(int argc, char** argv) {
         cudaEvent_t t0, t1;
         CHECK(cudaEventCreate(&t0));
         CHECK(cudaEventCreate(&t1));
+        // One launch of kernel o into c_blas, timed with events (ms).
+        auto timed = [&](size_t o) {
+            CHECK(cudaEventRecord(t0));
+            runners[o].second(c_blas);
+            CHECK(cudaEventRecord(t1));
+            CHECK(cudaEventSynchronize(t1));
+            float x;
+            CHECK(cudaEventElapsedTime(&x, t0, t1));
+            return x;
+        };
         std::vector<std::vector<float>> ms(count);
         for (int round = 0; round < 3 + runs; round++) {
             for (size_t i = 0; i < count; i++) {
                 size_t o = (round + i) % count;
-                CHECK(cudaEventRecord(t0));
-                runners[o].second(c_blas);
-                CHECK(cudaEventRecord(t1));
-                CHECK(cudaEventSynchronize(t1));
-                float x;
-                CHECK(cudaEventElapsedTime(&x, t0, t1));
+                float x = timed(o);
                 if (round >= 3) ms[o].push_back(x);
             }
         }
@@ -225,12 +230,7 @@ int main(int argc, char** argv) {
                 auto wall = [] { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); };
                 double w0 = wall();
                 for (int r = 0; r < 600; r++) {
-                    CHECK(cudaEventRecord(t0));
-                    runners[o].second(c_blas);
-                    CHECK(cudaEventRecord(t1));
-                    CHECK(cudaEventSynchronize(t1));
-                    float x;
-                    CHECK(cudaEventElapsedTime(&x, t0, t1));
+                    float x = timed(o);
                     if (r >= 300) solo.push_back(x);
                 }
                 std::sort(solo.begin(), solo.end());
