@@ -1414,7 +1414,7 @@ static SKIP: [u8; 256] = {
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        t[b] = if c == b' ' || (c >= b'\t' && c <= b'\r') {
+        t[b] = if crate::lex::is_blank(c) {
             SKIP_BLANK
         } else if c.is_ascii_punctuation()
             && !matches!(
@@ -1892,7 +1892,7 @@ static OPERAND: [u8; 256] = {
         let c = b as u8;
         let letter = c.is_ascii_alphabetic() || c == b'_' || c == b'$';
         let stop = matches!(c, b'{' | b'}' | b';' | b':' | b'@' | b'.' | b'/' | b'"')
-            || (c < 0x20 && !(c >= b'\t' && c <= b'\r'))
+            || (c < 0x20 && !crate::lex::is_blank(c))
             || c >= 0x7f;
         t[b] = (stop as u8) * O_STOP
             + (letter as u8) * O_LETTER
@@ -2826,7 +2826,7 @@ mod tests {
         // module symbol from there on), guards, a `bra` to a module
         // symbol's name, blanks of every kind, a reference after a label.
         let body = ".visible .entry k()\n{\nadd.s32 %r1, %r1, 1;\n\
-                    t1:\n@!%p1 bra t2;\n \t\r\x0b\x0c@%p1 add.s32 %r1, %r1, 2;\n\
+                    t1:\n@!%p1 bra t2;\n \t\r\x0c@%p1 add.s32 %r1, %r1, 2;\n\
                     mov.u64 %rd1, t2;\nt2 :\nadd.s32 %r1, %r1, 3;\nmov.u64 %rd1, t2;\n\
                     mov.u64 %rd1, t1;\nret;\n}\n";
         assert_eq!(refs_using_labels(body), ["t2@12"]);

@@ -2,7 +2,9 @@
 //! for the parser or into a list ([`lex`]).
 //!
 //! Comments are skipped, every other byte ends up in some token. Lexing never
-//! fails: bytes that start no valid token become [`TokKind::Unknown`], and an
+//! stops: bytes that start no valid token become [`TokKind::Unknown`] and are
+//! reported (each is one that ptxas refuses there: a control character, DEL,
+//! non-ASCII), as are a NUL anywhere and non-ASCII in a string; an
 //! unterminated string or block comment is reported and closed at end of input.
 
 use crate::diagnostic::{Diagnostic, FileId, Span};
@@ -106,12 +108,14 @@ pub(crate) const C_QUOTE: u8 = 6;
 pub(crate) const C_SLASH: u8 = 7;
 pub(crate) const C_PUNCT: u8 = 8;
 
-/// Whether `b` is blank between tokens: a space or `\t` ..= `\r` (line
-/// feeds, and the CR and form feed that also end a `.loc` line, included),
-/// as [`crate::scan16`]'s mask has it.
+/// Whether `b` is blank between tokens: a space, `\t`, a line feed, a form
+/// feed or a CR (the last two also end a `.loc` line), as
+/// [`crate::scan16`]'s mask has it. Not a vertical tab: ptxas 13.5 refuses
+/// one outside comments and strings ("Parsing error"), and so does
+/// [`Lexer::char_end`].
 #[inline(always)]
 pub(crate) const fn is_blank(b: u8) -> bool {
-    b == b' ' || (b >= b'\t' && b <= b'\r')
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0c | b'\r')
 }
 
 /// `CLASS[b]`: what a token starting with byte `b` is.
@@ -166,6 +170,15 @@ pub fn lex_into(file: FileId, src: &str, toks: &mut Vec<Token>) -> Vec<Diagnosti
     let mut lexer = Lexer::new(file, src);
     while lexer.lex_some(toks) {}
     lexer.errors
+}
+
+/// Where [`Lexer::refuse_char`] found a character.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// Outside comments and strings.
+    Code,
+    /// In a string literal.
+    Str,
 }
 
 /// A lexer that hands out tokens on demand: the parser pulls them, and the
@@ -235,12 +248,7 @@ impl<'src> Lexer<'src> {
                     i += 1;
                 }
                 C_SLASH => match bytes.get(i + 1) {
-                    Some(b'/') => {
-                        i = match bytes[i..].iter().position(|&c| c == b'\n') {
-                            Some(p) => i + p,
-                            None => bytes.len(),
-                        };
-                    }
+                    Some(b'/') => i = self.line_comment(i),
                     Some(b'*') => i = self.block_comment(i),
                     _ => break,
                 },
@@ -248,6 +256,37 @@ impl<'src> Lexer<'src> {
             }
         }
         self.at = i;
+    }
+
+    /// Skips the line comment at `start`; returns where it ends (its line
+    /// feed, or the end of input). A NUL byte in it is reported.
+    #[inline]
+    fn line_comment(&mut self, start: usize) -> usize {
+        let bytes = self.src.as_bytes();
+        let mut i = start + 2;
+        loop {
+            match memchr::memchr2(b'\n', 0, &bytes[i..]) {
+                Some(p) if bytes[i + p] == 0 => {
+                    self.refuse_nul(i + p);
+                    i += p + 1;
+                }
+                Some(p) => return i + p,
+                None => return bytes.len(),
+            }
+        }
+    }
+
+    /// Reports the NUL byte at `at`: ptxas 13.5 takes it for the end of the
+    /// input, in comments and strings too ("Unexpected EOF").
+    #[cold]
+    fn refuse_nul(&mut self, at: usize) {
+        self.errors.push(
+            Diagnostic::error(Span::new(self.file, at, at + 1), "NUL byte in PTX text")
+                .with_label("here")
+                .with_help(
+                    "remove it: ptxas takes a NUL for the end of its input, even in a comment or string (\"Unexpected EOF\")",
+                ),
+        );
     }
 
     /// Skips the block comment at `start`; returns where it ends.
@@ -267,8 +306,10 @@ impl<'src> Lexer<'src> {
                 );
                 return bytes.len();
             }
-            if bytes[i] == b'\n' {
-                self.nl = true;
+            match bytes[i] {
+                b'\n' => self.nl = true,
+                0 => self.refuse_nul(i),
+                _ => {}
             }
             if bytes[i] == b'*' && bytes[i + 1] == b'/' {
                 return i + 2;
@@ -299,19 +340,88 @@ impl<'src> Lexer<'src> {
                     i += 1;
                     break;
                 }
+                Some(0) => {
+                    self.refuse_nul(i);
+                    i += 1;
+                }
+                Some(&b) if b >= 0x80 => {
+                    let end = self.char_at_end(i);
+                    self.refuse_char(i, end, Place::Str);
+                    i = end;
+                }
                 Some(_) => i += 1,
             }
         }
         i.min(bytes.len())
     }
 
-    /// The end of the one character at `start` (an [`TokKind::Unknown`]).
-    pub(crate) fn char_end(&self, start: usize) -> usize {
+    /// The end of the character at `start` (UTF-8: the input is a `str`).
+    fn char_at_end(&self, start: usize) -> usize {
         let mut i = start + 1;
         while i < self.src.len() && !self.src.is_char_boundary(i) {
             i += 1;
         }
         i
+    }
+
+    /// Reports the character `start..end`, which ptxas 13.5 refuses in
+    /// `place` (code, or a string): any non-ASCII character ("Unexpected
+    /// non-ASCII character"), and in code DEL or a control byte other than a
+    /// blank ("Parsing error"). Comments may hold any of them.
+    #[cold]
+    fn refuse_char(&mut self, start: usize, end: usize, place: Place) {
+        let text = self.src.get(start..end).unwrap_or("");
+        let Some(c) = text.chars().next() else {
+            return;
+        };
+        if c == '\0' {
+            self.refuse_nul(start);
+            return;
+        }
+        let (what, ptxas) = if c == '\x7f' {
+            (
+                "DEL character 0x7f".to_string(),
+                "Unexpected non-ASCII character",
+            )
+        } else if c.is_ascii() {
+            (
+                format!("control character {:#04x}", c as u32),
+                "Parsing error",
+            )
+        } else {
+            (
+                format!("non-ASCII character {c:?} (U+{:04X})", c as u32),
+                "Unexpected non-ASCII character",
+            )
+        };
+        let (place, help) = match place {
+            Place::Code => (
+                "PTX code",
+                format!("remove it, or move it into a comment: outside comments and strings ptxas takes only printable ASCII, tabs, line feeds, form feeds and carriage returns (\"{ptxas}\")"),
+            ),
+            Place::Str => (
+                "a string",
+                format!("use only ASCII in the string (for a `.file` path, a path without such characters): ptxas refuses any other character there (\"{ptxas}\")"),
+            ),
+        };
+        self.errors.push(
+            Diagnostic::error(
+                Span::new(self.file, start, end),
+                format!("{what} in {place}"),
+            )
+            .with_label("here")
+            .with_help(help),
+        );
+    }
+
+    /// The end of the one character at `start` (an [`TokKind::Unknown`]),
+    /// which is reported: every byte that starts no token is one ptxas 13.5
+    /// refuses outside comments and strings (a control byte other than a
+    /// blank, DEL, or a non-ASCII character).
+    pub(crate) fn char_end(&mut self, start: usize) -> usize {
+        let end = self.char_at_end(start);
+        self.refuse_char(start, end, Place::Code);
+        end
     }
 
     /// Lexes the next token, and the suffixes glued to it, into `toks`;

@@ -10,14 +10,15 @@
 
 /// Bits of the "stop" tables: one rectangle of stop bytes each (see
 /// `body::OPERAND`): `" . /`, `: ;`, `@`, `{ }` and 0x7f, control bytes other
-/// than `\t`..`\r`, and 0x10..=0x1f with 0x80..=0xff.
+/// than blanks (`\t`..`\r` but the vertical tab), and 0x10..=0x1f with
+/// 0x80..=0xff.
 const STOP_LO: [u8; 16] = {
     let mut t = [0u8; 16];
     let mut lo = 0;
     while lo < 16 {
         let mut bits = 1; // 0x10..=0x1f, 0x80..=0xff: every low nibble
-        if lo <= 8 || lo >= 0xe {
-            bits |= 2; // 0x00..=0x08, 0x0e, 0x0f
+        if lo <= 8 || lo == 0xb || lo >= 0xe {
+            bits |= 2; // 0x00..=0x08, 0x0b (vertical tab), 0x0e, 0x0f
         }
         if lo == 2 || lo == 0xe || lo == 0xf {
             bits |= 4; // `"` `.` `/`
