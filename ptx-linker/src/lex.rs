@@ -318,7 +318,9 @@ impl<'src> Lexer<'src> {
         }
     }
 
-    /// Lexes the string literal at `start`; returns where it ends.
+    /// Lexes the string literal at `start`; returns where it ends: at the
+    /// next `"`, as ptxas 13.5 has it (a backslash escapes nothing:
+    /// `"C:\dir\"` is a whole string, `"x\""` one and a stray quote).
     pub(crate) fn string(&mut self, start: usize) -> usize {
         let bytes = self.src.as_bytes();
         let mut i = start + 1;
@@ -335,7 +337,6 @@ impl<'src> Lexer<'src> {
                     );
                     break;
                 }
-                Some(b'\\') => i += 2,
                 Some(b'"') => {
                     i += 1;
                     break;
