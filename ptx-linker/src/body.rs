@@ -3682,7 +3682,8 @@ mod tests {
     /// with and without names.
     #[test]
     fn the_avx2_sse2_and_scalar_operand_scans_agree() {
-        const ALPHABET: &[u8] = b" \t\n\r\x0b\x0c\x00\x1f\x7f\x80\xff%$_azAZ09gG,[]()+-!{};:@./\"";
+        const ALPHABET: &[u8] =
+            b" \t\n\r\x0b\x0c\x1a\x00\x1f\x7f\x80\xff%$_azAZ09gG,[]()+-!{};:@./\"";
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {
             state ^= state << 13;

@@ -109,13 +109,13 @@ pub(crate) const C_SLASH: u8 = 7;
 pub(crate) const C_PUNCT: u8 = 8;
 
 /// Whether `b` is blank between tokens: a space, `\t`, a line feed, a form
-/// feed or a CR (the last two also end a `.loc` line), as
-/// [`crate::scan16`]'s mask has it. Not a vertical tab: ptxas 13.5 refuses
-/// one outside comments and strings ("Parsing error"), and so does
-/// [`Lexer::char_end`].
+/// feed or a CR (the last two also end a `.loc` line), and SUB (0x1a), which
+/// ptxas 13.5 also takes for a blank; as [`crate::scan16`]'s mask has it.
+/// Not a vertical tab: ptxas refuses one outside comments and strings
+/// ("Parsing error"), and so does [`Lexer::char_end`].
 #[inline(always)]
 pub(crate) const fn is_blank(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | 0x0c | b'\r')
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0c | b'\r' | 0x1a)
 }
 
 /// `CLASS[b]`: what a token starting with byte `b` is.
@@ -398,7 +398,7 @@ impl<'src> Lexer<'src> {
         let (place, help) = match place {
             Place::Code => (
                 "PTX code",
-                format!("remove it, or move it into a comment: outside comments and strings ptxas takes only printable ASCII, tabs, line feeds, form feeds and carriage returns (\"{ptxas}\")"),
+                format!("remove it, or move it into a comment: outside comments and strings ptxas takes only printable ASCII, tabs, line feeds, form feeds, carriage returns and SUB (0x1a) (\"{ptxas}\")"),
             ),
             Place::Str => (
                 "a string",

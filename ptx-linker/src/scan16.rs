@@ -15,17 +15,21 @@ mod imp {
     };
 
     /// Bit `j` set when `bytes[at + j]` is not a blank (`lex::is_blank`: a
-    /// space, `\t` ..= `\r` but the vertical tab), for `j` in 0..16; `None`
-    /// when fewer than 16 bytes are left.
+    /// space, SUB, `\t` ..= `\r` but the vertical tab), for `j` in 0..16;
+    /// `None` when fewer than 16 bytes are left.
     #[inline]
     pub(crate) fn non_blank(bytes: &[u8], at: usize) -> Option<u32> {
         let here = bytes.get(at..at + 16)?;
         // SAFETY: as in `non_ident`.
         unsafe {
             let v = _mm_loadu_si128(here.as_ptr().cast::<__m128i>());
-            // A space, or `\t` ..= `\r` but the vertical tab (`lex::is_blank`).
+            // A space, SUB, or `\t` ..= `\r` but the vertical tab
+            // (`lex::is_blank`).
             let blank = _mm_or_si128(
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8)),
+                _mm_or_si128(
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8)),
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(0x1a)),
+                ),
                 _mm_andnot_si128(
                     _mm_cmpeq_epi8(v, _mm_set1_epi8(0x0b)),
                     _mm_and_si128(
@@ -108,8 +112,11 @@ mod imp {
                 ),
             );
             // Control bytes other than blanks (`\t` ..= `\r` but the vertical
-            // tab), and 0x7f..=0xff (negative).
-            let blank = _mm_andnot_si128(eq(v, 0x0b), within(v, b'\t', b'\r'));
+            // tab, and SUB), and 0x7f..=0xff (negative).
+            let blank = _mm_or_si128(
+                _mm_andnot_si128(eq(v, 0x0b), within(v, b'\t', b'\r')),
+                eq(v, 0x1a),
+            );
             let low = _mm_andnot_si128(blank, _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
             stop = _mm_or_si128(stop, _mm_or_si128(low, eq(v, 0x7f)));
             let glue = _mm_or_si128(letter(p), _mm_or_si128(within(p, b'0', b'9'), eq(p, b'%')));

@@ -10,13 +10,16 @@
 
 /// Bits of the "stop" tables: one rectangle of stop bytes each (see
 /// `body::OPERAND`): `" . /`, `: ;`, `@`, `{ }` and 0x7f, control bytes other
-/// than blanks (`\t`..`\r` but the vertical tab), and 0x10..=0x1f with
-/// 0x80..=0xff.
+/// than blanks (`\t`..`\r` but the vertical tab), 0x10..=0x1f but SUB (a
+/// blank), and 0x80..=0xff.
 const STOP_LO: [u8; 16] = {
     let mut t = [0u8; 16];
     let mut lo = 0;
     while lo < 16 {
-        let mut bits = 1; // 0x10..=0x1f, 0x80..=0xff: every low nibble
+        let mut bits = 1; // 0x80..=0xff: every low nibble
+        if lo != 0xa {
+            bits |= 64; // 0x10..=0x1f but SUB (0x1a), a blank
+        }
         if lo <= 8 || lo == 0xb || lo >= 0xe {
             bits |= 2; // 0x00..=0x08, 0x0b (vertical tab), 0x0e, 0x0f
         }
@@ -42,7 +45,7 @@ const STOP_LO: [u8; 16] = {
 const STOP_HI: [u8; 16] = {
     let mut t = [0u8; 16];
     t[0] = 2;
-    t[1] = 1;
+    t[1] = 64;
     t[2] = 4;
     t[3] = 8;
     t[4] = 16;
