@@ -8,6 +8,7 @@
 use codespan_reporting::diagnostic as cs;
 use codespan_reporting::files::{Files, SimpleFiles};
 use codespan_reporting::term;
+use std::borrow::Cow;
 
 /// Index of an input file: its position in the slice given to [`crate::link`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -141,17 +142,44 @@ pub struct Sources<'a> {
     pub files: &'a [(&'a str, &'a str)],
 }
 
-fn simple_files<'a>(sources: Sources<'a>) -> SimpleFiles<&'a str, &'a str> {
+/// The inputs as diagnostics show them: [`shown`] text.
+fn simple_files<'a>(sources: Sources<'a>) -> SimpleFiles<&'a str, Cow<'a, str>> {
     let mut files = SimpleFiles::new();
     for (path, text) in sources.files {
-        files.add(*path, *text);
+        files.add(*path, shown(text));
     }
     files
 }
 
+/// `text` with each control byte but tab, line feed and CR, and DEL, shown
+/// as `?`: one byte for one, so every offset stays, and a quoted source
+/// line cannot carry a terminal's escape sequence or hide its caret.
+fn shown(text: &str) -> Cow<'_, str> {
+    let hidden = |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f;
+    if !text.bytes().any(hidden) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if c.is_ascii() && hidden(c as u8) {
+                    '?'
+                } else {
+                    c
+                }
+            })
+            .collect(),
+    )
+}
+
 /// `path:line:col` of a span's start (1-based line and column).
 pub fn location(sources: Sources<'_>, span: Span) -> String {
-    let files = simple_files(sources);
+    location_in(&simple_files(sources), span)
+}
+
+/// [`location`] in files already indexed (each [`simple_files`] call scans
+/// every input for its line starts).
+fn location_in(files: &SimpleFiles<&str, Cow<'_, str>>, span: Span) -> String {
     let id = span.file.0 as usize;
     match files.location(id, span.start as usize) {
         Ok(loc) => format!(
@@ -184,6 +212,7 @@ pub fn line_of(text: &str, offset: usize) -> u32 {
 /// `file:line:col: error: message`, then one `file:line:col: note: label`
 /// line per secondary location, then `help: ...`.
 pub fn render_short(sources: Sources<'_>, diags: &[Diagnostic]) -> String {
+    let files = simple_files(sources);
     let mut out = String::new();
     for d in diags {
         let sev = match d.severity {
@@ -193,7 +222,7 @@ pub fn render_short(sources: Sources<'_>, diags: &[Diagnostic]) -> String {
         match &d.primary {
             Some(p) => out.push_str(&format!(
                 "{}: {sev}: {}\n",
-                location(sources, p.span),
+                location_in(&files, p.span),
                 d.message
             )),
             None => out.push_str(&format!("{sev}: {}\n", d.message)),
@@ -201,7 +230,7 @@ pub fn render_short(sources: Sources<'_>, diags: &[Diagnostic]) -> String {
         for s in &d.secondary {
             out.push_str(&format!(
                 "{}: note: {}\n",
-                location(sources, s.span),
+                location_in(&files, s.span),
                 s.message
             ));
         }
@@ -282,5 +311,27 @@ impl LinkError {
             rendered: render_rich(sources, &diagnostics),
             diagnostics,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A quoted line shows control bytes as `?`, one for one: no escape
+    /// sequence reaches the terminal, and the caret stays under its byte.
+    #[test]
+    fn quoted_lines_show_control_bytes_as_question_marks() {
+        let text = "ret;\x1b[2J\x7f\nret;\n";
+        let files = [("a.ptx", text)];
+        let d = Diagnostic::error(Span::new(FileId(0), 4, 5), "control character 0x1b")
+            .with_label("here");
+        let out = render_rich(Sources { files: &files }, &[d]);
+        assert!(!out.contains('\x1b') && !out.contains('\x7f'), "{out}");
+        assert!(out.contains("ret;?[2J?"), "{out}");
+        assert!(out.contains("a.ptx:1:5"), "{out}");
+        let caret = out.lines().find(|l| l.contains("^ here")).expect(&out);
+        let quoted = out.lines().find(|l| l.contains("ret;?")).expect(&out);
+        assert_eq!(caret.find('^'), quoted.find('?'), "{out}");
     }
 }

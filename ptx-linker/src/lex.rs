@@ -172,6 +172,10 @@ pub fn lex_into(file: FileId, src: &str, toks: &mut Vec<Token>) -> Vec<Diagnosti
     lexer.errors
 }
 
+/// The most errors a lexer keeps before it stops reporting refused bytes
+/// one by one.
+const MAX_BYTE_ERRORS: usize = 20;
+
 /// Where [`Lexer::refuse_char`] found a character.
 #[derive(Debug, Clone, Copy)]
 enum Place {
@@ -276,11 +280,29 @@ impl<'src> Lexer<'src> {
         }
     }
 
+    /// Keeps `d`, a refused byte, unless [`MAX_BYTE_ERRORS`] are kept
+    /// already: then one last error says so, and the rest go unreported (a
+    /// file in another encoding would give one per character).
+    fn push_byte_error(&mut self, d: Diagnostic) {
+        let kept = self.errors.len();
+        if kept < MAX_BYTE_ERRORS {
+            self.errors.push(d);
+        } else if kept == MAX_BYTE_ERRORS {
+            let span = d.primary.as_ref().map(|l| l.span);
+            if let Some(span) = span {
+                self.errors.push(
+                    Diagnostic::error(span, "more bytes ptxas refuses, not reported one by one")
+                        .with_help("fix the ones above first (is the file PTX text, in ASCII?)"),
+                );
+            }
+        }
+    }
+
     /// Reports the NUL byte at `at`: ptxas 13.5 takes it for the end of the
     /// input, in comments and strings too ("Unexpected EOF").
     #[cold]
     fn refuse_nul(&mut self, at: usize) {
-        self.errors.push(
+        self.push_byte_error(
             Diagnostic::error(Span::new(self.file, at, at + 1), "NUL byte in PTX text")
                 .with_label("here")
                 .with_help(
@@ -405,7 +427,7 @@ impl<'src> Lexer<'src> {
                 format!("use only ASCII in the string (for a `.file` path, a path without such characters): ptxas refuses any other character there (\"{ptxas}\")"),
             ),
         };
-        self.errors.push(
+        self.push_byte_error(
             Diagnostic::error(
                 Span::new(self.file, start, end),
                 format!("{what} in {place}"),
