@@ -14,6 +14,25 @@ mod imp {
         _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
 
+    /// 0xff in each byte of `v` that is blank (`lex::is_blank`: a space, SUB,
+    /// `\t` ..= `\r` but the vertical tab), 0 in the others.
+    ///
+    /// # Safety
+    ///
+    /// None beyond SSE2, which this module's targets have.
+    #[inline(always)]
+    unsafe fn blanks(v: __m128i) -> __m128i {
+        let eq = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+        let tab_to_cr = _mm_and_si128(
+            _mm_cmpgt_epi8(v, _mm_set1_epi8(b'\t' as i8 - 1)),
+            _mm_cmplt_epi8(v, _mm_set1_epi8(b'\r' as i8 + 1)),
+        );
+        _mm_or_si128(
+            _mm_or_si128(eq(b' '), eq(0x1a)),
+            _mm_andnot_si128(eq(0x0b), tab_to_cr),
+        )
+    }
+
     /// Bit `j` set when `bytes[at + j]` is not a blank (`lex::is_blank`: a
     /// space, SUB, `\t` ..= `\r` but the vertical tab), for `j` in 0..16;
     /// `None` when fewer than 16 bytes are left.
@@ -23,22 +42,7 @@ mod imp {
         // SAFETY: as in `non_ident`.
         unsafe {
             let v = _mm_loadu_si128(here.as_ptr().cast::<__m128i>());
-            // A space, SUB, or `\t` ..= `\r` but the vertical tab
-            // (`lex::is_blank`).
-            let blank = _mm_or_si128(
-                _mm_or_si128(
-                    _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8)),
-                    _mm_cmpeq_epi8(v, _mm_set1_epi8(0x1a)),
-                ),
-                _mm_andnot_si128(
-                    _mm_cmpeq_epi8(v, _mm_set1_epi8(0x0b)),
-                    _mm_and_si128(
-                        _mm_cmpgt_epi8(v, _mm_set1_epi8(b'\t' as i8 - 1)),
-                        _mm_cmplt_epi8(v, _mm_set1_epi8(b'\r' as i8 + 1)),
-                    ),
-                ),
-            );
-            Some(!(_mm_movemask_epi8(blank) as u32) & 0xffff)
+            Some(!(_mm_movemask_epi8(blanks(v)) as u32) & 0xffff)
         }
     }
 
@@ -111,13 +115,8 @@ mod imp {
                     _mm_or_si128(eq(v, b'/'), eq(v, b'"')),
                 ),
             );
-            // Control bytes other than blanks (`\t` ..= `\r` but the vertical
-            // tab, and SUB), and 0x7f..=0xff (negative).
-            let blank = _mm_or_si128(
-                _mm_andnot_si128(eq(v, 0x0b), within(v, b'\t', b'\r')),
-                eq(v, 0x1a),
-            );
-            let low = _mm_andnot_si128(blank, _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+            // Control bytes other than blanks, and 0x7f..=0xff (negative).
+            let low = _mm_andnot_si128(blanks(v), _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
             stop = _mm_or_si128(stop, _mm_or_si128(low, eq(v, 0x7f)));
             let glue = _mm_or_si128(letter(p), _mm_or_si128(within(p, b'0', b'9'), eq(p, b'%')));
             stop = _mm_or_si128(stop, _mm_andnot_si128(glue, letter(v)));
