@@ -18,7 +18,8 @@
 //! | [`tma`] | [`tma::TensorMap`]: 1D–5D tensor copies global ↔ shared, the box and the shared-memory swizzle in the type | `cp.async.bulk.tensor` (sm_90, PTX 8.0) |
 //! | [`wgmma`] | warpgroup tensor-core multiply-accumulate from shared-memory tiles: typed descriptors ([`wgmma::KMajorTile`]), accumulators ([`wgmma::Accum`]), fence/commit/wait, `setmaxnreg` | `wgmma.mma_async` (sm_90a) |
 //! | [`print`] | [`device_println!`] through `vprintf` | CUDA device `printf` |
-//! | [`math`] | `exp`, `exp2` (the hardware's approximate `ex2`), which `core` lacks without `std` | `ex2.approx.ftz.f32` |
+//! | [`math`] | the CUDA Math API for `f32` and `f64` under CUDA's names (`sinf`, `exp`, `rsqrtf`, `erf`, …), std's float methods through [`math::FloatMath`], CUDA's fast intrinsics apart in [`math::fast`]; the same bits on the GPU and the host | CUDA Math API 13.0; `fma.rn`, `sqrt.rn`, `cvt.rni` |
+//! | [`prelude`] | `use device_std::prelude::*;`: [`math::FloatMath`], so `x.sin()`, `x.sqrt()` work in `#![no_std]` kernels | std's float methods |
 //! | [`abi`] | [`KernelParam`], the parameter ABI and the ABI record `#[kernel]` emits | rustc's `extern "ptx-kernel"` callconv |
 //! | [`layout`] | [`PlainData`], [`ValueClass`], [`KernelStruct`] and its derive, [`StructLayout`] | `#[repr(C)]` |
 //! | `emulator` (feature `emulator`, host only) | runs kernels on the CPU with CUDA semantics and checks the GPU does not make | CUDA's execution model |
@@ -123,6 +124,7 @@ pub mod mbarrier;
 pub mod mma;
 #[cfg(target_arch = "nvptx64")]
 mod panic;
+pub mod prelude;
 pub mod print;
 pub mod shared;
 pub mod thread;

@@ -569,7 +569,7 @@ fn merge((m, s): (f32, f32), (m2, s2): (f32, f32)) -> (f32, f32) {
     if mx == f32::NEG_INFINITY {
         return (mx, 0.0);
     }
-    (mx, s * math::expf(m - mx) + s2 * math::expf(m2 - mx))
+    (mx, s * math::fast::expf(m - mx) + s2 * math::fast::expf(m2 - mx))
 }
 
 #[inline(always)]
@@ -613,10 +613,10 @@ pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
         let v = ldg(src, i as usize);
         row.write(i as usize, v);
         let vm = v.0[0].max(v.0[1]).max(v.0[2].max(v.0[3]));
-        let vs = math::expf(v.0[0] - vm)
-            + math::expf(v.0[1] - vm)
-            + math::expf(v.0[2] - vm)
-            + math::expf(v.0[3] - vm);
+        let vs = math::fast::expf(v.0[0] - vm)
+            + math::fast::expf(v.0[1] - vm)
+            + math::fast::expf(v.0[2] - vm)
+            + math::fast::expf(v.0[3] - vm);
         state = merge(state, (vm, vs));
         i += threads;
     }
@@ -636,7 +636,7 @@ pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
     let inv = 1.0 / s;
     let mut i = tid;
     while i < c4 {
-        let v = row.read(i as usize).map(|x| math::expf(x - m) * inv);
+        let v = row.read(i as usize).map(|x| math::fast::expf(x - m) * inv);
         // SAFETY: base + i < base + c4 <= dst.len() (asserted); row r is
         // block r's alone, element i thread i % threads' alone.
         unsafe { *dst.get_unchecked_mut(base + i as usize) = v };
@@ -737,7 +737,7 @@ pub fn sgemm(a: &[f32], b: &[f32], c: DisjointSlice<f32>, n: u32) {
                 while i < 8 {
                     let mut j = 0;
                     while j < 8 {
-                        acc[i][j] = math::fma(ra[i], rb[j], acc[i][j]);
+                        acc[i][j] = math::fmaf(ra[i], rb[j], acc[i][j]);
                         j += 1;
                     }
                     i += 1;

@@ -4,7 +4,7 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
-use device_std::math::expf;
+use device_std::math::fast::expf;
 use device_std::warp::{shfl_xor_sync, FULL_MASK};
 use device_std::{kernel, thread, DisjointSlice, DynamicSharedArray};
 

@@ -1,0 +1,1712 @@
+//! `f64` functions under the CUDA Math API's double-precision names (`sin`, `exp`,
+//! `pow`, …), written from `+ - * /`, bit operations and [`prim`](super::prim)'s
+//! correctly rounded `fma`, `sqrt` and rounding functions only, so the GPU, the
+//! emulator and a host test give the same bits.
+//!
+//! Shape: a Cody–Waite or exact reduction, one table-free polynomial, a few
+//! double-double (`hi + lo`) steps where the last bits need them, and a rarely taken
+//! path for special or huge inputs (Payne–Hanek reduction for `sin`/`cos`/`tan` of
+//! `|x| ≥ 2^30`, the integer long division of `fmod`/`remainder`).
+//!
+//! Polynomial coefficients come from `scripts/math_coeffs_f64.py` (Chebyshev
+//! interpolation at 60 digits with mpmath; each table below names its entry). The
+//! "measured" error in each docstring is the largest seen against mpmath at 120 bits
+//! by `device-std/tests/math_f64_accuracy.py` on random and hard-case inputs; the
+//! CUDA bound is from the CUDA C++ Programming Guide, "Mathematical Functions",
+//! double-precision table.
+
+use super::prim;
+use super::prim::fma;
+
+// ---------------------------------------------------------------- helpers
+
+/// `a + b` as `s + e` exactly (Knuth's TwoSum; any magnitudes).
+#[inline(always)]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// `a + b` as `s + e` exactly when `|a| ≥ |b|` (or `a` is 0).
+#[inline(always)]
+fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    (s, b - (s - a))
+}
+
+/// `a * b` as `p + e` exactly (barring over/underflow).
+#[inline(always)]
+fn two_prod(a: f64, b: f64) -> (f64, f64) {
+    let p = a * b;
+    (p, fma(a, b, -p))
+}
+
+/// `(ah + al) * (bh + bl)` to about 2^-104 relative.
+#[inline(always)]
+fn dd_mul(ah: f64, al: f64, bh: f64, bl: f64) -> (f64, f64) {
+    let (p, e) = two_prod(ah, bh);
+    fast_two_sum(p, e + (ah * bl + al * bh))
+}
+
+/// `2^k` for `k` in -1022..=1023.
+#[inline(always)]
+fn pow2(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// `v * 2^k` for `|k| ≤ 2044`, rounded once: the first factor is exact for the
+/// `v` (in about 2^-2..2^2) the callers pass.
+#[inline(always)]
+fn scale(v: f64, k: i32) -> f64 {
+    let k1 = k >> 1;
+    v * pow2(k1) * pow2(k - k1)
+}
+
+/// `c[0] + c[1] z + … ` (Horner, one `fma` a step; the loop is unrolled).
+#[inline(always)]
+fn poly<const N: usize>(z: f64, c: &[f64; N]) -> f64 {
+    let mut acc = 0.0;
+    for &ci in c.iter().rev() {
+        acc = fma(acc, z, ci);
+    }
+    acc
+}
+
+const TWO54: f64 = 18014398509481984.0;
+const MANT: u64 = (1 << 52) - 1;
+const LOG2E: f64 = core::f64::consts::LOG2_E;
+const LN2_H: f64 = 0.6931471805599453;
+const LN2_L: f64 = 2.3190468138462996e-17;
+/// ln 2 with 42 significant bits (`e * LN2_H42` is exact for |e| < 2^11), and the rest.
+const LN2_H42: f64 = 0.6931471805598903;
+const LN2_L42: f64 = 5.497923018708371e-14;
+const INVLN2_H: f64 = 1.4426950408889634;
+const INVLN2_L: f64 = 2.0355273740931033e-17;
+const LN10_H: f64 = 2.302585092994046;
+const LN10_L: f64 = -2.1707562233822494e-16;
+const INVLN10_H: f64 = 0.4342944819032518;
+const INVLN10_L: f64 = 1.098319650216765e-17;
+const LOG10_2_H: f64 = 0.3010299956639812;
+const LOG10_2_L: f64 = -2.8037281277851704e-18;
+const TWO_THIRDS_H: f64 = 0.6666666666666666;
+const TWO_THIRDS_L: f64 = 3.700743415417188e-17;
+const PIO2_H: f64 = 1.5707963267948966;
+const PIO2_M: f64 = 6.123233995736766e-17;
+const PIO2_T: f64 = -1.4973849048591698e-33;
+const PI_H: f64 = 3.141592653589793;
+const PI_L: f64 = 1.2246467991473532e-16;
+const FRAC_2_PI: f64 = core::f64::consts::FRAC_2_PI;
+const ISQRT2_H: f64 = 0.7071067811865476;
+const ISQRT2_L: f64 = -4.833646656726457e-17;
+const THIRD: f64 = 1.0 / 3.0;
+
+// ---------------------------------------------------------------- tables
+
+/// `scripts/math_coeffs_f64.py exp`: Q(r) = (e^r - 1 - r) / r^2 on [-0.3467, 0.3467], degree 10: max rel err 2^-58.2 (2^-57.5 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const EXP_C: [f64; 11] = [
+    0.5,
+    0.1666666666666667,
+    0.04166666666666667,
+    0.00833333333332612,
+    0.0013888888888883737,
+    0.00019841269874873975,
+    2.480158732558584e-05,
+    2.755725533255441e-06,
+    2.755727359479943e-07,
+    2.510524515390137e-08,
+    2.0914707069607536e-09,
+];
+/// `scripts/math_coeffs_f64.py sin`: S(z) = (sin sqrt z - sqrt z) / z^1.5 on [0, 0.617], degree 6: max rel err 2^-63.6 (2^-54.0 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const SIN_C: [f64; 7] = [
+    -0.16666666666666666,
+    0.008333333333333331,
+    -0.0001984126984126506,
+    2.755731921933466e-06,
+    -2.505210623088241e-08,
+    1.6058531370931902e-10,
+    -7.586682497157786e-13,
+];
+/// `scripts/math_coeffs_f64.py cos`: C(z) = (cos sqrt z - 1 + z/2) / z^2 on [0, 0.617], degree 6: max rel err 2^-65.8 (2^-54.0 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const COS_C: [f64; 7] = [
+    0.041666666666666664,
+    -0.0013888888888888887,
+    2.4801587301584642e-05,
+    -2.755731922140032e-07,
+    2.0876755790210228e-09,
+    -1.1470460749696862e-11,
+    4.7458637732829623e-14,
+];
+/// `scripts/math_coeffs_f64.py atan`: A(z) = (atan sqrt z - sqrt z) / z^1.5 on [0, 1], degree 22: max rel err 2^-61.1 (2^-54.0 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const ATAN_C: [f64; 23] = [
+    -0.3333333333333333,
+    0.19999999999999984,
+    -0.14285714285711718,
+    0.11111111110929807,
+    -0.09090909084093506,
+    0.07692307534369985,
+    -0.06666664203478607,
+    0.0588232553920069,
+    -0.05262931380521779,
+    0.04760471049395462,
+    -0.043407182638729704,
+    0.03971908106924452,
+    -0.036139320776507194,
+    0.03213544133307827,
+    -0.02718155333081564,
+    0.021121594179966983,
+    -0.014503079564732733,
+    0.00844989240397037,
+    -0.004000209679906822,
+    0.0014617449054205385,
+    -0.00038394037972999467,
+    6.417524965866564e-05,
+    -5.1088410388226665e-06,
+];
+/// `scripts/math_coeffs_f64.py asin`: B(z) = (asin sqrt z - sqrt z) / z^1.5 on [0, 0.25], degree 13: max rel err 2^-57.4 (2^-54.0 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const ASIN_C: [f64; 14] = [
+    0.16666666666666666,
+    0.07500000000000118,
+    0.044642857142551895,
+    0.03038194447553234,
+    0.02237215744350722,
+    0.017352816540325496,
+    0.01396378001220357,
+    0.011566459612121669,
+    0.009621842970100282,
+    0.009319560794767446,
+    0.0030448799094556773,
+    0.019554513336123378,
+    -0.01924167174674304,
+    0.02961201126495512,
+];
+/// `scripts/math_coeffs_f64.py log`: U(w) on [0, 0.02945], degree 7: max rel err 2^-57.6 (2^-53.8 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const LOG_C: [f64; 8] = [
+    0.4,
+    0.2857142857142937,
+    0.22222222221654733,
+    0.1818181833565416,
+    0.15384594934597917,
+    0.13334806212100603,
+    0.11706195689881364,
+    0.11723603622905411,
+];
+/// `scripts/math_coeffs_f64.py sinh`: H(z) = (sinh sqrt z - sqrt z) / z^1.5 on [0, 1], degree 7: max rel err 2^-69.2 (2^-54.0 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const SINH_C: [f64; 8] = [
+    0.16666666666666666,
+    0.008333333333333333,
+    0.00019841269841269773,
+    2.755731922404034e-06,
+    2.505210836405804e-08,
+    1.6059048396350562e-10,
+    7.646625361656657e-13,
+    2.8445264169895285e-15,
+];
+/// `scripts/math_coeffs_f64.py erfc`: P(t) = (1 + 2x) e^(x^2) erfc(x), t = (x - 3.75)/(x + 3.75) on [-0.7657058823529411, 0.7594541062801933], degree 22: max rel err 2^-61.3 (2^-53.2 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const ERFC_C: [f64; 23] = [
+    1.2375126308378275,
+    -0.14024059858554702,
+    0.0035854154854636526,
+    0.08227673849015028,
+    -0.10880393014170582,
+    0.09230432116023247,
+    -0.05869339859056174,
+    0.028362277420788812,
+    -0.009746579547915152,
+    0.0017556258409901126,
+    0.00029371360208992596,
+    -0.0002901540408851427,
+    5.164933913733198e-05,
+    2.2384196250081335e-05,
+    -1.1444684672389773e-05,
+    -9.7371024106571e-07,
+    1.7522430549429427e-06,
+    -5.65570246956221e-08,
+    -2.5863301218419176e-07,
+    2.2147463620840913e-08,
+    3.768568750339036e-08,
+    -2.8191647083754087e-09,
+    -4.05519164314062e-09,
+];
+/// `scripts/math_coeffs_f64.py erf`: G(z) = erf(sqrt z)/sqrt z - 1 on [0, 1], degree 12: max rel err 2^-62.6 (2^-55.5 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const ERF_C: [f64; 13] = [
+    0.1283791670955126,
+    -0.3761263890318375,
+    0.11283791670954879,
+    -0.026866170645076792,
+    0.0052239776248180145,
+    -0.000854832698083379,
+    0.0001205533111164271,
+    -1.4925595266831182e-05,
+    1.6461000484121368e-06,
+    -1.6350312701054695e-07,
+    1.4659775274047436e-08,
+    -1.1372848856791674e-09,
+    5.957176147748911e-11,
+];
+
+/// The bits of 2/π, 64 to a word, most significant first (`scripts/math_coeffs_f64.py`
+/// prints them too); 32 words so that a masked index never leaves the table.
+static TWO_OVER_PI: [u64; 32] = [
+    0xA2F9836E4E441529,
+    0xFC2757D1F534DDC0,
+    0xDB6295993C439041,
+    0xFE5163ABDEBBC561,
+    0xB7246E3A424DD2E0,
+    0x06492EEA09D1921C,
+    0xFE1DEB1CB129A73E,
+    0xE88235F52EBB4484,
+    0xE99C7026B45F7E41,
+    0x3991D639835339F4,
+    0x9C845F8BBDF9283B,
+    0x1FF897FFDE05980F,
+    0xEF2F118B5A0A6D1F,
+    0x6D367ECF27CB09B7,
+    0x4F463F669E5FEA2D,
+    0x7527BAC7EBE5F17B,
+    0x3D0739F78A5292EA,
+    0x6BFB5FB11F8D5D08,
+    0x56033046FC7B6BAB,
+    0xF0CFBC209AF4361D,
+    0xA9E391615EE61B08,
+    0x6599855F14A06840,
+    0x8DFFD8804D732731,
+    0x06061556CA73A8C9,
+    0x60E27BC08C6B47C4,
+    0x19C367CDDCE8092A,
+    0x8359C4768B961CA6,
+    0xDDAF44D15719053E,
+    0xA5FF07053F7E33E8,
+    0x32C2DE4F98327DBB,
+    0xC33D26EF6B1E5EF8,
+    0x9F3A1F35CAF27F1D,
+];
+
+// ---------------------------------------------------------------- exp family
+
+/// `e^(xh + xl) = 2^k (1 + ph + pl)` with `|ph + pl| ≤ 0.42`, to about 2^-60
+/// relative. `xh` outside -746..710 is clamped (the scaling then overflows or
+/// underflows correctly); NaN gives NaN in `ph`.
+#[inline(always)]
+fn exp_parts(xh: f64, xl: f64) -> (i32, f64, f64) {
+    let (xh, xl) = if xh > 710.0 {
+        (710.0, 0.0)
+    } else if xh < -746.0 {
+        (-746.0, 0.0)
+    } else {
+        (xh, xl)
+    };
+    let kf = prim::rint(xh * LOG2E);
+    // Exact: |k| ≤ 1077 and the difference fits in 53 bits.
+    let r1 = fma(-kf, LN2_H, xh);
+    let t = fma(-kf, LN2_L, xl);
+    let (r, rl) = two_sum(r1, t);
+    let (r2, r2e) = two_prod(r, r);
+    let q = r2 * poly(r, &EXP_C);
+    let (ph, e) = fast_two_sum(r, q);
+    let pl = e + (0.5 * r2e + fma(rl, r, rl));
+    (kf as i32, ph, pl)
+}
+
+/// `e^(xh + xl)`, rounded once.
+#[inline(always)]
+fn exp_dd(xh: f64, xl: f64) -> f64 {
+    let (k, ph, pl) = exp_parts(xh, xl);
+    let (h, l) = fast_two_sum(1.0, ph);
+    scale(h + (l + pl), k)
+}
+
+/// `e^x`. `exp(±0) = 1`, `exp(-∞) = +0`, `exp(+∞) = +∞`; overflows to +∞ above
+/// 709.78…, results below 2^-1022 are subnormal (`exp(-745.13)` is the smallest).
+/// Max error: {{U:exp}} measured (CUDA `exp`: 1 ulp). Every target. Source: CUDA
+/// Math API `exp`; C99 F.9.3.1.
+#[inline]
+pub fn exp(x: f64) -> f64 {
+    exp_dd(x, 0.0)
+}
+
+/// `2^x`; special values as [`exp`]. Exact for integer `x`. Max error: {{U:exp2}}
+/// measured (CUDA `exp2`: 1 ulp). Every target. Source: CUDA Math API `exp2`; C99
+/// F.9.3.2.
+#[inline]
+pub fn exp2(x: f64) -> f64 {
+    let h = x * LN2_H;
+    exp_dd(h, fma(x, LN2_H, -h) + x * LN2_L)
+}
+
+/// `10^x`; special values as [`exp`]. Max error: {{U:exp10}} measured (CUDA
+/// `exp10`: 1 ulp). Every target. Source: CUDA Math API `exp10`.
+#[inline]
+pub fn exp10(x: f64) -> f64 {
+    let h = x * LN10_H;
+    exp_dd(h, fma(x, LN10_H, -h) + x * LN10_L)
+}
+
+/// `e^(xh+xl) - 1` as `2^k (sh + sl)`, for `xh ≥ -45`.
+#[inline(always)]
+fn expm1_parts(x: f64) -> (i32, f64, f64) {
+    let (k, ph, pl) = exp_parts(x, 0.0);
+    // 2^k (1 + p) - 1 = 2^k (p + (1 - 2^-k)).
+    let m = if k > 60 { 0.0 } else { pow2(-k) };
+    let (ch, cl) = two_sum(1.0, -m);
+    let (sh, se) = two_sum(ch, ph);
+    (k, sh, se + (pl + cl))
+}
+
+/// `e^x - 1`, accurate for small `|x|`. `expm1(±0) = ±0`, `expm1(-∞) = -1`,
+/// `expm1(+∞) = +∞`; overflows as [`exp`]. Max error: {{U:expm1}} measured (CUDA
+/// `expm1`: 1 ulp). Every target. Source: CUDA Math API `expm1`; C99 F.9.3.3.
+#[inline]
+pub fn expm1(x: f64) -> f64 {
+    if x.abs() < 5.551115123125783e-17 {
+        return x; // 2^-54: also ±0 and subnormals
+    }
+    let x = if x < -45.0 { -45.0 } else { x };
+    let (k, sh, sl) = expm1_parts(x);
+    scale(sh + sl, k)
+}
+
+// ---------------------------------------------------------------- log family
+
+/// `ln(h + l) = e·ln 2 + (mh + ml)` for finite `h > 0` (normal or subnormal) and
+/// `|l| ≤ ulp(h)`: returns `(e, mh, ml)`, `mh + ml` to about 2^-66 relative.
+#[inline(always)]
+fn log_parts(h: f64, l: f64) -> (f64, f64, f64) {
+    let (h, l, eadj) = if h < f64::MIN_POSITIVE {
+        (h * TWO54, l * TWO54, -54)
+    } else {
+        (h, l, 0)
+    };
+    let bits = h.to_bits();
+    // m = h / 2^e in [sqrt(1/2), sqrt(2)).
+    let t = bits.wrapping_sub(0x3FE6_A09E_667F_3BCD);
+    let e = ((t as i64) >> 52) as i32;
+    let m = f64::from_bits(bits.wrapping_sub((e as i64 as u64) << 52));
+    let ls = l * pow2(-(e >> 1)) * pow2(-(e - (e >> 1)));
+    // ln m = 2 atanh(s), s = f / (2 + f), f = m - 1 (exact).
+    let (fh, fl) = two_sum(m - 1.0, ls);
+    let dh = 2.0 + fh;
+    let dl = ((2.0 - dh) + fh) + fl;
+    let inv = 1.0 / dh;
+    let sh = fh * inv;
+    let sl = (fma(-sh, dh, fh) + (fl - sh * dl)) * inv;
+    // 2 atanh(s) = 2s + 2s^3/3 + s^5 U(s^2)
+    let (z, ze) = two_prod(sh, sh);
+    let ze = ze + 2.0 * sh * sl;
+    let (c3h, c3l) = dd_mul(z, ze, sh, sl);
+    let (t3h, t3l) = dd_mul(c3h, c3l, TWO_THIRDS_H, TWO_THIRDS_L);
+    let t5 = c3h * z * poly(z, &LOG_C);
+    let (a, ae) = two_sum(2.0 * sh, t3h);
+    let (mh, ml) = fast_two_sum(a, ae + ((2.0 * sl + t3l) + t5));
+    ((e + eadj) as f64, mh, ml)
+}
+
+/// `ln(h + l)` as a double-double (see [`log_parts`]).
+#[inline(always)]
+fn log_dd(h: f64, l: f64) -> (f64, f64) {
+    let (e, mh, ml) = log_parts(h, l);
+    let (s, se) = two_sum(e * LN2_H42, mh);
+    fast_two_sum(s, se + (ml + e * LN2_L42))
+}
+
+/// The value of a log-family function outside (0, ∞): NaN for NaN and negative
+/// `x`, -∞ for ±0, +∞ for +∞.
+#[inline(always)]
+fn log_special(x: f64) -> f64 {
+    if x == 0.0 {
+        f64::NEG_INFINITY
+    } else if x > 0.0 || x.is_nan() {
+        x + x
+    } else {
+        f64::NAN
+    }
+}
+
+/// Natural logarithm. `log(±0) = -∞`, `log(1) = +0`, `log(x < 0) = NaN`,
+/// `log(+∞) = +∞`; subnormal inputs are exact-scaled, not flushed. Max error:
+/// {{U:log}} measured (CUDA `log`: 1 ulp). Every target. Source: CUDA Math API
+/// `log`; C99 F.9.3.7.
+#[inline]
+pub fn log(x: f64) -> f64 {
+    if !(x > 0.0 && x < f64::INFINITY) {
+        return log_special(x);
+    }
+    let (h, l) = log_dd(x, 0.0);
+    h + l
+}
+
+/// Base-2 logarithm; special values as [`log`], exact for powers of two. Max
+/// error: {{U:log2}} measured (CUDA `log2`: 1 ulp). Every target. Source: CUDA Math
+/// API `log2`; C99 F.9.3.10.
+#[inline]
+pub fn log2(x: f64) -> f64 {
+    if !(x > 0.0 && x < f64::INFINITY) {
+        return log_special(x);
+    }
+    let (e, mh, ml) = log_parts(x, 0.0);
+    let (p, pe) = dd_mul(mh, ml, INVLN2_H, INVLN2_L);
+    let (s, se) = two_sum(e, p);
+    s + (se + pe)
+}
+
+/// Base-10 logarithm; special values as [`log`]. Max error: {{U:log10}} measured
+/// (CUDA `log10`: 1 ulp). Every target. Source: CUDA Math API `log10`; C99 F.9.3.8.
+#[inline]
+pub fn log10(x: f64) -> f64 {
+    if !(x > 0.0 && x < f64::INFINITY) {
+        return log_special(x);
+    }
+    let (e, mh, ml) = log_parts(x, 0.0);
+    let (a, ae) = two_prod(e, LOG10_2_H);
+    let ae = ae + e * LOG10_2_L;
+    let (b, be) = dd_mul(mh, ml, INVLN10_H, INVLN10_L);
+    let (s, se) = two_sum(a, b);
+    s + (se + (ae + be))
+}
+
+/// `ln(1 + x)`, accurate for small `|x|`. `log1p(±0) = ±0`, `log1p(-1) = -∞`,
+/// `log1p(x < -1) = NaN`, `log1p(+∞) = +∞`. Max error: {{U:log1p}} measured (CUDA
+/// `log1p`: 1 ulp). Every target. Source: CUDA Math API `log1p`; C99 F.9.3.9.
+#[inline]
+pub fn log1p(x: f64) -> f64 {
+    if !(x > -1.0 && x < f64::INFINITY) {
+        return log_special(x + 1.0);
+    }
+    if x.abs() < 5.551115123125783e-17 {
+        return x;
+    }
+    let (u, ul) = two_sum(1.0, x);
+    let (h, l) = log_dd(u, ul);
+    h + l
+}
+
+// ---------------------------------------------------------------- pow
+
+/// Whether `y` is an odd integer (false for ±∞, NaN, and every `|y| ≥ 2^53`).
+#[inline(always)]
+fn is_odd_int(y: f64) -> bool {
+    let h = y * 0.5;
+    prim::trunc(y) == y && prim::trunc(h) != h && y.abs() < 9007199254740992.0
+}
+
+/// `x^y`. Every case of C99 F.9.4.4: `pow(x, ±0) = 1` (even for NaN `x`),
+/// `pow(1, y) = 1` (even for NaN `y`), `pow(-1, ±∞) = 1`, `pow(±0, y)` is ±∞ or ±0
+/// by the sign and parity of `y`, `pow(x < 0, non-integer y) = NaN`
+/// (`pow(-8, 1/3)` too), `pow(x < 0, integer y)` carries the sign of odd powers,
+/// `pow(x, ±∞)` and `pow(±∞, y)` by `|x|` against 1 and the sign of `y`; overflow to
+/// ±∞ and underflow to (subnormal or) zero. Computed as `e^(y·ln|x|)` with `ln|x|`
+/// and the product in double-double. Max error: {{U:pow}} measured (CUDA `pow`:
+/// 2 ulp). Every target. Source: CUDA Math API `pow`; C99 F.9.4.4.
+#[inline]
+pub fn pow(x: f64, y: f64) -> f64 {
+    let ax = x.abs();
+    let yint = prim::trunc(y) == y;
+    let special = x == 0.0
+        || !(ax < f64::INFINITY)
+        || !(y.abs() < f64::INFINITY)
+        || y == 0.0
+        || x == 1.0
+        || (x < 0.0 && !yint);
+    if special {
+        return pow_special(x, y);
+    }
+    let (lh, ll) = log_dd(ax, 0.0);
+    let zh = y * lh;
+    let zl = fma(y, lh, -zh) + y * ll;
+    let r = exp_dd(zh, zl);
+    if x < 0.0 && is_odd_int(y) {
+        -r
+    } else {
+        r
+    }
+}
+
+#[inline(never)]
+fn pow_special(x: f64, y: f64) -> f64 {
+    let ax = x.abs();
+    if y == 0.0 || x == 1.0 {
+        return 1.0;
+    }
+    if x.is_nan() || y.is_nan() {
+        return x + y;
+    }
+    if y.is_infinite() {
+        return if ax == 1.0 {
+            1.0
+        } else if (ax < 1.0) == (y < 0.0) {
+            f64::INFINITY
+        } else {
+            0.0
+        };
+    }
+    let odd = is_odd_int(y);
+    if x == 0.0 {
+        return match (y < 0.0, odd) {
+            (true, true) => f64::INFINITY.copysign(x),
+            (true, false) => f64::INFINITY,
+            (false, true) => x,
+            (false, false) => 0.0,
+        };
+    }
+    if ax == f64::INFINITY {
+        let r = if y < 0.0 { 0.0 } else { f64::INFINITY };
+        return if x < 0.0 && odd { -r } else { r };
+    }
+    // Negative finite x, non-integer y.
+    f64::NAN
+}
+
+/// `x^n` by repeated squaring (`n < 0`: `1 / x^|n|`), the semantics of std's
+/// `f64::powi` (LLVM's `llvm.powi`): exact for small integer powers of small
+/// integers, otherwise an error growing with `log2 |n|` (about `log2|n| + 1` roundings); `powi(x, 0) = 1` for every `x`, NaN included. Not a CUDA function
+/// (use [`pow`] for a bounded error). Every target.
+#[inline]
+pub fn powi(x: f64, n: i32) -> f64 {
+    let mut e = n.unsigned_abs();
+    let mut b = x;
+    let mut acc = 1.0;
+    while e != 0 {
+        if e & 1 != 0 {
+            acc *= b;
+        }
+        b *= b;
+        e >>= 1;
+    }
+    if n < 0 {
+        1.0 / acc
+    } else {
+        acc
+    }
+}
+
+// ---------------------------------------------------------------- trigonometric
+
+/// `x = n·π/2 + (rh + rl)` with `|rh + rl| ≤ π/4 (1 + 2^-40)`, for finite `x`:
+/// three-part Cody–Waite below 2^30, Payne–Hanek above. Returns `(n mod 4, rh, rl)`.
+#[inline(always)]
+fn rem_pio2(x: f64) -> (u32, f64, f64) {
+    if x.abs() < 1073741824.0 {
+        let kf = prim::rint(x * FRAC_2_PI);
+        // Exact: kf·PIO2_H is exact in the fma and the difference has ≤ 53 bits.
+        let r1 = fma(-kf, PIO2_H, x);
+        let (p2, p2e) = two_prod(kf, PIO2_M);
+        let (r2, e2) = two_sum(r1, -p2);
+        let rl = (e2 - p2e) - kf * PIO2_T;
+        let (rh, rl) = two_sum(r2, rl);
+        ((kf as i64 & 3) as u32, rh, rl)
+    } else {
+        payne_hanek(x)
+    }
+}
+
+/// 64 bits of `p` (little-endian words) starting at bit `s` (`s < 320`).
+#[inline(always)]
+fn bits_at(p: &[u64; 8], s: u32) -> u64 {
+    let i = (s >> 6) as usize;
+    let w = ((p[(i + 1) & 7] as u128) << 64) | p[i & 7] as u128;
+    (w >> (s & 63)) as u64
+}
+
+/// Payne–Hanek reduction of a finite `|x| ≥ 2^30`: `x·2/π` from a 256-bit window
+/// of [`TWO_OVER_PI`], integer part mod 4 and 128 bits of fraction.
+#[inline(never)]
+fn payne_hanek(x: f64) -> (u32, f64, f64) {
+    let bits = x.to_bits();
+    let m = (bits & MANT) | (1 << 52);
+    let e = ((bits >> 52) & 0x7ff) as i32 - 1075; // |x| = m·2^e, e ≥ -22
+    let j0 = if e >= 2 { (e - 2) >> 6 } else { 0 };
+    let q = e - 64 * j0; // -22..=65
+    let j = j0 as usize;
+    // The words before j0 only add multiples of 4 to x·2/π.
+    let w = [
+        TWO_OVER_PI[(j + 3) & 31],
+        TWO_OVER_PI[(j + 2) & 31],
+        TWO_OVER_PI[(j + 1) & 31],
+        TWO_OVER_PI[j & 31],
+    ];
+    let mut p = [0u64; 8];
+    let mut carry: u128 = 0;
+    for (i, &wi) in w.iter().enumerate() {
+        let t = (m as u128) * (wi as u128) + carry;
+        p[i] = t as u64;
+        carry = t >> 64;
+    }
+    p[4] = carry as u64;
+    // x·2/π = P·2^(q-256): the binary point sits at bit bp of P.
+    let bp = (256 - q) as u32;
+    let mut n = bits_at(&p, bp) & 3;
+    let f = ((bits_at(&p, bp - 64) as u128) << 64) | bits_at(&p, bp - 128) as u128;
+    let fi = f as i128; // the fraction in -1/2..1/2, in units of 2^-128
+    if fi < 0 {
+        n += 1;
+    }
+    let a = (fi >> 75) as i64 as f64;
+    let b = ((fi >> 22) & ((1 << 53) - 1)) as i64 as f64;
+    let c = (fi & ((1 << 22) - 1)) as i64 as f64;
+    let (sh, sl) = two_sum(a * 1.1102230246251565e-16, b * 1.232595164407831e-32);
+    let sl = sl + c * 2.938735877055719e-39;
+    let (rh, rl) = dd_mul(sh, sl, PIO2_H, PIO2_M);
+    if x < 0.0 {
+        (((4 - (n & 3)) & 3) as u32, -rh, -rl)
+    } else {
+        ((n & 3) as u32, rh, rl)
+    }
+}
+
+/// `sin(rh + rl) = hi + tail` for `|rh| ≤ π/4`, `|tail| ≤ |hi|/8`.
+#[inline(always)]
+fn sin_k(rh: f64, rl: f64) -> (f64, f64) {
+    let z = rh * rh;
+    let s = poly(z, &SIN_C);
+    (rh, fma(rh * z, s, fma(-0.5 * z, rl, rl)))
+}
+
+/// `cos(rh + rl) = hi + tail` for `|rh| ≤ π/4`.
+#[inline(always)]
+fn cos_k(rh: f64, rl: f64) -> (f64, f64) {
+    let (z, ze) = two_prod(rh, rh);
+    let hz = 0.5 * z;
+    let w = 1.0 - hz;
+    let c = poly(z, &COS_C);
+    (w, ((1.0 - w) - hz) + fma(z * z, c, -(0.5 * ze + rh * rl)))
+}
+
+/// `(sin, cos)` of `n·π/2 + r`.
+#[inline(always)]
+fn sincos_q(n: u32, rh: f64, rl: f64) -> (f64, f64) {
+    let (sh, st) = sin_k(rh, rl);
+    let (ch, ct) = cos_k(rh, rl);
+    let s = sh + st;
+    let c = ch + ct;
+    let (s, c) = if n & 1 == 0 { (s, c) } else { (c, -s) };
+    if n & 2 == 0 {
+        (s, c)
+    } else {
+        (-s, -c)
+    }
+}
+
+/// `x` rounds to this and below for `sin`, `tan`, `asin`, … (2^-27).
+const TINY: f64 = 7.450580596923828e-9;
+
+/// Sine of `x` radians. `sin(±0) = ±0`, `sin(±∞) = NaN`; exact reduction for every
+/// finite `x` (Payne–Hanek above 2^30). Max error: {{U:sin}} measured (CUDA `sin`:
+/// 2 ulp). Every target. Source: CUDA Math API `sin`; C99 F.9.1.6.
+#[inline]
+pub fn sin(x: f64) -> f64 {
+    sincos(x).0
+}
+
+/// Cosine of `x` radians. `cos(±0) = 1`, `cos(±∞) = NaN`. Max error: {{U:cos}}
+/// measured (CUDA `cos`: 2 ulp). Every target. Source: CUDA Math API `cos`; C99
+/// F.9.1.5.
+#[inline]
+pub fn cos(x: f64) -> f64 {
+    sincos(x).1
+}
+
+/// `(sin x, cos x)` with one reduction; values as [`sin`] and [`cos`]. Max error:
+/// {{U:sin}} / {{U:cos}} measured (CUDA `sincos`: 2 ulp). Every target. Source: CUDA
+/// Math API `sincos`.
+#[inline]
+pub fn sincos(x: f64) -> (f64, f64) {
+    if x.abs() < TINY {
+        return (x, 1.0);
+    }
+    if !x.is_finite() {
+        return (x - x, x - x);
+    }
+    let (n, rh, rl) = rem_pio2(x);
+    sincos_q(n, rh, rl)
+}
+
+/// Tangent of `x` radians. `tan(±0) = ±0`, `tan(±∞) = NaN`. Computed as a corrected
+/// quotient of the sine and cosine kernels. Max error: {{U:tan}} measured (CUDA
+/// `tan`: 2 ulp). Every target. Source: CUDA Math API `tan`; C99 F.9.1.7.
+#[inline]
+pub fn tan(x: f64) -> f64 {
+    if x.abs() < TINY {
+        return x;
+    }
+    if !x.is_finite() {
+        return x - x;
+    }
+    let (n, rh, rl) = rem_pio2(x);
+    let (sh, st) = sin_k(rh, rl);
+    let (ch, ct) = cos_k(rh, rl);
+    let (nh, nl, dh, dl) = if n & 1 == 0 {
+        (sh, st, ch, ct)
+    } else {
+        (ch, ct, -sh, -st)
+    };
+    // The tails are up to a tenth of the heads: divide the sums, then correct.
+    let inv = 1.0 / (dh + dl);
+    let q = (nh + nl) * inv;
+    let rem = fma(-q, dh, nh) + fma(-q, dl, nl);
+    fma(rem, inv, q)
+}
+
+/// `(sin πx, cos πx)` for finite `x`, without the sign fix-ups of zeros.
+#[inline(always)]
+fn sincospi_raw(x: f64) -> (f64, f64) {
+    if x.abs() >= 4503599627370496.0 {
+        // 2^52: x is an integer, even from 2^53 on.
+        let odd = x.abs() < 9007199254740992.0 && (x.to_bits() & 1) == 1;
+        return (0.0, if odd { -1.0 } else { 1.0 });
+    }
+    let kf = prim::rint(2.0 * x);
+    let r = fma(-0.5, kf, x); // exact
+    let ph = r * PI_H;
+    let pl = fma(r, PI_H, -ph) + r * PI_L;
+    sincos_q((kf as i64 & 3) as u32, ph, pl)
+}
+
+/// `sin(πx)`. `sinpi(±0) = ±0`, `sinpi(±n) = ±0` for integers `n`, `sinpi(±∞) = NaN`;
+/// the reduction is exact. Max error: {{U:sinpi}} measured (CUDA `sinpi`: 2 ulp).
+/// Every target. Source: CUDA Math API `sinpi`; C23 F.10.1.13.
+#[inline]
+pub fn sinpi(x: f64) -> f64 {
+    sincospi(x).0
+}
+
+/// `cos(πx)`. `cospi(±0) = 1`, `cospi(n + 1/2) = +0`, `cospi(±∞) = NaN`. Max error:
+/// {{U:cospi}} measured (CUDA `cospi`: 2 ulp). Every target. Source: CUDA Math API
+/// `cospi`; C23 F.10.1.12.
+#[inline]
+pub fn cospi(x: f64) -> f64 {
+    sincospi(x).1
+}
+
+/// `(sin πx, cos πx)`; values as [`sinpi`] and [`cospi`]. Max error: {{U:sinpi}} /
+/// {{U:cospi}} measured (CUDA `sincospi`: 2 ulp). Every target. Source: CUDA Math
+/// API `sincospi`.
+#[inline]
+pub fn sincospi(x: f64) -> (f64, f64) {
+    if !x.is_finite() {
+        return (x - x, x - x);
+    }
+    let (s, c) = sincospi_raw(x);
+    let s = if s == 0.0 { 0.0f64.copysign(x) } else { s };
+    (s, c + 0.0)
+}
+
+// ---------------------------------------------------------------- inverse trig
+
+/// `atan(t + tl) = hi + tail` for `0 ≤ t ≤ 1`, `|tl| ≤ ulp(t)`.
+#[inline(always)]
+fn atan_k(t: f64, tl: f64) -> (f64, f64) {
+    let z = t * t;
+    let p = poly(z, &ATAN_C);
+    // tl / (1 + z), to a few bits: it is below ulp(t).
+    let c = tl * (1.0 - z * (1.0 - 0.5 * z));
+    (t, fma(t * z, p, c))
+}
+
+/// `(π/2 - (h + t))` as a double-double.
+#[inline(always)]
+fn pio2_minus(h: f64, t: f64) -> (f64, f64) {
+    let (s, e) = two_sum(PIO2_H, -h);
+    (s, e + (PIO2_M - t))
+}
+
+/// Arc tangent, in `[-π/2, π/2]`. `atan(±0) = ±0`, `atan(±∞) = ±π/2`. Max error:
+/// {{U:atan}} measured (CUDA `atan`: 2 ulp). Every target. Source: CUDA Math API
+/// `atan`; C99 F.9.1.3.
+#[inline]
+pub fn atan(x: f64) -> f64 {
+    let a = x.abs();
+    let r = if a > 1.0 {
+        let a = if a > 1e300 { 1e300 } else { a }; // atan(∞) = π/2 too, without 0·∞
+        let u = 1.0 / a;
+        let ul = fma(-u, a, 1.0) * u;
+        let (h, t) = atan_k(u, ul);
+        let (s, e) = pio2_minus(h, t);
+        s + e
+    } else {
+        let (h, t) = atan_k(a, 0.0);
+        h + t
+    };
+    r.copysign(x)
+}
+
+/// Arc tangent of `y/x` in `[-π, π]`, by the signs of both. C99 F.9.1.4:
+/// `atan2(±0, -0) = ±π`, `atan2(±0, +0) = ±0`, `atan2(±0, x<0) = ±π`,
+/// `atan2(±y, ±∞)`, `atan2(±∞, x)`, `atan2(±∞, ±∞) = ±π/4, ±3π/4`. Max error:
+/// {{U:atan2}} measured (CUDA `atan2`: 2 ulp). Every target. Source: CUDA Math API
+/// `atan2`; C99 F.9.1.4.
+#[inline]
+pub fn atan2(y: f64, x: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        return x + y;
+    }
+    let (mut ax, mut ay) = (x.abs(), y.abs());
+    if ax == f64::INFINITY || ay == f64::INFINITY {
+        ax = if ax == f64::INFINITY { 1.0 } else { 0.0 };
+        ay = if ay == f64::INFINITY { 1.0 } else { 0.0 };
+    }
+    let swap = ay > ax;
+    let (mut num, mut den) = if swap { (ax, ay) } else { (ay, ax) };
+    if den < 1.0e-270 {
+        num *= 1.6069380442589903e60; // 2^200, exact
+        den *= 1.6069380442589903e60;
+    }
+    let (t, tl) = if den == 0.0 {
+        (0.0, 0.0)
+    } else {
+        let inv = 1.0 / den;
+        let t = num * inv;
+        let r = fma(-t, den, num);
+        let t2 = fma(r, inv, t);
+        (t2, fma(-t2, den, num) * inv)
+    };
+    let (mut h, mut l) = atan_k(t, tl);
+    if swap {
+        (h, l) = pio2_minus(h, l);
+    }
+    if x.is_sign_negative() {
+        let (s, e) = two_sum(PI_H, -h);
+        (h, l) = (s, e + (PI_L - l));
+    }
+    (h + l).copysign(y)
+}
+
+/// `asin(h + hl) = hi + tail` for `0 ≤ h ≤ 1/2`.
+#[inline(always)]
+fn asin_k(h: f64, hl: f64) -> (f64, f64) {
+    let z = h * h;
+    (h, fma(h * z, poly(z, &ASIN_C), hl))
+}
+
+/// `sqrt((1 - a)/2)` as a double-double, for `1/2 ≤ a ≤ 1`.
+#[inline(always)]
+fn half_complement_sqrt(a: f64) -> (f64, f64) {
+    let w = (1.0 - a) * 0.5; // exact
+    let s = prim::sqrt(w);
+    let d = if s == 0.0 { 1.0 } else { s };
+    (s, fma(-s, s, w) * 0.5 / d)
+}
+
+/// Arc sine, in `[-π/2, π/2]`. `asin(±0) = ±0`, `asin(±1) = ±π/2`,
+/// `asin(|x| > 1) = NaN`. Max error: {{U:asin}} measured (CUDA `asin`: 2 ulp).
+/// Every target. Source: CUDA Math API `asin`; C99 F.9.1.2.
+#[inline]
+pub fn asin(x: f64) -> f64 {
+    let a = x.abs();
+    if !(a <= 1.0) {
+        return (x - x) / (x - x);
+    }
+    let r = if a <= 0.5 {
+        let (h, t) = asin_k(a, 0.0);
+        h + t
+    } else {
+        let (s, sl) = half_complement_sqrt(a);
+        let (h, t) = asin_k(s, sl);
+        let (p, e) = pio2_minus(2.0 * h, 2.0 * t);
+        p + e
+    };
+    r.copysign(x)
+}
+
+/// Arc cosine, in `[0, π]`. `acos(1) = +0`, `acos(-1) = π`, `acos(|x| > 1) = NaN`.
+/// Max error: {{U:acos}} measured (CUDA `acos`: 2 ulp). Every target. Source: CUDA
+/// Math API `acos`; C99 F.9.1.1.
+#[inline]
+pub fn acos(x: f64) -> f64 {
+    let a = x.abs();
+    if !(a <= 1.0) {
+        return (x - x) / (x - x);
+    }
+    if a <= 0.5 {
+        let (h, t) = asin_k(a, 0.0);
+        let (h, t) = (h.copysign(x), t.copysign(x));
+        let (p, e) = pio2_minus(h, t);
+        return p + e;
+    }
+    let (s, sl) = half_complement_sqrt(a);
+    let (h, t) = asin_k(s, sl);
+    if x > 0.0 {
+        2.0 * h + 2.0 * t
+    } else {
+        let (p, e) = two_sum(PI_H, -2.0 * h);
+        p + (e + (PI_L - 2.0 * t))
+    }
+}
+
+// ---------------------------------------------------------------- hyperbolic
+
+/// `(e^a + s·e^-a) / 2` for `a ≥ 0`, `s = ±1`, when it does not cancel badly
+/// (`a ≥ 1` for `s = -1`).
+#[inline(always)]
+fn cosh_sinh(a: f64, s: f64) -> f64 {
+    // e^a / 2 = e^(a - ln 2) = 2^k (eh + el)
+    let (xh, xl) = two_sum(a, -LN2_H);
+    let (k, ph, pl) = exp_parts(xh, xl - LN2_L);
+    let (eh, el) = fast_two_sum(1.0, ph);
+    let el = el + pl;
+    // e^-a / 2 = 2^k · 2^-2k · 0.25 / (eh + el), negligible for k > 40.
+    let t = 0.25 / eh;
+    let tl = (fma(-t, eh, 0.25) - t * el) * (4.0 * t);
+    let sc = if k > 40 { 0.0 } else { s * pow2(-2 * k) };
+    let (th, tl) = (t * sc, tl * sc);
+    let (v, ve) = two_sum(eh, th);
+    scale(v + (ve + (el + tl)), k)
+}
+
+/// Hyperbolic sine. `sinh(±0) = ±0`, `sinh(±∞) = ±∞`; overflows to ±∞ above
+/// 710.47…. Max error: {{U:sinh}} measured (CUDA `sinh`: 2 ulp). Every target.
+/// Source: CUDA Math API `sinh`; C99 F.9.2.5.
+#[inline]
+pub fn sinh(x: f64) -> f64 {
+    let a = x.abs();
+    if a < 1.0 {
+        let z = x * x;
+        return fma(x * z, poly(z, &SINH_C), x);
+    }
+    cosh_sinh(a, -1.0).copysign(x)
+}
+
+/// Hyperbolic cosine. `cosh(±0) = 1`, `cosh(±∞) = +∞`; overflows above 710.47….
+/// Max error: {{U:cosh}} measured (CUDA `cosh`: 1 ulp). Every target. Source: CUDA
+/// Math API `cosh`; C99 F.9.2.4.
+#[inline]
+pub fn cosh(x: f64) -> f64 {
+    cosh_sinh(x.abs(), 1.0)
+}
+
+/// Hyperbolic tangent. `tanh(±0) = ±0`, `tanh(±∞) = ±1`. Computed as
+/// `expm1(2|x|) / (expm1(2|x|) + 2)` in double-double. Max error: {{U:tanh}} measured
+/// (CUDA `tanh`: 1 ulp). Every target. Source: CUDA Math API `tanh`; C99 F.9.2.6.
+#[inline]
+pub fn tanh(x: f64) -> f64 {
+    let a = x.abs();
+    if !(a < 22.0) {
+        return if a > 0.0 { 1.0f64.copysign(x) } else { x + x };
+    }
+    if a < TINY {
+        return x;
+    }
+    let (k, sh, sl) = expm1_parts(2.0 * a);
+    let sc = pow2(k);
+    let (nh, nl) = (sh * sc, sl * sc);
+    let (dh, de) = two_sum(nh, 2.0);
+    let dl = de + nl;
+    let inv = 1.0 / dh;
+    let q = nh * inv;
+    let rem = fma(-q, dh, nh) + (nl - q * dl);
+    fma(rem, inv, q).copysign(x)
+}
+
+/// `sqrt(wh + wl)` as a double-double, `wh > 0`.
+#[inline(always)]
+fn sqrt_dd(wh: f64, wl: f64) -> (f64, f64) {
+    let q = prim::sqrt(wh);
+    (q, (fma(-q, q, wh) + wl) * 0.5 / q)
+}
+
+/// Inverse hyperbolic sine. `asinh(±0) = ±0`, `asinh(±∞) = ±∞`. Computed as
+/// `ln(|x| + sqrt(x² + 1))` in double-double. Max error: {{U:asinh}} measured (CUDA
+/// `asinh`: 3 ulp). Every target. Source: CUDA Math API `asinh`; C99 F.9.2.2.
+#[inline]
+pub fn asinh(x: f64) -> f64 {
+    let a = x.abs();
+    if !(a < f64::INFINITY) || a < TINY {
+        return x; // NaN, ±∞, ±0, tiny
+    }
+    let r = if a > 268435456.0 {
+        // 2^28: ln(2a), the 1/(4a²) term is below 2^-58.
+        let (h, l) = log_dd(a, 0.0);
+        let (s, e) = two_sum(h, LN2_H);
+        s + (e + (l + LN2_L))
+    } else {
+        let (p, pe) = two_prod(a, a);
+        let (s, se) = two_sum(p, 1.0);
+        let (wh, wl) = fast_two_sum(s, se + pe);
+        let (q, ql) = sqrt_dd(wh, wl);
+        let (yh, ye) = two_sum(a, q);
+        let (h, l) = log_dd(yh, ye + ql);
+        h + l
+    };
+    r.copysign(x)
+}
+
+/// Inverse hyperbolic cosine. `acosh(1) = +0`, `acosh(x < 1) = NaN`,
+/// `acosh(+∞) = +∞`. Max error: {{U:acosh}} measured (CUDA `acosh`: 3 ulp). Every
+/// target. Source: CUDA Math API `acosh`; C99 F.9.2.1.
+#[inline]
+pub fn acosh(x: f64) -> f64 {
+    if !(x >= 1.0 && x < f64::INFINITY) {
+        return if x == f64::INFINITY {
+            x
+        } else {
+            (x - x) / (x - x)
+        };
+    }
+    if x > 268435456.0 {
+        let (h, l) = log_dd(x, 0.0);
+        let (s, e) = two_sum(h, LN2_H);
+        return s + (e + (l + LN2_L));
+    }
+    if x == 1.0 {
+        return 0.0;
+    }
+    let (p, pe) = two_prod(x, x);
+    let (s, se) = two_sum(p, -1.0);
+    let (wh, wl) = two_sum(s, se + pe);
+    let (q, ql) = sqrt_dd(wh, wl);
+    let (yh, ye) = two_sum(x, q);
+    let (h, l) = log_dd(yh, ye + ql);
+    h + l
+}
+
+/// Inverse hyperbolic tangent. `atanh(±0) = ±0`, `atanh(±1) = ±∞`,
+/// `atanh(|x| > 1) = NaN`. Computed as `ln((1+|x|)/(1-|x|))/2` in double-double.
+/// Max error: {{U:atanh}} measured (CUDA `atanh`: 2 ulp). Every target. Source:
+/// CUDA Math API `atanh`; C99 F.9.2.3.
+#[inline]
+pub fn atanh(x: f64) -> f64 {
+    let a = x.abs();
+    if !(a < 1.0) {
+        return if a == 1.0 {
+            f64::INFINITY.copysign(x)
+        } else {
+            (x - x) / (x - x)
+        };
+    }
+    if a < TINY {
+        return x;
+    }
+    let (nh, nl) = two_sum(1.0, a);
+    let (dh, dl) = two_sum(1.0, -a);
+    let inv = 1.0 / dh;
+    let qh = nh * inv;
+    let ql = (fma(-qh, dh, nh) + (nl - qh * dl)) * inv;
+    let (qh, ql) = fast_two_sum(qh, ql);
+    let (h, l) = log_dd(qh, ql);
+    (0.5 * (h + l)).copysign(x)
+}
+
+// ---------------------------------------------------------------- error function
+
+/// `erfc(ah + al) = 2^k · v` for `0.5 ≤ ah ≤ 27.3` (Shepherd & Laframboise's
+/// `erfc(x) = e^(-x²) P(t) / (1 + 2x)`, `t = (x - 3.75)/(x + 3.75)`).
+#[inline(always)]
+fn erfc_parts(ah: f64, al: f64) -> (i32, f64) {
+    let t = (ah - 3.75) / (ah + 3.75);
+    let p = poly(t, &ERFC_C);
+    let (dh, dl) = two_sum(1.0, 2.0 * ah);
+    let inv = 1.0 / dh;
+    let f = p * inv;
+    let fl = (fma(-f, dh, p) - f * (dl + 2.0 * al)) * inv;
+    let (sq, sqe) = two_prod(ah, ah);
+    let (k, ph, pl) = exp_parts(-sq, -(sqe + 2.0 * ah * al));
+    let (eh, el) = fast_two_sum(1.0, ph);
+    (k, fma(eh, f, eh * fl + (el + pl) * f))
+}
+
+/// `erf(x) = x + x G(x²)` for `|x| ≤ 1`: `(x, x·G)`.
+#[inline(always)]
+fn erf_small(x: f64) -> (f64, f64) {
+    (x, x * poly(x * x, &ERF_C))
+}
+
+/// The error function. `erf(±0) = ±0`, `erf(±∞) = ±1`. Max error: {{U:erf}}
+/// measured (CUDA `erf`: 2 ulp). Every target. Source: CUDA Math API `erf`; C99
+/// F.9.5.1.
+#[inline]
+pub fn erf(x: f64) -> f64 {
+    let a = x.abs();
+    if a <= 1.0 {
+        let (h, t) = erf_small(x);
+        return h + t;
+    }
+    if !(a < 6.0) {
+        return if a > 0.0 { 1.0f64.copysign(x) } else { x };
+    }
+    let (k, v) = erfc_parts(a, 0.0);
+    (1.0 - scale(v, k)).copysign(x)
+}
+
+/// The complementary error function `1 - erf(x)`. `erfc(-∞) = 2`, `erfc(+∞) = +0`;
+/// underflows to (subnormal, then) zero above 26.5. Max error: {{U:erfc}} measured
+/// (CUDA `erfc`: 5 ulp). Every target. Source: CUDA Math API `erfc`; C99 F.9.5.2.
+#[inline]
+pub fn erfc(x: f64) -> f64 {
+    let a = x.abs();
+    if a < 0.5 {
+        let (h, t) = erf_small(x);
+        let (s, e) = two_sum(1.0, -h);
+        return s + (e - t);
+    }
+    if !(a < 27.3) {
+        return if x > 0.0 {
+            0.0
+        } else if x < 0.0 {
+            2.0
+        } else {
+            x + x
+        };
+    }
+    let (k, v) = erfc_parts(a, 0.0);
+    if x > 0.0 {
+        scale(v, k)
+    } else {
+        2.0 - scale(v, k)
+    }
+}
+
+/// The standard normal cumulative distribution function `erfc(-x/√2)/2`, with the
+/// argument carried in double-double (so the left tail keeps its relative
+/// accuracy). `normcdf(-∞) = +0`, `normcdf(+∞) = 1`. Max error: {{U:normcdf}}
+/// measured (CUDA `normcdf`: 5 ulp). Every target. Source: CUDA Math API `normcdf`.
+#[inline]
+pub fn normcdf(x: f64) -> f64 {
+    let h = -x * ISQRT2_H;
+    let l = fma(-x, ISQRT2_H, -h) - x * ISQRT2_L;
+    let a = h.abs();
+    if a < 0.5 {
+        // (1 - erf(h + l)) / 2, erf(h + l) ≈ erf(h) + l·2/√π
+        let (eh, et) = erf_small(h);
+        let et = fma(l, 1.1283791670955126, et);
+        let (s, e) = two_sum(1.0, -eh);
+        return 0.5 * (s + (e - et));
+    }
+    if !(a < 27.3) {
+        return if h > 0.0 {
+            0.0
+        } else if h < 0.0 {
+            1.0
+        } else {
+            x + x
+        };
+    }
+    if h > 0.0 {
+        let (k, v) = erfc_parts(h, l);
+        scale(v, k - 1)
+    } else {
+        let (k, v) = erfc_parts(-h, -l);
+        1.0 - scale(v, k - 1)
+    }
+}
+
+// ---------------------------------------------------------------- roots
+
+/// `|x|^(-1/3)` to about 2^-60 for normal `a = |x|`, by 4 Newton steps from a bit
+/// estimate (3.4% off).
+#[inline(always)]
+fn rcbrt_approx(a: f64) -> f64 {
+    let mut r = f64::from_bits(0x553E_F0FB_54E0_0000 - a.to_bits() / 3);
+    for _ in 0..4 {
+        let t = fma(-(a * r), r * r, 1.0);
+        r = fma(r * THIRD, t, r);
+    }
+    r
+}
+
+/// `(|x| scaled to normal, its power-of-two scale exponent)`.
+#[inline(always)]
+fn normalize(a: f64) -> (f64, i32) {
+    if a < f64::MIN_POSITIVE {
+        (a * TWO54, -54)
+    } else {
+        (a, 0)
+    }
+}
+
+/// Cube root. `cbrt(±0) = ±0`, `cbrt(±∞) = ±∞`, negative `x` gives `-cbrt(-x)`.
+/// Max error: {{U:cbrt}} measured (CUDA `cbrt`: 1 ulp). Every target. Source: CUDA
+/// Math API `cbrt`; C99 F.9.4.1.
+#[inline]
+pub fn cbrt(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x + x;
+    }
+    let (a, sc) = normalize(x.abs());
+    let r = rcbrt_approx(a);
+    let y = a * r * r;
+    // One Newton step on y³ = a with an exact residual.
+    let (y2, y2e) = two_prod(y, y);
+    let res = fma(y2, y, -a) + y2e * y;
+    let y = fma(-res, r * r * THIRD, y);
+    let y = if sc != 0 { y * 3.814697265625e-6 } else { y }; // 2^-18
+    y.copysign(x)
+}
+
+/// Reciprocal cube root `1/cbrt(x)`. `rcbrt(±0) = ±∞`, `rcbrt(±∞) = ±0`. Max
+/// error: {{U:rcbrt}} measured (CUDA `rcbrt`: 1 ulp). Every target. Source: CUDA
+/// Math API `rcbrt`.
+#[inline]
+pub fn rcbrt(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return 1.0 / (x + x);
+    }
+    let (a, sc) = normalize(x.abs());
+    let r = rcbrt_approx(a);
+    // 1 - a r³ with its rounding errors kept.
+    let (ar, are) = two_prod(a, r);
+    let (p, pe) = two_prod(ar, r);
+    let res = -(fma(p, r, -1.0) + (pe + are * r) * r);
+    let r = fma(r * THIRD, res, r);
+    let r = if sc != 0 { r * 262144.0 } else { r }; // 2^18
+    r.copysign(x)
+}
+
+/// Reciprocal square root `1/sqrt(x)`. `rsqrt(+0) = +∞`, `rsqrt(-0) = -∞`,
+/// `rsqrt(x < 0) = NaN`, `rsqrt(+∞) = +0`. Max error: {{U:rsqrt}} measured (CUDA
+/// `rsqrt`: 1 ulp). Every target. Source: CUDA Math API `rsqrt`.
+#[inline]
+pub fn rsqrt(x: f64) -> f64 {
+    let r = 1.0 / prim::sqrt(x);
+    if !(x > 0.0 && x < f64::INFINITY) {
+        return r;
+    }
+    // r·(1 - x r²/2 + 1/2): x r² - 1 with the rounding of x·r kept.
+    let (xr, xre) = two_prod(x, r);
+    let t = fma(xr, r, -1.0) + xre * r;
+    fma(-0.5 * r, t, r)
+}
+
+/// Square root, correctly rounded (`sqrt.rn.f64`). `sqrt(-0) = -0`,
+/// `sqrt(x < 0) = NaN`. Max error: 0 ulp (CUDA `sqrt`: 0 ulp). Every target.
+/// Source: CUDA Math API `sqrt`; C99 F.9.4.5.
+#[inline]
+pub fn sqrt(x: f64) -> f64 {
+    prim::sqrt(x)
+}
+
+/// `(sqrt(Σ v²) = (h + l)·2^e)` for finite `v` with a nonzero largest `|v|`.
+#[inline(always)]
+fn norm_parts(v: [f64; 4]) -> (f64, f64, i32) {
+    let m = v[0].abs().max(v[1].abs()).max(v[2].abs()).max(v[3].abs());
+    let (mn, sc) = normalize(m);
+    let e = ((mn.to_bits() >> 52) as i32 - 1023) + sc; // m in [2^e, 2^(e+1))
+    let (s1, s2) = (pow2(-(e >> 1)), pow2(-(e - (e >> 1))));
+    let (mut sh, mut sl) = (0.0, 0.0);
+    for &vi in v.iter() {
+        let w = vi * s1 * s2;
+        let (p, pe) = two_prod(w, w);
+        let (s, se) = two_sum(sh, p);
+        sh = s;
+        sl += se + pe;
+    }
+    let (sh, sl) = fast_two_sum(sh, sl);
+    let (q, ql) = sqrt_dd(sh, sl);
+    (q, ql, e)
+}
+
+/// `Some(result)` for inputs with an ∞ (+∞, even beside NaN), a NaN or all zeros.
+#[inline(always)]
+fn norm_special(v: [f64; 4], recip: bool) -> Option<f64> {
+    let inf = v.iter().any(|c| c.is_infinite());
+    let nan = v.iter().any(|c| c.is_nan());
+    let zero = v.iter().all(|&c| c == 0.0);
+    if inf {
+        Some(if recip { 0.0 } else { f64::INFINITY })
+    } else if nan {
+        Some(f64::NAN)
+    } else if zero {
+        Some(if recip { f64::INFINITY } else { 0.0 })
+    } else {
+        None
+    }
+}
+
+#[inline(always)]
+fn norm_n(v: [f64; 4]) -> f64 {
+    if let Some(r) = norm_special(v, false) {
+        return r;
+    }
+    let (q, ql, e) = norm_parts(v);
+    scale(q + ql, e)
+}
+
+#[inline(always)]
+fn rnorm_n(v: [f64; 4]) -> f64 {
+    if let Some(r) = norm_special(v, true) {
+        return r;
+    }
+    let (q, ql, e) = norm_parts(v);
+    let r = 1.0 / q;
+    let rl = r * (fma(-r, q, 1.0) - r * ql);
+    scale(r + rl, -e)
+}
+
+/// `sqrt(x² + y²)` without undue overflow or underflow. `hypot(±∞, y) = +∞` even
+/// for NaN `y`; otherwise NaN in, NaN out. Max error: {{U:hypot}} measured (CUDA
+/// `hypot`: 2 ulp). Every target. Source: CUDA Math API `hypot`; C99 F.9.4.3.
+#[inline]
+pub fn hypot(x: f64, y: f64) -> f64 {
+    norm_n([x, y, 0.0, 0.0])
+}
+
+/// `1 / sqrt(x² + y²)`. `rhypot(±∞, y) = +0`, `rhypot(0, 0) = +∞`. Max error:
+/// {{U:rhypot}} measured (CUDA `rhypot`: 1 ulp). Every target. Source: CUDA Math API
+/// `rhypot`.
+#[inline]
+pub fn rhypot(x: f64, y: f64) -> f64 {
+    rnorm_n([x, y, 0.0, 0.0])
+}
+
+/// `sqrt(a² + b² + c²)`; special values as [`hypot`]. Max error: {{U:norm3d}}
+/// measured (CUDA `norm3d`: 2 ulp). Every target. Source: CUDA Math API `norm3d`.
+#[inline]
+pub fn norm3d(a: f64, b: f64, c: f64) -> f64 {
+    norm_n([a, b, c, 0.0])
+}
+
+/// `1 / sqrt(a² + b² + c²)`; special values as [`rhypot`]. Max error: {{U:rnorm3d}}
+/// measured (CUDA `rnorm3d`: 1 ulp). Every target. Source: CUDA Math API `rnorm3d`.
+#[inline]
+pub fn rnorm3d(a: f64, b: f64, c: f64) -> f64 {
+    rnorm_n([a, b, c, 0.0])
+}
+
+/// `sqrt(a² + b² + c² + d²)`; special values as [`hypot`]. Max error:
+/// {{U:norm4d}} measured (CUDA `norm4d`: 2 ulp). Every target. Source: CUDA Math
+/// API `norm4d`.
+#[inline]
+pub fn norm4d(a: f64, b: f64, c: f64, d: f64) -> f64 {
+    norm_n([a, b, c, d])
+}
+
+/// `1 / sqrt(a² + b² + c² + d²)`; special values as [`rhypot`]. Max error:
+/// {{U:rnorm4d}} measured (CUDA `rnorm4d`: 1 ulp). Every target. Source: CUDA Math
+/// API `rnorm4d`.
+#[inline]
+pub fn rnorm4d(a: f64, b: f64, c: f64, d: f64) -> f64 {
+    rnorm_n([a, b, c, d])
+}
+
+// ---------------------------------------------------------------- rounding
+
+/// Largest integer not above `x` (`cvt.rmi.f64.f64`); exact. Every target. Source:
+/// CUDA Math API `floor`; C99 F.9.6.2.
+#[inline]
+pub fn floor(x: f64) -> f64 {
+    prim::floor(x)
+}
+
+/// Smallest integer not below `x` (`cvt.rpi.f64.f64`); exact, `ceil(-0.5) = -0`.
+/// Every target. Source: CUDA Math API `ceil`; C99 F.9.6.1.
+#[inline]
+pub fn ceil(x: f64) -> f64 {
+    prim::ceil(x)
+}
+
+/// `x` rounded toward zero (`cvt.rzi.f64.f64`); exact. Every target. Source: CUDA
+/// Math API `trunc`; C99 F.9.6.8.
+#[inline]
+pub fn trunc(x: f64) -> f64 {
+    prim::trunc(x)
+}
+
+/// `x` rounded to the nearest integer, ties to even (`cvt.rni.f64.f64`); exact.
+/// Every target. Source: CUDA Math API `rint`; C99 F.9.6.4.
+#[inline]
+pub fn rint(x: f64) -> f64 {
+    prim::rint(x)
+}
+
+/// Same as [`rint`] (the rounding mode is always to nearest). Exact. Every target.
+/// Source: CUDA Math API `nearbyint`; C99 F.9.6.3.
+#[inline]
+pub fn nearbyint(x: f64) -> f64 {
+    prim::rint(x)
+}
+
+/// `x` rounded to the nearest integer, ties away from zero; exact,
+/// `round(-0.4) = -0`. Every target. Source: CUDA Math API `round`; C99 F.9.6.6.
+#[inline]
+pub fn round(x: f64) -> f64 {
+    let t = prim::trunc(x);
+    if (x - t).abs() >= 0.5 {
+        t + 1.0f64.copysign(x)
+    } else {
+        t
+    }
+}
+
+/// [`rint`] as an `i64`; out-of-range values saturate to `i64::MIN`/`i64::MAX` and
+/// NaN gives 0 (Rust's `as`; C leaves them unspecified). Every target. Source: CUDA
+/// Math API `llrint`.
+#[inline]
+pub fn lrint(x: f64) -> i64 {
+    prim::rint(x) as i64
+}
+
+/// [`round`] as an `i64`; saturating as [`lrint`]. Every target. Source: CUDA Math
+/// API `llround`.
+#[inline]
+pub fn lround(x: f64) -> i64 {
+    round(x) as i64
+}
+
+/// `|x|`; exact, clears the sign of NaN too. Every target. Source: CUDA Math API
+/// `fabs`.
+#[inline]
+pub fn fabs(x: f64) -> f64 {
+    x.abs()
+}
+
+/// `|x|` with the sign of `y`; exact. Every target. Source: CUDA Math API `copysign`.
+#[inline]
+pub fn copysign(x: f64, y: f64) -> f64 {
+    x.copysign(y)
+}
+
+/// `x - y` if `x > y`, else `+0`; NaN if either is NaN. Every target. Source: CUDA
+/// Math API `fdim`; C99 F.9.9.1.
+#[inline]
+pub fn fdim(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        x + y
+    } else if x > y {
+        x - y
+    } else {
+        0.0
+    }
+}
+
+/// The smaller of `x` and `y`, a NaN argument ignored (NaN only if both are);
+/// `fmin(-0, +0) = -0`. Every target. Source: CUDA Math API `fmin`; C99 F.9.9.3.
+#[inline]
+pub fn fmin(x: f64, y: f64) -> f64 {
+    if x.is_nan() {
+        y
+    } else if y.is_nan() || x < y {
+        x
+    } else if y < x {
+        y
+    } else {
+        f64::from_bits(x.to_bits() | y.to_bits())
+    }
+}
+
+/// The larger of `x` and `y`, a NaN argument ignored; `fmax(-0, +0) = +0`. Every
+/// target. Source: CUDA Math API `fmax`; C99 F.9.9.2.
+#[inline]
+pub fn fmax(x: f64, y: f64) -> f64 {
+    if x.is_nan() {
+        y
+    } else if y.is_nan() || x > y {
+        x
+    } else if y > x {
+        y
+    } else {
+        f64::from_bits(x.to_bits() & y.to_bits())
+    }
+}
+
+/// The next representable value after `x` toward `y`; `y` if `x == y`, NaN if
+/// either is NaN, `±min subnormal` from zero. Every target. Source: CUDA Math API
+/// `nextafter`; C99 7.12.11.3.
+#[inline]
+pub fn nextafter(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        return x + y;
+    }
+    if x == y {
+        return y;
+    }
+    if x == 0.0 {
+        return f64::from_bits(1).copysign(y);
+    }
+    let b = x.to_bits();
+    f64::from_bits(if (x < y) == (x > 0.0) { b + 1 } else { b - 1 })
+}
+
+/// `x · 2^n`, rounded once (subnormal results included). ±0, ±∞ and NaN are
+/// returned unchanged. Every target. Source: CUDA Math API `ldexp`; C99 F.9.3.6.
+#[inline]
+pub fn ldexp(x: f64, n: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let n = n.clamp(-2200, 2200);
+    let (x, n) = if x.abs() < f64::MIN_POSITIVE {
+        (x * TWO54, n - 54)
+    } else {
+        (x, n)
+    };
+    let b = x.to_bits();
+    let e = ((b >> 52) & 0x7ff) as i32 + n; // biased
+    if e >= 0x7ff {
+        f64::INFINITY.copysign(x)
+    } else if e >= 1 {
+        f64::from_bits((b & !(0x7ff << 52)) | ((e as u64) << 52))
+    } else if e < -54 {
+        0.0f64.copysign(x)
+    } else {
+        // Build x·2^(n+64) (normal), then one rounding multiply by 2^-64.
+        f64::from_bits((b & !(0x7ff << 52)) | (((e + 64) as u64) << 52)) * 5.421010862427522e-20
+    }
+}
+
+/// Same as [`ldexp`] (the radix is 2). Every target. Source: CUDA Math API `scalbn`.
+#[inline]
+pub fn scalbn(x: f64, n: i32) -> f64 {
+    ldexp(x, n)
+}
+
+/// `(m, e)` with `x = m · 2^e`, `0.5 ≤ |m| < 1`; `(x, 0)` for ±0, ±∞ and NaN. Exact.
+/// Every target. Source: CUDA Math API `frexp`; C99 F.9.3.4.
+#[inline]
+pub fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let (xn, sc) = normalize(x.abs());
+    let b = xn.to_bits();
+    let e = ((b >> 52) & 0x7ff) as i32 - 1022 + sc;
+    (f64::from_bits((b & MANT) | (1022 << 52)).copysign(x), e)
+}
+
+/// The unbiased exponent of `x` as an `f64` (`floor(log2 |x|)`, subnormals
+/// included). `logb(±0) = -∞`, `logb(±∞) = +∞`. Exact. Every target. Source: CUDA
+/// Math API `logb`; C99 F.9.3.11.
+#[inline]
+pub fn logb(x: f64) -> f64 {
+    if x == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if !x.is_finite() {
+        return x * x;
+    }
+    ilogb(x) as f64
+}
+
+/// The unbiased exponent of `x` as an `i32`. `ilogb(±0) = i32::MIN`,
+/// `ilogb(NaN) = i32::MIN`, `ilogb(±∞) = i32::MAX`, as CUDA documents (its
+/// `FP_ILOGB0` and `FP_ILOGBNAN` are `INT_MIN`). Every target. Source: CUDA Math
+/// API `ilogb` (libdevice `__nv_ilogb`).
+#[inline]
+pub fn ilogb(x: f64) -> i32 {
+    if x == 0.0 || x.is_nan() {
+        return i32::MIN;
+    }
+    if x.is_infinite() {
+        return i32::MAX;
+    }
+    let (xn, sc) = normalize(x.abs());
+    ((xn.to_bits() >> 52) & 0x7ff) as i32 - 1023 + sc
+}
+
+/// `(fractional part, integral part)` of `x`, both with the sign of `x`:
+/// `modf(±∞) = (±0, ±∞)`, `modf(NaN) = (NaN, NaN)`. Exact. Every target. Source:
+/// CUDA Math API `modf`; C99 F.9.3.12.
+#[inline]
+pub fn modf(x: f64) -> (f64, f64) {
+    let i = prim::trunc(x);
+    if x.is_infinite() {
+        return (0.0f64.copysign(x), x);
+    }
+    ((x - i).copysign(x), i)
+}
+
+// ---------------------------------------------------------------- remainders
+
+/// `(integer significand, exponent of its last bit)` of a finite `a > 0`.
+#[inline(always)]
+fn decompose(a: f64) -> (u64, i32) {
+    let b = a.to_bits();
+    let e = (b >> 52) as i32;
+    if e == 0 {
+        (b, -1074)
+    } else {
+        ((b & MANT) | (1 << 52), e - 1075)
+    }
+}
+
+/// `(ax mod ay, low 32 bits of the quotient)` for finite positive `ax`, `ay`: exact,
+/// by integer long division 11 bits a step (at most 191 steps, a loop only as long as
+/// the exponents are apart).
+#[inline(always)]
+fn fmod_parts(ax: f64, ay: f64) -> (f64, u32) {
+    if ax < ay {
+        return (ax, 0);
+    }
+    let (mx, ex) = decompose(ax);
+    let (my, ey) = decompose(ay);
+    let mut q = (mx / my) as u32;
+    let mut r = mx - (mx / my) * my;
+    let mut d = ex - ey; // ≥ 0 since ax ≥ ay
+    while d > 0 {
+        let s = if d < 11 { d } else { 11 };
+        let t = r << s;
+        let qs = t / my;
+        r = t - qs * my;
+        q = (q << s).wrapping_add(qs as u32);
+        d -= s;
+    }
+    (ldexp(r as f64, ey), q)
+}
+
+/// Whether `fmod`/`remainder` give NaN (or `x` itself) without dividing.
+#[inline(always)]
+fn rem_special(x: f64, y: f64) -> Option<f64> {
+    if x.is_nan() || y.is_nan() || x.is_infinite() || y == 0.0 {
+        Some((x * y) / (x * y))
+    } else if y.is_infinite() || x == 0.0 {
+        Some(x)
+    } else {
+        None
+    }
+}
+
+/// `x - trunc(x/y)·y`, exact, with the sign of `x`. `fmod(±0, y) = ±0` (y ≠ 0),
+/// `fmod(x, ±∞) = x` (finite `x`), NaN for `x` infinite or `y` zero. A loop whose
+/// length grows with the exponent difference of `x` and `y`. Every target. Source:
+/// CUDA Math API `fmod`; C99 F.9.7.1.
+#[inline]
+pub fn fmod(x: f64, y: f64) -> f64 {
+    if let Some(r) = rem_special(x, y) {
+        return r;
+    }
+    fmod_parts(x.abs(), y.abs()).0.copysign(x)
+}
+
+/// `(x - n·y, n)` with `n` the integer nearest `x/y` (ties to even), `|rem| ≤ |y|/2`.
+#[inline(always)]
+fn remquo_parts(x: f64, y: f64) -> (f64, u32) {
+    let ay = y.abs();
+    let (mut r, mut q) = fmod_parts(x.abs(), ay);
+    let d = ay - r;
+    if r > d || (r == d && q & 1 == 1) {
+        r -= ay;
+        q = q.wrapping_add(1);
+    }
+    (if x.is_sign_negative() { -r } else { r }, q)
+}
+
+/// IEEE 754 remainder `x - n·y`, `n` the integer nearest `x/y` (ties to even);
+/// exact. A zero result has the sign of `x`; special values as [`fmod`]. Every
+/// target. Source: CUDA Math API `remainder`; C99 F.9.7.2.
+#[inline]
+pub fn remainder(x: f64, y: f64) -> f64 {
+    if let Some(r) = rem_special(x, y) {
+        return r;
+    }
+    remquo_parts(x, y).0
+}
+
+/// `(remainder(x, y), q)` with `q` the low 3 bits of the rounded quotient
+/// `|x/y|`, negated when `x/y` is negative (as glibc; C asks for at least 3 bits);
+/// `q = 0` where the remainder is NaN. Every target. Source: CUDA Math API
+/// `remquo`; C99 F.9.7.3.
+#[inline]
+pub fn remquo(x: f64, y: f64) -> (f64, i32) {
+    if let Some(r) = rem_special(x, y) {
+        return (r, 0);
+    }
+    let (r, q) = remquo_parts(x, y);
+    let q = (q & 7) as i32;
+    (r, if (x < 0.0) != (y < 0.0) { -q } else { q })
+}

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Minimax polynomial coefficients for device-std's math functions (mpmath, 30 digits).
+
+    python3 device-std/src/math/remez.py NAME      # prints the Rust constants of NAME
+
+Each table in single.rs names the entry of TABLES below that produced it. A fit
+approximates g(t) by sum(c_i * t^i), i = 0..deg, minimising the maximum of
+|w(t) * (g(t) - p(t))| over [a, b] with the Remez exchange on a dense grid; the
+coefficients are then rounded to f32 one at a time from the lowest degree up, each
+later coefficient refitted to absorb the rounding of the earlier ones.
+"""
+import sys
+import mpmath as mp
+
+mp.mp.dps = 30
+
+
+def remez(g, w, a, b, deg, fixed=(), iters=12, grid=800):
+    """Coefficients c[0..deg] of the weighted minimax fit, with c[i] = v for (i, v) in fixed."""
+    free = [i for i in range(deg + 1) if i not in dict(fixed)]
+    fx = dict(fixed)
+    n = len(free)
+    xs = [a + (b - a) * (1 - mp.cos(mp.pi * k / grid)) / 2 for k in range(grid + 1)]
+    ref = [a + (b - a) * (1 - mp.cos(mp.pi * k / (n))) / 2 for k in range(n + 1)]
+
+    def resid(c, t):
+        p = sum(c[i] * t**i for i in range(deg + 1))
+        return w(t) * (g(t) - p)
+
+    c = None
+    for _ in range(iters):
+        # Solve w(t_j) (g(t_j) - sum c_i t_j^i) = (-1)^j E for the free c_i and E.
+        rows, rhs = [], []
+        for j, t in enumerate(ref):
+            known = sum(v * t**i for i, v in fx.items())
+            rows.append([w(t) * t**i for i in free] + [(-1) ** j])
+            rhs.append(w(t) * (g(t) - known))
+        sol = mp.lu_solve(mp.matrix(rows), mp.matrix(rhs))
+        c = [mp.mpf(0)] * (deg + 1)
+        for i, v in fx.items():
+            c[i] = mp.mpf(v)
+        for k, i in enumerate(free):
+            c[i] = sol[k]
+        errs = [resid(c, t) for t in xs]
+        # New reference: the extremum of each run of equal sign.
+        ext, run = [], [0]
+        for k in range(1, len(xs)):
+            if mp.sign(errs[k]) == mp.sign(errs[run[0]]):
+                run.append(k)
+            else:
+                ext.append(max(run, key=lambda q: abs(errs[q])))
+                run = [k]
+        ext.append(max(run, key=lambda q: abs(errs[q])))
+        while len(ext) > n + 1:
+            # Drop the smaller end, keeping the alternation.
+            if abs(errs[ext[0]]) < abs(errs[ext[-1]]):
+                ext.pop(0)
+            else:
+                ext.pop()
+        if len(ext) < n + 1:
+            break
+        ref = [xs[k] for k in ext]
+    return c, max(abs(e) for e in errs)
+
+
+def f32(v):
+    """v rounded to the nearest f32, as an mpf."""
+    import struct
+    return mp.mpf(struct.unpack("f", struct.pack("f", float(v)))[0])
+
+
+def fit_f32(g, w, a, b, deg, fixed=()):
+    """Coefficients rounded to f32 one by one (lowest degree first), refitting the rest."""
+    fixed = dict(fixed)
+    for i in range(deg + 1):
+        if i in fixed:
+            continue
+        c, _ = remez(g, w, a, b, deg, fixed=tuple(fixed.items()))
+        fixed[i] = f32(c[i])
+    c = [fixed[i] for i in range(deg + 1)]
+    xs = [a + (b - a) * k / 4000 for k in range(4001)]
+    err = max(abs(w(t) * (g(t) - sum(c[i] * t**i for i in range(deg + 1)))) for t in xs)
+    return c, err
+
+
+def q_exp(t):
+    # (e^r - 1 - r) / r^2 in s = r: expm1(r) = r + r^2 * q(r).
+    return mp.mpf(1) / 2 if t == 0 else (mp.expm1(t) - t) / t**2
+
+
+def q_log1p(t):
+    # (log1p(f) - f) / f^2: log1p(f) = f + f^2 * q(f).
+    return mp.mpf(-1) / 2 if t == 0 else (mp.log1p(t) - t) / t**2
+
+
+def q_atanh_s(u):
+    # log(m) = 2s + s^3 q(s^2), s = (m - 1)/(m + 1): q(u) = (2 atanh(s) - 2s)/s^3, u = s^2.
+    if u == 0:
+        return mp.mpf(2) / 3
+    s = mp.sqrt(u)
+    return (2 * mp.atanh(s) - 2 * s) / s**3
+
+
+def q_sin(u):
+    # sin(r) = r + r^3 q(r^2).
+    if u == 0:
+        return mp.mpf(-1) / 6
+    r = mp.sqrt(u)
+    return (mp.sin(r) - r) / r**3
+
+
+def q_cos(u):
+    # cos(r) = 1 - r^2/2 + r^4 q(r^2).
+    if u == 0:
+        return mp.mpf(1) / 24
+    r = mp.sqrt(u)
+    return (mp.cos(r) - 1 + u / 2) / u**2
+
+
+def q_tan(u):
+    # tan(r) = r + r^3 q(r^2).
+    if u == 0:
+        return mp.mpf(1) / 3
+    r = mp.sqrt(u)
+    return (mp.tan(r) - r) / r**3
+
+
+def q_atan(u):
+    # atan(t) = t + t^3 q(t^2).
+    if u == 0:
+        return mp.mpf(-1) / 3
+    t = mp.sqrt(u)
+    return (mp.atan(t) - t) / t**3
+
+
+def q_asin(u):
+    # asin(t) = t + t^3 q(t^2).
+    if u == 0:
+        return mp.mpf(1) / 6
+    t = mp.sqrt(u)
+    return (mp.asin(t) - t) / t**3
+
+
+def q_sinpi(u):
+    # sin(pi r) = pi r + r^3 q(r^2).
+    if u == 0:
+        return -mp.pi**3 / 6
+    r = mp.sqrt(u)
+    return (mp.sin(mp.pi * r) - mp.pi * r) / r**3
+
+
+def q_cospi(u):
+    # cos(pi r) = 1 + r^2 q(r^2).
+    if u == 0:
+        return -mp.pi**2 / 2
+    r = mp.sqrt(u)
+    return (mp.cos(mp.pi * r) - 1) / u
+
+
+def q_tanh(u):
+    # tanh(t) = t + t^3 q(t^2).
+    if u == 0:
+        return mp.mpf(-1) / 3
+    t = mp.sqrt(u)
+    return (mp.tanh(t) - t) / t**3
+
+
+def q_cbrt(m):
+    return mp.cbrt(m)
+
+
+LN2_2 = mp.log(2) / 2
+# name: (g, weight, a, b, degree, fixed coefficients, what the weight measures)
+TABLES = {
+    # expm1(r) = r + r^2 q(r) on |r| <= ln2/2 (+ margin for the rounded reduction).
+    "EXPM1_Q": (q_exp, lambda t: t**2 / mp.expm1(t) if t != 0 else 0, -LN2_2 * 1.01, LN2_2 * 1.01, 5, ()),
+    # log1p(f) = f + f^2 q(f), f = m - 1, m in [sqrt(1/2), sqrt(2)).
+    "LOG1P_Q": (q_log1p, lambda t: t**2 / mp.log1p(t) if t != 0 else 0, mp.sqrt(0.5) - 1, mp.sqrt(2) - 1, 8, ()),
+    # log(m) = 2s + s^3 q(s^2), |s| <= (sqrt2-1)/(sqrt2+1).
+    "LOG_ATANH_Q": (q_atanh_s, lambda u: 1 / q_atanh_s(u), 0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2 * 1.01, 4, ()),
+    # sin(r) = r + r^3 q(r^2) on |r| <= pi/4, relative error of sin.
+    "SIN_Q": (q_sin, lambda u: (mp.sqrt(u) ** 3 / mp.sin(mp.sqrt(u))) if u != 0 else 0, 0, (mp.pi / 4) ** 2 * 1.01, 3, ()),
+    # cos(r) = 1 - r^2/2 + r^4 q(r^2) on |r| <= pi/4, absolute (cos >= 0.7).
+    "COS_Q": (q_cos, lambda u: u**2, 0, (mp.pi / 4) ** 2 * 1.01, 3, ()),
+    "TAN_Q": (q_tan, lambda u: (mp.sqrt(u) ** 3 / mp.tan(mp.sqrt(u))) if u != 0 else 0, 0, (mp.pi / 4) ** 2 * 1.01, 6, ()),
+    "ATAN_Q": (q_atan, lambda u: (mp.sqrt(u) ** 3 / mp.atan(mp.sqrt(u))) if u != 0 else 0, 0, 1, 8, ()),
+    "ASIN_Q": (q_asin, lambda u: (mp.sqrt(u) ** 3 / mp.asin(mp.sqrt(u))) if u != 0 else 0, 0, 0.25, 5, ()),
+    "SINPI_Q": (q_sinpi, lambda u: (mp.sqrt(u) ** 3 / mp.sin(mp.pi * mp.sqrt(u))) if u != 0 else 0, 0, 0.0625 * 1.01, 3, ()),
+    "COSPI_Q": (q_cospi, lambda u: u / mp.cos(mp.pi * mp.sqrt(u)), 0, 0.0625 * 1.01, 4, ()),
+    "TANH_Q": (q_tanh, lambda u: (mp.sqrt(u) ** 3 / mp.tanh(mp.sqrt(u))) if u != 0 else 0, 0, 0.5625 * 1.01, 5, ()),
+    "CBRT_P": (q_cbrt, lambda m: 1 / mp.cbrt(m), 1, 8, 3, ()),
+}
+
+
+def main():
+    names = sys.argv[1:] or list(TABLES)
+    for name in names:
+        g, w, a, b, deg, fixed = TABLES[name]
+        c, err = fit_f32(g, w, mp.mpf(a), mp.mpf(b), deg, fixed)
+        print(f"// {name}: degree {deg} on [{mp.nstr(a, 8)}, {mp.nstr(b, 8)}], weighted error {mp.nstr(err, 4)} (2^{mp.nstr(mp.log(err, 2), 4)})")
+        print(f"const {name}: [f32; {deg + 1}] = [")
+        for v in c:
+            print(f"    {float(v)!r:},")
+        print("];")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1498 @@
+//! The `f32` functions, under CUDA's names (`sinf`, `expf`, …).
+//!
+//! Built from `f32` arithmetic only (no `f64` anywhere: consumer GPUs run it at 1/32
+//! to 1/64 of the `f32` rate), the correctly rounded primitives of [`prim`](super::prim)
+//! and integer bit operations, so every function gives the same bits on the GPU and
+//! the host. Extra precision comes from pairs of `f32` (a head and a tail, summed
+//! with Fast2Sum / the exact FMA product error). Polynomial coefficients are minimax
+//! fits from `remez.py` beside this file, named by their table.
+
+// Coefficients are written as remez.py prints them; `x - x` is the NaN of an infinite
+// argument; `!(x < y)` is true for NaN on purpose.
+#![allow(clippy::excessive_precision, clippy::eq_op, clippy::neg_cmp_op_on_partial_ord)]
+
+use super::prim::{ceilf as p_ceil, floorf as p_floor, fmaf, rintf as p_rint, sqrtf as p_sqrt};
+use super::prim::truncf as p_trunc;
+
+// ---------------------------------------------------------------------------------
+// Constants (each the f32 nearest the value, a `_LO` tail the f32 nearest the rest).
+
+/// ln 2 with 16 significant bits, so `e * LN2_HI` is exact for any exponent `e`.
+const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
+const LN2_HI_LO: f32 = f32::from_bits(0x35bf_be8e);
+const LN2: f32 = f32::from_bits(0x3f31_7218);
+const LN2_LO: f32 = f32::from_bits(0xb102_e308);
+const INV_LN2: f32 = f32::from_bits(0x3fb8_aa3b);
+const INV_LN2_LO: f32 = f32::from_bits(0x32a5_7060);
+const INV_LN10: f32 = f32::from_bits(0x3ede_5bd9);
+const INV_LN10_LO: f32 = f32::from_bits(0xb22d_91af);
+/// log10(2) with 16 significant bits.
+const LOG10_2_HI: f32 = f32::from_bits(0x3e9a_2100);
+const LOG10_2_HI_LO: f32 = f32::from_bits(0xb64a_f608);
+const LOG10_2: f32 = f32::from_bits(0x3e9a_209b);
+const LOG10_2_LO: f32 = f32::from_bits(0xb276_0860);
+const LN10: f32 = f32::from_bits(0x4013_5d8e);
+const LN10_LO: f32 = f32::from_bits(0xb309_555d);
+const LOG2_10: f32 = f32::from_bits(0x4054_9a78);
+const PI: f32 = f32::from_bits(0x4049_0fdb);
+const PI_LO: f32 = f32::from_bits(0xb3bb_bd2e);
+const PIO2: f32 = f32::from_bits(0x3fc9_0fdb);
+const PIO2_LO: f32 = f32::from_bits(0xb33b_bd2e);
+/// The third term of π/2 = PIO2 + PIO2_LO + PIO2_LO2 (Cody–Waite reduction).
+const PIO2_LO2: f32 = -1.715_124_5e-15;
+const TWO_OVER_PI: f32 = f32::from_bits(0x3f22_f983);
+/// Below this (2^-12), `sin x` and `tan x` round to `x` (and `cos x` to 1).
+const TINY_TRIG: f32 = 2.441_406_3e-4;
+/// Above this, [`reduce_pio2`] takes the Payne–Hanek path.
+const CODY_WAITE_MAX: f32 = 131_072.0;
+
+// Minimax tables (remez.py NAME).
+
+// EXPM1_Q: expm1(r) = r + r^2 q(r), |r| <= ln2/2; relative error 2^-30.9.
+const EXPM1_Q: [f32; 6] = [
+    0.5,
+    0.166_666_66,
+    0.041_666_46,
+    0.008_333_635,
+    0.001_393_591_8,
+    0.000_196_751_37,
+];
+// LOG_ATANH_Q: log(m) = 2s + s^3 q(s^2), s = (m-1)/(m+1), m in [sqrt(1/2), sqrt(2)):
+// the series 2/(2i+3) (u = s^2 <= 0.0295: the first term left out, 2u^5/13, is 2^-27.5
+// of q). The first, 2/3, is applied as head and tail (LOG_ATANH_Q0_LO).
+const LOG_ATANH_Q: [f32; 5] = [0.666_666_7, 0.4, 0.285_714_3, 0.222_222_22, 0.181_818_18];
+const LOG_ATANH_Q0_LO: f32 = -1.986_821_3e-8;
+// SIN_Q: sin(r) = r + r^3 q(r^2), |r| <= pi/4; relative error 2^-32.5.
+const SIN_Q: [f32; 4] = [
+    -0.166_666_67,
+    0.008_333_379,
+    -0.000_198_530_25,
+    2.831_717_9e-6,
+];
+// COS_Q: cos(r) = 1 - r^2/2 + r^4 q(r^2), |r| <= pi/4; absolute error 2^-37.2.
+const COS_Q: [f32; 4] = [
+    0.041_666_668,
+    -0.001_388_898_1,
+    2.482_244_8e-5,
+    -2.891_816_6e-7,
+];
+// TAN_Q: tan(r) = r + r^3 q(r^2), |r| <= pi/4; relative error 2^-29.2.
+const TAN_Q: [f32; 7] = [
+    0.333_333_52,
+    0.133_325_77,
+    0.054_069_86,
+    0.021_230_739,
+    0.010_968_48,
+    -7.741_393e-5,
+    0.004_458_022_3,
+];
+// ATAN_Q: atan(t) = t + t^3 q(t^2), t in [0, 1]; relative error 2^-28.2.
+const ATAN_Q: [f32; 9] = [
+    -0.333_332_99,
+    0.199_985_3,
+    -0.142_640_16,
+    0.109_508_81,
+    -0.083_993_14,
+    0.057_881_616,
+    -0.031_097_058,
+    0.010_868_356,
+    -0.001_782_576_7,
+];
+// ASIN_Q: asin(t) = t + t^3 q(t^2), t in [0, 1/2]; relative error 2^-31.7.
+const ASIN_Q: [f32; 6] = [
+    0.166_666_6,
+    0.075_005_22,
+    0.044_513_382,
+    0.031_838_845,
+    0.014_316_644,
+    0.037_693_076,
+];
+// SINPI_Q: sin(pi r) = pi r + r^3 q(r^2), |r| <= 1/4; relative error 2^-33.4.
+const SINPI_Q: [f32; 4] = [-5.167_712_7, 2.550_154_7, -0.598_982_04, 0.079_174_37];
+// COSPI_Q: cos(pi r) = 1 + r^2 q(r^2), |r| <= 1/4; relative error 2^-31.6.
+const COSPI_Q: [f32; 5] = [
+    -4.934_802,
+    4.058_690_5,
+    -1.334_256_8,
+    0.216_729_5,
+    0.093_387_47,
+];
+// TANH_Q: tanh(t) = t + t^3 q(t^2), |t| <= 0.75; relative error 2^-29.0.
+const TANH_Q: [f32; 6] = [
+    -0.333_333_13,
+    0.133_326_47,
+    -0.053_888_46,
+    0.021_435_365,
+    -0.007_627_933_3,
+    0.001_717_892_2,
+];
+// CBRT_P: cbrt(m) on [1, 8]; relative error 2^-7.6 (a start for Newton's method).
+const CBRT_P: [f32; 4] = [0.681_683_7, 0.364_528_33, -0.043_310_16, 0.002_313_222_3];
+
+/// The bits of 2/π, most significant first, after one zero word (so the
+/// Payne–Hanek window may start up to 32 bits before the binary point).
+static TWO_OVER_PI_BITS: [u32; 9] = [
+    0,
+    0xa2f9_836e,
+    0x4e44_1529,
+    0xfc27_57d1,
+    0xf534_ddc0,
+    0xdb62_9599,
+    0x3c43_9041,
+    0xfe51_63ab,
+    0xdebb_c561,
+];
+
+// ---------------------------------------------------------------------------------
+// Helpers.
+
+/// `c[0] + c[1] x + … + c[N-1] x^(N-1)` by Horner's rule with FMAs.
+#[inline(always)]
+fn poly<const N: usize>(x: f32, c: &[f32; N]) -> f32 {
+    let mut acc = c[N - 1];
+    let mut i = N - 1;
+    while i > 0 {
+        i -= 1;
+        acc = fmaf(acc, x, c[i]);
+    }
+    acc
+}
+
+/// `2^k` for `k` in -126..=127.
+#[inline(always)]
+fn pow2i(k: i32) -> f32 {
+    f32::from_bits(((k + 127) as u32) << 23)
+}
+
+/// `2^k · (1 + em)` rounded once where the result is normal, for `k` in
+/// -190..=254 (a subnormal result is rounded twice, off by at most 2^-25 ulp more).
+#[inline(always)]
+fn scale_1p(k: i32, em: f32) -> f32 {
+    if k > 127 {
+        let t = pow2i(127);
+        fmaf(t, em, t) * pow2i(k - 127)
+    } else if k < -125 {
+        let t = pow2i(k + 64);
+        fmaf(t, em, t) * f32::from_bits(0x1f80_0000) // 2^-64
+    } else {
+        let t = pow2i(k);
+        fmaf(t, em, t)
+    }
+}
+
+/// `expm1(rh + rl) - rh` for `|rh| <= ln2/2 (+ a little)`, `|rl| <= 2^-20 |rh|`.
+#[inline(always)]
+fn expm1_tail(rh: f32, rl: f32) -> f32 {
+    let q = poly(rh, &EXPM1_Q);
+    fmaf(rh * rh, q, rl + rl * rh)
+}
+
+/// `expm1(rh + rl)`, arguments as for [`expm1_tail`].
+#[inline(always)]
+fn expm1_kernel(rh: f32, rl: f32) -> f32 {
+    rh + expm1_tail(rh, rl)
+}
+
+/// `x = k·ln2 + (rh + rl)` with `k = rint(x/ln2)`, for `|x| <= 104`.
+#[inline(always)]
+fn reduce_ln2(x: f32) -> (i32, f32, f32) {
+    let kf = p_rint(x * INV_LN2);
+    let r1 = fmaf(-kf, LN2, x); // exact
+    let rh = fmaf(-kf, LN2_LO, r1);
+    let rl = fmaf(-kf, LN2_LO, r1 - rh);
+    (kf as i32, rh, rl)
+}
+
+/// `e^x`, for `x` clamped to the range where the result is neither 0 nor ∞
+/// (NaN passes through).
+#[inline(always)]
+fn exp_core(x: f32) -> f32 {
+    let x = x.clamp(-104.0, 89.0);
+    let (k, rh, rl) = reduce_ln2(x);
+    scale_1p(k, expm1_kernel(rh, rl))
+}
+
+/// Splits a positive finite `x` into `e` and `m` in [√½, √2) with `x = 2^e·m`.
+#[inline(always)]
+fn split_sqrt2(x: f32) -> (f32, f32) {
+    let (x, bias) = if x < f32::MIN_POSITIVE {
+        (x * 8_388_608.0, 23) // 2^23
+    } else {
+        (x, 0)
+    };
+    let ix = x.to_bits().wrapping_sub(0x3f35_04f3);
+    let e = (ix as i32 >> 23) - bias;
+    let m = f32::from_bits((ix & 0x007f_ffff) + 0x3f35_04f3);
+    (e as f32, m)
+}
+
+/// `log(1 + f)` as a head and a tail (relative error about 2^-40; the tail, `s³q`,
+/// is up to 1% of the head: not normalised), for `f` in
+/// [√½ − 1, √2 − 1]; `u` and `ul` are `2 + f` as a head and an exact tail.
+#[inline(always)]
+fn log1p_kernel(f: f32, u: f32, ul: f32) -> (f32, f32) {
+    let rcp = 1.0 / u;
+    let sh = f * rcp;
+    let r = fmaf(-sh, u, f);
+    let r = fmaf(-sh, ul, r);
+    let sl = r * rcp;
+    let s2 = sh * sh;
+    let s3 = sh * s2;
+    let tail = fmaf(
+        s3,
+        poly(s2, &LOG_ATANH_Q),
+        fmaf(s3, LOG_ATANH_Q0_LO, fmaf(2.0 * s2, sl, 2.0 * sl)),
+    );
+    (2.0 * sh, tail)
+}
+
+/// `log(m)` for `m` in [√½, √2) as head and tail.
+#[inline(always)]
+fn log_m(m: f32) -> (f32, f32) {
+    let f = m - 1.0; // exact
+    let u = m + 1.0;
+    let ul = m - (u - 1.0); // exact: u - 1 is
+    log1p_kernel(f, u, ul)
+}
+
+/// `log(m)` for `m` in [√½, √2) as a normalised head and tail, to about 2^-45: for
+/// `powf`, whose exponent `y·log2 x` needs the logarithm to ~2^-31 relative.
+#[inline(always)]
+fn log_m_dd(m: f32) -> (f32, f32) {
+    let f = m - 1.0;
+    let u = m + 1.0;
+    let ul = m - (u - 1.0);
+    let rcp = 1.0 / u;
+    let sh = f * rcp;
+    let r = fmaf(-sh, ul, fmaf(-sh, u, f));
+    let sl = r * rcp;
+    // s³ = s3 + s3l and (2/3)s³ = p + pe exactly enough.
+    let s2 = sh * sh;
+    let s2l = fmaf(sh, sh, -s2);
+    let s3 = sh * s2;
+    let s3l = fmaf(sh, s2, -s3) + sh * s2l;
+    let w = s2
+        * poly(
+            s2,
+            &[
+                LOG_ATANH_Q[1],
+                LOG_ATANH_Q[2],
+                LOG_ATANH_Q[3],
+                LOG_ATANH_Q[4],
+            ],
+        );
+    // (2/3)(sh + sl)³ adds 2sh²·sl to (2/3)sh³.
+    let lo = fmaf(
+        s3,
+        LOG_ATANH_Q0_LO + w,
+        fmaf(s3l, LOG_ATANH_Q[0], fmaf(2.0 * s2, sl, 2.0 * sl)),
+    );
+    let p = s3 * LOG_ATANH_Q[0];
+    let pe = fmaf(s3, LOG_ATANH_Q[0], -p);
+    let (th, te) = fast_two_sum(p, lo);
+    let (h, e1) = fast_two_sum(2.0 * sh, th);
+    fast_two_sum(h, e1 + (te + pe))
+}
+
+/// `a + b` as head and exact tail, for `|a| >= |b|` or `a == 0`.
+#[inline(always)]
+fn fast_two_sum(a: f32, b: f32) -> (f32, f32) {
+    let s = a + b;
+    (s, (a - s) + b)
+}
+
+/// `(h + l)·(ch + cl)` as head and tail.
+#[inline(always)]
+fn mul_dd(h: f32, l: f32, ch: f32, cl: f32) -> (f32, f32) {
+    let ph = h * ch;
+    let pl = fmaf(h, ch, -ph) + fmaf(h, cl, l * ch);
+    (ph, pl)
+}
+
+/// Special cases of the logarithms: `Some(result)` for zero, negative, infinite or
+/// NaN `x`.
+#[inline(always)]
+fn log_special(x: f32) -> Option<f32> {
+    if x > 0.0 && x < f32::INFINITY {
+        None
+    } else if x == 0.0 {
+        Some(f32::NEG_INFINITY)
+    } else if x == f32::INFINITY {
+        Some(x)
+    } else {
+        Some(f32::NAN)
+    }
+}
+
+/// `x = q·π/2 + (rh + rl)`, `|rh| <= π/4` (slightly more for huge `x`), `q` mod 4 in
+/// the low bits. Finite `x` only.
+#[inline(always)]
+fn reduce_pio2(x: f32) -> (i32, f32, f32) {
+    if x.abs() < 0.785 {
+        (0, x, 0.0) // keeps −0
+    } else if x.abs() <= CODY_WAITE_MAX {
+        let j = p_rint(x * TWO_OVER_PI);
+        let r1 = fmaf(-j, PIO2, x); // exact
+        let th = j * PIO2_LO;
+        let tl = fmaf(j, PIO2_LO, -th);
+        let rh = r1 - th;
+        let rl = ((r1 - rh) - th) - fmaf(j, PIO2_LO2, tl);
+        (j as i32, rh, rl)
+    } else {
+        payne_hanek(x)
+    }
+}
+
+/// The reduction of a huge finite `x` with the bits of 2/π (Payne–Hanek).
+#[inline(never)]
+fn payne_hanek(x: f32) -> (i32, f32, f32) {
+    let bits = x.to_bits();
+    let m = ((bits & 0x007f_ffff) | 0x0080_0000) as u128; // x = m · 2^(E)
+    let exp = ((bits >> 23) & 0xff) as i32 - 150; // E, at least -6 here
+                                                  // Bits of 2/π with weight 2^-(p) for p >= E - 1 matter modulo 4; take 96 from there.
+    let start = (exp - 1 - 1 + 32) as u32; // index in TWO_OVER_PI_BITS of weight 2^-(E-1)
+    let w = (start / 32) as usize;
+    let s = start % 32;
+    let word = |i: usize| TWO_OVER_PI_BITS[(w + i).min(TWO_OVER_PI_BITS.len() - 1)] as u128;
+    let window = (word(0) << 96) | (word(1) << 64) | (word(2) << 32) | word(3);
+    let b = (window << s) >> 32; // 96 bits: weights 2^-(E-1) .. 2^-(E+94)
+    let b = b & ((1u128 << 96) - 1);
+    // x·2/π = m·b·2^(E - (E - 1) - 95) = m·b·2^-94: bits 94, 95 the quadrant.
+    let p = m * b;
+    let q = ((p >> 94) & 3) as i32;
+    let frac = (p >> 30) as u64; // the fraction's top 64 bits
+    let fs = frac as i64; // in [-1/2, 1/2) turns (two's complement)
+    let q = q + (frac >> 63) as i32;
+    let hi = fs as f32;
+    let lo = fs.wrapping_sub(hi as i64) as f32;
+    // r = (hi + lo)·2^-64·π/2
+    const PIO2_S: f32 = f32::from_bits(0x1fc9_0fdb); // π/2·2^-64
+    const PIO2_S_LO: f32 = f32::from_bits(0x933b_bd2e);
+    let (rh, rl) = mul_dd(hi, lo, PIO2_S, PIO2_S_LO);
+    let (rh, rl) = fast_two_sum(rh, rl);
+    if x < 0.0 {
+        (-q, -rh, -rl)
+    } else {
+        (q, rh, rl)
+    }
+}
+
+/// `sin(rh + rl)` for `|rh| <= π/4`.
+#[inline(always)]
+fn sin_kernel(rh: f32, rl: f32) -> f32 {
+    let r2 = rh * rh;
+    rh + fmaf(r2 * rh, poly(r2, &SIN_Q), rl)
+}
+
+/// `cos(rh + rl)` for `|rh| <= π/4`.
+#[inline(always)]
+fn cos_kernel(rh: f32, rl: f32) -> f32 {
+    let r2 = rh * rh;
+    let e2 = fmaf(rh, rh, -r2);
+    let hc = 0.5 * r2;
+    let w = 1.0 - hc;
+    let err = (1.0 - w) - hc;
+    w + (fmaf(r2 * r2, poly(r2, &COS_Q), err) - fmaf(0.5, e2, rh * rl))
+}
+
+/// `(sin x, cos x)` from one reduction.
+#[inline(always)]
+fn sincos_core(x: f32) -> (f32, f32) {
+    if !x.is_finite() {
+        return (x - x, x - x);
+    }
+    if x.abs() < TINY_TRIG {
+        return (x, 1.0);
+    }
+    let (q, rh, rl) = reduce_pio2(x);
+    let s = sin_kernel(rh, rl);
+    let c = cos_kernel(rh, rl);
+    let (s, c) = if q & 1 != 0 { (c, -s) } else { (s, c) };
+    if q & 2 != 0 {
+        (-s, -c)
+    } else {
+        (s, c)
+    }
+}
+
+/// `atan(t) - t` for `t` in [0, 1] (the tail of `atan(t) = t + tail`).
+#[inline(always)]
+fn atan_tail(t: f32) -> f32 {
+    let t2 = t * t;
+    t2 * t * poly(t2, &ATAN_Q)
+}
+
+/// `asin(t) - t` for `|t| <= 1/2`.
+#[inline(always)]
+fn asin_tail(t: f32) -> f32 {
+    let t2 = t * t;
+    t2 * t * poly(t2, &ASIN_Q)
+}
+
+/// The tail of `√z = s + tail`, `s` the rounded root (0 for `z` = 0).
+#[inline(always)]
+fn sqrt_tail(s: f32, z: f32) -> f32 {
+    if s > 0.0 {
+        fmaf(-s, s, z) / (s + s)
+    } else {
+        0.0
+    }
+}
+
+/// `(ch + cl) - (t + tail)` rounded once at the end, for `|ch| >= |t|`.
+#[inline(always)]
+fn sub_from(ch: f32, cl: f32, t: f32, tail: f32) -> f32 {
+    let (h, e) = fast_two_sum(ch, -t);
+    h + ((e + cl) - tail)
+}
+
+/// Whether `y` is an integer, and whether an odd one (finite `y`).
+#[inline(always)]
+fn integer_parity(y: f32) -> (bool, bool) {
+    if y.abs() >= 16_777_216.0 {
+        return (true, false); // every f32 from 2^24 up is even
+    }
+    let t = p_trunc(y);
+    if t != y {
+        return (false, false);
+    }
+    (true, (t as i32) & 1 != 0)
+}
+
+// ---------------------------------------------------------------------------------
+// Exact functions.
+
+/// Square root, correctly rounded (`sqrt.rn.f32`; CUDA `sqrtf`, 0 ulp). `sqrtf(-0) =
+/// -0`, negative → NaN. Every target.
+#[inline(always)]
+pub fn sqrtf(x: f32) -> f32 {
+    p_sqrt(x)
+}
+
+/// Largest integer not above `x` (`cvt.rmi.f32.f32`; CUDA `floorf`), exact. Every target.
+#[inline(always)]
+pub fn floorf(x: f32) -> f32 {
+    p_floor(x)
+}
+
+/// Smallest integer not below `x` (`cvt.rpi.f32.f32`; CUDA `ceilf`), exact. Every target.
+#[inline(always)]
+pub fn ceilf(x: f32) -> f32 {
+    p_ceil(x)
+}
+
+/// `x` rounded toward zero (`cvt.rzi.f32.f32`; CUDA `truncf`), exact. Every target.
+#[inline(always)]
+pub fn truncf(x: f32) -> f32 {
+    p_trunc(x)
+}
+
+/// `x` rounded to the nearest integer, ties to even (`cvt.rni.f32.f32`; CUDA `rintf`),
+/// exact. Every target.
+#[inline(always)]
+pub fn rintf(x: f32) -> f32 {
+    p_rint(x)
+}
+
+/// [`rintf`] (CUDA `nearbyintf`; the GPU raises no floating-point flags). Every target.
+#[inline(always)]
+pub fn nearbyintf(x: f32) -> f32 {
+    p_rint(x)
+}
+
+/// `x` rounded to the nearest integer, ties away from zero (CUDA `roundf`, std's
+/// `f32::round`), exact. Every target.
+#[inline(always)]
+pub fn roundf(x: f32) -> f32 {
+    let t = p_trunc(x);
+    if (x - t).abs() >= 0.5 {
+        t + 1.0f32.copysign(x)
+    } else {
+        t
+    }
+}
+
+/// [`rintf`] converted to `i64` (CUDA `llrintf`/`lrintf`); NaN gives 0 and values
+/// out of range saturate, as Rust's `as` does (C leaves both undefined). Every target.
+#[inline(always)]
+pub fn lrintf(x: f32) -> i64 {
+    p_rint(x) as i64
+}
+
+/// [`roundf`] converted to `i64` (CUDA `llroundf`/`lroundf`); NaN gives 0 and values
+/// out of range saturate. Every target.
+#[inline(always)]
+pub fn lroundf(x: f32) -> i64 {
+    roundf(x) as i64
+}
+
+/// `|x|` (CUDA `fabsf`), exact. Every target.
+#[inline(always)]
+pub fn fabsf(x: f32) -> f32 {
+    x.abs()
+}
+
+/// `|x|` with the sign of `y` (CUDA `copysignf`), exact. Every target.
+#[inline(always)]
+pub fn copysignf(x: f32, y: f32) -> f32 {
+    x.copysign(y)
+}
+
+/// The smaller of `x` and `y`, the other if one is NaN (CUDA `fminf`, `min.f32`).
+/// Every target.
+#[inline(always)]
+pub fn fminf(x: f32, y: f32) -> f32 {
+    x.min(y)
+}
+
+/// The larger of `x` and `y`, the other if one is NaN (CUDA `fmaxf`, `max.f32`).
+/// Every target.
+#[inline(always)]
+pub fn fmaxf(x: f32, y: f32) -> f32 {
+    x.max(y)
+}
+
+/// `x - y` if positive, else +0; NaN if either is (CUDA `fdimf`), exact up to the
+/// rounding of the difference. Every target.
+#[inline(always)]
+pub fn fdimf(x: f32, y: f32) -> f32 {
+    if x > y {
+        x - y
+    } else if x <= y {
+        0.0
+    } else {
+        x + y // NaN
+    }
+}
+
+/// `x · 2^n`, rounded once (CUDA `ldexpf`). Every target.
+#[inline(always)]
+pub fn ldexpf(x: f32, n: i32) -> f32 {
+    let n = n.clamp(-300, 300);
+    let mut y = x;
+    let mut n = n;
+    // Steps that keep a normal value exact; only the last can round.
+    if n > 127 {
+        y *= pow2i(127);
+        n -= 127;
+        if n > 127 {
+            y *= pow2i(127);
+            n -= 127;
+        }
+    } else if n < -126 {
+        y *= pow2i(-126 + 24);
+        n += 126 - 24;
+        if n < -126 {
+            y *= pow2i(-126 + 24);
+            n += 126 - 24;
+        }
+    }
+    y * pow2i(n.clamp(-126, 127))
+}
+
+/// [`ldexpf`] (CUDA `scalbnf`; radix 2). Every target.
+#[inline(always)]
+pub fn scalbnf(x: f32, n: i32) -> f32 {
+    ldexpf(x, n)
+}
+
+/// The exponent of `x` as an integer, `floor(log2|x|)` (CUDA `ilogbf`); `i32::MIN`
+/// for 0 (`FP_ILOGB0`), `i32::MAX` for NaN and ±∞ (glibc and CUDA's values). Every
+/// target.
+#[inline(always)]
+pub fn ilogbf(x: f32) -> i32 {
+    let bits = x.to_bits() & 0x7fff_ffff;
+    let e = (bits >> 23) as i32;
+    if e == 0xff {
+        i32::MAX
+    } else if e != 0 {
+        e - 127
+    } else if bits == 0 {
+        i32::MIN
+    } else {
+        -127 - (bits.leading_zeros() as i32 - 9)
+    }
+}
+
+/// The exponent of `x` as a float, `floor(log2|x|)` (CUDA `logbf`): −∞ for ±0, +∞
+/// for ±∞, NaN for NaN. Exact. Every target.
+#[inline(always)]
+pub fn logbf(x: f32) -> f32 {
+    if x == 0.0 {
+        f32::NEG_INFINITY
+    } else if !x.is_finite() {
+        x * x
+    } else {
+        ilogbf(x) as f32
+    }
+}
+
+/// `(m, e)` with `x = m · 2^e` and `|m|` in [1/2, 1) (CUDA `frexpf`); `(x, 0)` for
+/// ±0, ±∞ and NaN. Exact. Every target.
+#[inline(always)]
+pub fn frexpf(x: f32) -> (f32, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let e = ilogbf(x) + 1;
+    (ldexpf(x, -e), e)
+}
+
+/// `(fractional, integral)` parts of `x`, both with its sign (CUDA `modff`): ±∞ gives
+/// `(±0, ±∞)`. Exact. Every target.
+#[inline(always)]
+pub fn modff(x: f32) -> (f32, f32) {
+    let t = p_trunc(x);
+    let f = if x.is_infinite() { 0.0 } else { x - t };
+    (f.copysign(x), t)
+}
+
+/// The next `f32` after `x` toward `y` (CUDA `nextafterf`); `y` if they are equal,
+/// NaN if either is. Every target.
+#[inline(always)]
+pub fn nextafterf(x: f32, y: f32) -> f32 {
+    if x.is_nan() || y.is_nan() {
+        return x + y;
+    }
+    if x == y {
+        return y;
+    }
+    if x == 0.0 {
+        return f32::from_bits(1).copysign(y);
+    }
+    let bits = x.to_bits();
+    let away = (y > x) == (x > 0.0);
+    f32::from_bits(if away { bits + 1 } else { bits - 1 })
+}
+
+/// `x - n·y` with `n` the integer quotient of `|x|/|y|` and the parity of `n`: the
+/// exact remainder core of `fmodf`, `remainderf` and `remquof` (finite `x`, nonzero
+/// finite `y`, `|x| >= |y|`).
+#[inline(never)]
+fn rem_core(ax: f32, ay: f32) -> (f32, u32) {
+    let (bx, by) = (ax.to_bits(), ay.to_bits());
+    let (mut ex, mut ey) = ((bx >> 23) as i32, (by >> 23) as i32);
+    let mut mx = (bx & 0x007f_ffff) as u64;
+    let mut my = (by & 0x007f_ffff) as u64;
+    if ex == 0 {
+        ex = 1;
+    } else {
+        mx |= 0x0080_0000;
+    }
+    if ey == 0 {
+        ey = 1;
+    } else {
+        my |= 0x0080_0000;
+    }
+    // Long division, up to 39 quotient bits a step (mx < 2^24·... < 2^63).
+    let mut d = ex - ey;
+    let mut q: u32 = 0;
+    let mut rem = mx % my;
+    q = q.wrapping_add((mx / my) as u32);
+    while d > 0 {
+        let s = d.min(39);
+        let wide = rem << s;
+        q = (q << s).wrapping_add((wide / my) as u32);
+        rem = wide % my;
+        d -= s;
+    }
+    // rem · 2^(ey - 150) (ey biased, as a subnormal-safe construction).
+    let r = if rem == 0 {
+        0.0
+    } else {
+        ldexpf(rem as f32, ey - 150)
+    };
+    (r, q)
+}
+
+/// `x - trunc(x/y)·y`, exact, with the sign of `x` (CUDA `fmodf`): NaN for ∞ `x` or
+/// 0 `y`; `x` for ∞ `y`. Every target.
+#[inline(always)]
+pub fn fmodf(x: f32, y: f32) -> f32 {
+    let (ax, ay) = (x.abs(), y.abs());
+    if !(ax < f32::INFINITY) || !(ay > 0.0) || y.is_nan() {
+        return (x * y) / (x * y);
+    }
+    if ax < ay {
+        return x;
+    }
+    rem_core(ax, ay).0.copysign(x)
+}
+
+/// `x - n·y` with `n` the integer nearest `x/y` (ties to even), exact, and the low
+/// bits of `n` with its sign: at least 3 bits, as C's `remquo` (CUDA `remquof`).
+/// NaN for ∞ `x` or 0 `y`. Every target.
+#[inline(always)]
+pub fn remquof(x: f32, y: f32) -> (f32, i32) {
+    let (ax, ay) = (x.abs(), y.abs());
+    if !(ax < f32::INFINITY) || !(ay > 0.0) || y.is_nan() {
+        return ((x * y) / (x * y), 0);
+    }
+    let (mut r, mut q) = if ax < ay { (ax, 0) } else { rem_core(ax, ay) };
+    // Round the quotient to nearest: r in [0, ay); compare 2r with ay exactly.
+    let twice = if r < f32::MAX / 2.0 {
+        2.0 * r
+    } else {
+        f32::INFINITY
+    };
+    if twice > ay || (twice == ay && q & 1 != 0) {
+        r -= ay;
+        q = q.wrapping_add(1);
+    }
+    let q = (q & 0x7fff_ffff) as i32;
+    let r = if x.is_sign_negative() { -r } else { r };
+    let q = if (x < 0.0) != (y < 0.0) { -q } else { q };
+    (r, q)
+}
+
+/// `x - n·y` with `n` the integer nearest `x/y`, ties to even (CUDA `remainderf`),
+/// exact. Every target.
+#[inline(always)]
+pub fn remainderf(x: f32, y: f32) -> f32 {
+    remquof(x, y).0
+}
+
+// ---------------------------------------------------------------------------------
+// Exponentials and logarithms.
+
+/// `e^x` (CUDA `expf`, bound 2 ulp). Every target.
+#[inline]
+pub fn expf(x: f32) -> f32 {
+    exp_core(x)
+}
+
+/// `2^x` (CUDA `exp2f`, bound 2 ulp). Every target.
+#[inline]
+pub fn exp2f(x: f32) -> f32 {
+    let x = x.clamp(-152.0, 129.0);
+    let kf = p_rint(x);
+    let r = x - kf; // exact
+    let rh = r * LN2;
+    let rl = fmaf(r, LN2, -rh) + r * LN2_LO;
+    scale_1p(kf as i32, expm1_kernel(rh, rl))
+}
+
+/// `10^x` (CUDA `exp10f`, bound 2 ulp). Every target.
+#[inline]
+pub fn exp10f(x: f32) -> f32 {
+    let x = x.clamp(-46.0, 39.0);
+    let kf = p_rint(x * LOG2_10);
+    let r1 = fmaf(-kf, LOG10_2, x); // exact
+    let r = fmaf(-kf, LOG10_2_LO, r1);
+    let r_lo = fmaf(-kf, LOG10_2_LO, r1 - r);
+    let (rh, rl) = mul_dd(r, r_lo, LN10, LN10_LO);
+    scale_1p(kf as i32, expm1_kernel(rh, rl))
+}
+
+/// `e^x - 1`, accurate near 0 (CUDA `expm1f`, bound 1 ulp). Every target.
+#[inline]
+pub fn expm1f(x: f32) -> f32 {
+    if x < -17.5 {
+        return -1.0; // e^x below half an ulp of 1
+    }
+    if x.abs() < 5.960_464_5e-8 {
+        return x; // |x| < 2^-24: x + x²/2 rounds to x (and −0 stays −0)
+    }
+    let x = if x > 89.0 { 89.0 } else { x }; // NaN passes
+    let (k, rh, rl) = reduce_ln2(x);
+    let tail = expm1_tail(rh, rl);
+    if k == 0 {
+        return rh + tail;
+    }
+    if k > 127 {
+        return scale_1p(k, rh + tail);
+    }
+    let t = pow2i(k);
+    if k < -24 {
+        return fmaf(t, rh + tail, t) - 1.0;
+    }
+    // 2^k(1 + rh + tail) - 1 = (2^k - 1) + 2^k·rh + 2^k·tail, the first two summed
+    // exactly (2^k·rh is exact; 2^k - 1 is for k <= 24, else 2^k and -1).
+    let (c, cl) = if k <= 24 { (t - 1.0, 0.0) } else { (t, -1.0) };
+    let (h, e) = fast_two_sum(c, t * rh);
+    h + ((e + cl) + t * tail)
+}
+
+/// `ln x` (CUDA `logf`, bound 1 ulp). Every target.
+#[inline]
+pub fn logf(x: f32) -> f32 {
+    if let Some(s) = log_special(x) {
+        return s;
+    }
+    let (e, m) = split_sqrt2(x);
+    let (lh, ll) = log_m(m);
+    let (s, err) = fast_two_sum(e * LN2_HI, lh);
+    s + (err + fmaf(e, LN2_HI_LO, ll))
+}
+
+/// `log2 x` (CUDA `log2f`, bound 1 ulp); exact at powers of two. Every target.
+#[inline]
+pub fn log2f(x: f32) -> f32 {
+    if let Some(s) = log_special(x) {
+        return s;
+    }
+    let (e, m) = split_sqrt2(x);
+    let (lh, ll) = log_m(m);
+    let (ph, pl) = mul_dd(lh, ll, INV_LN2, INV_LN2_LO);
+    let (s, err) = fast_two_sum(e, ph);
+    s + (err + pl)
+}
+
+/// `log10 x` (CUDA `log10f`, bound 2 ulp). Every target.
+#[inline]
+pub fn log10f(x: f32) -> f32 {
+    if let Some(s) = log_special(x) {
+        return s;
+    }
+    let (e, m) = split_sqrt2(x);
+    let (lh, ll) = log_m(m);
+    let (ph, pl) = mul_dd(lh, ll, INV_LN10, INV_LN10_LO);
+    let (s, err) = fast_two_sum(e * LOG10_2_HI, ph);
+    s + (err + fmaf(e, LOG10_2_HI_LO, pl))
+}
+
+/// `ln(1 + x)`, accurate near 0 (CUDA `log1pf`, bound 1 ulp). Every target.
+#[inline]
+pub fn log1pf(x: f32) -> f32 {
+    const LO: f32 = -0.292_893_2; // √½ − 1
+    const HI: f32 = 0.414_213_57; // √2 − 1
+    if x.abs() < 1.0e-8 {
+        return fmaf(-0.5 * x, x, x); // x − x²/2, exact below the kernel's reach
+    }
+    if (LO..=HI).contains(&x) {
+        let u = 2.0 + x;
+        let ul = x - (u - 2.0); // exact
+        let (lh, ll) = log1p_kernel(x, u, ul);
+        return lh + ll;
+    }
+    if !(x > -1.0) || x == f32::INFINITY {
+        return if x == -1.0 {
+            f32::NEG_INFINITY
+        } else if x == f32::INFINITY {
+            x
+        } else {
+            f32::NAN
+        };
+    }
+    // 1 + x = a + c exactly; log(1 + x) = log(a) + c/a.
+    let a = 1.0 + x;
+    let c = if x > 1.0 {
+        (x - a) + 1.0
+    } else {
+        (1.0 - a) + x
+    };
+    let (e, m) = split_sqrt2(a);
+    let (lh, ll) = log_m(m);
+    let (s, err) = fast_two_sum(e * LN2_HI, lh);
+    s + (err + fmaf(e, LN2_HI_LO, ll + c / a))
+}
+
+/// `x^y` (CUDA `powf`, bound 4 ulp), with C99's special cases: `powf(x, ±0) = 1` and
+/// `powf(1, y) = 1` for every `x`, `y` (NaN too); a negative `x` gives NaN unless `y`
+/// is an integer. Every target.
+#[inline]
+pub fn powf(x: f32, y: f32) -> f32 {
+    let ax = x.abs();
+    let ay = y.abs();
+    let ordinary = ax > 0.0 && ax < f32::INFINITY && x > 0.0 && ay > 0.0 && ay < f32::INFINITY;
+    if !ordinary {
+        return pow_special(x, y);
+    }
+    pow_finite(x, y)
+}
+
+/// `x^y` for finite positive `x` and finite nonzero `y`.
+#[inline(always)]
+fn pow_finite(x: f32, y: f32) -> f32 {
+    let (e, m) = split_sqrt2(x);
+    let (lh, ll) = log_m_dd(m);
+    let (ph, pl) = mul_dd(lh, ll, INV_LN2, INV_LN2_LO);
+    let (l2h, l2t) = fast_two_sum(e, ph);
+    let l2l = l2t + pl;
+    // z = y·log2(x) as head and tail.
+    let zh = y * l2h;
+    let zl = fmaf(y, l2h, -zh) + y * l2l;
+    if zh > 129.0 {
+        return f32::INFINITY;
+    }
+    if zh < -152.0 {
+        return 0.0;
+    }
+    let kf = p_rint(zh);
+    let (r, rt) = fast_two_sum(zh - kf, zl); // zh - kf exact
+    let rh = r * LN2;
+    let rl = fmaf(r, LN2, -rh) + fmaf(r, LN2_LO, rt * LN2);
+    scale_1p(kf as i32, expm1_kernel(rh, rl))
+}
+
+/// `powf` where `x` is not positive finite or `y` is 0, ±∞ or NaN (C99 F.9.4.4).
+#[inline(never)]
+fn pow_special(x: f32, y: f32) -> f32 {
+    if y == 0.0 || x == 1.0 {
+        return 1.0;
+    }
+    if x.is_nan() || y.is_nan() {
+        return x + y;
+    }
+    let ax = x.abs();
+    if y.is_infinite() {
+        if ax == 1.0 {
+            return 1.0;
+        }
+        return if (ax < 1.0) == (y < 0.0) {
+            f32::INFINITY
+        } else {
+            0.0
+        };
+    }
+    let (int, odd) = integer_parity(y);
+    let sign = if x.is_sign_negative() && odd {
+        -1.0f32
+    } else {
+        1.0
+    };
+    if ax == 0.0 || ax == f32::INFINITY {
+        let big = (ax == 0.0) == (y < 0.0);
+        return sign * if big { f32::INFINITY } else { 0.0 };
+    }
+    // Finite nonzero x < 0.
+    if !int {
+        return f32::NAN;
+    }
+    sign * pow_finite(ax, y)
+}
+
+/// `x^n` by repeated squaring, as `llvm.powi` (and so std's `f32::powi` outside
+/// constant folding) computes it: the bits of `|n|` from the lowest, then one
+/// division for negative `n`. Error grows with `|n|` (about `log2|n|` roundings).
+/// Every target.
+#[inline]
+pub fn powif(x: f32, n: i32) -> f32 {
+    let recip = n < 0;
+    let mut a = x;
+    let mut b = n;
+    let mut r = 1.0f32;
+    loop {
+        if b & 1 != 0 {
+            r *= a;
+        }
+        b /= 2;
+        if b == 0 {
+            break;
+        }
+        a *= a;
+    }
+    if recip {
+        1.0 / r
+    } else {
+        r
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Roots.
+
+/// `1/√x` (CUDA `rsqrtf`, bound 2 ulp): +∞ for +0, −∞ for −0, NaN for negative `x`.
+/// Every target.
+#[inline]
+pub fn rsqrtf(x: f32) -> f32 {
+    if x > 0.0 && x < 1.0e-30 {
+        // Keep y² finite: rsqrt(x) = rsqrt(x·2^64)·2^32.
+        return rsqrt_normal(x * f32::from_bits(0x5f80_0000)) * f32::from_bits(0x4f80_0000);
+    }
+    if x > 1.0e30 && x < f32::INFINITY {
+        // Keep y² normal: rsqrt(x) = rsqrt(x·2^-64)·2^-32.
+        return rsqrt_normal(x * f32::from_bits(0x1f80_0000)) * f32::from_bits(0x2f80_0000);
+    }
+    rsqrt_normal(x)
+}
+
+/// [`rsqrtf`] for `x` in [1e-30, 1e30] (and the special values).
+#[inline(always)]
+fn rsqrt_normal(x: f32) -> f32 {
+    let s = p_sqrt(x);
+    let y = 1.0 / s;
+    if !(y.abs() < f32::INFINITY) || y == 0.0 {
+        return y;
+    }
+    // One Newton step on the exact residual 1 - x·y²: y·y as head and tail.
+    let yy = y * y;
+    let yyl = fmaf(y, y, -yy);
+    let e = fmaf(-x, yy, 1.0) - x * yyl;
+    fmaf(0.5 * y, e, y)
+}
+
+/// `cbrt(m)` and its error terms for `m` in [1, 8).
+#[inline(always)]
+fn cbrt_core(x: f32) -> (f32, f32, i32) {
+    // x = 2^(3q + r)·M, M in [1, 2): m = M·2^r in [1, 8).
+    let (x, bias) = if x.abs() < f32::MIN_POSITIVE {
+        (x * 16_777_216.0, 8) // 2^24
+    } else {
+        (x, 0)
+    };
+    let bits = x.to_bits() & 0x7fff_ffff;
+    let e = (bits >> 23) as i32 - 127;
+    let q = e.div_euclid(3);
+    let r = e.rem_euclid(3);
+    let m = f32::from_bits((bits & 0x007f_ffff) | (((r + 127) as u32) << 23));
+    // Newton's method on t = m^(-1/3): t += t(1 - m t^3)/3, twice.
+    let mut t = 1.0 / poly(m, &CBRT_P);
+    for _ in 0..2 {
+        let t3 = t * t * t;
+        t = fmaf(t * (1.0 / 3.0), fmaf(-m, t3, 1.0), t);
+    }
+    (m, t, q - bias)
+}
+
+/// `∛x` (CUDA `cbrtf`, bound 1 ulp); odd, exact for cubes of small integers. Every
+/// target.
+#[inline]
+pub fn cbrtf(x: f32) -> f32 {
+    if x == 0.0 || !x.is_finite() {
+        return x + x;
+    }
+    let (m, t, q) = cbrt_core(x);
+    // c = m·t² ≈ m^(1/3); one Newton step on c with the exact residual c³ - m.
+    let c = m * t * t;
+    let c2 = c * c;
+    let c2l = fmaf(c, c, -c2);
+    let res = fmaf(c2, c, -m) + c2l * c;
+    let c = fmaf(-res * (1.0 / 3.0), t * t, c);
+    ldexpf(c, q).copysign(x)
+}
+
+/// `1/∛x` (CUDA `rcbrtf`, bound 1 ulp): ±∞ for ±0, ±0 for ±∞. Every target.
+#[inline]
+pub fn rcbrtf(x: f32) -> f32 {
+    if x == 0.0 || !x.is_finite() {
+        return 1.0 / (x + x).copysign(x);
+    }
+    let (m, t, q) = cbrt_core(x);
+    // One more Newton step on t with the residual 1 - m t³ split for accuracy.
+    let t2 = t * t;
+    let t2l = fmaf(t, t, -t2);
+    let m3 = m * t2;
+    let m3l = fmaf(m, t2, -m3) + m * t2l;
+    let res = fmaf(-m3, t, 1.0) - m3l * t;
+    let t = fmaf(t * (1.0 / 3.0), res, t);
+    ldexpf(t, -q).copysign(x)
+}
+
+/// `√(x² + y²)` without undue overflow or underflow (CUDA `hypotf`, bound 3 ulp): +∞
+/// if either is ±∞, even with a NaN. Every target.
+#[inline]
+pub fn hypotf(x: f32, y: f32) -> f32 {
+    let (ax, ay) = (x.abs(), y.abs());
+    if ax == f32::INFINITY || ay == f32::INFINITY {
+        return f32::INFINITY;
+    }
+    if ax.is_nan() || ay.is_nan() {
+        return x + y;
+    }
+    let (a, b) = if ax >= ay { (ax, ay) } else { (ay, ax) };
+    if a == 0.0 {
+        return 0.0;
+    }
+    // Scale a to [1, 2) exactly (b by the same power of two).
+    let k = ilogbf(a);
+    let (a, b) = (ldexpf(a, -k), ldexpf(b, -k));
+    let (p, pl) = (a * a, fmaf(a, a, -(a * a)));
+    let (q, ql) = (b * b, fmaf(b, b, -(b * b)));
+    let s = p + (q + (pl + ql));
+    let r = p_sqrt(s);
+    ldexpf(r, k)
+}
+
+/// `1/√(x² + y²)` (CUDA `rhypotf`, bound 2 ulp). Every target.
+#[inline]
+pub fn rhypotf(x: f32, y: f32) -> f32 {
+    1.0 / hypotf(x, y)
+}
+
+/// `√(a² + b² + c²)` (CUDA `norm3df`, bound 3 ulp). Every target.
+#[inline]
+pub fn norm3df(a: f32, b: f32, c: f32) -> f32 {
+    norm_core(&[a, b, c])
+}
+
+/// `1/√(a² + b² + c²)` (CUDA `rnorm3df`, bound 2 ulp). Every target.
+#[inline]
+pub fn rnorm3df(a: f32, b: f32, c: f32) -> f32 {
+    1.0 / norm_core(&[a, b, c])
+}
+
+/// `√(a² + b² + c² + d²)` (CUDA `norm4df`, bound 3 ulp). Every target.
+#[inline]
+pub fn norm4df(a: f32, b: f32, c: f32, d: f32) -> f32 {
+    norm_core(&[a, b, c, d])
+}
+
+/// `1/√(a² + b² + c² + d²)` (CUDA `rnorm4df`, bound 2 ulp). Every target.
+#[inline]
+pub fn rnorm4df(a: f32, b: f32, c: f32, d: f32) -> f32 {
+    1.0 / norm_core(&[a, b, c, d])
+}
+
+/// The Euclidean norm of up to four values, scaled by the largest exponent.
+#[inline(always)]
+fn norm_core<const N: usize>(v: &[f32; N]) -> f32 {
+    let mut big = 0.0f32;
+    let mut nan = false;
+    for &x in v {
+        if x.is_infinite() {
+            return f32::INFINITY;
+        }
+        nan |= x.is_nan();
+        big = big.max(x.abs());
+    }
+    if nan {
+        return f32::NAN;
+    }
+    if big == 0.0 {
+        return 0.0;
+    }
+    let k = ilogbf(big);
+    let mut s = 0.0f32;
+    let mut sl = 0.0f32;
+    for &x in v {
+        let a = ldexpf(x.abs(), -k);
+        let p = a * a;
+        sl += fmaf(a, a, -p);
+        s += p;
+    }
+    ldexpf(p_sqrt(s + sl), k)
+}
+
+// ---------------------------------------------------------------------------------
+// Trigonometric functions.
+
+/// `sin x`, `x` in radians (CUDA `sinf`, bound 2 ulp), with the exact reduction of
+/// every finite `x` (Payne–Hanek above 2^17). Every target.
+#[inline]
+pub fn sinf(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x - x;
+    }
+    if x.abs() < TINY_TRIG {
+        return x;
+    }
+    let (q, rh, rl) = reduce_pio2(x);
+    let v = if q & 1 != 0 {
+        cos_kernel(rh, rl)
+    } else {
+        sin_kernel(rh, rl)
+    };
+    if q & 2 != 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `cos x`, `x` in radians (CUDA `cosf`, bound 2 ulp). Every target.
+#[inline]
+pub fn cosf(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x - x;
+    }
+    let (q, rh, rl) = reduce_pio2(x);
+    let v = if q & 1 != 0 {
+        sin_kernel(rh, rl)
+    } else {
+        cos_kernel(rh, rl)
+    };
+    if (q + 1) & 2 != 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `(sin x, cos x)` from one argument reduction (CUDA `sincosf`, bound 2 ulp each).
+/// Every target.
+#[inline]
+pub fn sincosf(x: f32) -> (f32, f32) {
+    sincos_core(x)
+}
+
+/// `tan x`, `x` in radians (CUDA `tanf`, bound 4 ulp). Every target.
+#[inline]
+pub fn tanf(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x - x;
+    }
+    if x.abs() < TINY_TRIG {
+        return x;
+    }
+    let (q, rh, rl) = reduce_pio2(x);
+    let r2 = rh * rh;
+    let t = rh + fmaf(r2 * rh, poly(r2, &TAN_Q), rl * (1.0 + r2));
+    if q & 1 != 0 {
+        -1.0 / t
+    } else {
+        t
+    }
+}
+
+/// `sin(πx)`, exact reduction for every `x` (CUDA `sinpif`, bound 1 ulp); odd, so
+/// `sinpif(-0) = -0`, and +0 at positive integers. Every target.
+#[inline]
+pub fn sinpif(x: f32) -> f32 {
+    sincospif(x).0
+}
+
+/// `cos(πx)` (CUDA `cospif`, bound 1 ulp); +0 at half-integers, ±1 at integers. Every
+/// target.
+#[inline]
+pub fn cospif(x: f32) -> f32 {
+    sincospif(x).1
+}
+
+/// `(sin πx, cos πx)` (CUDA `sincospif`, bound 1 ulp each). Every target.
+#[inline]
+pub fn sincospif(x: f32) -> (f32, f32) {
+    if !x.is_finite() {
+        return (x - x, x - x);
+    }
+    if x.abs() >= 8_388_608.0 {
+        // |x| >= 2^23: an integer, odd only below 2^24.
+        let odd = x.abs() < 16_777_216.0 && (x as i32) & 1 != 0;
+        return (0.0f32.copysign(x), if odd { -1.0 } else { 1.0 });
+    }
+    if x == 0.0 {
+        return (x, 1.0);
+    }
+    if x.abs() < 1.0e-30 {
+        // πx rounded once, scaled out of the subnormal range and back.
+        let y = x * f32::from_bits(0x5f80_0000); // 2^64
+        let ph = y * PI;
+        let pl = fmaf(y, PI, -ph) + y * PI_LO;
+        return ((ph + pl) * f32::from_bits(0x1f80_0000), 1.0);
+    }
+    // x = n/2 + r exactly, |r| <= 1/4.
+    let n = p_rint(x + x);
+    let r = fmaf(n, -0.5, x);
+    let q = (n as i32) & 3;
+    let r2 = r * r;
+    // sin(πr) = πr + r³q(r²), πr as head and tail.
+    let ph = r * PI;
+    let pl = fmaf(r, PI, -ph) + r * PI_LO;
+    let s = ph + fmaf(r2 * r, poly(r2, &SINPI_Q), pl);
+    let c = fmaf(r2, poly(r2, &COSPI_Q), 1.0);
+    let (s, c) = if q & 1 != 0 { (c, -s) } else { (s, c) };
+    let (s, c) = if q & 2 != 0 { (-s, -c) } else { (s, c) };
+    // Exact zeros: sin at integers takes the sign of x, cos at half-integers is +0.
+    let s = if s == 0.0 { 0.0f32.copysign(x) } else { s };
+    let c = if c == 0.0 { 0.0 } else { c };
+    (s, c)
+}
+
+/// `atan x` in [-π/2, π/2] (CUDA `atanf`, bound 2 ulp). Every target.
+#[inline]
+pub fn atanf(x: f32) -> f32 {
+    let t = x.abs();
+    let v = if t > 1.0 {
+        let u = 1.0 / t;
+        sub_from(PIO2, PIO2_LO, u, atan_tail(u))
+    } else {
+        t + atan_tail(t)
+    };
+    v.copysign(x)
+}
+
+/// `atan(y/x)` in [-π, π], the quadrant from both signs (CUDA `atan2f`, bound 3 ulp),
+/// with C99's special cases for zeros and infinities. Every target.
+#[inline]
+pub fn atan2f(y: f32, x: f32) -> f32 {
+    if x.is_nan() || y.is_nan() {
+        return x + y;
+    }
+    let (ax, ay) = (x.abs(), y.abs());
+    let v = if ax == f32::INFINITY || ay == f32::INFINITY {
+        // atan2(±∞, x), atan2(y, ±∞).
+        match (ax == f32::INFINITY, ay == f32::INFINITY) {
+            (true, true) => {
+                if x > 0.0 {
+                    PI / 4.0
+                } else {
+                    3.0 * PI / 4.0
+                }
+            }
+            (true, false) => {
+                if x > 0.0 {
+                    0.0
+                } else {
+                    PI
+                }
+            }
+            _ => PIO2,
+        }
+    } else if ay == 0.0 {
+        if x.is_sign_negative() {
+            PI
+        } else {
+            0.0
+        }
+    } else if ax == 0.0 {
+        PIO2
+    } else {
+        let (num, den) = if ay > ax { (ax, ay) } else { (ay, ax) };
+        let u = num / den;
+        let tail = atan_tail(u);
+        // a = ah + al = atan(ay/ax) in [0, π/2].
+        let (ah, al) = if ay > ax {
+            let (h, e) = fast_two_sum(PIO2, -u);
+            fast_two_sum(h, (e + PIO2_LO) - tail)
+        } else {
+            (u, tail)
+        };
+        if x < 0.0 {
+            sub_from(PI, PI_LO, ah, al)
+        } else {
+            ah + al
+        }
+    };
+    v.copysign(y)
+}
+
+/// `asin x` in [-π/2, π/2] (CUDA `asinf`, bound 2 ulp); NaN outside [-1, 1]. Every
+/// target.
+#[inline]
+pub fn asinf(x: f32) -> f32 {
+    let t = x.abs();
+    if t <= 0.5 {
+        return (t + asin_tail(t)).copysign(x);
+    }
+    if !(t <= 1.0) {
+        return f32::NAN;
+    }
+    // asin t = π/2 − 2 asin √((1 − t)/2).
+    let z = 0.5 * (1.0 - t); // exact
+    let s = p_sqrt(z);
+    let sl = sqrt_tail(s, z); // √z = s + sl to about 2^-40
+    let v = sub_from(PIO2, PIO2_LO, 2.0 * s, 2.0 * (asin_tail(s) + sl));
+    v.copysign(x)
+}
+
+/// `acos x` in [0, π] (CUDA `acosf`, bound 2 ulp); NaN outside [-1, 1]. Every target.
+#[inline]
+pub fn acosf(x: f32) -> f32 {
+    let t = x.abs();
+    if t <= 0.5 {
+        return sub_from(PIO2, PIO2_LO, x, asin_tail(x));
+    }
+    if !(t <= 1.0) {
+        return f32::NAN;
+    }
+    let z = 0.5 * (1.0 - t);
+    let s = p_sqrt(z);
+    let sl = sqrt_tail(s, z);
+    let tail = 2.0 * (asin_tail(s) + sl);
+    if x > 0.0 {
+        2.0 * s + tail
+    } else {
+        sub_from(PI, PI_LO, 2.0 * s, tail)
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Hyperbolic functions.
+
+/// `sinh x` (CUDA `sinhf`, bound 3 ulp). Every target.
+#[inline]
+pub fn sinhf(x: f32) -> f32 {
+    let t = x.abs();
+    let v = if t < 9.0 {
+        // (e^t − e^−t)/2 = (em + em/(em + 1))/2, em = e^t − 1: no cancellation.
+        let em = expm1f(t);
+        0.5 * (em + em / (em + 1.0))
+    } else {
+        half_exp(t)
+    };
+    v.copysign(x)
+}
+
+/// `cosh x` (CUDA `coshf`, bound 2 ulp). Every target.
+#[inline]
+pub fn coshf(x: f32) -> f32 {
+    let t = x.abs();
+    if t < 9.0 {
+        let e = exp_core(t);
+        0.5 * e + 0.5 / e
+    } else {
+        half_exp(t)
+    }
+}
+
+/// `e^t / 2` for `t >= 9` without overflowing before the result does.
+#[inline(always)]
+fn half_exp(t: f32) -> f32 {
+    let t = if t > 90.0 { 90.0 } else { t }; // NaN passes
+    let (k, rh, rl) = reduce_ln2(t);
+    scale_1p(k - 1, expm1_kernel(rh, rl))
+}
+
+/// `tanh x` (CUDA `tanhf`, bound 2 ulp). Every target.
+#[inline]
+pub fn tanhf(x: f32) -> f32 {
+    let t = x.abs();
+    let v = if t < 0.75 {
+        let t2 = t * t;
+        fmaf(t2 * t, poly(t2, &TANH_Q), t)
+    } else if t < 9.1 {
+        let em = expm1f(t + t);
+        1.0 - 2.0 / (em + 2.0)
+    } else {
+        1.0
+    };
+    if x.is_nan() {
+        x
+    } else {
+        v.copysign(x)
+    }
+}
+
+/// `asinh x` (CUDA `asinhf`, bound 3 ulp). Every target.
+#[inline]
+pub fn asinhf(x: f32) -> f32 {
+    let t = x.abs();
+    let v = if t > 4096.0 {
+        if t == f32::INFINITY {
+            t
+        } else {
+            logf(t) + LN2
+        }
+    } else {
+        // log1p(t + t²/(1 + √(1 + t²))).
+        let t2 = t * t;
+        log1pf(t + t2 / (1.0 + p_sqrt(1.0 + t2)))
+    };
+    v.copysign(x)
+}
+
+/// `acosh x` for `x >= 1` (CUDA `acoshf`, bound 4 ulp); NaN below 1. Every target.
+#[inline]
+pub fn acoshf(x: f32) -> f32 {
+    if !(x >= 1.0) {
+        return f32::NAN;
+    }
+    if x > 4096.0 {
+        return if x == f32::INFINITY { x } else { logf(x) + LN2 };
+    }
+    let t = x - 1.0; // exact
+    log1pf(t + p_sqrt(fmaf(t, t, 2.0 * t)))
+}
+
+/// `atanh x` for `|x| <= 1` (CUDA `atanhf`, bound 3 ulp): ±∞ at ±1, NaN beyond.
+/// Every target.
+#[inline]
+pub fn atanhf(x: f32) -> f32 {
+    let t = x.abs();
+    if !(t <= 1.0) {
+        return f32::NAN;
+    }
+    // atanh t = log1p(2t/(1 − t))/2.
+    let v = 0.5 * log1pf((t + t) / (1.0 - t));
+    v.copysign(x)
+}

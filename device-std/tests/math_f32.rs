@@ -1,0 +1,684 @@
+//! `device_std::math`'s `f32` functions on the host — the same code the GPU runs —
+//! against std's `f64` functions (the host C library, below 1 `f64` ulp: about
+//! 2^-29 of an `f32` ulp) on a strided sweep of every `f32` bit pattern plus the
+//! known hard cases, and their special values bit for bit.
+//!
+//! `MATH_SAMPLES_LOG2=N` sweeps 2^N inputs per function (default 18); the GPU
+//! measures all 2^32 (`scripts/gpu-math.sh`). Errors are printed with
+//! `--nocapture`.
+
+use device_std::math;
+
+/// The error of `got` in ulps of the `f32` nearest `want` (subnormal ulp 2^-149); 0
+/// when both are NaN or the same infinity, infinite for any other NaN/∞ mismatch.
+fn ulp_error(got: f32, want: f64) -> f64 {
+    if want.is_nan() {
+        return if got.is_nan() { 0.0 } else { f64::INFINITY };
+    }
+    let rounded = want as f32;
+    if rounded.is_infinite() || got.is_infinite() || got.is_nan() {
+        return if got == rounded { 0.0 } else { f64::INFINITY };
+    }
+    let a = want.abs();
+    let e = if a == 0.0 {
+        -126
+    } else {
+        (a.log2().floor() as i32).max(-126)
+    };
+    let ulp = 2f64.powi(e - 23);
+    (got as f64 - want).abs() / ulp
+}
+
+fn samples() -> Vec<f32> {
+    let log2: u32 = std::env::var("MATH_SAMPLES_LOG2")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(18);
+    let n = 1u64 << log2;
+    let step = (1u64 << 32) / n;
+    let mut v: Vec<f32> = (0..n)
+        .map(|i| f32::from_bits((i * step + (i * 2_654_435_761) % step) as u32))
+        .collect();
+    // Dense around 0, 1 and the reduction boundaries.
+    for i in 0..4096u32 {
+        for base in [
+            0.0f32,
+            1.0,
+            -1.0,
+            0.5,
+            std::f32::consts::FRAC_PI_4,
+            88.0,
+            -87.0,
+        ] {
+            v.push(f32::from_bits(base.to_bits().wrapping_add(i)));
+            v.push(f32::from_bits(base.to_bits().wrapping_sub(i)));
+        }
+    }
+    v
+}
+
+struct Worst {
+    err: f64,
+    at: f32,
+}
+
+fn check_unary(name: &str, bound: f64, f: impl Fn(f32) -> f32, reference: impl Fn(f64) -> f64) {
+    let mut worst = Worst { err: 0.0, at: 0.0 };
+    for x in samples() {
+        let e = ulp_error(f(x), reference(x as f64));
+        if e > worst.err || e.is_nan() {
+            worst = Worst { err: e, at: x };
+        }
+    }
+    println!(
+        "{name:<10} max {:.3} ulp at {:e} ({:#010x}), bound {bound}",
+        worst.err,
+        worst.at,
+        worst.at.to_bits()
+    );
+    assert!(
+        worst.err <= bound,
+        "{name}: {:.3} ulp at {:e} ({:#010x}): got {:e}, want {:e}",
+        worst.err,
+        worst.at,
+        worst.at.to_bits(),
+        f(worst.at),
+        reference(worst.at as f64)
+    );
+}
+
+#[test]
+fn unary_functions_are_within_cudas_bounds() {
+    use std::f64::consts::PI;
+    check_unary("expf", 1.0, math::expf, f64::exp);
+    check_unary("exp2f", 1.0, math::exp2f, f64::exp2);
+    check_unary("exp10f", 1.0, math::exp10f, |x| 10f64.powf(x));
+    check_unary("expm1f", 1.0, math::expm1f, f64::exp_m1);
+    check_unary("logf", 1.0, math::logf, f64::ln);
+    check_unary("log2f", 1.0, math::log2f, f64::log2);
+    check_unary("log10f", 1.0, math::log10f, f64::log10);
+    check_unary("log1pf", 1.0, math::log1pf, f64::ln_1p);
+    check_unary("sinf", 1.0, math::sinf, f64::sin);
+    check_unary("cosf", 1.0, math::cosf, f64::cos);
+    check_unary("tanf", 2.0, math::tanf, f64::tan);
+    check_unary("sinpif", 1.0, math::sinpif, |x| sinpi(x, 0));
+    check_unary("cospif", 1.0, math::cospif, |x| sinpi(x, 1));
+    check_unary("asinf", 2.0, math::asinf, f64::asin);
+    check_unary("acosf", 2.0, math::acosf, f64::acos);
+    check_unary("atanf", 2.0, math::atanf, f64::atan);
+    check_unary("sinhf", 3.0, math::sinhf, f64::sinh);
+    check_unary("coshf", 2.0, math::coshf, f64::cosh);
+    check_unary("tanhf", 2.0, math::tanhf, f64::tanh);
+    check_unary("asinhf", 3.0, math::asinhf, f64::asinh);
+    check_unary("acoshf", 4.0, math::acoshf, f64::acosh);
+    check_unary("atanhf", 3.0, math::atanhf, f64::atanh);
+    check_unary("cbrtf", 1.0, math::cbrtf, f64::cbrt);
+    check_unary("rcbrtf", 1.0, math::rcbrtf, |x| 1.0 / x.cbrt());
+    check_unary("rsqrtf", 1.0, math::rsqrtf, |x| 1.0 / x.sqrt());
+    check_unary("sqrtf", 0.5, math::sqrtf, f64::sqrt);
+    let _ = PI;
+}
+
+/// sin(πx) (`shift` 0) or cos(πx) (`shift` 1) in f64 with an exact reduction (x is
+/// an f32, so 2x and x - n/2 are exact).
+fn sinpi(x: f64, shift: i32) -> f64 {
+    if !x.is_finite() {
+        return f64::NAN;
+    }
+    let n = (2.0 * x).round_ties_even();
+    let r = x - n / 2.0;
+    let q = (n.rem_euclid(4.0) as i32 + shift) % 4;
+    let (s, c) = (
+        (std::f64::consts::PI * r).sin(),
+        (std::f64::consts::PI * r).cos(),
+    );
+    let v = match q {
+        0 => s,
+        1 => c,
+        2 => -s,
+        _ => -c,
+    };
+    if v == 0.0 {
+        if shift == 0 {
+            0.0f64.copysign(x)
+        } else {
+            0.0
+        }
+    } else {
+        v
+    }
+}
+
+/// A splitmix64 stream: the fixed-seed generator of the sampled binary tests.
+struct SplitMix(u64);
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+fn check_binary(
+    name: &str,
+    bound: f64,
+    pairs: &[(f32, f32)],
+    f: impl Fn(f32, f32) -> f32,
+    reference: impl Fn(f64, f64) -> f64,
+) {
+    let (mut worst, mut at) = (0.0f64, (0.0f32, 0.0f32));
+    for &(x, y) in pairs {
+        let e = ulp_error(f(x, y), reference(x as f64, y as f64));
+        if e > worst || e.is_nan() {
+            (worst, at) = (e, (x, y));
+        }
+    }
+    println!(
+        "{name:<10} max {worst:.3} ulp at ({:e}, {:e}), bound {bound}",
+        at.0, at.1
+    );
+    assert!(
+        worst <= bound,
+        "{name}: {worst:.3} ulp at ({:e}, {:e}) = ({:#010x}, {:#010x}): got {:e}",
+        at.0,
+        at.1,
+        at.0.to_bits(),
+        at.1.to_bits(),
+        f(at.0, at.1)
+    );
+}
+
+/// Random bit patterns, random values of moderate size, and pairs near 1.
+fn pairs() -> Vec<(f32, f32)> {
+    let mut g = SplitMix(0x5eed);
+    let mut v = Vec::new();
+    for _ in 0..200_000 {
+        let r = g.next();
+        v.push((f32::from_bits(r as u32), f32::from_bits((r >> 32) as u32)));
+        let (a, b) = ((r as u32) >> 8, (r >> 40) as u32);
+        let x = a as f32 / 16_777_216.0 * 64.0 - 32.0;
+        let y = b as f32 / 16_777_216.0 * 64.0 - 32.0;
+        v.push((x, y));
+        v.push((1.0 + x / 1024.0, y * 64.0));
+        v.push((x.abs(), (y * 8.0).round()));
+    }
+    v
+}
+
+#[test]
+fn binary_functions_are_within_cudas_bounds() {
+    let p = pairs();
+    check_binary("powf", 1.0, &p, math::powf, f64::powf);
+    check_binary("atan2f", 2.0, &p, math::atan2f, f64::atan2);
+    check_binary("hypotf", 1.0, &p, math::hypotf, f64::hypot);
+    check_binary("fmodf", 0.0, &p, math::fmodf, |x, y| x % y);
+    check_binary("remainderf", 0.0, &p, math::remainderf, remainder);
+    check_binary("fdimf", 0.5, &p, math::fdimf, |x, y| {
+        if x.is_nan() || y.is_nan() {
+            f64::NAN
+        } else if x > y {
+            x - y
+        } else {
+            0.0
+        }
+    });
+}
+
+/// IEEE remainder in f64 (exact for f32 operands): x − n·y, n = x/y rounded to even.
+fn remainder(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() || x.is_infinite() || y == 0.0 {
+        return f64::NAN;
+    }
+    if y.is_infinite() {
+        return x;
+    }
+    let r = x % y; // exact, sign of x, |r| < |y|
+    let ay = y.abs();
+    let r = if 2.0 * r.abs() > ay || (2.0 * r.abs() == ay && ((x - r) / y).rem_euclid(2.0) == 1.0) {
+        r - ay.copysign(r)
+    } else {
+        r
+    };
+    if r == 0.0 {
+        0.0f64.copysign(x)
+    } else {
+        r
+    }
+}
+
+/// Bits of `got` against `want`, NaN matching any NaN.
+fn same(got: f32, want: f32) -> bool {
+    (got.is_nan() && want.is_nan()) || got.to_bits() == want.to_bits()
+}
+
+#[test]
+fn special_values_follow_c99_and_cuda() {
+    let (inf, nan) = (f32::INFINITY, f32::NAN);
+    let unary: &[(&str, fn(f32) -> f32, &[(f32, f32)])] = &[
+        (
+            "expf",
+            math::expf,
+            &[
+                (0.0, 1.0),
+                (-0.0, 1.0),
+                (inf, inf),
+                (-inf, 0.0),
+                (nan, nan),
+                (88.8, inf),
+                (-104.0, 0.0),
+                (-103.0, f32::from_bits(1)),
+            ],
+        ),
+        (
+            "exp2f",
+            math::exp2f,
+            &[
+                (0.0, 1.0),
+                (inf, inf),
+                (-inf, 0.0),
+                (128.0, inf),
+                (-149.0, f32::from_bits(1)),
+                (-150.0, 0.0),
+                (10.0, 1024.0),
+            ],
+        ),
+        (
+            "exp10f",
+            math::exp10f,
+            &[
+                (0.0, 1.0),
+                (inf, inf),
+                (-inf, 0.0),
+                (1.0, 10.0),
+                (2.0, 100.0),
+                (39.0, inf),
+            ],
+        ),
+        (
+            "expm1f",
+            math::expm1f,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (inf, inf),
+                (-inf, -1.0),
+                (nan, nan),
+                (f32::from_bits(1), f32::from_bits(1)),
+            ],
+        ),
+        (
+            "logf",
+            math::logf,
+            &[
+                (1.0, 0.0),
+                (0.0, -inf),
+                (-0.0, -inf),
+                (-1.0, nan),
+                (inf, inf),
+                (-inf, nan),
+                (nan, nan),
+            ],
+        ),
+        (
+            "log2f",
+            math::log2f,
+            &[
+                (1.0, 0.0),
+                (8.0, 3.0),
+                (f32::from_bits(1), -149.0),
+                (0.0, -inf),
+                (inf, inf),
+                (-2.0, nan),
+            ],
+        ),
+        (
+            "log10f",
+            math::log10f,
+            &[
+                (1.0, 0.0),
+                (10.0, 1.0),
+                (1000.0, 3.0),
+                (0.0, -inf),
+                (inf, inf),
+            ],
+        ),
+        (
+            "log1pf",
+            math::log1pf,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (-1.0, -inf),
+                (-2.0, nan),
+                (inf, inf),
+                (f32::from_bits(1), f32::from_bits(1)),
+            ],
+        ),
+        (
+            "sinf",
+            math::sinf,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (inf, nan),
+                (-inf, nan),
+                (nan, nan),
+                (f32::from_bits(1), f32::from_bits(1)),
+            ],
+        ),
+        (
+            "cosf",
+            math::cosf,
+            &[(0.0, 1.0), (-0.0, 1.0), (inf, nan), (nan, nan)],
+        ),
+        ("tanf", math::tanf, &[(0.0, 0.0), (-0.0, -0.0), (inf, nan)]),
+        (
+            "sinpif",
+            math::sinpif,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (1.0, 0.0),
+                (-1.0, -0.0),
+                (0.5, 1.0),
+                (-0.5, -1.0),
+                (1.0e30, 0.0),
+                (inf, nan),
+            ],
+        ),
+        (
+            "cospif",
+            math::cospif,
+            &[
+                (0.0, 1.0),
+                (0.5, 0.0),
+                (-0.5, 0.0),
+                (1.0, -1.0),
+                (16_777_215.0, -1.0),
+                (1.0e30, 1.0),
+                (inf, nan),
+            ],
+        ),
+        (
+            "asinf",
+            math::asinf,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (1.0, std::f32::consts::FRAC_PI_2),
+                (-1.0, -std::f32::consts::FRAC_PI_2),
+                (1.5, nan),
+            ],
+        ),
+        (
+            "acosf",
+            math::acosf,
+            &[
+                (1.0, 0.0),
+                (-1.0, std::f32::consts::PI),
+                (0.0, std::f32::consts::FRAC_PI_2),
+                (-1.5, nan),
+            ],
+        ),
+        (
+            "atanf",
+            math::atanf,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (inf, std::f32::consts::FRAC_PI_2),
+                (-inf, -std::f32::consts::FRAC_PI_2),
+                (nan, nan),
+            ],
+        ),
+        (
+            "sinhf",
+            math::sinhf,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (inf, inf),
+                (-inf, -inf),
+                (90.0, inf),
+                (nan, nan),
+            ],
+        ),
+        (
+            "coshf",
+            math::coshf,
+            &[
+                (0.0, 1.0),
+                (-0.0, 1.0),
+                (inf, inf),
+                (-inf, inf),
+                (90.0, inf),
+                (nan, nan),
+            ],
+        ),
+        (
+            "tanhf",
+            math::tanhf,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (inf, 1.0),
+                (-inf, -1.0),
+                (nan, nan),
+            ],
+        ),
+        (
+            "asinhf",
+            math::asinhf,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (inf, inf),
+                (-inf, -inf),
+                (nan, nan),
+            ],
+        ),
+        (
+            "acoshf",
+            math::acoshf,
+            &[(1.0, 0.0), (0.5, nan), (inf, inf), (nan, nan)],
+        ),
+        (
+            "atanhf",
+            math::atanhf,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (1.0, inf),
+                (-1.0, -inf),
+                (2.0, nan),
+            ],
+        ),
+        (
+            "cbrtf",
+            math::cbrtf,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (27.0, 3.0),
+                (-8.0, -2.0),
+                (inf, inf),
+                (-inf, -inf),
+                (nan, nan),
+            ],
+        ),
+        (
+            "rcbrtf",
+            math::rcbrtf,
+            &[
+                (0.0, inf),
+                (-0.0, -inf),
+                (8.0, 0.5),
+                (inf, 0.0),
+                (-inf, -0.0),
+            ],
+        ),
+        (
+            "rsqrtf",
+            math::rsqrtf,
+            &[
+                (0.0, inf),
+                (-0.0, -inf),
+                (4.0, 0.5),
+                (inf, 0.0),
+                (-1.0, nan),
+            ],
+        ),
+        (
+            "roundf",
+            math::roundf,
+            &[
+                (0.5, 1.0),
+                (-0.5, -1.0),
+                (2.5, 3.0),
+                (-0.4, -0.0),
+                (8_388_609.0, 8_388_609.0),
+            ],
+        ),
+        (
+            "rintf",
+            math::rintf,
+            &[(0.5, 0.0), (1.5, 2.0), (2.5, 2.0), (-0.5, -0.0)],
+        ),
+        (
+            "logbf",
+            math::logbf,
+            &[
+                (0.0, -inf),
+                (inf, inf),
+                (8.0, 3.0),
+                (f32::from_bits(1), -149.0),
+            ],
+        ),
+    ];
+    for (name, f, cases) in unary {
+        for &(x, want) in cases.iter() {
+            let got = f(x);
+            assert!(
+                same(got, want),
+                "{name}({x:e}) = {got:e} ({:#010x}), want {want:e}",
+                got.to_bits()
+            );
+        }
+    }
+    let binary: &[(&str, fn(f32, f32) -> f32, &[(f32, f32, f32)])] = &[
+        (
+            "powf",
+            math::powf,
+            &[
+                (nan, 0.0, 1.0),
+                (1.0, nan, 1.0),
+                (-1.0, inf, 1.0),
+                (-1.0, -inf, 1.0),
+                (0.0, -3.0, inf),
+                (-0.0, -3.0, -inf),
+                (-0.0, -2.0, inf),
+                (-0.0, 3.0, -0.0),
+                (-0.0, 2.0, 0.0),
+                (0.5, -inf, inf),
+                (2.0, -inf, 0.0),
+                (0.5, inf, 0.0),
+                (2.0, inf, inf),
+                (-inf, -3.0, -0.0),
+                (-inf, -2.0, 0.0),
+                (-inf, 3.0, -inf),
+                (-inf, 2.0, inf),
+                (inf, -1.0, 0.0),
+                (inf, 0.5, inf),
+                (-8.0, 1.0 / 3.0, nan),
+                (-2.0, 3.0, -8.0),
+                (2.0, 10.0, 1024.0),
+                (2.0, 128.0, inf),
+                (2.0, -149.0, f32::from_bits(1)),
+                (2.0, -150.0, 0.0),
+                (nan, 1.0, nan),
+            ],
+        ),
+        (
+            "atan2f",
+            math::atan2f,
+            &[
+                (0.0, 0.0, 0.0),
+                (-0.0, 0.0, -0.0),
+                (0.0, -0.0, std::f32::consts::PI),
+                (-0.0, -0.0, -std::f32::consts::PI),
+                (1.0, 0.0, std::f32::consts::FRAC_PI_2),
+                (inf, inf, std::f32::consts::FRAC_PI_4),
+                (inf, -inf, 3.0 * std::f32::consts::FRAC_PI_4),
+                (-1.0, -inf, -std::f32::consts::PI),
+                (1.0, inf, 0.0),
+                (nan, 1.0, nan),
+            ],
+        ),
+        (
+            "hypotf",
+            math::hypotf,
+            &[
+                (inf, nan, inf),
+                (nan, -inf, inf),
+                (3.0, 4.0, 5.0),
+                (0.0, -0.0, 0.0),
+                (f32::MAX, f32::MAX, inf),
+                (nan, 1.0, nan),
+            ],
+        ),
+        (
+            "fmodf",
+            math::fmodf,
+            &[
+                (5.5, 2.0, 1.5),
+                (-5.5, 2.0, -1.5),
+                (inf, 1.0, nan),
+                (1.0, 0.0, nan),
+                (1.0, inf, 1.0),
+                (-0.0, 1.0, -0.0),
+                (f32::MAX, f32::from_bits(1), 0.0),
+            ],
+        ),
+        (
+            "remainderf",
+            math::remainderf,
+            &[
+                (5.0, 2.0, 1.0),
+                (7.0, 2.0, -1.0),
+                (-5.0, 2.0, -1.0),
+                (4.0, 2.0, 0.0),
+                (-4.0, 2.0, -0.0),
+                (1.0, inf, 1.0),
+                (inf, 1.0, nan),
+                (1.0, 0.0, nan),
+            ],
+        ),
+    ];
+    for (name, f, cases) in binary {
+        for &(x, y, want) in cases.iter() {
+            let got = f(x, y);
+            assert!(
+                same(got, want),
+                "{name}({x:e}, {y:e}) = {got:e}, want {want:e}"
+            );
+        }
+    }
+    assert_eq!(math::remquof(7.0, 2.0), (-1.0, 4));
+    assert_eq!(math::remquof(-7.0, 2.0), (1.0, -4));
+    assert_eq!(math::frexpf(8.0), (0.5, 4));
+    assert_eq!(math::frexpf(f32::from_bits(1)), (0.5, -148));
+    assert_eq!(math::modff(-3.75), (-0.75, -3.0));
+    assert_eq!(math::ldexpf(1.0, -149), f32::from_bits(1));
+    assert_eq!(
+        math::ldexpf(f32::from_bits(1), 276),
+        f32::from_bits(0x7f00_0000)
+    );
+    assert_eq!(math::ilogbf(0.0), i32::MIN);
+    assert_eq!(math::ilogbf(f32::from_bits(1)), -149);
+    assert_eq!(math::nextafterf(1.0, 2.0), f32::from_bits(0x3f80_0001));
+    assert_eq!(math::nextafterf(0.0, -1.0), -f32::from_bits(1));
+    assert_eq!(math::powif(2.0, -3), 0.125);
+    assert_eq!(math::powif(-3.0, 3), -27.0);
+}
