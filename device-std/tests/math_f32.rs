@@ -112,6 +112,8 @@ fn unary_functions_are_within_cudas_bounds() {
     check_unary("asinhf", 3.0, math::asinhf, f64::asinh);
     check_unary("acoshf", 4.0, math::acoshf, f64::acosh);
     check_unary("atanhf", 3.0, math::atanhf, f64::atanh);
+    check_unary("erff", 2.0, math::erff, erf64);
+    check_unary("erfcf", 4.0, math::erfcf, erfc64);
     check_unary("cbrtf", 1.0, math::cbrtf, f64::cbrt);
     check_unary("rcbrtf", 1.0, math::rcbrtf, |x| 1.0 / x.cbrt());
     check_unary("rsqrtf", 1.0, math::rsqrtf, |x| 1.0 / x.sqrt());
@@ -253,10 +255,15 @@ fn same(got: f32, want: f32) -> bool {
     (got.is_nan() && want.is_nan()) || got.to_bits() == want.to_bits()
 }
 
+/// A function's name, the function, and `(input, expected)` pairs.
+type UnaryCases<'a> = (&'a str, fn(f32) -> f32, &'a [(f32, f32)]);
+/// A function's name, the function, and `(x, y, expected)` triples.
+type BinaryCases<'a> = (&'a str, fn(f32, f32) -> f32, &'a [(f32, f32, f32)]);
+
 #[test]
 fn special_values_follow_c99_and_cuda() {
     let (inf, nan) = (f32::INFINITY, f32::NAN);
-    let unary: &[(&str, fn(f32) -> f32, &[(f32, f32)])] = &[
+    let unary: &[UnaryCases] = &[
         (
             "expf",
             math::expf,
@@ -567,7 +574,7 @@ fn special_values_follow_c99_and_cuda() {
             );
         }
     }
-    let binary: &[(&str, fn(f32, f32) -> f32, &[(f32, f32, f32)])] = &[
+    let binary: &[BinaryCases] = &[
         (
             "powf",
             math::powf,
@@ -681,4 +688,22 @@ fn special_values_follow_c99_and_cuda() {
     assert_eq!(math::nextafterf(0.0, -1.0), -f32::from_bits(1));
     assert_eq!(math::powif(2.0, -3), 0.125);
     assert_eq!(math::powif(-3.0, 3), -27.0);
+}
+
+/// The C library's `erf` and `erfc` (glibc: below 1 `f64` ulp), the reference of
+/// `erff`/`erfcf`; std has none.
+fn erf64(x: f64) -> f64 {
+    extern "C" {
+        fn erf(x: f64) -> f64;
+    }
+    // SAFETY: a pure C function of a double.
+    unsafe { erf(x) }
+}
+
+fn erfc64(x: f64) -> f64 {
+    extern "C" {
+        fn erfc(x: f64) -> f64;
+    }
+    // SAFETY: a pure C function of a double.
+    unsafe { erfc(x) }
 }

@@ -38,7 +38,8 @@
 //! | fences | `core::sync::atomic::fence(SeqCst)` |
 //! | `nanosleep` | yields the coroutine and the OS thread |
 //! | `device_println!` | C `printf` formatting to stdout (or [`Options::capture_output`]) |
-//! | `math::exp2f` | `f32::exp2` with results below `f32::MIN_POSITIVE` flushed to zero (`.ftz`); not the hardware's approximation |
+//! | `math` | the same Rust code as on the GPU: identical bits (`math::prim`'s fma, sqrt and rounding are correctly rounded on both) |
+//! | `math::fast` | the full-precision function instead of the hardware's approximation (`exp2f`, `expf`, `exp10f` flush subnormals as `.ftz` does): the last bits differ |
 //!
 //! Why coroutines: a thread must stop at a barrier and resume after every
 //! other thread of its block got there, with its whole call stack intact.
@@ -82,8 +83,10 @@
 //! - Writes through a witness (`DisjointSlice::get_mut`) are not tracked: the
 //!   witness already makes them disjoint.
 //! - Floating-point results match the GPU bit for bit where both do the same
-//!   IEEE operations in the same order (no FMA contraction, no approximate
-//!   math): `exp2f` and `expf` differ in the last bits.
+//!   IEEE operations in the same order (rustc emits `add.rn`/`mul.rn`, which
+//!   ptxas does not fuse): all of `math` does; `math::fast` differs in the last
+//!   bits, and so does a float `%` (LLVM lowers `frem` inexactly on nvptx64) and
+//!   `x.sin()` method syntax, which under the emulator is std's own.
 
 pub(crate) mod block;
 pub(crate) mod cluster;

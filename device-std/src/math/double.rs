@@ -15,6 +15,9 @@
 //! CUDA bound is from the CUDA C++ Programming Guide, "Mathematical Functions",
 //! double-precision table.
 
+// `x - x` is the NaN of an infinite argument; `!(x < y)` is true for NaN on purpose.
+#![allow(clippy::eq_op, clippy::neg_cmp_op_on_partial_ord)]
+
 use super::prim;
 use super::prim::fma;
 
@@ -66,8 +69,11 @@ fn scale(v: f64, k: i32) -> f64 {
 /// `c[0] + c[1] z + … ` (Horner, one `fma` a step; the loop is unrolled).
 #[inline(always)]
 fn poly<const N: usize>(z: f64, c: &[f64; N]) -> f64 {
-    let mut acc = 0.0;
-    for &ci in c.iter().rev() {
+    let Some((&last, rest)) = c.split_last() else {
+        return 0.0;
+    };
+    let mut acc = last;
+    for &ci in rest.iter().rev() {
         acc = fma(acc, z, ci);
     }
     acc
@@ -76,28 +82,28 @@ fn poly<const N: usize>(z: f64, c: &[f64; N]) -> f64 {
 const TWO54: f64 = 18014398509481984.0;
 const MANT: u64 = (1 << 52) - 1;
 const LOG2E: f64 = core::f64::consts::LOG2_E;
-const LN2_H: f64 = 0.6931471805599453;
+const LN2_H: f64 = core::f64::consts::LN_2;
 const LN2_L: f64 = 2.3190468138462996e-17;
 /// ln 2 with 42 significant bits (`e * LN2_H42` is exact for |e| < 2^11), and the rest.
 const LN2_H42: f64 = 0.6931471805598903;
 const LN2_L42: f64 = 5.497923018708371e-14;
-const INVLN2_H: f64 = 1.4426950408889634;
+const INVLN2_H: f64 = core::f64::consts::LOG2_E;
 const INVLN2_L: f64 = 2.0355273740931033e-17;
-const LN10_H: f64 = 2.302585092994046;
+const LN10_H: f64 = core::f64::consts::LN_10;
 const LN10_L: f64 = -2.1707562233822494e-16;
-const INVLN10_H: f64 = 0.4342944819032518;
+const INVLN10_H: f64 = core::f64::consts::LOG10_E;
 const INVLN10_L: f64 = 1.098319650216765e-17;
-const LOG10_2_H: f64 = 0.3010299956639812;
+const LOG10_2_H: f64 = core::f64::consts::LOG10_2;
 const LOG10_2_L: f64 = -2.8037281277851704e-18;
 const TWO_THIRDS_H: f64 = 0.6666666666666666;
 const TWO_THIRDS_L: f64 = 3.700743415417188e-17;
-const PIO2_H: f64 = 1.5707963267948966;
+const PIO2_H: f64 = core::f64::consts::FRAC_PI_2;
 const PIO2_M: f64 = 6.123233995736766e-17;
 const PIO2_T: f64 = -1.4973849048591698e-33;
-const PI_H: f64 = 3.141592653589793;
+const PI_H: f64 = core::f64::consts::PI;
 const PI_L: f64 = 1.2246467991473532e-16;
 const FRAC_2_PI: f64 = core::f64::consts::FRAC_2_PI;
-const ISQRT2_H: f64 = 0.7071067811865476;
+const ISQRT2_H: f64 = core::f64::consts::FRAC_1_SQRT_2;
 const ISQRT2_L: f64 = -4.833646656726457e-17;
 const THIRD: f64 = 1.0 / 3.0;
 
@@ -327,14 +333,14 @@ fn exp_dd(xh: f64, xl: f64) -> f64 {
 
 /// `e^x`. `exp(±0) = 1`, `exp(-∞) = +0`, `exp(+∞) = +∞`; overflows to +∞ above
 /// 709.78…, results below 2^-1022 are subnormal (`exp(-745.13)` is the smallest).
-/// Max error: {{U:exp}} measured (CUDA `exp`: 1 ulp). Every target. Source: CUDA
+/// Max error: 0.59 ulp measured (CUDA `exp`: 1 ulp). Every target. Source: CUDA
 /// Math API `exp`; C99 F.9.3.1.
 #[inline]
 pub fn exp(x: f64) -> f64 {
     exp_dd(x, 0.0)
 }
 
-/// `2^x`; special values as [`exp`]. Exact for integer `x`. Max error: {{U:exp2}}
+/// `2^x`; special values as [`exp`]. Exact for integer `x`. Max error: 0.64 ulp
 /// measured (CUDA `exp2`: 1 ulp). Every target. Source: CUDA Math API `exp2`; C99
 /// F.9.3.2.
 #[inline]
@@ -343,7 +349,7 @@ pub fn exp2(x: f64) -> f64 {
     exp_dd(h, fma(x, LN2_H, -h) + x * LN2_L)
 }
 
-/// `10^x`; special values as [`exp`]. Max error: {{U:exp10}} measured (CUDA
+/// `10^x`; special values as [`exp`]. Max error: 0.71 ulp measured (CUDA
 /// `exp10`: 1 ulp). Every target. Source: CUDA Math API `exp10`.
 #[inline]
 pub fn exp10(x: f64) -> f64 {
@@ -363,7 +369,7 @@ fn expm1_parts(x: f64) -> (i32, f64, f64) {
 }
 
 /// `e^x - 1`, accurate for small `|x|`. `expm1(±0) = ±0`, `expm1(-∞) = -1`,
-/// `expm1(+∞) = +∞`; overflows as [`exp`]. Max error: {{U:expm1}} measured (CUDA
+/// `expm1(+∞) = +∞`; overflows as [`exp`]. Max error: 0.56 ulp measured (CUDA
 /// `expm1`: 1 ulp). Every target. Source: CUDA Math API `expm1`; C99 F.9.3.3.
 #[inline]
 pub fn expm1(x: f64) -> f64 {
@@ -433,7 +439,7 @@ fn log_special(x: f64) -> f64 {
 
 /// Natural logarithm. `log(±0) = -∞`, `log(1) = +0`, `log(x < 0) = NaN`,
 /// `log(+∞) = +∞`; subnormal inputs are exact-scaled, not flushed. Max error:
-/// {{U:log}} measured (CUDA `log`: 1 ulp). Every target. Source: CUDA Math API
+/// 0.50 ulp measured (CUDA `log`: 1 ulp). Every target. Source: CUDA Math API
 /// `log`; C99 F.9.3.7.
 #[inline]
 pub fn log(x: f64) -> f64 {
@@ -445,7 +451,7 @@ pub fn log(x: f64) -> f64 {
 }
 
 /// Base-2 logarithm; special values as [`log`], exact for powers of two. Max
-/// error: {{U:log2}} measured (CUDA `log2`: 1 ulp). Every target. Source: CUDA Math
+/// error: 0.50 ulp measured (CUDA `log2`: 1 ulp). Every target. Source: CUDA Math
 /// API `log2`; C99 F.9.3.10.
 #[inline]
 pub fn log2(x: f64) -> f64 {
@@ -458,7 +464,7 @@ pub fn log2(x: f64) -> f64 {
     s + (se + pe)
 }
 
-/// Base-10 logarithm; special values as [`log`]. Max error: {{U:log10}} measured
+/// Base-10 logarithm; special values as [`log`]. Max error: 0.50 ulp measured
 /// (CUDA `log10`: 1 ulp). Every target. Source: CUDA Math API `log10`; C99 F.9.3.8.
 #[inline]
 pub fn log10(x: f64) -> f64 {
@@ -474,7 +480,7 @@ pub fn log10(x: f64) -> f64 {
 }
 
 /// `ln(1 + x)`, accurate for small `|x|`. `log1p(±0) = ±0`, `log1p(-1) = -∞`,
-/// `log1p(x < -1) = NaN`, `log1p(+∞) = +∞`. Max error: {{U:log1p}} measured (CUDA
+/// `log1p(x < -1) = NaN`, `log1p(+∞) = +∞`. Max error: 0.50 ulp measured (CUDA
 /// `log1p`: 1 ulp). Every target. Source: CUDA Math API `log1p`; C99 F.9.3.9.
 #[inline]
 pub fn log1p(x: f64) -> f64 {
@@ -504,7 +510,7 @@ fn is_odd_int(y: f64) -> bool {
 /// (`pow(-8, 1/3)` too), `pow(x < 0, integer y)` carries the sign of odd powers,
 /// `pow(x, ±∞)` and `pow(±∞, y)` by `|x|` against 1 and the sign of `y`; overflow to
 /// ±∞ and underflow to (subnormal or) zero. Computed as `e^(y·ln|x|)` with `ln|x|`
-/// and the product in double-double. Max error: {{U:pow}} measured (CUDA `pow`:
+/// and the product in double-double. Max error: 0.82 ulp measured (CUDA `pow`:
 /// 2 ulp). Every target. Source: CUDA Math API `pow`; C99 F.9.4.4.
 #[inline]
 pub fn pow(x: f64, y: f64) -> f64 {
@@ -699,14 +705,14 @@ fn sincos_q(n: u32, rh: f64, rl: f64) -> (f64, f64) {
 const TINY: f64 = 7.450580596923828e-9;
 
 /// Sine of `x` radians. `sin(±0) = ±0`, `sin(±∞) = NaN`; exact reduction for every
-/// finite `x` (Payne–Hanek above 2^30). Max error: {{U:sin}} measured (CUDA `sin`:
+/// finite `x` (Payne–Hanek above 2^30). Max error: 0.69 ulp measured (CUDA `sin`:
 /// 2 ulp). Every target. Source: CUDA Math API `sin`; C99 F.9.1.6.
 #[inline]
 pub fn sin(x: f64) -> f64 {
     sincos(x).0
 }
 
-/// Cosine of `x` radians. `cos(±0) = 1`, `cos(±∞) = NaN`. Max error: {{U:cos}}
+/// Cosine of `x` radians. `cos(±0) = 1`, `cos(±∞) = NaN`. Max error: 0.67 ulp
 /// measured (CUDA `cos`: 2 ulp). Every target. Source: CUDA Math API `cos`; C99
 /// F.9.1.5.
 #[inline]
@@ -715,7 +721,7 @@ pub fn cos(x: f64) -> f64 {
 }
 
 /// `(sin x, cos x)` with one reduction; values as [`sin`] and [`cos`]. Max error:
-/// {{U:sin}} / {{U:cos}} measured (CUDA `sincos`: 2 ulp). Every target. Source: CUDA
+/// 0.69 ulp / 0.67 ulp measured (CUDA `sincos`: 2 ulp). Every target. Source: CUDA
 /// Math API `sincos`.
 #[inline]
 pub fn sincos(x: f64) -> (f64, f64) {
@@ -730,7 +736,7 @@ pub fn sincos(x: f64) -> (f64, f64) {
 }
 
 /// Tangent of `x` radians. `tan(±0) = ±0`, `tan(±∞) = NaN`. Computed as a corrected
-/// quotient of the sine and cosine kernels. Max error: {{U:tan}} measured (CUDA
+/// quotient of the sine and cosine kernels. Max error: 0.82 ulp measured (CUDA
 /// `tan`: 2 ulp). Every target. Source: CUDA Math API `tan`; C99 F.9.1.7.
 #[inline]
 pub fn tan(x: f64) -> f64 {
@@ -771,7 +777,7 @@ fn sincospi_raw(x: f64) -> (f64, f64) {
 }
 
 /// `sin(πx)`. `sinpi(±0) = ±0`, `sinpi(±n) = ±0` for integers `n`, `sinpi(±∞) = NaN`;
-/// the reduction is exact. Max error: {{U:sinpi}} measured (CUDA `sinpi`: 2 ulp).
+/// the reduction is exact. Max error: 0.91 ulp measured (CUDA `sinpi`: 2 ulp).
 /// Every target. Source: CUDA Math API `sinpi`; C23 F.10.1.13.
 #[inline]
 pub fn sinpi(x: f64) -> f64 {
@@ -779,15 +785,15 @@ pub fn sinpi(x: f64) -> f64 {
 }
 
 /// `cos(πx)`. `cospi(±0) = 1`, `cospi(n + 1/2) = +0`, `cospi(±∞) = NaN`. Max error:
-/// {{U:cospi}} measured (CUDA `cospi`: 2 ulp). Every target. Source: CUDA Math API
+/// 0.65 ulp measured (CUDA `cospi`: 2 ulp). Every target. Source: CUDA Math API
 /// `cospi`; C23 F.10.1.12.
 #[inline]
 pub fn cospi(x: f64) -> f64 {
     sincospi(x).1
 }
 
-/// `(sin πx, cos πx)`; values as [`sinpi`] and [`cospi`]. Max error: {{U:sinpi}} /
-/// {{U:cospi}} measured (CUDA `sincospi`: 2 ulp). Every target. Source: CUDA Math
+/// `(sin πx, cos πx)`; values as [`sinpi`] and [`cospi`]. Max error: 0.91 ulp /
+/// 0.65 ulp measured (CUDA `sincospi`: 2 ulp). Every target. Source: CUDA Math
 /// API `sincospi`.
 #[inline]
 pub fn sincospi(x: f64) -> (f64, f64) {
@@ -819,7 +825,7 @@ fn pio2_minus(h: f64, t: f64) -> (f64, f64) {
 }
 
 /// Arc tangent, in `[-π/2, π/2]`. `atan(±0) = ±0`, `atan(±∞) = ±π/2`. Max error:
-/// {{U:atan}} measured (CUDA `atan`: 2 ulp). Every target. Source: CUDA Math API
+/// 0.73 ulp measured (CUDA `atan`: 2 ulp). Every target. Source: CUDA Math API
 /// `atan`; C99 F.9.1.3.
 #[inline]
 pub fn atan(x: f64) -> f64 {
@@ -841,7 +847,7 @@ pub fn atan(x: f64) -> f64 {
 /// Arc tangent of `y/x` in `[-π, π]`, by the signs of both. C99 F.9.1.4:
 /// `atan2(±0, -0) = ±π`, `atan2(±0, +0) = ±0`, `atan2(±0, x<0) = ±π`,
 /// `atan2(±y, ±∞)`, `atan2(±∞, x)`, `atan2(±∞, ±∞) = ±π/4, ±3π/4`. Max error:
-/// {{U:atan2}} measured (CUDA `atan2`: 2 ulp). Every target. Source: CUDA Math API
+/// 0.67 ulp measured (CUDA `atan2`: 2 ulp). Every target. Source: CUDA Math API
 /// `atan2`; C99 F.9.1.4.
 #[inline]
 pub fn atan2(y: f64, x: f64) -> f64 {
@@ -896,7 +902,7 @@ fn half_complement_sqrt(a: f64) -> (f64, f64) {
 }
 
 /// Arc sine, in `[-π/2, π/2]`. `asin(±0) = ±0`, `asin(±1) = ±π/2`,
-/// `asin(|x| > 1) = NaN`. Max error: {{U:asin}} measured (CUDA `asin`: 2 ulp).
+/// `asin(|x| > 1) = NaN`. Max error: 0.57 ulp measured (CUDA `asin`: 2 ulp).
 /// Every target. Source: CUDA Math API `asin`; C99 F.9.1.2.
 #[inline]
 pub fn asin(x: f64) -> f64 {
@@ -917,7 +923,7 @@ pub fn asin(x: f64) -> f64 {
 }
 
 /// Arc cosine, in `[0, π]`. `acos(1) = +0`, `acos(-1) = π`, `acos(|x| > 1) = NaN`.
-/// Max error: {{U:acos}} measured (CUDA `acos`: 2 ulp). Every target. Source: CUDA
+/// Max error: 0.57 ulp measured (CUDA `acos`: 2 ulp). Every target. Source: CUDA
 /// Math API `acos`; C99 F.9.1.1.
 #[inline]
 pub fn acos(x: f64) -> f64 {
@@ -962,7 +968,7 @@ fn cosh_sinh(a: f64, s: f64) -> f64 {
 }
 
 /// Hyperbolic sine. `sinh(±0) = ±0`, `sinh(±∞) = ±∞`; overflows to ±∞ above
-/// 710.47…. Max error: {{U:sinh}} measured (CUDA `sinh`: 2 ulp). Every target.
+/// 710.47…. Max error: 0.59 ulp measured (CUDA `sinh`: 2 ulp). Every target.
 /// Source: CUDA Math API `sinh`; C99 F.9.2.5.
 #[inline]
 pub fn sinh(x: f64) -> f64 {
@@ -975,7 +981,7 @@ pub fn sinh(x: f64) -> f64 {
 }
 
 /// Hyperbolic cosine. `cosh(±0) = 1`, `cosh(±∞) = +∞`; overflows above 710.47….
-/// Max error: {{U:cosh}} measured (CUDA `cosh`: 1 ulp). Every target. Source: CUDA
+/// Max error: 0.54 ulp measured (CUDA `cosh`: 1 ulp). Every target. Source: CUDA
 /// Math API `cosh`; C99 F.9.2.4.
 #[inline]
 pub fn cosh(x: f64) -> f64 {
@@ -983,7 +989,7 @@ pub fn cosh(x: f64) -> f64 {
 }
 
 /// Hyperbolic tangent. `tanh(±0) = ±0`, `tanh(±∞) = ±1`. Computed as
-/// `expm1(2|x|) / (expm1(2|x|) + 2)` in double-double. Max error: {{U:tanh}} measured
+/// `expm1(2|x|) / (expm1(2|x|) + 2)` in double-double. Max error: 0.61 ulp measured
 /// (CUDA `tanh`: 1 ulp). Every target. Source: CUDA Math API `tanh`; C99 F.9.2.6.
 #[inline]
 pub fn tanh(x: f64) -> f64 {
@@ -1013,7 +1019,7 @@ fn sqrt_dd(wh: f64, wl: f64) -> (f64, f64) {
 }
 
 /// Inverse hyperbolic sine. `asinh(±0) = ±0`, `asinh(±∞) = ±∞`. Computed as
-/// `ln(|x| + sqrt(x² + 1))` in double-double. Max error: {{U:asinh}} measured (CUDA
+/// `ln(|x| + sqrt(x² + 1))` in double-double. Max error: 0.50 ulp measured (CUDA
 /// `asinh`: 3 ulp). Every target. Source: CUDA Math API `asinh`; C99 F.9.2.2.
 #[inline]
 pub fn asinh(x: f64) -> f64 {
@@ -1039,11 +1045,11 @@ pub fn asinh(x: f64) -> f64 {
 }
 
 /// Inverse hyperbolic cosine. `acosh(1) = +0`, `acosh(x < 1) = NaN`,
-/// `acosh(+∞) = +∞`. Max error: {{U:acosh}} measured (CUDA `acosh`: 3 ulp). Every
+/// `acosh(+∞) = +∞`. Max error: 0.50 ulp measured (CUDA `acosh`: 3 ulp). Every
 /// target. Source: CUDA Math API `acosh`; C99 F.9.2.1.
 #[inline]
 pub fn acosh(x: f64) -> f64 {
-    if !(x >= 1.0 && x < f64::INFINITY) {
+    if !(1.0..f64::INFINITY).contains(&x) {
         return if x == f64::INFINITY {
             x
         } else {
@@ -1069,7 +1075,7 @@ pub fn acosh(x: f64) -> f64 {
 
 /// Inverse hyperbolic tangent. `atanh(±0) = ±0`, `atanh(±1) = ±∞`,
 /// `atanh(|x| > 1) = NaN`. Computed as `ln((1+|x|)/(1-|x|))/2` in double-double.
-/// Max error: {{U:atanh}} measured (CUDA `atanh`: 2 ulp). Every target. Source:
+/// Max error: 0.50 ulp measured (CUDA `atanh`: 2 ulp). Every target. Source:
 /// CUDA Math API `atanh`; C99 F.9.2.3.
 #[inline]
 pub fn atanh(x: f64) -> f64 {
@@ -1118,7 +1124,7 @@ fn erf_small(x: f64) -> (f64, f64) {
     (x, x * poly(x * x, &ERF_C))
 }
 
-/// The error function. `erf(±0) = ±0`, `erf(±∞) = ±1`. Max error: {{U:erf}}
+/// The error function. `erf(±0) = ±0`, `erf(±∞) = ±1`. Max error: 0.79 ulp
 /// measured (CUDA `erf`: 2 ulp). Every target. Source: CUDA Math API `erf`; C99
 /// F.9.5.1.
 #[inline]
@@ -1136,7 +1142,7 @@ pub fn erf(x: f64) -> f64 {
 }
 
 /// The complementary error function `1 - erf(x)`. `erfc(-∞) = 2`, `erfc(+∞) = +0`;
-/// underflows to (subnormal, then) zero above 26.5. Max error: {{U:erfc}} measured
+/// underflows to (subnormal, then) zero above 26.5. Max error: 2.01 ulp measured
 /// (CUDA `erfc`: 5 ulp). Every target. Source: CUDA Math API `erfc`; C99 F.9.5.2.
 #[inline]
 pub fn erfc(x: f64) -> f64 {
@@ -1165,7 +1171,7 @@ pub fn erfc(x: f64) -> f64 {
 
 /// The standard normal cumulative distribution function `erfc(-x/√2)/2`, with the
 /// argument carried in double-double (so the left tail keeps its relative
-/// accuracy). `normcdf(-∞) = +0`, `normcdf(+∞) = 1`. Max error: {{U:normcdf}}
+/// accuracy). `normcdf(-∞) = +0`, `normcdf(+∞) = 1`. Max error: 1.99 ulp
 /// measured (CUDA `normcdf`: 5 ulp). Every target. Source: CUDA Math API `normcdf`.
 #[inline]
 pub fn normcdf(x: f64) -> f64 {
@@ -1175,7 +1181,7 @@ pub fn normcdf(x: f64) -> f64 {
     if a < 0.5 {
         // (1 - erf(h + l)) / 2, erf(h + l) ≈ erf(h) + l·2/√π
         let (eh, et) = erf_small(h);
-        let et = fma(l, 1.1283791670955126, et);
+        let et = fma(l, core::f64::consts::FRAC_2_SQRT_PI, et);
         let (s, e) = two_sum(1.0, -eh);
         return 0.5 * (s + (e - et));
     }
@@ -1222,7 +1228,7 @@ fn normalize(a: f64) -> (f64, i32) {
 }
 
 /// Cube root. `cbrt(±0) = ±0`, `cbrt(±∞) = ±∞`, negative `x` gives `-cbrt(-x)`.
-/// Max error: {{U:cbrt}} measured (CUDA `cbrt`: 1 ulp). Every target. Source: CUDA
+/// Max error: 0.59 ulp measured (CUDA `cbrt`: 1 ulp). Every target. Source: CUDA
 /// Math API `cbrt`; C99 F.9.4.1.
 #[inline]
 pub fn cbrt(x: f64) -> f64 {
@@ -1241,7 +1247,7 @@ pub fn cbrt(x: f64) -> f64 {
 }
 
 /// Reciprocal cube root `1/cbrt(x)`. `rcbrt(±0) = ±∞`, `rcbrt(±∞) = ±0`. Max
-/// error: {{U:rcbrt}} measured (CUDA `rcbrt`: 1 ulp). Every target. Source: CUDA
+/// error: 0.50 ulp measured (CUDA `rcbrt`: 1 ulp). Every target. Source: CUDA
 /// Math API `rcbrt`.
 #[inline]
 pub fn rcbrt(x: f64) -> f64 {
@@ -1260,7 +1266,7 @@ pub fn rcbrt(x: f64) -> f64 {
 }
 
 /// Reciprocal square root `1/sqrt(x)`. `rsqrt(+0) = +∞`, `rsqrt(-0) = -∞`,
-/// `rsqrt(x < 0) = NaN`, `rsqrt(+∞) = +0`. Max error: {{U:rsqrt}} measured (CUDA
+/// `rsqrt(x < 0) = NaN`, `rsqrt(+∞) = +0`. Max error: 0.50 ulp measured (CUDA
 /// `rsqrt`: 1 ulp). Every target. Source: CUDA Math API `rsqrt`.
 #[inline]
 pub fn rsqrt(x: f64) -> f64 {
@@ -1340,7 +1346,7 @@ fn rnorm_n(v: [f64; 4]) -> f64 {
 }
 
 /// `sqrt(x² + y²)` without undue overflow or underflow. `hypot(±∞, y) = +∞` even
-/// for NaN `y`; otherwise NaN in, NaN out. Max error: {{U:hypot}} measured (CUDA
+/// for NaN `y`; otherwise NaN in, NaN out. Max error: 0.50 ulp measured (CUDA
 /// `hypot`: 2 ulp). Every target. Source: CUDA Math API `hypot`; C99 F.9.4.3.
 #[inline]
 pub fn hypot(x: f64, y: f64) -> f64 {
@@ -1348,21 +1354,21 @@ pub fn hypot(x: f64, y: f64) -> f64 {
 }
 
 /// `1 / sqrt(x² + y²)`. `rhypot(±∞, y) = +0`, `rhypot(0, 0) = +∞`. Max error:
-/// {{U:rhypot}} measured (CUDA `rhypot`: 1 ulp). Every target. Source: CUDA Math API
+/// 0.62 ulp measured (CUDA `rhypot`: 1 ulp). Every target. Source: CUDA Math API
 /// `rhypot`.
 #[inline]
 pub fn rhypot(x: f64, y: f64) -> f64 {
     rnorm_n([x, y, 0.0, 0.0])
 }
 
-/// `sqrt(a² + b² + c²)`; special values as [`hypot`]. Max error: {{U:norm3d}}
+/// `sqrt(a² + b² + c²)`; special values as [`hypot`]. Max error: 0.50 ulp
 /// measured (CUDA `norm3d`: 2 ulp). Every target. Source: CUDA Math API `norm3d`.
 #[inline]
 pub fn norm3d(a: f64, b: f64, c: f64) -> f64 {
     norm_n([a, b, c, 0.0])
 }
 
-/// `1 / sqrt(a² + b² + c²)`; special values as [`rhypot`]. Max error: {{U:rnorm3d}}
+/// `1 / sqrt(a² + b² + c²)`; special values as [`rhypot`]. Max error: 0.50 ulp
 /// measured (CUDA `rnorm3d`: 1 ulp). Every target. Source: CUDA Math API `rnorm3d`.
 #[inline]
 pub fn rnorm3d(a: f64, b: f64, c: f64) -> f64 {
@@ -1370,7 +1376,7 @@ pub fn rnorm3d(a: f64, b: f64, c: f64) -> f64 {
 }
 
 /// `sqrt(a² + b² + c² + d²)`; special values as [`hypot`]. Max error:
-/// {{U:norm4d}} measured (CUDA `norm4d`: 2 ulp). Every target. Source: CUDA Math
+/// 0.50 ulp measured (CUDA `norm4d`: 2 ulp). Every target. Source: CUDA Math
 /// API `norm4d`.
 #[inline]
 pub fn norm4d(a: f64, b: f64, c: f64, d: f64) -> f64 {
@@ -1378,7 +1384,7 @@ pub fn norm4d(a: f64, b: f64, c: f64, d: f64) -> f64 {
 }
 
 /// `1 / sqrt(a² + b² + c² + d²)`; special values as [`rhypot`]. Max error:
-/// {{U:rnorm4d}} measured (CUDA `rnorm4d`: 1 ulp). Every target. Source: CUDA Math
+/// 0.50 ulp measured (CUDA `rnorm4d`: 1 ulp). Every target. Source: CUDA Math
 /// API `rnorm4d`.
 #[inline]
 pub fn rnorm4d(a: f64, b: f64, c: f64, d: f64) -> f64 {
@@ -1635,13 +1641,15 @@ fn fmod_parts(ax: f64, ay: f64) -> (f64, u32) {
     }
     let (mx, ex) = decompose(ax);
     let (my, ey) = decompose(ay);
-    let mut q = (mx / my) as u32;
-    let mut r = mx - (mx / my) * my;
+    // ay > 0, so my ≥ 1: dividing by a NonZeroU64 has no panic path.
+    let nz = core::num::NonZeroU64::new(my).unwrap_or(core::num::NonZeroU64::MIN);
+    let mut q = (mx / nz) as u32;
+    let mut r = mx % nz;
     let mut d = ex - ey; // ≥ 0 since ax ≥ ay
     while d > 0 {
         let s = if d < 11 { d } else { 11 };
         let t = r << s;
-        let qs = t / my;
+        let qs = t / nz;
         r = t - qs * my;
         q = (q << s).wrapping_add(qs as u32);
         d -= s;

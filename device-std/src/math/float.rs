@@ -1,5 +1,6 @@
 //! [`FloatMath`]: std's float methods for `#![no_std]` kernels.
 
+use super::double as d;
 use super::single as s;
 
 /// The float methods std has and `core` lacks, for `f32` and `f64`, under std's names
@@ -275,4 +276,13 @@ float_math!(f32, s, {
     atan2: atan2f, sinh: sinhf, cosh: coshf, tanh: tanhf, asinh: asinhf, acosh: acoshf,
     atanh: atanhf, hypot: hypotf, fma: super::prim::fmaf, floor: floorf, ceil: ceilf,
     round: roundf, rint: rintf, trunc: truncf, fmod: fmodf,
+});
+
+float_math!(f64, d, {
+    sqrt: sqrt, cbrt: cbrt, exp: exp, exp2: exp2, expm1: expm1, log: log,
+    log2: log2, log10: log10, log1p: log1p, pow: pow, powi: powi, sin: sin,
+    cos: cos, tan: tan, sincos: sincos, asin: asin, acos: acos, atan: atan,
+    atan2: atan2, sinh: sinh, cosh: cosh, tanh: tanh, asinh: asinh, acosh: acosh,
+    atanh: atanh, hypot: hypot, fma: super::prim::fma, floor: floor, ceil: ceil,
+    round: round, rint: rint, trunc: trunc, fmod: fmod,
 });

@@ -169,6 +169,20 @@ def q_cbrt(m):
     return mp.cbrt(m)
 
 
+def q_erf(u):
+    # erf(x) = x (2/sqrt(pi) + x^2 q(x^2)).
+    if u == 0:
+        return -2 / (3 * mp.sqrt(mp.pi))
+    x = mp.sqrt(u)
+    return (mp.erf(x) / x - 2 / mp.sqrt(mp.pi)) / u
+
+
+def h_erfc(w):
+    # erfc(t) = e^(-t^2) w h(w), w = 1/t.
+    t = 1 / w
+    return mp.erfc(t) * mp.exp(t * t) / w
+
+
 LN2_2 = mp.log(2) / 2
 # name: (g, weight, a, b, degree, fixed coefficients, what the weight measures)
 TABLES = {
@@ -188,6 +202,13 @@ TABLES = {
     "SINPI_Q": (q_sinpi, lambda u: (mp.sqrt(u) ** 3 / mp.sin(mp.pi * mp.sqrt(u))) if u != 0 else 0, 0, 0.0625 * 1.01, 3, ()),
     "COSPI_Q": (q_cospi, lambda u: u / mp.cos(mp.pi * mp.sqrt(u)), 0, 0.0625 * 1.01, 4, ()),
     "TANH_Q": (q_tanh, lambda u: (mp.sqrt(u) ** 3 / mp.tanh(mp.sqrt(u))) if u != 0 else 0, 0, 0.5625 * 1.01, 5, ()),
+    "ERF_Q": (q_erf, lambda u: u / (2 / mp.sqrt(mp.pi)) if u != 0 else 0, 0, 0.5625 * 1.01, 6, ()),
+    # erfc(t) = e^(-t^2) g(t - 11/8), t in [0.75, 2]: g is entire, so low degrees do.
+    "ERFC_NEAR": (lambda v: mp.erfc(v + mp.mpf(11) / 8) * mp.exp((v + mp.mpf(11) / 8) ** 2),
+                  lambda v: 1 / (mp.erfc(v + mp.mpf(11) / 8) * mp.exp((v + mp.mpf(11) / 8) ** 2)),
+                  -0.626, 0.626, 9, ()),
+    # erfc(t) = e^(-t^2) w g(w), w = 1/t in [0.099, 0.5].
+    "ERFC_FAR": (h_erfc, lambda w: 1 / h_erfc(w), 0.0989, 0.5001, 9, ()),
     "CBRT_P": (q_cbrt, lambda m: 1 / mp.cbrt(m), 1, 8, 3, ()),
 }
 

@@ -9,10 +9,14 @@
 
 // Coefficients are written as remez.py prints them; `x - x` is the NaN of an infinite
 // argument; `!(x < y)` is true for NaN on purpose.
-#![allow(clippy::excessive_precision, clippy::eq_op, clippy::neg_cmp_op_on_partial_ord)]
+#![allow(
+    clippy::excessive_precision,
+    clippy::eq_op,
+    clippy::neg_cmp_op_on_partial_ord
+)]
 
-use super::prim::{ceilf as p_ceil, floorf as p_floor, fmaf, rintf as p_rint, sqrtf as p_sqrt};
 use super::prim::truncf as p_trunc;
+use super::prim::{ceilf as p_ceil, floorf as p_floor, fmaf, rintf as p_rint, sqrtf as p_sqrt};
 
 // ---------------------------------------------------------------------------------
 // Constants (each the f32 nearest the value, a `_LO` tail the f32 nearest the rest).
@@ -126,6 +130,49 @@ const TANH_Q: [f32; 6] = [
     -0.007_627_933_3,
     0.001_717_892_2,
 ];
+// ERF_Q: erf(x) = x (2/sqrt(pi) + x^2 q(x^2)), |x| <= 0.75; relative error 2^-31.5.
+const ERF_Q: [f32; 7] = [
+    -0.376_126_38,
+    0.112_837_57,
+    -0.026_862_219,
+    0.005_203_363,
+    -0.000_800_250_45,
+    4.854_061e-5,
+    2.370_201_2e-5,
+];
+/// 2/√π as head and tail.
+const TWO_OVER_SQRT_PI: f32 = f32::from_bits(0x3f90_6ebb);
+const TWO_OVER_SQRT_PI_LO: f32 = f32::from_bits(0xb37b_d649);
+// ERFC_NEAR: erfc(t) = e^(-t^2) g(t - 11/8), t in [0.75, 2]; remez.py ERFC_NEAR at
+// degree 11, rounded to f32 (the first with a tail); relative error 2^-30.
+const ERFC_NEAR: [f32; 12] = [
+    0.343_295_9,
+    -0.184_315_47,
+    0.089_862_123,
+    -0.040_503_372,
+    0.017_084_956,
+    -0.006_804_605_5,
+    0.002_576_599_4,
+    -0.000_932_122_5,
+    0.000_321_795,
+    -0.000_107_881_51,
+    3.910_876_7e-5,
+    -1.198_054_6e-5,
+];
+const ERFC_NEAR_LO: f32 = -1.215_787_9e-8;
+// ERFC_FAR: erfc(t) = e^(-t^2) w g(w), w = 1/t in [0.099, 0.5]; relative error 2^-30.5.
+const ERFC_FAR: [f32; 10] = [
+    0.564_190_57,
+    -3.966_34e-5,
+    -0.281_445_1,
+    -0.005_296_918_6,
+    0.440_965_83,
+    0.048_814_94,
+    -1.810_241_2,
+    3.262_46,
+    -2.650_062_3,
+    0.873_999_06,
+];
 // CBRT_P: cbrt(m) on [1, 8]; relative error 2^-7.6 (a start for Newton's method).
 const CBRT_P: [f32; 4] = [0.681_683_7, 0.364_528_33, -0.043_310_16, 0.002_313_222_3];
 
@@ -152,6 +199,18 @@ fn poly<const N: usize>(x: f32, c: &[f32; N]) -> f32 {
     let mut acc = c[N - 1];
     let mut i = N - 1;
     while i > 0 {
+        i -= 1;
+        acc = fmaf(acc, x, c[i]);
+    }
+    acc
+}
+
+/// `c[1] + c[2] x + … + c[N-1] x^(N-2)`: [`poly`] without its constant term.
+#[inline(always)]
+fn poly_from1<const N: usize>(x: f32, c: &[f32; N]) -> f32 {
+    let mut acc = c[N - 1];
+    let mut i = N - 1;
+    while i > 1 {
         i -= 1;
         acc = fmaf(acc, x, c[i]);
     }
@@ -597,14 +656,18 @@ pub fn scalbnf(x: f32, n: i32) -> f32 {
 }
 
 /// The exponent of `x` as an integer, `floor(log2|x|)` (CUDA `ilogbf`); `i32::MIN`
-/// for 0 (`FP_ILOGB0`), `i32::MAX` for NaN and ±∞ (glibc and CUDA's values). Every
-/// target.
+/// for 0 and NaN, `i32::MAX` for ±∞ (CUDA's values, as [`ilogb`](super::ilogb)).
+/// Every target.
 #[inline(always)]
 pub fn ilogbf(x: f32) -> i32 {
     let bits = x.to_bits() & 0x7fff_ffff;
     let e = (bits >> 23) as i32;
     if e == 0xff {
-        i32::MAX
+        if bits == 0x7f80_0000 {
+            i32::MAX
+        } else {
+            i32::MIN
+        }
     } else if e != 0 {
         e - 127
     } else if bits == 0 {
@@ -669,7 +732,7 @@ pub fn nextafterf(x: f32, y: f32) -> f32 {
 /// exact remainder core of `fmodf`, `remainderf` and `remquof` (finite `x`, nonzero
 /// finite `y`, `|x| >= |y|`).
 #[inline(never)]
-fn rem_core(ax: f32, ay: f32) -> (f32, u32) {
+fn rem_core(ax: f32, ay: f32) -> (f32, u64) {
     let (bx, by) = (ax.to_bits(), ay.to_bits());
     let (mut ex, mut ey) = ((bx >> 23) as i32, (by >> 23) as i32);
     let mut mx = (bx & 0x007f_ffff) as u64;
@@ -686,13 +749,13 @@ fn rem_core(ax: f32, ay: f32) -> (f32, u32) {
     }
     // Long division, up to 39 quotient bits a step (mx < 2^24·... < 2^63).
     let mut d = ex - ey;
-    let mut q: u32 = 0;
+    // The quotient's low 64 bits (only its low bits are wanted; shifts below 64).
+    let mut q: u64 = mx / my;
     let mut rem = mx % my;
-    q = q.wrapping_add((mx / my) as u32);
     while d > 0 {
         let s = d.min(39);
         let wide = rem << s;
-        q = (q << s).wrapping_add((wide / my) as u32);
+        q = (q << s).wrapping_add(wide / my);
         rem = wide % my;
         d -= s;
     }
@@ -1495,4 +1558,72 @@ pub fn atanhf(x: f32) -> f32 {
     // atanh t = log1p(2t/(1 − t))/2.
     let v = 0.5 * log1pf((t + t) / (1.0 - t));
     v.copysign(x)
+}
+
+// ---------------------------------------------------------------------------------
+// Error functions.
+
+/// `erf x` for `|x| <= 0.75`.
+#[inline(always)]
+fn erf_small(x: f32) -> f32 {
+    let u = x * x;
+    let tail = fmaf(u, poly(u, &ERF_Q), TWO_OVER_SQRT_PI_LO);
+    fmaf(x, TWO_OVER_SQRT_PI, x * tail)
+}
+
+/// `erfc t` for `t >= 0.75`: `e^(-t²)·g`, `g` a polynomial in `t` below 2 and `w·h(w)`,
+/// `w = 1/t`, above, with `e^(-t²)` from `t²` as
+/// head and tail and scaled by 2^64 until the last multiply, so a subnormal result
+/// is rounded once.
+#[inline(always)]
+fn erfc_large(t: f32) -> f32 {
+    if t > 10.1 {
+        return 0.0; // below half the smallest subnormal
+    }
+    let h = if t < 2.0 {
+        let v = t - 1.375; // exact
+        fmaf(v, poly_from1(v, &ERFC_NEAR), ERFC_NEAR_LO) + ERFC_NEAR[0]
+    } else {
+        let w = 1.0 / t;
+        w * poly(w, &ERFC_FAR)
+    };
+    let th = t * t;
+    let tl = fmaf(t, t, -th);
+    let (k, rh, rl) = reduce_ln2(-th);
+    let em = expm1_kernel(rh, rl - tl);
+    let v = scale_1p(k + 64, em) * h;
+    v * f32::from_bits(0x1f80_0000) // 2^-64
+}
+
+/// The error function `erf x = 2/√π ∫₀ˣ e^(−t²) dt` (CUDA `erff`, bound 2 ulp): odd,
+/// ±1 at ±∞. Every target.
+#[inline]
+pub fn erff(x: f32) -> f32 {
+    let t = x.abs();
+    if t <= 0.75 {
+        return erf_small(x);
+    }
+    if x.is_nan() {
+        return x;
+    }
+    (1.0 - erfc_large(t)).copysign(x)
+}
+
+/// The complementary error function `1 − erf x` (CUDA `erfcf`, bound 4 ulp), accurate
+/// where it is small: 2 at −∞, +0 at +∞ and for `x` above about 10.05. Every target.
+#[inline]
+pub fn erfcf(x: f32) -> f32 {
+    let t = x.abs();
+    if t <= 0.75 {
+        return 1.0 - erf_small(x);
+    }
+    if x.is_nan() {
+        return x;
+    }
+    let c = erfc_large(t);
+    if x < 0.0 {
+        2.0 - c
+    } else {
+        c
+    }
 }

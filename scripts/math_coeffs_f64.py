@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Polynomial coefficients for device-std's f64 math functions (double.rs).
+
+    python3 scripts/math_coeffs_f64.py            # every table
+    python3 scripts/math_coeffs_f64.py exp sin    # some
+
+Each table in double.rs names the entry of TABLES below that produced it. A fit
+interpolates g(v) at the n+1 Chebyshev points of [a, b] (a near-minimax fit, within a
+small factor of the minimax error), solves for the monomial coefficients in v with
+mpmath at 60 digits, rounds them to f64 (Python floats) and reports the largest
+|g - p| / |g| over 4000 points of [a, b] with the rounded coefficients, evaluated
+exactly. The degree of each entry was raised until that error was below about 2^-58
+(the kernels add their own rounding errors on top); the second figure printed,
+with the coefficients rounded, is dominated by the rounding of the leading one.
+"""
+import sys
+import mpmath as mp
+
+mp.mp.dps = 60
+
+
+def fit(g, a, b, deg, scale=None):
+    """scale(v): what the error is relative to (default g(v))."""
+    a, b = mp.mpf(a), mp.mpf(b)
+    n = deg + 1
+    xs = [(a + b) / 2 + (b - a) / 2 * mp.cos(mp.pi * (k + mp.mpf(1) / 2) / n) for k in range(n)]
+    A = mp.matrix([[x**i for i in range(n)] for x in xs])
+    y = mp.matrix([g(x) for x in xs])
+    c = mp.lu_solve(A, y)
+    cs = [float(c[i]) for i in range(n)]
+    err = 0
+    terr = 0
+    for k in range(4001):
+        v = a + (b - a) * k / 4000
+        gv = g(v)
+        p = sum(mp.mpf(cs[i]) * v**i for i in range(n))
+        pe = sum(c[i] * v**i for i in range(n))
+        sv = gv if scale is None else scale(v)
+        if sv != 0:
+            err = max(err, abs((gv - p) / sv))
+            terr = max(terr, abs((gv - pe) / sv))
+    return cs, err, terr
+
+
+def hp(g, v):
+    """g(v) at 150 digits (the tails cancel), returned at the working precision."""
+    with mp.workdps(150):
+        r = g(mp.mpf(v))
+    return +r
+
+
+def odd_tail(f):
+    """(f(sqrt z) - sqrt z) / z^(3/2), continuous at 0 via a series guard."""
+    def g(z):
+        if z == 0:
+            z = mp.mpf(10) ** -40
+        s = mp.sqrt(z)
+        return (f(s) - s) / (s * z)
+    return g
+
+
+def g_exp(r):
+    if r == 0:
+        return mp.mpf(1) / 2
+    return (mp.exp(r) - 1 - r) / r**2
+
+
+def g_cos(z):
+    if z == 0:
+        return mp.mpf(1) / 24
+    return (mp.cos(mp.sqrt(z)) - 1 + z / 2) / z**2
+
+
+def g_log(w):
+    # log((1+s)/(1-s)) = 2s + 2s^3/3 + s^5 U(s^2)
+    if w == 0:
+        return mp.mpf(2) / 5
+    s = mp.sqrt(w)
+    return (mp.log((1 + s) / (1 - s)) - 2 * s - 2 * s**3 / 3) / s**5
+
+
+def g_erf(z):
+    # erf(x) = x + x * G(x^2)
+    if z == 0:
+        return 2 / mp.sqrt(mp.pi) - 1
+    x = mp.sqrt(z)
+    return mp.erf(x) / x - 1
+
+
+ERFC_K = mp.mpf(15) / 4
+
+
+def g_erfc(t):
+    # Shepherd & Laframboise (1981): (1 + 2x) e^(x^2) erfc(x) as a polynomial in
+    # t = (x - K) / (x + K), K = 3.75.
+    x = ERFC_K * (1 + t) / (1 - t)
+    return (1 + 2 * x) * mp.exp(x * x) * mp.erfc(x)
+
+
+def t_of(x):
+    return (x - ERFC_K) / (x + ERFC_K)
+
+
+# name: (function, a, b, degree, what it is)
+TABLES = {
+    # e^r = 1 + r + r^2 Q(r) on |r| <= ln2/2 (+ slack)
+    "exp": (g_exp, -0.3467, 0.3467, 10, "Q(r) = (e^r - 1 - r) / r^2"),
+    # sin r = r + r^3 S(r^2), |r| <= pi/4 (+ slack)
+    "sin": (odd_tail(mp.sin), 0, 0.6170, 6, "S(z) = (sin sqrt z - sqrt z) / z^1.5"),
+    # cos r = 1 - r^2/2 + r^4 C(r^2)
+    "cos": (g_cos, 0, 0.6170, 6, "C(z) = (cos sqrt z - 1 + z/2) / z^2"),
+    # atan t = t + t^3 A(t^2), 0 <= t <= 1
+    "atan": (odd_tail(mp.atan), 0, 1, 22, "A(z) = (atan sqrt z - sqrt z) / z^1.5"),
+    # asin t = t + t^3 B(t^2), 0 <= t <= 1/2
+    "asin": (odd_tail(mp.asin), 0, 0.25, 13, "B(z) = (asin sqrt z - sqrt z) / z^1.5"),
+    # log((1+s)/(1-s)) = 2s + 2s^3/3 + s^5 U(s^2), |s| <= (sqrt2-1)/(sqrt2+1)
+    "log": (g_log, 0, 0.02945, 7, "U(w)"),
+    # sinh x = x + x^3 H(x^2), |x| <= 1
+    "sinh": (odd_tail(mp.sinh), 0, 1, 7, "H(z) = (sinh sqrt z - sqrt z) / z^1.5"),
+    # erf x = x + x G(x^2), |x| <= 1
+    # (error relative to 1 + G, which is what it is added to)
+    "erf": (g_erf, 0, 1, 12, "G(z) = erf(sqrt z)/sqrt z - 1", lambda z: 1 + g_erf(z)),
+    # erfc x = e^(-x^2) P(t) / (1 + 2x), 0.5 <= x <= 27.3
+    "erfc": (g_erfc, float(t_of(mp.mpf("0.5"))) - 1e-3, float(t_of(mp.mpf("27.3"))) + 1e-3, 22,
+             "P(t) = (1 + 2x) e^(x^2) erfc(x), t = (x - 3.75)/(x + 3.75)"),
+}
+
+
+def two_over_pi_words(n=32):
+    """The bits of 2/pi, 64 to a word (the Payne-Hanek table TWO_OVER_PI)."""
+    with mp.workprec(64 * n + 64):
+        v = 2 / mp.pi
+        out = []
+        for _ in range(n):
+            v *= mp.mpf(2) ** 64
+            w = int(mp.floor(v))
+            out.append(w)
+            v -= w
+    return out
+
+
+def main():
+    names = sys.argv[1:] or list(TABLES) + ["two_over_pi"]
+    if "two_over_pi" in names:
+        names.remove("two_over_pi")
+        ws = two_over_pi_words()
+        print("static TWO_OVER_PI: [u64; 32] = [")
+        for i in range(0, 32, 4):
+            print("    " + ", ".join("0x%016X" % w for w in ws[i:i + 4]) + ",")
+        print("];")
+    for name in names:
+        g, a, b, deg, what = TABLES[name][:5]
+        scale = TABLES[name][5] if len(TABLES[name]) > 5 else None
+        with mp.workdps(60):
+            cs, err, terr = fit(lambda v: hp(g, v), a, b, deg, scale)
+        print(f"// {name}: {what} on [{a}, {b}], degree {deg}: max rel err 2^{float(mp.log(terr, 2)):.1f} "
+              f"(2^{float(mp.log(err, 2)):.1f} with the coefficients rounded to f64)")
+        print(f"const {name.upper()}_C: [f64; {len(cs)}] = [")
+        for c in cs:
+            print(f"    {c!r},")
+        print("];")
+
+
+if __name__ == "__main__":
+    main()
