@@ -569,7 +569,10 @@ fn merge((m, s): (f32, f32), (m2, s2): (f32, f32)) -> (f32, f32) {
     if mx == f32::NEG_INFINITY {
         return (mx, 0.0);
     }
-    (mx, s * math::fast::expf(m - mx) + s2 * math::fast::expf(m2 - mx))
+    (
+        mx,
+        s * math::fast::expf(m - mx) + s2 * math::fast::expf(m2 - mx),
+    )
 }
 
 #[inline(always)]
