@@ -89,6 +89,10 @@ macro_rules! check_names {
     };
 }
 
+/// An f32 unary accuracy kernel as a host function: `(base, stride, out)`.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type AccF32Unary = for<'a> fn(u32, u32, DisjointSlice<'a, f32>);
+
 /// `f32 -> f32` functions: kernels and the host table [`F32_UNARY`].
 macro_rules! f32_unary {
     ($($f:ident: $acc:ident, $thr:ident;)*) => {
@@ -125,6 +129,11 @@ macro_rules! f32_unary {
         /// The f32 unary functions built, for host tests.
         #[cfg(not(target_arch = "nvptx64"))]
         pub const F32_UNARY: &[(&str, fn(f32) -> f32)] = &[$((stringify!($f), ours::$f)),*];
+
+        /// The f32 unary accuracy kernels, for runs under the emulator.
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub const F32_UNARY_KERNELS: &[(&str, AccF32Unary)] =
+            &[$((stringify!($f), $acc as AccF32Unary)),*];
     };
 }
 
