@@ -580,13 +580,12 @@ static unsigned grid_for(uint64_t n, uint64_t per_block) { return (unsigned)((n 
 
 // The parameter sizes of a kernel of our module, checked against the signature we launch.
 static bool params_match(CUfunction f, const char* name, std::vector<size_t> sizes) {
-    for (size_t i = 0; i <= sizes.size(); i++) {
+    // Only the expected parameters are asked for: probing one past the last returns
+    // CUDA_ERROR_INVALID_VALUE, which compute-sanitizer counts as an error. (A kernel
+    // with extra parameters is caught by the ABI records the lists are built from.)
+    for (size_t i = 0; i < sizes.size(); i++) {
         size_t off = 0, sz = 0;
         CUresult r = cuFuncGetParamInfo(f, i, &off, &sz);
-        if (i == sizes.size()) {
-            if (r == CUDA_SUCCESS) { fprintf(stderr, "%s: more than %zu parameters\n", name, sizes.size()); return false; }
-            return true;
-        }
         if (r != CUDA_SUCCESS) { fprintf(stderr, "%s: parameter %zu missing\n", name, i); return false; }
         if (sz != sizes[i]) { fprintf(stderr, "%s: parameter %zu is %zu bytes, expected %zu\n", name, i, sz, sizes[i]); return false; }
     }
@@ -906,6 +905,19 @@ int main(int argc, char** argv) {
                     break;
             }
             CHECK(cudaMemcpy(host.data(), out, SAMPLE_N * esz, cudaMemcpyDeviceToHost));
+            // NaN payloads are not compared (sample.rs's canonical_f32/f64): every NaN as
+            // the all-ones-but-sign pattern.
+            for (size_t j = 0; j < SAMPLE_N; j++) {
+                if (esz == 4) {
+                    uint32_t b; memcpy(&b, &host[4 * j], 4);
+                    if ((b & 0x7fffffffu) > 0x7f800000u) { b = 0x7fffffffu; memcpy(&host[4 * j], &b, 4); }
+                } else {
+                    uint64_t b; memcpy(&b, &host[8 * j], 8);
+                    if ((b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) {
+                        b = 0x7fffffffffffffffull; memcpy(&host[8 * j], &b, 8);
+                    }
+                }
+            }
             printf("hash %s %016llx\n", f.name, (unsigned long long)fnv1a(FNV_OFFSET, host.data(), SAMPLE_N * esz));
         }
     }

@@ -114,6 +114,9 @@ fn unary_functions_are_within_cudas_bounds() {
     check_unary("atanhf", 3.0, math::atanhf, f64::atanh);
     check_unary("erff", 2.0, math::erff, erf64);
     check_unary("erfcf", 4.0, math::erfcf, erfc64);
+    check_unary("normcdff", 5.0, math::normcdff, |x| {
+        0.5 * erfc64(-x * std::f64::consts::FRAC_1_SQRT_2)
+    });
     check_unary("cbrtf", 1.0, math::cbrtf, f64::cbrt);
     check_unary("rcbrtf", 1.0, math::rcbrtf, |x| 1.0 / x.cbrt());
     check_unary("rsqrtf", 1.0, math::rsqrtf, |x| 1.0 / x.sqrt());

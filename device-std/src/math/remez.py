@@ -165,6 +165,14 @@ def q_tanh(u):
     return (mp.tanh(t) - t) / t**3
 
 
+def q_sinh(u):
+    # sinh(t) = t + t^3 q(t^2).
+    if u == 0:
+        return mp.mpf(1) / 6
+    t = mp.sqrt(u)
+    return (mp.sinh(t) - t) / t**3
+
+
 def q_cbrt(m):
     return mp.cbrt(m)
 
@@ -188,6 +196,8 @@ LN2_2 = mp.log(2) / 2
 TABLES = {
     # expm1(r) = r + r^2 q(r) on |r| <= ln2/2 (+ margin for the rounded reduction).
     "EXPM1_Q": (q_exp, lambda t: t**2 / mp.expm1(t) if t != 0 else 0, -LN2_2 * 1.01, LN2_2 * 1.01, 5, ()),
+    # log1p(f) = f + f^2 q(f), f = m - 1, m in [2/3, 4/3) (no division: logf's path).
+    "LOG1P_Q3": (q_log1p, lambda t: t**2 / mp.log1p(t) if t != 0 else 0, -mp.mpf(1) / 3 - 1e-7, mp.mpf(1) / 3 + 1e-7, 10, ()),
     # log1p(f) = f + f^2 q(f), f = m - 1, m in [sqrt(1/2), sqrt(2)).
     "LOG1P_Q": (q_log1p, lambda t: t**2 / mp.log1p(t) if t != 0 else 0, mp.sqrt(0.5) - 1, mp.sqrt(2) - 1, 8, ()),
     # log(m) = 2s + s^3 q(s^2), |s| <= (sqrt2-1)/(sqrt2+1).
@@ -209,6 +219,7 @@ TABLES = {
                   -0.626, 0.626, 9, ()),
     # erfc(t) = e^(-t^2) w g(w), w = 1/t in [0.099, 0.5].
     "ERFC_FAR": (h_erfc, lambda w: 1 / h_erfc(w), 0.0989, 0.5001, 9, ()),
+    "SINH_Q": (q_sinh, lambda u: (mp.sqrt(u) ** 3 / mp.sinh(mp.sqrt(u))) if u != 0 else 0, 0, 1.0201, 5, ()),
     "CBRT_P": (q_cbrt, lambda m: 1 / mp.cbrt(m), 1, 8, 3, ()),
 }
 

@@ -61,6 +61,20 @@ const EXPM1_Q: [f32; 6] = [
     0.001_393_591_8,
     0.000_196_751_37,
 ];
+// LOG1P_Q: log1p(f) = f + f^2 q(f), f = m - 1, m in [2/3, 4/3): remez.py LOG1P_Q3 at
+// degree 9, rounded to f32; relative error of log1p 2^-26.9. No division: logf's path.
+const LOG1P_Q: [f32; 10] = [
+    -0.5,
+    0.333_333_34,
+    -0.249_996_07,
+    0.199_997_59,
+    -0.166_857_62,
+    0.142_988_7,
+    -0.121_260_47,
+    0.108_253_695,
+    -0.131_143_47,
+    0.117_071_53,
+];
 // LOG_ATANH_Q: log(m) = 2s + s^3 q(s^2), s = (m-1)/(m+1), m in [sqrt(1/2), sqrt(2)):
 // the series 2/(2i+3) (u = s^2 <= 0.0295: the first term left out, 2u^5/13, is 2^-27.5
 // of q). The first, 2/3, is applied as head and tail (LOG_ATANH_Q0_LO).
@@ -140,6 +154,9 @@ const ERF_Q: [f32; 7] = [
     4.854_061e-5,
     2.370_201_2e-5,
 ];
+/// 1/√2 as head and tail.
+const FRAC_1_SQRT_2: f32 = f32::from_bits(0x3f35_04f3);
+const FRAC_1_SQRT_2_LO: f32 = f32::from_bits(0x324f_e77a);
 /// 2/√π as head and tail.
 const TWO_OVER_SQRT_PI: f32 = f32::from_bits(0x3f90_6ebb);
 const TWO_OVER_SQRT_PI_LO: f32 = f32::from_bits(0xb37b_d649);
@@ -172,6 +189,16 @@ const ERFC_FAR: [f32; 10] = [
     3.262_46,
     -2.650_062_3,
     0.873_999_06,
+];
+// SINH_Q: sinh(t) = t + t^3 q(t^2), t in [0, 1]; relative error 2^-27.7 (the rounding of
+// 1/6).
+const SINH_Q: [f32; 6] = [
+    0.166_666_67,
+    0.008_333_334,
+    0.000_198_412_7,
+    2.755_734_4e-6,
+    2.504_84e-8,
+    1.632_919_6e-10,
 ];
 // CBRT_P: cbrt(m) on [1, 8]; relative error 2^-7.6 (a start for Newton's method).
 const CBRT_P: [f32; 4] = [0.681_683_7, 0.364_528_33, -0.043_310_16, 0.002_313_222_3];
@@ -223,20 +250,27 @@ fn pow2i(k: i32) -> f32 {
     f32::from_bits(((k + 127) as u32) << 23)
 }
 
-/// `2^k · (1 + em)` rounded once where the result is normal, for `k` in
-/// -190..=254 (a subnormal result is rounded twice, off by at most 2^-25 ulp more).
+/// `2^k · (1 + em)`, for `k` in -252..=254: `2^k1·(1 + em)` rounded once, then times
+/// `2^k2` (`k1 + k2 = k`, both normal powers), exact unless the result is subnormal
+/// (then rounded a second time: at most 2^-25 ulp more) or overflows. No branches.
 #[inline(always)]
 fn scale_1p(k: i32, em: f32) -> f32 {
-    if k > 127 {
-        let t = pow2i(127);
-        fmaf(t, em, t) * pow2i(k - 127)
-    } else if k < -125 {
-        let t = pow2i(k + 64);
-        fmaf(t, em, t) * f32::from_bits(0x1f80_0000) // 2^-64
-    } else {
-        let t = pow2i(k);
-        fmaf(t, em, t)
-    }
+    let k1 = k >> 1;
+    let t1 = pow2i(k1);
+    fmaf(t1, em, t1) * pow2i(k - k1)
+}
+
+/// `rint(x)` for `|x| < 2^22` as a float and as an integer, by the 1.5·2^23 trick: no
+/// conversion instruction (and no saturation checks); a NaN `x` gives NaN and any
+/// integer.
+#[inline(always)]
+fn round_magic(x: f32) -> (f32, i32) {
+    const MAGIC: f32 = 12_582_912.0; // 1.5·2^23
+    let big = x + MAGIC;
+    (
+        big - MAGIC,
+        big.to_bits().wrapping_sub(MAGIC.to_bits()) as i32,
+    )
 }
 
 /// `expm1(rh + rl) - rh` for `|rh| <= ln2/2 (+ a little)`, `|rl| <= 2^-20 |rh|`.
@@ -255,11 +289,11 @@ fn expm1_kernel(rh: f32, rl: f32) -> f32 {
 /// `x = k·ln2 + (rh + rl)` with `k = rint(x/ln2)`, for `|x| <= 104`.
 #[inline(always)]
 fn reduce_ln2(x: f32) -> (i32, f32, f32) {
-    let kf = p_rint(x * INV_LN2);
+    let (kf, k) = round_magic(x * INV_LN2);
     let r1 = fmaf(-kf, LN2, x); // exact
     let rh = fmaf(-kf, LN2_LO, r1);
     let rl = fmaf(-kf, LN2_LO, r1 - rh);
-    (kf as i32, rh, rl)
+    (k, rh, rl)
 }
 
 /// `e^x`, for `x` clamped to the range where the result is neither 0 nor ∞
@@ -269,6 +303,24 @@ fn exp_core(x: f32) -> f32 {
     let x = x.clamp(-104.0, 89.0);
     let (k, rh, rl) = reduce_ln2(x);
     scale_1p(k, expm1_kernel(rh, rl))
+}
+
+/// Splits a positive finite `x` into `e` and `f = m - 1` (exact), `m` in [2/3, 4/3),
+/// `x = 2^e·m`, and returns `(e, f, tail)` with `log m = f + tail` to about 2^-27.
+#[inline(always)]
+fn log_poly(x: f32) -> (f32, f32, f32) {
+    let (x, bias) = if x < f32::MIN_POSITIVE {
+        (x * 8_388_608.0, 23) // 2^23
+    } else {
+        (x, 0)
+    };
+    let ix = x.to_bits().wrapping_sub(0x3f2a_aaab); // 2/3 rounded up
+    let e = (ix as i32 >> 23) - bias;
+    let f = f32::from_bits((ix & 0x007f_ffff) + 0x3f2a_aaab) - 1.0;
+    let f2 = f * f;
+    let f2l = fmaf(f, f, -f2);
+    let q = poly(f, &LOG1P_Q);
+    (e as f32, f, fmaf(f2, q, f2l * q))
 }
 
 /// Splits a positive finite `x` into `e` and `m` in [√½, √2) with `x = 2^e·m`.
@@ -283,35 +335,6 @@ fn split_sqrt2(x: f32) -> (f32, f32) {
     let e = (ix as i32 >> 23) - bias;
     let m = f32::from_bits((ix & 0x007f_ffff) + 0x3f35_04f3);
     (e as f32, m)
-}
-
-/// `log(1 + f)` as a head and a tail (relative error about 2^-40; the tail, `s³q`,
-/// is up to 1% of the head: not normalised), for `f` in
-/// [√½ − 1, √2 − 1]; `u` and `ul` are `2 + f` as a head and an exact tail.
-#[inline(always)]
-fn log1p_kernel(f: f32, u: f32, ul: f32) -> (f32, f32) {
-    let rcp = 1.0 / u;
-    let sh = f * rcp;
-    let r = fmaf(-sh, u, f);
-    let r = fmaf(-sh, ul, r);
-    let sl = r * rcp;
-    let s2 = sh * sh;
-    let s3 = sh * s2;
-    let tail = fmaf(
-        s3,
-        poly(s2, &LOG_ATANH_Q),
-        fmaf(s3, LOG_ATANH_Q0_LO, fmaf(2.0 * s2, sl, 2.0 * sl)),
-    );
-    (2.0 * sh, tail)
-}
-
-/// `log(m)` for `m` in [√½, √2) as head and tail.
-#[inline(always)]
-fn log_m(m: f32) -> (f32, f32) {
-    let f = m - 1.0; // exact
-    let u = m + 1.0;
-    let ul = m - (u - 1.0); // exact: u - 1 is
-    log1p_kernel(f, u, ul)
 }
 
 /// `log(m)` for `m` in [√½, √2) as a normalised head and tail, to about 2^-45: for
@@ -387,16 +410,14 @@ fn log_special(x: f32) -> Option<f32> {
 /// the low bits. Finite `x` only.
 #[inline(always)]
 fn reduce_pio2(x: f32) -> (i32, f32, f32) {
-    if x.abs() < 0.785 {
-        (0, x, 0.0) // keeps −0
-    } else if x.abs() <= CODY_WAITE_MAX {
-        let j = p_rint(x * TWO_OVER_PI);
+    if x.abs() <= CODY_WAITE_MAX {
+        let (j, q) = round_magic(x * TWO_OVER_PI);
         let r1 = fmaf(-j, PIO2, x); // exact
         let th = j * PIO2_LO;
         let tl = fmaf(j, PIO2_LO, -th);
         let rh = r1 - th;
         let rl = ((r1 - rh) - th) - fmaf(j, PIO2_LO2, tl);
-        (j as i32, rh, rl)
+        (q, rh, rl)
     } else {
         payne_hanek(x)
     }
@@ -488,11 +509,21 @@ fn asin_tail(t: f32) -> f32 {
     t2 * t * poly(t2, &ASIN_Q)
 }
 
+/// `1/x` to about 2^-16 relative, for normal positive `x` below 2^125: an integer
+/// seed and two Newton steps, all FMA (no division, no approximate instruction, so the
+/// same bits everywhere). For correction terms that need only a few bits.
+#[inline(always)]
+fn recip_rough(x: f32) -> f32 {
+    let y = f32::from_bits(0x7ef3_11c3u32.wrapping_sub(x.to_bits()));
+    let y = y * fmaf(-x, y, 2.0);
+    y * fmaf(-x, y, 2.0)
+}
+
 /// The tail of `√z = s + tail`, `s` the rounded root (0 for `z` = 0).
 #[inline(always)]
 fn sqrt_tail(s: f32, z: f32) -> f32 {
     if s > 0.0 {
-        fmaf(-s, s, z) / (s + s)
+        fmaf(-s, s, z) * (0.5 * recip_rough(s))
     } else {
         0.0
     }
@@ -828,23 +859,23 @@ pub fn expf(x: f32) -> f32 {
 #[inline]
 pub fn exp2f(x: f32) -> f32 {
     let x = x.clamp(-152.0, 129.0);
-    let kf = p_rint(x);
+    let (kf, k) = round_magic(x);
     let r = x - kf; // exact
     let rh = r * LN2;
     let rl = fmaf(r, LN2, -rh) + r * LN2_LO;
-    scale_1p(kf as i32, expm1_kernel(rh, rl))
+    scale_1p(k, expm1_kernel(rh, rl))
 }
 
 /// `10^x` (CUDA `exp10f`, bound 2 ulp). Every target.
 #[inline]
 pub fn exp10f(x: f32) -> f32 {
     let x = x.clamp(-46.0, 39.0);
-    let kf = p_rint(x * LOG2_10);
+    let (kf, k) = round_magic(x * LOG2_10);
     let r1 = fmaf(-kf, LOG10_2, x); // exact
     let r = fmaf(-kf, LOG10_2_LO, r1);
     let r_lo = fmaf(-kf, LOG10_2_LO, r1 - r);
     let (rh, rl) = mul_dd(r, r_lo, LN10, LN10_LO);
-    scale_1p(kf as i32, expm1_kernel(rh, rl))
+    scale_1p(k, expm1_kernel(rh, rl))
 }
 
 /// `e^x - 1`, accurate near 0 (CUDA `expm1f`, bound 1 ulp). Every target.
@@ -882,8 +913,7 @@ pub fn logf(x: f32) -> f32 {
     if let Some(s) = log_special(x) {
         return s;
     }
-    let (e, m) = split_sqrt2(x);
-    let (lh, ll) = log_m(m);
+    let (e, lh, ll) = log_poly(x);
     let (s, err) = fast_two_sum(e * LN2_HI, lh);
     s + (err + fmaf(e, LN2_HI_LO, ll))
 }
@@ -894,8 +924,7 @@ pub fn log2f(x: f32) -> f32 {
     if let Some(s) = log_special(x) {
         return s;
     }
-    let (e, m) = split_sqrt2(x);
-    let (lh, ll) = log_m(m);
+    let (e, lh, ll) = log_poly(x);
     let (ph, pl) = mul_dd(lh, ll, INV_LN2, INV_LN2_LO);
     let (s, err) = fast_two_sum(e, ph);
     s + (err + pl)
@@ -907,8 +936,7 @@ pub fn log10f(x: f32) -> f32 {
     if let Some(s) = log_special(x) {
         return s;
     }
-    let (e, m) = split_sqrt2(x);
-    let (lh, ll) = log_m(m);
+    let (e, lh, ll) = log_poly(x);
     let (ph, pl) = mul_dd(lh, ll, INV_LN10, INV_LN10_LO);
     let (s, err) = fast_two_sum(e * LOG10_2_HI, ph);
     s + (err + fmaf(e, LOG10_2_HI_LO, pl))
@@ -917,16 +945,11 @@ pub fn log10f(x: f32) -> f32 {
 /// `ln(1 + x)`, accurate near 0 (CUDA `log1pf`, bound 1 ulp). Every target.
 #[inline]
 pub fn log1pf(x: f32) -> f32 {
-    const LO: f32 = -0.292_893_2; // √½ − 1
-    const HI: f32 = 0.414_213_57; // √2 − 1
-    if x.abs() < 1.0e-8 {
-        return fmaf(-0.5 * x, x, x); // x − x²/2, exact below the kernel's reach
-    }
-    if (LO..=HI).contains(&x) {
-        let u = 2.0 + x;
-        let ul = x - (u - 2.0); // exact
-        let (lh, ll) = log1p_kernel(x, u, ul);
-        return lh + ll;
+    if x.abs() < 0.333_333_3 {
+        // log1p(x) = x + x²q(x) directly (the range log_poly's f covers).
+        let f2 = x * x;
+        let q = poly(x, &LOG1P_Q);
+        return x + fmaf(f2, q, fmaf(x, x, -f2) * q);
     }
     if !(x > -1.0) || x == f32::INFINITY {
         return if x == -1.0 {
@@ -944,10 +967,9 @@ pub fn log1pf(x: f32) -> f32 {
     } else {
         (1.0 - a) + x
     };
-    let (e, m) = split_sqrt2(a);
-    let (lh, ll) = log_m(m);
+    let (e, lh, ll) = log_poly(a);
     let (s, err) = fast_two_sum(e * LN2_HI, lh);
-    s + (err + fmaf(e, LN2_HI_LO, ll + c / a))
+    s + (err + fmaf(e, LN2_HI_LO, fmaf(c, recip_rough(a.min(1.0e30)), ll)))
 }
 
 /// `x^y` (CUDA `powf`, bound 4 ulp), with C99's special cases: `powf(x, ±0) = 1` and
@@ -981,11 +1003,11 @@ fn pow_finite(x: f32, y: f32) -> f32 {
     if zh < -152.0 {
         return 0.0;
     }
-    let kf = p_rint(zh);
+    let (kf, k) = round_magic(zh);
     let (r, rt) = fast_two_sum(zh - kf, zl); // zh - kf exact
     let rh = r * LN2;
     let rl = fmaf(r, LN2, -rh) + fmaf(r, LN2_LO, rt * LN2);
-    scale_1p(kf as i32, expm1_kernel(rh, rl))
+    scale_1p(k, expm1_kernel(rh, rl))
 }
 
 /// `powf` where `x` is not positive finite or `y` is 0, ±∞ or NaN (C99 F.9.4.4).
@@ -1056,33 +1078,49 @@ pub fn powif(x: f32, n: i32) -> f32 {
 // Roots.
 
 /// `1/√x` (CUDA `rsqrtf`, bound 2 ulp): +∞ for +0, −∞ for −0, NaN for negative `x`.
-/// Every target.
+/// An integer seed and Newton steps in FMAs (no division, no square root), the last
+/// on the exact residual. Every target.
 #[inline]
 pub fn rsqrtf(x: f32) -> f32 {
-    if x > 0.0 && x < 1.0e-30 {
-        // Keep y² finite: rsqrt(x) = rsqrt(x·2^64)·2^32.
-        return rsqrt_normal(x * f32::from_bits(0x5f80_0000)) * f32::from_bits(0x4f80_0000);
-    }
-    if x > 1.0e30 && x < f32::INFINITY {
-        // Keep y² normal: rsqrt(x) = rsqrt(x·2^-64)·2^-32.
-        return rsqrt_normal(x * f32::from_bits(0x1f80_0000)) * f32::from_bits(0x2f80_0000);
+    // 2^-126 <= x < 2^126 keeps y² normal.
+    if !(x >= f32::MIN_POSITIVE && x < 8.507_059e37) {
+        return rsqrt_special(x);
     }
     rsqrt_normal(x)
 }
 
-/// [`rsqrtf`] for `x` in [1e-30, 1e30] (and the special values).
+/// [`rsqrtf`] of `x` in [2^-126, 2^126).
 #[inline(always)]
 fn rsqrt_normal(x: f32) -> f32 {
-    let s = p_sqrt(x);
-    let y = 1.0 / s;
-    if !(y.abs() < f32::INFINITY) || y == 0.0 {
-        return y;
-    }
-    // One Newton step on the exact residual 1 - x·y²: y·y as head and tail.
+    let hx = 0.5 * x;
+    let mut y = f32::from_bits(0x5f37_5a86u32.wrapping_sub(x.to_bits() >> 1)); // 2^-8.2
+    y = y * fmaf(-hx, y * y, 1.5); // 2^-15.4
+    y = y * fmaf(-hx, y * y, 1.5); // 2^-29
+                                   // Last step on e = 1 − x·y², with y² as head and tail.
     let yy = y * y;
     let yyl = fmaf(y, y, -yy);
     let e = fmaf(-x, yy, 1.0) - x * yyl;
     fmaf(0.5 * y, e, y)
+}
+
+/// [`rsqrtf`] of 0, subnormals, `x >= 2^126`, ∞, negatives and NaN.
+#[inline(never)]
+fn rsqrt_special(x: f32) -> f32 {
+    if x > 0.0 && x < f32::MIN_POSITIVE {
+        // rsqrt(x) = rsqrt(x·2^64)·2^32.
+        return rsqrt_normal(x * f32::from_bits(0x5f80_0000)) * f32::from_bits(0x4f80_0000);
+    }
+    if x >= 8.507_059e37 && x < f32::INFINITY {
+        // rsqrt(x) = rsqrt(x·2^-64)·2^-32.
+        return rsqrt_normal(x * f32::from_bits(0x1f80_0000)) * f32::from_bits(0x2f80_0000);
+    }
+    if x == 0.0 {
+        return f32::INFINITY.copysign(x);
+    }
+    if x == f32::INFINITY {
+        return 0.0;
+    }
+    f32::NAN
 }
 
 /// `cbrt(m)` and its error terms for `m` in [1, 8).
@@ -1156,6 +1194,13 @@ pub fn hypotf(x: f32, y: f32) -> f32 {
     let (a, b) = if ax >= ay { (ax, ay) } else { (ay, ax) };
     if a == 0.0 {
         return 0.0;
+    }
+    if a > 8.673_617e-19 && a < 1.152_921_5e18 {
+        // 2^-60 < a < 2^60: no scaling (a² stays normal, b² below 2^-126 does not
+        // matter beside it).
+        let (p, pl) = (a * a, fmaf(a, a, -(a * a)));
+        let (q, ql) = (b * b, fmaf(b, b, -(b * b)));
+        return p_sqrt(p + (q + (pl + ql)));
     }
     // Scale a to [1, 2) exactly (b by the same power of two).
     let k = ilogbf(a);
@@ -1240,12 +1285,10 @@ pub fn sinf(x: f32) -> f32 {
     if x.abs() < TINY_TRIG {
         return x;
     }
+    // Both kernels, then a select: cheaper than a branch that diverges by quadrant.
     let (q, rh, rl) = reduce_pio2(x);
-    let v = if q & 1 != 0 {
-        cos_kernel(rh, rl)
-    } else {
-        sin_kernel(rh, rl)
-    };
+    let (s, c) = (sin_kernel(rh, rl), cos_kernel(rh, rl));
+    let v = if q & 1 != 0 { c } else { s };
     if q & 2 != 0 {
         -v
     } else {
@@ -1260,11 +1303,8 @@ pub fn cosf(x: f32) -> f32 {
         return x - x;
     }
     let (q, rh, rl) = reduce_pio2(x);
-    let v = if q & 1 != 0 {
-        sin_kernel(rh, rl)
-    } else {
-        cos_kernel(rh, rl)
-    };
+    let (s, c) = (sin_kernel(rh, rl), cos_kernel(rh, rl));
+    let v = if q & 1 != 0 { s } else { c };
     if (q + 1) & 2 != 0 {
         -v
     } else {
@@ -1354,12 +1394,15 @@ pub fn sincospif(x: f32) -> (f32, f32) {
 /// `atan x` in [-π/2, π/2] (CUDA `atanf`, bound 2 ulp). Every target.
 #[inline]
 pub fn atanf(x: f32) -> f32 {
+    // One reduced argument and one polynomial for both halves (selects, no branch).
     let t = x.abs();
-    let v = if t > 1.0 {
-        let u = 1.0 / t;
-        sub_from(PIO2, PIO2_LO, u, atan_tail(u))
+    let big = t > 1.0;
+    let u = if big { 1.0 / t } else { t };
+    let tail = atan_tail(u);
+    let v = if big {
+        sub_from(PIO2, PIO2_LO, u, tail)
     } else {
-        t + atan_tail(t)
+        u + tail
     };
     v.copysign(x)
 }
@@ -1466,12 +1509,13 @@ pub fn acosf(x: f32) -> f32 {
 #[inline]
 pub fn sinhf(x: f32) -> f32 {
     let t = x.abs();
-    let v = if t < 9.0 {
-        // (e^t − e^−t)/2 = (em + em/(em + 1))/2, em = e^t − 1: no cancellation.
-        let em = expm1f(t);
-        0.5 * (em + em / (em + 1.0))
+    let v = if t < 1.0 {
+        let u = t * t;
+        fmaf(u * t, poly(u, &SINH_Q), t)
     } else {
-        half_exp(t)
+        // e^t/2 − e^−t/2 = h − 1/(4h), h = e^t/2 (finite up to where sinh is).
+        let h = half_exp(t);
+        h - 0.25 / h
     };
     v.copysign(x)
 }
@@ -1479,16 +1523,11 @@ pub fn sinhf(x: f32) -> f32 {
 /// `cosh x` (CUDA `coshf`, bound 2 ulp). Every target.
 #[inline]
 pub fn coshf(x: f32) -> f32 {
-    let t = x.abs();
-    if t < 9.0 {
-        let e = exp_core(t);
-        0.5 * e + 0.5 / e
-    } else {
-        half_exp(t)
-    }
+    let h = half_exp(x.abs());
+    h + 0.25 / h
 }
 
-/// `e^t / 2` for `t >= 9` without overflowing before the result does.
+/// `e^t / 2` for `t >= 0`, without overflowing before the result does.
 #[inline(always)]
 fn half_exp(t: f32) -> f32 {
     let t = if t > 90.0 { 90.0 } else { t }; // NaN passes
@@ -1503,11 +1542,9 @@ pub fn tanhf(x: f32) -> f32 {
     let v = if t < 0.75 {
         let t2 = t * t;
         fmaf(t2 * t, poly(t2, &TANH_Q), t)
-    } else if t < 9.1 {
-        let em = expm1f(t + t);
-        1.0 - 2.0 / (em + 2.0)
     } else {
-        1.0
+        // 1 − 2/(e^2t + 1); e^2t is ∞ from t ≈ 44 on, which gives 1.
+        1.0 - 2.0 / (exp_core(t + t) + 1.0)
     };
     if x.is_nan() {
         x
@@ -1577,6 +1614,14 @@ fn erf_small(x: f32) -> f32 {
 /// is rounded once.
 #[inline(always)]
 fn erfc_large(t: f32) -> f32 {
+    erfc_large_dd(t, 0.0)
+}
+
+/// `erfc(t + tl)` for `t >= 0.75` and a tail `|tl| <= 2^-23 t`: [`erfc_large`] with
+/// the tail carried into `e^(−t²)` (where the result is sensitive to it: a relative
+/// error of `2t·|tl|`) and left out of the slowly varying polynomial.
+#[inline(always)]
+fn erfc_large_dd(t: f32, tl: f32) -> f32 {
     if t > 10.1 {
         return 0.0; // below half the smallest subnormal
     }
@@ -1587,10 +1632,15 @@ fn erfc_large(t: f32) -> f32 {
         let w = 1.0 / t;
         w * poly(w, &ERFC_FAR)
     };
+    // −t² = −th − tl exactly; reduced with tl inside the head, not left in the tail.
     let th = t * t;
-    let tl = fmaf(t, t, -th);
-    let (k, rh, rl) = reduce_ln2(-th);
-    let em = expm1_kernel(rh, rl - tl);
+    let tl = fmaf(t, t, -th) + 2.0 * t * tl;
+    let (kf, k) = round_magic(-th * INV_LN2);
+    let r1 = fmaf(-kf, LN2, -th); // exact
+    let (s, e) = fast_two_sum(r1, -tl);
+    let rh = fmaf(-kf, LN2_LO, s);
+    let rl = fmaf(-kf, LN2_LO, s - rh) + e;
+    let em = expm1_kernel(rh, rl);
     let v = scale_1p(k + 64, em) * h;
     v * f32::from_bits(0x1f80_0000) // 2^-64
 }
@@ -1626,4 +1676,24 @@ pub fn erfcf(x: f32) -> f32 {
     } else {
         c
     }
+}
+
+/// The standard normal cumulative distribution function `Φ(x) = erfc(−x/√2)/2` (CUDA
+/// `normcdff`, bound 5 ulp), with `−x/√2` carried as head and tail so that the
+/// lower tail keeps its relative accuracy: `Φ(−10)` is 7.6e-24, not rounding noise.
+/// 0 at −∞, 1 at +∞. Every target.
+#[inline]
+pub fn normcdff(x: f32) -> f32 {
+    let th = -x * FRAC_1_SQRT_2;
+    let tl = fmaf(-x, FRAC_1_SQRT_2, -th) - x * FRAC_1_SQRT_2_LO;
+    let t = th.abs();
+    if t <= 0.75 {
+        // erfc(th + tl) = 1 − erf(th) − tl·2/√π·(1 − th² …).
+        return 0.5 * (1.0 - fmaf(tl, TWO_OVER_SQRT_PI, erf_small(th)));
+    }
+    if x.is_nan() {
+        return x;
+    }
+    let c = erfc_large_dd(t, if th < 0.0 { -tl } else { tl });
+    0.5 * if th < 0.0 { 2.0 - c } else { c }
 }

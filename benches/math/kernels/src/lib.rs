@@ -293,6 +293,7 @@ f32_unary! {
     atanhf: acc_atanhf, thr_atanhf;
     erff: acc_erff, thr_erff;
     erfcf: acc_erfcf, thr_erfcf;
+    normcdff: acc_normcdff, thr_normcdff;
     floorf: acc_floorf, thr_floorf;
     ceilf: acc_ceilf, thr_ceilf;
     truncf: acc_truncf, thr_truncf;
@@ -339,6 +340,7 @@ f64_unary! {
     atanh: acc_atanh, thr_atanh;
     erf: acc_erf, thr_erf;
     erfc: acc_erfc, thr_erfc;
+    normcdf: acc_normcdf, thr_normcdf;
     floor: acc_floor, thr_floor;
     ceil: acc_ceil, thr_ceil;
     trunc: acc_trunc, thr_trunc;

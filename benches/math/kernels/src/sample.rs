@@ -77,32 +77,61 @@ pub fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
 /// FNV-1a 64's initial value.
 pub const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
 
+/// The bits hashed for an f32 result: every NaN as `0x7fff_ffff`. IEEE 754 leaves
+/// NaN payloads open and they differ between machines (the GPU returns its canonical
+/// NaN, x86 propagates the input's payload or its own `0xffc0_0000`): a NaN must
+/// match a NaN, not its bits.
+pub fn canonical_f32(y: f32) -> u32 {
+    if y.is_nan() {
+        0x7fff_ffff
+    } else {
+        y.to_bits()
+    }
+}
+
+/// [`canonical_f32`] for f64: every NaN as `0x7fff_ffff_ffff_ffff`.
+pub fn canonical_f64(y: f64) -> u64 {
+    if y.is_nan() {
+        0x7fff_ffff_ffff_ffff
+    } else {
+        y.to_bits()
+    }
+}
+
+/// The hash of f32 results, in order ([`canonical_f32`] bits, little-endian).
+pub fn hash_f32_outputs(ys: impl IntoIterator<Item = f32>) -> u64 {
+    ys.into_iter()
+        .fold(FNV_OFFSET, |h, y| fnv1a(h, &canonical_f32(y).to_le_bytes()))
+}
+
+/// The hash of f64 results, in order ([`canonical_f64`] bits, little-endian).
+pub fn hash_f64_outputs(ys: impl IntoIterator<Item = f64>) -> u64 {
+    ys.into_iter()
+        .fold(FNV_OFFSET, |h, y| fnv1a(h, &canonical_f64(y).to_le_bytes()))
+}
+
 /// The hash of `f` over the f32 unary sample.
 pub fn hash_f32_unary(f: fn(f32) -> f32) -> u64 {
-    (0..N).fold(FNV_OFFSET, |h, j| {
-        fnv1a(h, &f(f32_unary(j)).to_bits().to_le_bytes())
-    })
+    hash_f32_outputs((0..N).map(|j| f(f32_unary(j))))
 }
 
 /// The hash of `f` over the f32 binary sample.
 pub fn hash_f32_binary(f: fn(f32, f32) -> f32) -> u64 {
-    (0..N).fold(FNV_OFFSET, |h, j| {
+    hash_f32_outputs((0..N).map(|j| {
         let (x, y) = f32_pair(j);
-        fnv1a(h, &f(x, y).to_bits().to_le_bytes())
-    })
+        f(x, y)
+    }))
 }
 
 /// The hash of `f` over the f64 unary sample.
 pub fn hash_f64_unary(f: fn(f64) -> f64) -> u64 {
-    (0..N).fold(FNV_OFFSET, |h, j| {
-        fnv1a(h, &f(f64_unary(j)).to_bits().to_le_bytes())
-    })
+    hash_f64_outputs((0..N).map(|j| f(f64_unary(j))))
 }
 
 /// The hash of `f` over the f64 binary sample.
 pub fn hash_f64_binary(f: fn(f64, f64) -> f64) -> u64 {
-    (0..N).fold(FNV_OFFSET, |h, j| {
+    hash_f64_outputs((0..N).map(|j| {
         let (x, y) = f64_pair(j);
-        fnv1a(h, &f(x, y).to_bits().to_le_bytes())
-    })
+        f(x, y)
+    }))
 }
