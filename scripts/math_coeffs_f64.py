@@ -79,6 +79,13 @@ def g_log(w):
     return (mp.log((1 + s) / (1 - s)) - 2 * s - 2 * s**3 / 3) / s**5
 
 
+def g_coshr(z):
+    # cosh r = 1 + r^2 E(r^2)
+    if z == 0:
+        return mp.mpf(1) / 2
+    return (mp.cosh(mp.sqrt(z)) - 1) / z
+
+
 def g_erf(z):
     # erf(x) = x + x * G(x^2)
     if z == 0:
@@ -117,6 +124,9 @@ TABLES = {
     "log": (g_log, 0, 0.02945, 7, "U(w)"),
     # sinh x = x + x^3 H(x^2), |x| <= 1
     "sinh": (odd_tail(mp.sinh), 0, 1, 7, "H(z) = (sinh sqrt z - sqrt z) / z^1.5"),
+    # e^r = cosh r + sinh r with the even and odd parts apart (cosh, sinh), |r| <= ln2/2
+    "coshr": (g_coshr, 0, 0.1202, 5, "E(z) = (cosh sqrt z - 1) / z"),
+    "sinhr": (odd_tail(mp.sinh), 0, 0.1202, 5, "O(z) = (sinh sqrt z - sqrt z) / z^1.5"),
     # erf x = x + x G(x^2), |x| <= 1
     # (error relative to 1 + G, which is what it is added to)
     "erf": (g_erf, 0, 1, 12, "G(z) = erf(sqrt z)/sqrt z - 1", lambda z: 1 + g_erf(z)),

@@ -106,6 +106,9 @@ const FRAC_2_PI: f64 = core::f64::consts::FRAC_2_PI;
 const ISQRT2_H: f64 = core::f64::consts::FRAC_1_SQRT_2;
 const ISQRT2_L: f64 = -4.833646656726457e-17;
 const THIRD: f64 = 1.0 / 3.0;
+/// 1.5·2^52: `(v + ROUND_MAGIC) - ROUND_MAGIC` is `v` rounded to an integer (ties to
+/// even) for `|v| < 2^51`, and the low bits of the sum hold it as an integer.
+const ROUND_MAGIC: f64 = 6755399441055744.0;
 
 // ---------------------------------------------------------------- tables
 
@@ -215,6 +218,26 @@ const SINH_C: [f64; 8] = [
     7.646625361656657e-13,
     2.8445264169895285e-15,
 ];
+/// `scripts/math_coeffs_f64.py coshr`: E(z) = (cosh sqrt z - 1) / z on [0, 0.1202], degree 5: max rel err 2^-64.7 (2^-61.2 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const COSHR_C: [f64; 6] = [
+    0.5,
+    0.04166666666666668,
+    0.0013888888888879054,
+    2.4801587336496884e-05,
+    2.7557263220620196e-07,
+    2.091815936247947e-09,
+];
+/// `scripts/math_coeffs_f64.py sinhr`: O(z) = (sinh sqrt z - sqrt z) / z^1.5 on [0, 0.1202], degree 5: max rel err 2^-67.0 (2^-54.0 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const SINHR_C: [f64; 6] = [
+    0.16666666666666666,
+    0.008333333333333333,
+    0.00019841269841263285,
+    2.7557319247255154e-06,
+    2.5052071055323223e-08,
+    1.6086642370154503e-10,
+];
 /// `scripts/math_coeffs_f64.py erfc`: P(t) = (1 + 2x) e^(x^2) erfc(x), t = (x - 3.75)/(x + 3.75) on [-0.7657058823529411, 0.7594541062801933], degree 22: max rel err 2^-61.3 (2^-53.2 with the coefficients rounded to f64).
 #[allow(clippy::excessive_precision)]
 const ERFC_C: [f64; 23] = [
@@ -299,11 +322,55 @@ static TWO_OVER_PI: [u64; 32] = [
 
 // ---------------------------------------------------------------- exp family
 
-/// `e^(xh + xl) = 2^k (1 + ph + pl)` with `|ph + pl| ≤ 0.42`, to about 2^-60
-/// relative. `xh` outside -746..710 is clamped (the scaling then overflows or
-/// underflows correctly); NaN gives NaN in `ph`.
+/// `e^(xh + xl) = 2^k (1 + r + u)` with `|r| ≤ 0.35`, `|u| ≤ 0.07`, `1 + r + u` to about
+/// 2^-60 relative, for `|xh| ≤ 746` and `|xl| ≤ ulp(xh)` (the callers bound `xh`; NaN
+/// gives NaN in `r` and `u`). `k` comes from the low bits of the 1.5·2^52 rounding: no
+/// float-to-integer conversion.
 #[inline(always)]
 fn exp_parts(xh: f64, xl: f64) -> (i32, f64, f64) {
+    let (k, r, rl) = exp_reduce(xh, xl);
+    let u = fma(r * r, poly(r, &EXP_C), fma(rl, r, rl));
+    (k, r, u)
+}
+
+/// `xh + xl = k ln 2 + (r + rl)`, `|r| ≤ 0.35` and `rl` below `ulp(r)` (as
+/// [`exp_parts`]).
+#[inline(always)]
+fn exp_reduce(xh: f64, xl: f64) -> (i32, f64, f64) {
+    let t = fma(xh, LOG2E, ROUND_MAGIC);
+    let kf = t - ROUND_MAGIC;
+    let k = t.to_bits() as i32;
+    // Exact: |k| ≤ 1077 and the difference fits in 53 bits.
+    let r1 = fma(-kf, LN2_H, xh);
+    let t2 = fma(-kf, LN2_L, xl);
+    // r + rl = r1 + t2; where |t2| > |r1|, |r| is below 2^-40 and rl does not matter.
+    let (r, rl) = fast_two_sum(r1, t2);
+    (k, r, rl)
+}
+
+/// `1 + r + u` (from [`exp_parts`]) rounded once.
+#[inline(always)]
+fn exp_value(r: f64, u: f64) -> f64 {
+    let (h, l) = fast_two_sum(1.0, r);
+    h + (l + u)
+}
+
+/// `v · 2^k` by adding `k` to the exponent field, for `v` and `v · 2^k` normal.
+#[inline(always)]
+fn scale_normal(v: f64, k: i32) -> f64 {
+    f64::from_bits(v.to_bits().wrapping_add(((k as i64) << 52) as u64))
+}
+
+/// `|xh|` below this: `e^(xh + xl)` is normal and [`scale_normal`] applies.
+const EXP_FAST: f64 = 707.0;
+
+/// `e^(xh + xl)` for `|xh| ≥` [`EXP_FAST`] or NaN: clamped, then scaled in two steps
+/// (overflow to +∞, subnormal results).
+#[inline(never)]
+fn exp_big(xh: f64, xl: f64) -> f64 {
+    if xh.is_nan() {
+        return xh + xh;
+    }
     let (xh, xl) = if xh > 710.0 {
         (710.0, 0.0)
     } else if xh < -746.0 {
@@ -311,24 +378,18 @@ fn exp_parts(xh: f64, xl: f64) -> (i32, f64, f64) {
     } else {
         (xh, xl)
     };
-    let kf = prim::rint(xh * LOG2E);
-    // Exact: |k| ≤ 1077 and the difference fits in 53 bits.
-    let r1 = fma(-kf, LN2_H, xh);
-    let t = fma(-kf, LN2_L, xl);
-    let (r, rl) = two_sum(r1, t);
-    let (r2, r2e) = two_prod(r, r);
-    let q = r2 * poly(r, &EXP_C);
-    let (ph, e) = fast_two_sum(r, q);
-    let pl = e + (0.5 * r2e + fma(rl, r, rl));
-    (kf as i32, ph, pl)
+    let (k, r, u) = exp_parts(xh, xl);
+    scale(exp_value(r, u), k)
 }
 
 /// `e^(xh + xl)`, rounded once.
 #[inline(always)]
 fn exp_dd(xh: f64, xl: f64) -> f64 {
-    let (k, ph, pl) = exp_parts(xh, xl);
-    let (h, l) = fast_two_sum(1.0, ph);
-    scale(h + (l + pl), k)
+    if !(xh.abs() < EXP_FAST) {
+        return exp_big(xh, xl);
+    }
+    let (k, r, u) = exp_parts(xh, xl);
+    scale_normal(exp_value(r, u), k)
 }
 
 /// `e^x`. `exp(±0) = 1`, `exp(-∞) = +0`, `exp(+∞) = +∞`; overflows to +∞ above
@@ -357,15 +418,25 @@ pub fn exp10(x: f64) -> f64 {
     exp_dd(h, fma(x, LN10_H, -h) + x * LN10_L)
 }
 
-/// `e^(xh+xl) - 1` as `2^k (sh + sl)`, for `xh ≥ -45`.
+/// `e^x - 1` as `2^k (sh + sl)`, for `|x| <` [`EXP_FAST`].
 #[inline(always)]
 fn expm1_parts(x: f64) -> (i32, f64, f64) {
-    let (k, ph, pl) = exp_parts(x, 0.0);
+    let (k, r, u) = exp_parts(x, 0.0);
     // 2^k (1 + p) - 1 = 2^k (p + (1 - 2^-k)).
     let m = if k > 60 { 0.0 } else { pow2(-k) };
     let (ch, cl) = two_sum(1.0, -m);
-    let (sh, se) = two_sum(ch, ph);
-    (k, sh, se + (pl + cl))
+    let (sh, se) = two_sum(ch, r);
+    (k, sh, se + (u + cl))
+}
+
+/// `expm1` for `|x| ≥` [`EXP_FAST`] or NaN.
+#[inline(never)]
+fn expm1_big(x: f64) -> f64 {
+    if x < 0.0 {
+        -1.0
+    } else {
+        exp_big(x, 0.0) // NaN, +∞ and overflow too; the 1 is far below an ulp
+    }
 }
 
 /// `e^x - 1`, accurate for small `|x|`. `expm1(±0) = ±0`, `expm1(-∞) = -1`,
@@ -373,12 +444,15 @@ fn expm1_parts(x: f64) -> (i32, f64, f64) {
 /// `expm1`: 1 ulp). Every target. Source: CUDA Math API `expm1`; C99 F.9.3.3.
 #[inline]
 pub fn expm1(x: f64) -> f64 {
-    if x.abs() < 5.551115123125783e-17 {
+    let a = x.abs();
+    if a < 5.551115123125783e-17 {
         return x; // 2^-54: also ±0 and subnormals
     }
-    let x = if x < -45.0 { -45.0 } else { x };
+    if !(a < EXP_FAST) {
+        return expm1_big(x);
+    }
     let (k, sh, sl) = expm1_parts(x);
-    scale(sh + sl, k)
+    scale_normal(sh + sl, k)
 }
 
 // ---------------------------------------------------------------- log family
@@ -601,14 +675,15 @@ pub fn powi(x: f64, n: i32) -> f64 {
 #[inline(always)]
 fn rem_pio2(x: f64) -> (u32, f64, f64) {
     if x.abs() < 1073741824.0 {
-        let kf = prim::rint(x * FRAC_2_PI);
+        let t = fma(x, FRAC_2_PI, ROUND_MAGIC);
+        let kf = t - ROUND_MAGIC;
         // Exact: kf·PIO2_H is exact in the fma and the difference has ≤ 53 bits.
         let r1 = fma(-kf, PIO2_H, x);
         let (p2, p2e) = two_prod(kf, PIO2_M);
         let (r2, e2) = two_sum(r1, -p2);
         let rl = (e2 - p2e) - kf * PIO2_T;
         let (rh, rl) = two_sum(r2, rl);
-        ((kf as i64 & 3) as u32, rh, rl)
+        (t.to_bits() as u32 & 3, rh, rl)
     } else {
         payne_hanek(x)
     }
@@ -701,6 +776,36 @@ fn sincos_q(n: u32, rh: f64, rl: f64) -> (f64, f64) {
     }
 }
 
+/// `sin(n·π/2 + r)` (`cos` of it is `sin_q(n + 1, …)`): one polynomial whose
+/// coefficients are selected by the quadrant, not both kernels and a select.
+#[inline(always)]
+fn sin_q(n: u32, rh: f64, rl: f64) -> f64 {
+    let use_cos = n & 1 != 0;
+    let (z, ze) = two_prod(rh, rh);
+    let hz = 0.5 * z;
+    let w = 1.0 - hz;
+    // sin r = rh + (rh z S(z) + rl (1 - z/2)), as sin_k;
+    // cos r = w + (z² C(z) + ((1 - w) - z/2) - (ze/2 + rh rl)), as cos_k.
+    let (hi, a, b) = if use_cos {
+        (w, z * z, ((1.0 - w) - hz) - fma(0.5, ze, rh * rl))
+    } else {
+        (rh, rh * z, fma(-hz, rl, rl))
+    };
+    // Bit masks, not `if`: LLVM would turn selected constants into table loads.
+    let m = ((n & 1) as u64).wrapping_neg();
+    let c = |i: usize| f64::from_bits((SIN_C[i].to_bits() & !m) | (COS_C[i].to_bits() & m));
+    let mut acc = c(6);
+    for i in (0..6).rev() {
+        acc = fma(acc, z, c(i));
+    }
+    let v = hi + fma(a, acc, b);
+    if n & 2 == 0 {
+        v
+    } else {
+        -v
+    }
+}
+
 /// `x` rounds to this and below for `sin`, `tan`, `asin`, … (2^-27).
 const TINY: f64 = 7.450580596923828e-9;
 
@@ -709,7 +814,14 @@ const TINY: f64 = 7.450580596923828e-9;
 /// 2 ulp). Every target. Source: CUDA Math API `sin`; C99 F.9.1.6.
 #[inline]
 pub fn sin(x: f64) -> f64 {
-    sincos(x).0
+    if x.abs() < TINY {
+        return x;
+    }
+    if !x.is_finite() {
+        return x - x;
+    }
+    let (n, rh, rl) = rem_pio2(x);
+    sin_q(n, rh, rl)
 }
 
 /// Cosine of `x` radians. `cos(±0) = 1`, `cos(±∞) = NaN`. Max error: 0.67 ulp
@@ -717,7 +829,14 @@ pub fn sin(x: f64) -> f64 {
 /// F.9.1.5.
 #[inline]
 pub fn cos(x: f64) -> f64 {
-    sincos(x).1
+    if x.abs() < TINY {
+        return 1.0;
+    }
+    if !x.is_finite() {
+        return x - x;
+    }
+    let (n, rh, rl) = rem_pio2(x);
+    sin_q(n.wrapping_add(1), rh, rl)
 }
 
 /// `(sin x, cos x)` with one reduction; values as [`sin`] and [`cos`]. Max error:
@@ -776,12 +895,32 @@ fn sincospi_raw(x: f64) -> (f64, f64) {
     sincos_q((kf as i64 & 3) as u32, ph, pl)
 }
 
+/// `x = n/2 + r/π` with `π r = ph + pl`, `|r| ≤ 1/4`, for `|x| < 2^50`: `(n mod 4, ph, pl)`.
+#[inline(always)]
+fn pi_reduce(x: f64) -> (u32, f64, f64) {
+    let t = fma(2.0, x, ROUND_MAGIC);
+    let kf = t - ROUND_MAGIC;
+    let r = fma(-0.5, kf, x); // exact
+    let ph = r * PI_H;
+    let pl = fma(r, PI_H, -ph) + r * PI_L;
+    (t.to_bits() as u32 & 3, ph, pl)
+}
+
 /// `sin(πx)`. `sinpi(±0) = ±0`, `sinpi(±n) = ±0` for integers `n`, `sinpi(±∞) = NaN`;
 /// the reduction is exact. Max error: 0.91 ulp measured (CUDA `sinpi`: 2 ulp).
 /// Every target. Source: CUDA Math API `sinpi`; C23 F.10.1.13.
 #[inline]
 pub fn sinpi(x: f64) -> f64 {
-    sincospi(x).0
+    if !(x.abs() < 1125899906842624.0) {
+        return sincospi_big(x).0; // 2^50, ±∞, NaN
+    }
+    let (n, ph, pl) = pi_reduce(x);
+    let s = sin_q(n, ph, pl);
+    if s == 0.0 {
+        0.0f64.copysign(x)
+    } else {
+        s
+    }
 }
 
 /// `cos(πx)`. `cospi(±0) = 1`, `cospi(n + 1/2) = +0`, `cospi(±∞) = NaN`. Max error:
@@ -789,7 +928,17 @@ pub fn sinpi(x: f64) -> f64 {
 /// `cospi`; C23 F.10.1.12.
 #[inline]
 pub fn cospi(x: f64) -> f64 {
-    sincospi(x).1
+    if !(x.abs() < 1125899906842624.0) {
+        return sincospi_big(x).1; // 2^50, ±∞, NaN
+    }
+    let (n, ph, pl) = pi_reduce(x);
+    sin_q(n.wrapping_add(1), ph, pl) + 0.0
+}
+
+/// [`sincospi`] out of line, for the rare inputs of [`sinpi`] and [`cospi`].
+#[inline(never)]
+fn sincospi_big(x: f64) -> (f64, f64) {
+    sincospi(x)
 }
 
 /// `(sin πx, cos πx)`; values as [`sinpi`] and [`cospi`]. Max error: 0.91 ulp /
@@ -949,22 +1098,28 @@ pub fn acos(x: f64) -> f64 {
 
 // ---------------------------------------------------------------- hyperbolic
 
-/// `(e^a + s·e^-a) / 2` for `a ≥ 0`, `s = ±1`, when it does not cancel badly
+/// `(e^a + s·e^-a) / 2` for `a ≥ 0` (or NaN), `s = ±1`, when it does not cancel badly
 /// (`a ≥ 1` for `s = -1`).
 #[inline(always)]
 fn cosh_sinh(a: f64, s: f64) -> f64 {
-    // e^a / 2 = e^(a - ln 2) = 2^k (eh + el)
+    // e^a / 2 = e^(a - ln 2) = 2^k e^r
     let (xh, xl) = two_sum(a, -LN2_H);
-    let (k, ph, pl) = exp_parts(xh, xl - LN2_L);
-    let (eh, el) = fast_two_sum(1.0, ph);
-    let el = el + pl;
-    // e^-a / 2 = 2^k · 2^-2k · 0.25 / (eh + el), negligible for k > 40.
-    let t = 0.25 / eh;
-    let tl = (fma(-t, eh, 0.25) - t * el) * (4.0 * t);
-    let sc = if k > 40 { 0.0 } else { s * pow2(-2 * k) };
-    let (th, tl) = (t * sc, tl * sc);
-    let (v, ve) = two_sum(eh, th);
-    scale(v + (ve + (el + tl)), k)
+    let xl = xl - LN2_L;
+    if !(a < EXP_FAST) {
+        return exp_big(xh, xl); // e^-a is far below an ulp; NaN and overflow too
+    }
+    let (k, r, rl) = exp_reduce(xh, xl);
+    // e^±r = (1 + ev) ± (r + od) from the even and odd parts of e^r, so e^-a / 2 =
+    // 2^-k e^-r / 4 needs no division; negligible for k > 40.
+    let z = r * r;
+    let ev = z * poly(z, &COSHR_C);
+    let od = fma(r * z, poly(z, &SINHR_C), fma(rl, r, rl));
+    let (h, l) = fast_two_sum(1.0, r);
+    let (g, gl) = fast_two_sum(1.0, -r);
+    let sc = if k > 40 { 0.0 } else { s * pow2(-2 * k - 2) };
+    let (v, ve) = two_sum(h, sc * g);
+    let tail = (l + (ev + od)) + sc * (gl + (ev - od));
+    scale_normal(v + (ve + tail), k)
 }
 
 /// Hyperbolic sine. `sinh(±0) = ±0`, `sinh(±∞) = ±∞`; overflows to ±∞ above
@@ -1002,7 +1157,8 @@ pub fn tanh(x: f64) -> f64 {
     }
     let (k, sh, sl) = expm1_parts(2.0 * a);
     let sc = pow2(k);
-    let (nh, nl) = (sh * sc, sl * sc);
+    // sl can be a tenth of sh: the quotient below wants a normalized pair.
+    let (nh, nl) = fast_two_sum(sh * sc, sl * sc);
     let (dh, de) = two_sum(nh, 2.0);
     let dl = de + nl;
     let inv = 1.0 / dh;
@@ -1113,9 +1269,9 @@ fn erfc_parts(ah: f64, al: f64) -> (i32, f64) {
     let f = p * inv;
     let fl = (fma(-f, dh, p) - f * (dl + 2.0 * al)) * inv;
     let (sq, sqe) = two_prod(ah, ah);
-    let (k, ph, pl) = exp_parts(-sq, -(sqe + 2.0 * ah * al));
-    let (eh, el) = fast_two_sum(1.0, ph);
-    (k, fma(eh, f, eh * fl + (el + pl) * f))
+    let (k, r, u) = exp_parts(-sq, -(sqe + 2.0 * ah * al));
+    let (eh, el) = fast_two_sum(1.0, r);
+    (k, fma(eh, f, eh * fl + (el + u) * f))
 }
 
 /// `erf(x) = x + x G(x²)` for `|x| ≤ 1`: `(x, x·G)`.

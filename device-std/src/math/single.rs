@@ -1083,7 +1083,7 @@ pub fn powif(x: f32, n: i32) -> f32 {
 #[inline]
 pub fn rsqrtf(x: f32) -> f32 {
     // 2^-126 <= x < 2^126 keeps y² normal.
-    if !(x >= f32::MIN_POSITIVE && x < 8.507_059e37) {
+    if !(f32::MIN_POSITIVE..8.507_059e37).contains(&x) {
         return rsqrt_special(x);
     }
     rsqrt_normal(x)
@@ -1110,7 +1110,7 @@ fn rsqrt_special(x: f32) -> f32 {
         // rsqrt(x) = rsqrt(x·2^64)·2^32.
         return rsqrt_normal(x * f32::from_bits(0x5f80_0000)) * f32::from_bits(0x4f80_0000);
     }
-    if x >= 8.507_059e37 && x < f32::INFINITY {
+    if (8.507_059e37..f32::INFINITY).contains(&x) {
         // rsqrt(x) = rsqrt(x·2^-64)·2^-32.
         return rsqrt_normal(x * f32::from_bits(0x1f80_0000)) * f32::from_bits(0x2f80_0000);
     }
