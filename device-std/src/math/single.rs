@@ -502,13 +502,6 @@ fn atan_tail(t: f32) -> f32 {
     t2 * t * poly(t2, &ATAN_Q)
 }
 
-/// `asin(t) - t` for `|t| <= 1/2`.
-#[inline(always)]
-fn asin_tail(t: f32) -> f32 {
-    let t2 = t * t;
-    t2 * t * poly(t2, &ASIN_Q)
-}
-
 /// `1/x` to about 2^-16 relative, for normal positive `x` below 2^125: an integer
 /// seed and two Newton steps, all FMA (no division, no approximate instruction, so the
 /// same bits everywhere). For correction terms that need only a few bits.
@@ -1467,39 +1460,52 @@ pub fn atan2f(y: f32, x: f32) -> f32 {
 #[inline]
 pub fn asinf(x: f32) -> f32 {
     let t = x.abs();
-    if t <= 0.5 {
-        return (t + asin_tail(t)).copysign(x);
-    }
-    if !(t <= 1.0) {
+    let (small, s, sl, tail) = asin_parts(t);
+    let v = if small {
+        t + tail
+    } else {
+        // asin t = π/2 − 2 asin √((1 − t)/2).
+        sub_from(PIO2, PIO2_LO, 2.0 * s, 2.0 * (tail + sl))
+    };
+    if t > 1.0 {
         return f32::NAN;
     }
-    // asin t = π/2 − 2 asin √((1 − t)/2).
-    let z = 0.5 * (1.0 - t); // exact
-    let s = p_sqrt(z);
-    let sl = sqrt_tail(s, z); // √z = s + sl to about 2^-40
-    let v = sub_from(PIO2, PIO2_LO, 2.0 * s, 2.0 * (asin_tail(s) + sl));
     v.copysign(x)
+}
+
+/// The shared part of [`asinf`] and [`acosf`] for `t = |x|`, with selects instead of
+/// branches (the two halves diverge inside a warp): whether `t <= 1/2`; the argument
+/// `s` of `asin` (`t`, or `√((1 − t)/2)` as `s + sl`); and `asin(s) − s`.
+#[inline(always)]
+fn asin_parts(t: f32) -> (bool, f32, f32, f32) {
+    let small = t <= 0.5;
+    let z = if small { t * t } else { 0.5 * (1.0 - t) }; // exact in the second case
+    let root = p_sqrt(z);
+    let s = if small { t } else { root };
+    let sl = if small { 0.0 } else { sqrt_tail(root, z) };
+    (small, s, sl, s * z * poly(z, &ASIN_Q))
 }
 
 /// `acos x` in [0, π] (CUDA `acosf`, bound 2 ulp); NaN outside [-1, 1]. Every target.
 #[inline]
 pub fn acosf(x: f32) -> f32 {
     let t = x.abs();
-    if t <= 0.5 {
-        return sub_from(PIO2, PIO2_LO, x, asin_tail(x));
-    }
-    if !(t <= 1.0) {
+    let (small, s, sl, tail) = asin_parts(t);
+    let v = if small {
+        // π/2 − asin x, the sign of x on s and its tail.
+        sub_from(PIO2, PIO2_LO, s.copysign(x), tail.copysign(x))
+    } else {
+        let tail = 2.0 * (tail + sl);
+        if x > 0.0 {
+            2.0 * s + tail
+        } else {
+            sub_from(PI, PI_LO, 2.0 * s, tail)
+        }
+    };
+    if t > 1.0 {
         return f32::NAN;
     }
-    let z = 0.5 * (1.0 - t);
-    let s = p_sqrt(z);
-    let sl = sqrt_tail(s, z);
-    let tail = 2.0 * (asin_tail(s) + sl);
-    if x > 0.0 {
-        2.0 * s + tail
-    } else {
-        sub_from(PI, PI_LO, 2.0 * s, tail)
-    }
+    v
 }
 
 // ---------------------------------------------------------------------------------
