@@ -32,7 +32,10 @@
 //    regenerated here.
 //    Within bound: CUDA's bounds count ulps from the correctly rounded result, so an
 //    error against the exact value of at most bound + 0.5 is within (f32); for f64 the
-//    difference to CUDA must be at most the bound (a proxy: CUDA's own error is unknown).
+//    difference to CUDA must be at most twice the bound (a proxy: ours and CUDA's may
+//    each be off by the bound, in opposite directions; the f64 errors themselves are
+//    measured on the host against mpmath, device-std/tests/math_f64_accuracy.py, since
+//    the host computes the GPU's bits).
 // b. One table per group, rows printed as they finish.
 // c. Throughput: ours against CUDA's twin over 2^28 evaluations (K = 16 per thread),
 //    interleaved round robin, 3 warm-up rounds then the median of --rounds (21) rounds,
@@ -769,7 +772,7 @@ int main(int argc, char** argv) {
             r.n_cuda = h.n_cuda;
             r.count = total;
             // f32: within bound + 0.5 against the exact value (plus the reference's own ~2^-28).
-            r.within = is_f32(f.group) ? r.err_ours <= f.bound + 0.5 + 1e-6 : r.err_ours <= f.bound;
+            r.within = is_f32(f.group) ? r.err_ours <= f.bound + 0.5 + 1e-6 : r.err_ours <= 2 * f.bound;
             char at[96] = "-";
             uint32_t p = r.tag_ours;
             if (r.err_ours > 0) {
@@ -961,7 +964,7 @@ int main(int argc, char** argv) {
             pass &= bad32.empty();
         }
         if (b64) {
-            printf("%s accuracy f64: %d/%d differ from CUDA by at most its bound%s%s\n", bad64.empty() ? "PASS" : "FAIL",
+            printf("%s accuracy f64: %d/%d differ from CUDA by at most twice its bound%s%s\n", bad64.empty() ? "PASS" : "FAIL",
                    a64, b64, bad64.empty() ? "" : "; not:", bad64.c_str());
             pass &= bad64.empty();
         }
