@@ -49,6 +49,8 @@ const MODULES: &[(&str, &[&str])] = &[
     ("softmax-kernels", &["softmax"]),
     ("warp_reduce-kernels", &["warp_reduce"]),
     ("dependent_launch-kernels", &["step"]),
+    ("black_scholes-kernels", &["black_scholes"]),
+    ("nbody-kernels", &["nbody_step", "nbody_step_fast"]),
     (
         "intrinsics-kernels",
         &[

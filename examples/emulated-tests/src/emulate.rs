@@ -150,3 +150,64 @@ pub fn transform(tr: Transform, xs: &[Float4]) -> Result<Vec<Float4>, EmulatorEr
     })?;
     Ok(y)
 }
+
+/// `black_scholes`: prices `spot.len()` options, one per thread in blocks of 128 (as
+/// `black_scholes-host`); returns `(call, put)`.
+pub fn black_scholes(
+    spot: &[f32],
+    strike: &[f32],
+    years: &[f32],
+    rate: f32,
+    volatility: f32,
+) -> Result<(Vec<f32>, Vec<f32>), EmulatorError> {
+    let n = spot.len();
+    let (mut call, mut put) = (vec![POISON; n], vec![POISON; n]);
+    let (c, p) = (GlobalMut::new(&mut call), GlobalMut::new(&mut put));
+    let cfg = LaunchConfig::for_num_elems(n32(n), black_scholes_kernels::BLOCK);
+    emulator::launch(cfg, || {
+        black_scholes_kernels::black_scholes(
+            spot,
+            strike,
+            years,
+            rate,
+            volatility,
+            c.disjoint(),
+            p.disjoint(),
+        )
+    })?;
+    Ok((call, put))
+}
+
+/// New positions and velocities of the bodies, `[x, y, z, m]` and `[vx, vy, vz, w]`.
+pub type NbodyStep = (Vec<[f32; 4]>, Vec<[f32; 4]>);
+
+/// One n-body step of `pos.len()` bodies (`[x, y, z, m]`, `[vx, vy, vz, w]`), blocks of
+/// 256 (as `nbody-host`), with `nbody_step`, or `nbody_step_fast` when `fast` (which
+/// the emulator runs with `math::rsqrtf` too); returns `(new_pos, new_vel)`.
+pub fn nbody_step(
+    pos: &[[f32; 4]],
+    vel: &[[f32; 4]],
+    dt: f32,
+    softening_sq: f32,
+    fast: bool,
+) -> Result<NbodyStep, EmulatorError> {
+    use device_std::vector::F32x4;
+    let n = pos.len();
+    let pos: Vec<F32x4> = pos.iter().map(|&p| F32x4(p)).collect();
+    let vel: Vec<F32x4> = vel.iter().map(|&v| F32x4(v)).collect();
+    let (mut new_pos, mut new_vel) = (vec![F32x4([POISON; 4]); n], vec![F32x4([POISON; 4]); n]);
+    let (p, v) = (GlobalMut::new(&mut new_pos), GlobalMut::new(&mut new_vel));
+    let cfg = LaunchConfig::for_num_elems(n32(n), nbody_kernels::BLOCK);
+    emulator::launch(cfg, || {
+        let step = if fast {
+            nbody_kernels::nbody_step_fast
+        } else {
+            nbody_kernels::nbody_step
+        };
+        step(&pos, &vel, dt, softening_sq, p.disjoint(), v.disjoint())
+    })?;
+    Ok((
+        new_pos.into_iter().map(|p| p.0).collect(),
+        new_vel.into_iter().map(|v| v.0).collect(),
+    ))
+}

@@ -1,8 +1,13 @@
 //! Shared plumbing for the example host programs: command-line options,
-//! seeded random inputs, and the PASS/FAIL verdict.
+//! seeded random inputs, and the PASS/FAIL verdict; the inputs, `f64` references and
+//! checks of the math-library examples ([`black_scholes`], [`nbody`]), which the host
+//! programs and the emulator tests share.
 
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
+
+pub mod black_scholes;
+pub mod nbody;
 
 /// Options every example host program takes.
 #[derive(clap::Parser, Debug)]
