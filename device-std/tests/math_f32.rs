@@ -710,3 +710,42 @@ fn erfc64(x: f64) -> f64 {
     // SAFETY: a pure C function of a double.
     unsafe { erfc(x) }
 }
+
+/// `FloatMath` maps each std name to the CUDA-named function (called by path: on the
+/// host std's inherent methods would win), and its own formulas follow std's.
+#[test]
+fn float_math_methods_are_the_cuda_functions_with_stds_semantics() {
+    use device_std::math::FloatMath;
+    let xs = [0.3f32, -1.7, 2.5, -2.5, 100.25, 1.0e-3, 7.0, -0.0];
+    for &x in &xs {
+        let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        assert!(same(FloatMath::sin(x), math::sinf(x)));
+        assert!(same(FloatMath::cos(x), math::cosf(x)));
+        assert!(same(FloatMath::exp_m1(x), math::expm1f(x)));
+        assert!(same(FloatMath::ln(x), math::logf(x)));
+        assert!(same(FloatMath::ln_1p(x), math::log1pf(x)));
+        assert!(same(FloatMath::powf(x, 1.5), math::powf(x, 1.5)));
+        assert!(same(FloatMath::atan2(x, 2.0), math::atan2f(x, 2.0)));
+        assert!(same(FloatMath::hypot(x, 3.0), math::hypotf(x, 3.0)));
+        let (s, c) = FloatMath::sin_cos(x);
+        assert!(same(s, math::sinf(x)) && same(c, math::cosf(x)), "sin_cos({x})");
+        // Exact ones agree with std bit for bit.
+        assert_eq!(FloatMath::floor(x), x.floor());
+        assert_eq!(FloatMath::round(x).to_bits(), x.round().to_bits(), "round({x})");
+        assert_eq!(FloatMath::round_ties_even(x), x.round_ties_even());
+        assert_eq!(FloatMath::trunc(x).to_bits(), x.trunc().to_bits());
+        assert_eq!(FloatMath::fract(x).to_bits(), x.fract().to_bits());
+        assert_eq!(FloatMath::sqrt(x.abs()), x.abs().sqrt());
+        assert_eq!(FloatMath::mul_add(x, 3.0, 0.1), x.mul_add(3.0, 0.1));
+        for y in [2.0f32, -3.0, 0.75] {
+            assert_eq!(FloatMath::rem_euclid(x, y), x.rem_euclid(y), "rem_euclid({x}, {y})");
+            assert_eq!(FloatMath::div_euclid(x, y), x.div_euclid(y), "div_euclid({x}, {y})");
+        }
+        assert_eq!(FloatMath::powi(x, 3), math::powif(x, 3));
+    }
+    let d = 0.7f64;
+    assert_eq!(FloatMath::sin(d), math::sin(d));
+    assert_eq!(FloatMath::ln_1p(d), math::log1p(d));
+    assert_eq!(FloatMath::rem_euclid(-7.5f64, 2.0), (-7.5f64).rem_euclid(2.0));
+    assert_eq!(FloatMath::log(8.0f32, 2.0), math::logf(8.0) / math::logf(2.0));
+}
