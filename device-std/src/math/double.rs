@@ -458,9 +458,11 @@ pub fn expm1(x: f64) -> f64 {
 // ---------------------------------------------------------------- log family
 
 /// `ln(h + l) = e·ln 2 + (mh + ml)` for finite `h > 0` (normal or subnormal) and
-/// `|l| ≤ ulp(h)`: returns `(e, mh, ml)`, `mh + ml` to about 2^-66 relative.
+/// `|l| ≤ ulp(h)` (`l` read only when `TAIL`; without it `l` is 0 and the code
+/// skips the work a literal 0 would not fold away): returns `(e, mh, ml)`, `mh + ml`
+/// to about 2^-66 relative.
 #[inline(always)]
-fn log_parts(h: f64, l: f64) -> (f64, f64, f64) {
+fn log_parts<const TAIL: bool>(h: f64, l: f64) -> (f64, f64, f64) {
     let (h, l, eadj) = if h < f64::MIN_POSITIVE {
         (h * TWO54, l * TWO54, -54)
     } else {
@@ -471,19 +473,31 @@ fn log_parts(h: f64, l: f64) -> (f64, f64, f64) {
     let t = bits.wrapping_sub(0x3FE6_A09E_667F_3BCD);
     let e = ((t as i64) >> 52) as i32;
     let m = f64::from_bits(bits.wrapping_sub((e as i64 as u64) << 52));
-    let ls = l * pow2(-(e >> 1)) * pow2(-(e - (e >> 1)));
     // ln m = 2 atanh(s), s = f / (2 + f), f = m - 1 (exact).
-    let (fh, fl) = two_sum(m - 1.0, ls);
-    let dh = 2.0 + fh;
-    let dl = ((2.0 - dh) + fh) + fl;
-    let inv = 1.0 / dh;
-    let sh = fh * inv;
-    let sl = (fma(-sh, dh, fh) + (fl - sh * dl)) * inv;
-    // 2 atanh(s) = 2s + 2s^3/3 + s^5 U(s^2)
+    let (sh, sl) = if TAIL {
+        let ls = l * pow2(-(e >> 1)) * pow2(-(e - (e >> 1)));
+        let (fh, fl) = two_sum(m - 1.0, ls);
+        let dh = 2.0 + fh;
+        let dl = ((2.0 - dh) + fh) + fl;
+        let inv = 1.0 / dh;
+        let sh = fh * inv;
+        (sh, (fma(-sh, dh, fh) + (fl - sh * dl)) * inv)
+    } else {
+        let fh = m - 1.0;
+        let dh = 2.0 + fh;
+        let dl = (2.0 - dh) + fh;
+        let inv = 1.0 / dh;
+        let sh = fh * inv;
+        (sh, fma(-sh, dl, fma(-sh, dh, fh)) * inv)
+    };
+    // 2 atanh(s) = 2s + 2s^3/3 + s^5 U(s^2); s³ and (2/3)s³ as unnormalized pairs
+    // (their tails only join the final sum).
     let (z, ze) = two_prod(sh, sh);
     let ze = ze + 2.0 * sh * sl;
-    let (c3h, c3l) = dd_mul(z, ze, sh, sl);
-    let (t3h, t3l) = dd_mul(c3h, c3l, TWO_THIRDS_H, TWO_THIRDS_L);
+    let (c3h, c3e) = two_prod(z, sh);
+    let c3l = c3e + fma(ze, sh, z * sl);
+    let t3h = c3h * TWO_THIRDS_H;
+    let t3l = fma(c3h, TWO_THIRDS_H, -t3h) + fma(c3l, TWO_THIRDS_H, c3h * TWO_THIRDS_L);
     let t5 = c3h * z * poly(z, &LOG_C);
     let (a, ae) = two_sum(2.0 * sh, t3h);
     let (mh, ml) = fast_two_sum(a, ae + ((2.0 * sl + t3l) + t5));
@@ -493,7 +507,20 @@ fn log_parts(h: f64, l: f64) -> (f64, f64, f64) {
 /// `ln(h + l)` as a double-double (see [`log_parts`]).
 #[inline(always)]
 fn log_dd(h: f64, l: f64) -> (f64, f64) {
-    let (e, mh, ml) = log_parts(h, l);
+    let (e, mh, ml) = log_parts::<true>(h, l);
+    log_join(e, mh, ml)
+}
+
+/// `ln x` as a double-double for finite `x > 0` (see [`log_parts`]).
+#[inline(always)]
+fn log_dd1(x: f64) -> (f64, f64) {
+    let (e, mh, ml) = log_parts::<false>(x, 0.0);
+    log_join(e, mh, ml)
+}
+
+/// `e·ln 2 + (mh + ml)` as a double-double.
+#[inline(always)]
+fn log_join(e: f64, mh: f64, ml: f64) -> (f64, f64) {
     let (s, se) = two_sum(e * LN2_H42, mh);
     fast_two_sum(s, se + (ml + e * LN2_L42))
 }
@@ -520,7 +547,7 @@ pub fn log(x: f64) -> f64 {
     if !(x > 0.0 && x < f64::INFINITY) {
         return log_special(x);
     }
-    let (h, l) = log_dd(x, 0.0);
+    let (h, l) = log_dd1(x);
     h + l
 }
 
@@ -532,7 +559,7 @@ pub fn log2(x: f64) -> f64 {
     if !(x > 0.0 && x < f64::INFINITY) {
         return log_special(x);
     }
-    let (e, mh, ml) = log_parts(x, 0.0);
+    let (e, mh, ml) = log_parts::<false>(x, 0.0);
     let (p, pe) = dd_mul(mh, ml, INVLN2_H, INVLN2_L);
     let (s, se) = two_sum(e, p);
     s + (se + pe)
@@ -545,7 +572,7 @@ pub fn log10(x: f64) -> f64 {
     if !(x > 0.0 && x < f64::INFINITY) {
         return log_special(x);
     }
-    let (e, mh, ml) = log_parts(x, 0.0);
+    let (e, mh, ml) = log_parts::<false>(x, 0.0);
     let (a, ae) = two_prod(e, LOG10_2_H);
     let ae = ae + e * LOG10_2_L;
     let (b, be) = dd_mul(mh, ml, INVLN10_H, INVLN10_L);
@@ -599,7 +626,7 @@ pub fn pow(x: f64, y: f64) -> f64 {
     if special {
         return pow_special(x, y);
     }
-    let (lh, ll) = log_dd(ax, 0.0);
+    let (lh, ll) = log_dd1(ax);
     let zh = y * lh;
     let zl = fma(y, lh, -zh) + y * ll;
     let r = exp_dd(zh, zl);
@@ -678,6 +705,27 @@ fn rem_pio2(x: f64) -> (u32, f64, f64) {
         let t = fma(x, FRAC_2_PI, ROUND_MAGIC);
         let kf = t - ROUND_MAGIC;
         // Exact: kf·PIO2_H is exact in the fma and the difference has ≤ 53 bits.
+        let r1 = fma(-kf, PIO2_H, x);
+        let rh = fma(-kf, PIO2_M, r1);
+        // |rh| > 2^-20 > 2^-50 |kf| > 14 |kf·PIO2_M|: r1 and rh are within a factor
+        // 2, so r1 - rh is exact (Sterbenz) and the second fma gives rh's rounding
+        // error. Otherwise (x within 2^-20 of a multiple of π/2: rare) the exact
+        // sums below.
+        if rh.abs() > 9.5367431640625e-7 {
+            let rl = fma(-kf, PIO2_T, fma(-kf, PIO2_M, r1 - rh));
+            return (t.to_bits() as u32 & 3, rh, rl);
+        }
+    }
+    rem_pio2_slow(x)
+}
+
+/// [`rem_pio2`] where the short form does not apply: Cody–Waite with exact
+/// products and sums near multiples of π/2 below 2^30, Payne–Hanek above.
+#[inline(never)]
+fn rem_pio2_slow(x: f64) -> (u32, f64, f64) {
+    if x.abs() < 1073741824.0 {
+        let t = fma(x, FRAC_2_PI, ROUND_MAGIC);
+        let kf = t - ROUND_MAGIC;
         let r1 = fma(-kf, PIO2_H, x);
         let (p2, p2e) = two_prod(kf, PIO2_M);
         let (r2, e2) = two_sum(r1, -p2);
@@ -799,11 +847,8 @@ fn sin_q(n: u32, rh: f64, rl: f64) -> f64 {
         acc = fma(acc, z, c(i));
     }
     let v = hi + fma(a, acc, b);
-    if n & 2 == 0 {
-        v
-    } else {
-        -v
-    }
+    // The sign of quadrants 2 and 3 as a bit flip, not an f64 negation.
+    f64::from_bits(v.to_bits() ^ (((n & 2) as u64) << 62))
 }
 
 /// `x` rounds to this and below for `sin`, `tan`, `asin`, … (2^-27).
@@ -966,10 +1011,11 @@ fn atan_k(t: f64, tl: f64) -> (f64, f64) {
     (t, fma(t * z, p, c))
 }
 
-/// `(π/2 - (h + t))` as a double-double.
+/// `(π/2 - (h + t))` as a double-double, for `|h| ≤ π/2` (every caller's `h` is
+/// at most about 1.05, so the short sum is exact).
 #[inline(always)]
 fn pio2_minus(h: f64, t: f64) -> (f64, f64) {
-    let (s, e) = two_sum(PIO2_H, -h);
+    let (s, e) = fast_two_sum(PIO2_H, -h);
     (s, e + (PIO2_M - t))
 }
 
@@ -987,8 +1033,8 @@ pub fn atan(x: f64) -> f64 {
         let (s, e) = pio2_minus(h, t);
         s + e
     } else {
-        let (h, t) = atan_k(a, 0.0);
-        h + t
+        let z = a * a;
+        fma(a * z, poly(z, &ATAN_C), a) // atan_k without a tail
     };
     r.copysign(x)
 }
@@ -1185,7 +1231,7 @@ pub fn asinh(x: f64) -> f64 {
     }
     let r = if a > 268435456.0 {
         // 2^28: ln(2a), the 1/(4a²) term is below 2^-58.
-        let (h, l) = log_dd(a, 0.0);
+        let (h, l) = log_dd1(a);
         let (s, e) = two_sum(h, LN2_H);
         s + (e + (l + LN2_L))
     } else {
@@ -1213,7 +1259,7 @@ pub fn acosh(x: f64) -> f64 {
         };
     }
     if x > 268435456.0 {
-        let (h, l) = log_dd(x, 0.0);
+        let (h, l) = log_dd1(x);
         let (s, e) = two_sum(h, LN2_H);
         return s + (e + (l + LN2_L));
     }
@@ -1426,14 +1472,40 @@ pub fn rcbrt(x: f64) -> f64 {
 /// `rsqrt`: 1 ulp). Every target. Source: CUDA Math API `rsqrt`.
 #[inline]
 pub fn rsqrt(x: f64) -> f64 {
-    let r = 1.0 / prim::sqrt(x);
     if !(x > 0.0 && x < f64::INFINITY) {
-        return r;
+        return 1.0 / prim::sqrt(x); // ±0, negative, +∞, NaN
     }
-    // r·(1 - x r²/2 + 1/2): x r² - 1 with the rounding of x·r kept.
-    let (xr, xre) = two_prod(x, r);
-    let t = fma(xr, r, -1.0) + xre * r;
-    fma(-0.5 * r, t, r)
+    // x = m·4^k with m in [1, 4); rsqrt(x) = rsqrt(m)·2^-k, no division or square
+    // root: an f32 estimate (f32 runs at twice the f64 rate or more), then one
+    // third-order step in f64.
+    let (xn, sc) = if x < f64::MIN_POSITIVE {
+        (x * TWO54, 27)
+    } else {
+        (x, 0)
+    };
+    let bits = xn.to_bits();
+    let k = ((bits >> 52) as i32 - 1023) >> 1;
+    let m = f64::from_bits(bits.wrapping_sub(((2 * k) as i64 as u64) << 52));
+    let r = rsqrt_f32_estimate(m as f32) as f64;
+    // t = m r² - 1 with the rounding of m·r kept; rsqrt(m) = r (1 + t)^(-1/2)
+    // = r (1 - t/2 + 3t²/8 - …), |t| ≤ 2^-21, so the t³ term is below 2^-63.
+    let (mr, mre) = two_prod(m, r);
+    let t = fma(mr, r, -1.0) + mre * r;
+    let u = t * fma(t, 0.375, -0.5);
+    scale_normal(fma(r, u, r), sc - k)
+}
+
+/// `1/sqrt(m)` to about 2^-22 relative for `m` in [1, 16): a bit estimate (3.5% off)
+/// and three Newton steps, in `f32`.
+#[inline(always)]
+fn rsqrt_f32_estimate(m: f32) -> f32 {
+    let mut r = f32::from_bits(0x5f37_59df - (m.to_bits() >> 1));
+    let h = 0.5 * m;
+    for _ in 0..3 {
+        let e = prim::fmaf(-(h * r), r, 0.5);
+        r = prim::fmaf(r, e, r);
+    }
+    r
 }
 
 /// Square root, correctly rounded (`sqrt.rn.f64`). `sqrt(-0) = -0`,
@@ -1506,7 +1578,45 @@ fn rnorm_n(v: [f64; 4]) -> f64 {
 /// `hypot`: 2 ulp). Every target. Source: CUDA Math API `hypot`; C99 F.9.4.3.
 #[inline]
 pub fn hypot(x: f64, y: f64) -> f64 {
-    norm_n([x, y, 0.0, 0.0])
+    let (ax, ay) = (x.abs(), y.abs());
+    if !(ax < f64::INFINITY && ay < f64::INFINITY) {
+        return if ax == f64::INFINITY || ay == f64::INFINITY {
+            f64::INFINITY
+        } else {
+            x + y // NaN
+        };
+    }
+    let (a, b) = if ax >= ay { (ax, ay) } else { (ay, ax) };
+    if b == 0.0 {
+        return a; // also hypot(0, 0)
+    }
+    // a·2^-e in [1, 2) (an exponent subtraction), b·2^-e (two exact steps; an
+    // underflow there is far below a's ulp).
+    let (an, sc) = normalize(a);
+    let e = (an.to_bits() >> 52) as i32 - 1023;
+    let a1 = f64::from_bits(an.to_bits() - ((e as i64 as u64) << 52));
+    let b1 = b * pow2(-(e >> 1)) * pow2(-(e - (e >> 1)) - sc);
+    let (p, pe) = two_prod(a1, a1);
+    let (q, qe) = two_prod(b1, b1);
+    let (wh, wl) = fast_two_sum(p, q);
+    let v = sqrt_dd_round(wh, wl + (pe + qe));
+    let e = e + sc;
+    if e.abs() < 1000 {
+        scale_normal(v, e)
+    } else {
+        scale(v, e)
+    }
+}
+
+/// `sqrt(wh + wl)` rounded once (to about 2^-64 before the rounding), for
+/// `1 ≤ wh < 16`, `|wl| ≤ ulp(wh)`: no square root or division instruction, an
+/// `f32` reciprocal square root and two Newton steps `y + (w - y²)/(2 sqrt w)`.
+#[inline(always)]
+fn sqrt_dd_round(wh: f64, wl: f64) -> f64 {
+    let hr = 0.5 * rsqrt_f32_estimate(wh as f32) as f64;
+    let y0 = wh * (2.0 * hr);
+    let y1 = fma(fma(-y0, y0, wh) + wl, hr, y0);
+    fma(fma(-y1, y1, wh) + wl, hr, y1)
 }
 
 /// `1 / sqrt(x² + y²)`. `rhypot(±∞, y) = +0`, `rhypot(0, 0) = +∞`. Max error:
