@@ -173,10 +173,6 @@ def q_sinh(u):
     return (mp.sinh(t) - t) / t**3
 
 
-def q_cbrt(m):
-    return mp.cbrt(m)
-
-
 def q_erf(u):
     # erf(x) = x (2/sqrt(pi) + x^2 q(x^2)).
     if u == 0:
@@ -220,7 +216,8 @@ TABLES = {
     # erfc(t) = e^(-t^2) w g(w), w = 1/t in [0.099, 0.5].
     "ERFC_FAR": (h_erfc, lambda w: 1 / h_erfc(w), 0.0989, 0.5001, 9, ()),
     "SINH_Q": (q_sinh, lambda u: (mp.sqrt(u) ** 3 / mp.sinh(mp.sqrt(u))) if u != 0 else 0, 0, 1.0201, 5, ()),
-    "CBRT_P": (q_cbrt, lambda m: 1 / mp.cbrt(m), 1, 8, 3, ()),
+    # 1/m on [1, 2], relative error (a start for Newton's method).
+    "RECIP_P": (lambda m: 1 / m, lambda m: m, 1, 2, 2, ()),
 }
 
 

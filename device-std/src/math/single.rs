@@ -135,15 +135,6 @@ const COSPI_Q: [f32; 5] = [
     0.216_729_5,
     0.093_387_47,
 ];
-// TANH_Q: tanh(t) = t + t^3 q(t^2), |t| <= 0.75; relative error 2^-29.0.
-const TANH_Q: [f32; 6] = [
-    -0.333_333_13,
-    0.133_326_47,
-    -0.053_888_46,
-    0.021_435_365,
-    -0.007_627_933_3,
-    0.001_717_892_2,
-];
 // ERF_Q: erf(x) = x (2/sqrt(pi) + x^2 q(x^2)), |x| <= 0.75; relative error 2^-31.5.
 const ERF_Q: [f32; 7] = [
     -0.376_126_38,
@@ -200,8 +191,8 @@ const SINH_Q: [f32; 6] = [
     2.504_84e-8,
     1.632_919_6e-10,
 ];
-// CBRT_P: cbrt(m) on [1, 8]; relative error 2^-7.6 (a start for Newton's method).
-const CBRT_P: [f32; 4] = [0.681_683_7, 0.364_528_33, -0.043_310_16, 0.002_313_222_3];
+// RECIP_P: 1/m on [1, 2]; relative error 2^-6.6 (a start for Newton's method).
+const RECIP_P: [f32; 3] = [2.121_212_2, -1.454_545_5, 0.323_232_3];
 
 /// The bits of 2/π, most significant first, after one zero word (so the
 /// Payne–Hanek window may start up to 32 bits before the binary point).
@@ -260,6 +251,26 @@ fn scale_1p(k: i32, em: f32) -> f32 {
     fmaf(t1, em, t1) * pow2i(k - k1)
 }
 
+/// `2^k · (1 + em)` as [`scale_1p`], `k` given as the bits of [`round_magic`]'s sum
+/// (`b` = MAGIC's bits + `k`): MAGIC's bits are even and leave nothing when shifted
+/// by 23, so `2^(k>>1)` and `2^(k - (k>>1))` come from `b` without first taking `k`.
+#[inline(always)]
+fn scale_1p_bits(b: u32, em: f32) -> f32 {
+    let h = b >> 1; // MAGIC/2 + (k >> 1)
+    let t1 = f32::from_bits((h << 23).wrapping_add(0x3f80_0000));
+    let t2 = f32::from_bits((b.wrapping_sub(h) << 23).wrapping_add(0x3f80_0000));
+    fmaf(t1, em, t1) * t2
+}
+
+/// [`round_magic`] with the integer left as the bits of the sum (for
+/// [`scale_1p_bits`]).
+#[inline(always)]
+fn round_magic_bits(x: f32) -> (f32, u32) {
+    const MAGIC: f32 = 12_582_912.0; // 1.5·2^23
+    let big = x + MAGIC;
+    (big - MAGIC, big.to_bits())
+}
+
 /// `rint(x)` for `|x| < 2^22` as a float and as an integer, by the 1.5·2^23 trick: no
 /// conversion instruction (and no saturation checks); a NaN `x` gives NaN and any
 /// integer.
@@ -277,7 +288,7 @@ fn round_magic(x: f32) -> (f32, i32) {
 #[inline(always)]
 fn expm1_tail(rh: f32, rl: f32) -> f32 {
     let q = poly(rh, &EXPM1_Q);
-    fmaf(rh * rh, q, rl + rl * rh)
+    fmaf(rh * rh, q, fmaf(rl, rh, rl))
 }
 
 /// `expm1(rh + rl)`, arguments as for [`expm1_tail`].
@@ -289,11 +300,18 @@ fn expm1_kernel(rh: f32, rl: f32) -> f32 {
 /// `x = k·ln2 + (rh + rl)` with `k = rint(x/ln2)`, for `|x| <= 104`.
 #[inline(always)]
 fn reduce_ln2(x: f32) -> (i32, f32, f32) {
-    let (kf, k) = round_magic(x * INV_LN2);
+    let (b, rh, rl) = reduce_ln2_bits(x);
+    (b.wrapping_sub(12_582_912.0f32.to_bits()) as i32, rh, rl)
+}
+
+/// [`reduce_ln2`] with `k` as [`round_magic_bits`] gives it.
+#[inline(always)]
+fn reduce_ln2_bits(x: f32) -> (u32, f32, f32) {
+    let (kf, b) = round_magic_bits(x * INV_LN2);
     let r1 = fmaf(-kf, LN2, x); // exact
     let rh = fmaf(-kf, LN2_LO, r1);
     let rl = fmaf(-kf, LN2_LO, r1 - rh);
-    (k, rh, rl)
+    (b, rh, rl)
 }
 
 /// `e^x`, for `x` clamped to the range where the result is neither 0 nor ∞
@@ -301,8 +319,8 @@ fn reduce_ln2(x: f32) -> (i32, f32, f32) {
 #[inline(always)]
 fn exp_core(x: f32) -> f32 {
     let x = x.clamp(-104.0, 89.0);
-    let (k, rh, rl) = reduce_ln2(x);
-    scale_1p(k, expm1_kernel(rh, rl))
+    let (b, rh, rl) = reduce_ln2_bits(x);
+    scale_1p_bits(b, expm1_kernel(rh, rl))
 }
 
 /// Splits a positive finite `x` into `e` and `f = m - 1` (exact), `m` in [2/3, 4/3),
@@ -639,12 +657,11 @@ pub fn fmaxf(x: f32, y: f32) -> f32 {
 /// rounding of the difference. Every target.
 #[inline(always)]
 pub fn fdimf(x: f32, y: f32) -> f32 {
-    if x > y {
-        x - y
-    } else if x <= y {
+    // A select, no branch: x − y is positive for x > y and NaN for a NaN.
+    if x <= y {
         0.0
     } else {
-        x + y // NaN
+        x - y
     }
 }
 
@@ -705,12 +722,19 @@ pub fn ilogbf(x: f32) -> i32 {
 /// for ±∞, NaN for NaN. Exact. Every target.
 #[inline(always)]
 pub fn logbf(x: f32) -> f32 {
-    if x == 0.0 {
+    // Selects, no branch: subnormals scaled by 2^24, and the exponent field made a
+    // float by the 2^23 trick, (2^23 + field) − (2^23 + bias).
+    let a = x.abs();
+    let sub = a < f32::MIN_POSITIVE;
+    let b = if sub { a * 16_777_216.0 } else { a };
+    let field = f32::from_bits((b.to_bits() >> 23) | 0x4b00_0000);
+    let e = field - if sub { 8_388_759.0 } else { 8_388_735.0 }; // 2^23 + 127 (+ 24)
+    if a == 0.0 {
         f32::NEG_INFINITY
-    } else if !x.is_finite() {
-        x * x
+    } else if !(a < f32::INFINITY) {
+        a // +∞ for ±∞, NaN for NaN
     } else {
-        ilogbf(x) as f32
+        e
     }
 }
 
@@ -752,44 +776,79 @@ pub fn nextafterf(x: f32, y: f32) -> f32 {
     f32::from_bits(if away { bits + 1 } else { bits - 1 })
 }
 
-/// `x - n·y` with `n` the integer quotient of `|x|/|y|` and the parity of `n`: the
-/// exact remainder core of `fmodf`, `remainderf` and `remquof` (finite `x`, nonzero
-/// finite `y`, `|x| >= |y|`).
-#[inline(never)]
-fn rem_core(ax: f32, ay: f32) -> (f32, u64) {
-    let (bx, by) = (ax.to_bits(), ay.to_bits());
-    let (mut ex, mut ey) = ((bx >> 23) as i32, (by >> 23) as i32);
-    let mut mx = (bx & 0x007f_ffff) as u64;
-    let mut my = (by & 0x007f_ffff) as u64;
-    if ex == 0 {
-        ex = 1;
-    } else {
-        mx |= 0x0080_0000;
-    }
-    if ey == 0 {
-        ey = 1;
-    } else {
-        my |= 0x0080_0000;
-    }
-    // Long division, up to 39 quotient bits a step (mx < 2^24·... < 2^63).
-    let mut d = ex - ey;
-    // The quotient's low 64 bits (only its low bits are wanted; shifts below 64).
-    let mut q: u64 = mx / my;
-    let mut rem = mx % my;
+/// `(m, e)` with `a = m·2^e`, `m` in [1, 2), for finite positive `a` (subnormals
+/// normalised; +0 gives `e` = -151, below every nonzero `f32`'s). Also `(m, 128)`
+/// for ∞ and NaN.
+#[inline(always)]
+fn split_exp(a: f32) -> (f32, i32) {
+    let sub = a < f32::MIN_POSITIVE;
+    let b = if sub { a * 16_777_216.0 } else { a }; // 2^24, exact
+    let bits = b.to_bits();
+    let e = (bits >> 23) as i32 - if sub { 127 + 24 } else { 127 };
+    (f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000), e)
+}
+
+/// `1/m` for `m` in [1, 2) to within 2^-23 relative: a quadratic start (RECIP_P,
+/// 2^-6.6) and two Newton steps, all FMA.
+#[inline(always)]
+fn recip_1_2(m: f32) -> f32 {
+    let y = poly(m, &RECIP_P);
+    let y = fmaf(y, fmaf(-m, y, 1.0), y);
+    fmaf(y, fmaf(-m, y, 1.0), y)
+}
+
+/// Quotient bits taken per step of [`rem_core`]: `q` below 2^21 with an error below
+/// 1/2 + 2^21·2^-23.
+const REM_STEP: i32 = 20;
+
+/// The remainder of `ax` by `ay` (finite `ax`, `ay > 0`) in `ay`'s frame:
+/// `(r, my, n, e, ok)` with `ax - n·ay = r·2^e` exactly, `my = ay·2^-e` in [1, 2),
+/// `r` in [0, `my`) and `n` the truncated quotient's low 32 bits. `ok` is false when
+/// `ax`'s exponent is below `ay`'s (so `ax < ay`, and the remainder is `ax`); the
+/// rest is then meaningless.
+///
+/// Long division with floats: `r·2^s` (at most `REM_STEP` bits at a time) less `q·my`,
+/// `q = rint(r·2^s / my)` from a reciprocal good to 2^-23, so `|q − quotient| < 1`
+/// and `|r| < my`: every value is a multiple of 2^-23 (the frame's `ulp(my)`) below 2
+/// in magnitude, so each FMA is exact. A negative last remainder is put back in
+/// [0, `my`) at the end. No integer division, no 64-bit arithmetic.
+#[inline(always)]
+fn rem_core(ax: f32, ay: f32) -> (f32, f32, i32, i32, bool) {
+    const MAGIC: f32 = 12_582_912.0; // 1.5·2^23: rint by an addition
+    let (mx, ex) = split_exp(ax);
+    let (my, ey) = split_exp(ay);
+    let inv = recip_1_2(my);
+    let d = ex - ey;
+    let ok = d >= 0;
+    let s = d.clamp(0, REM_STEP);
+    let mut d = d - s;
+    let mut r = mx * pow2i(s);
+    let big = fmaf(r, inv, MAGIC);
+    r = fmaf(-(big - MAGIC), my, r);
+    let mut n = big.to_bits().wrapping_sub(MAGIC.to_bits()) as i32;
     while d > 0 {
-        let s = d.min(39);
-        let wide = rem << s;
-        q = (q << s).wrapping_add(wide / my);
-        rem = wide % my;
+        let s = d.min(REM_STEP);
         d -= s;
+        r *= pow2i(s);
+        let big = fmaf(r, inv, MAGIC);
+        r = fmaf(-(big - MAGIC), my, r);
+        n = n
+            .wrapping_shl(s as u32)
+            .wrapping_add(big.to_bits().wrapping_sub(MAGIC.to_bits()) as i32);
     }
-    // rem · 2^(ey - 150) (ey biased, as a subnormal-safe construction).
-    let r = if rem == 0 {
-        0.0
-    } else {
-        ldexpf(rem as f32, ey - 150)
-    };
-    (r, q)
+    if r < 0.0 {
+        r += my;
+        n = n.wrapping_sub(1);
+    }
+    (r, my, n, ey, ok)
+}
+
+/// `r·2^e` for a remainder of [`rem_core`] (`r` a multiple of 2^-23 below 2, `e` in
+/// -149..=127): exact, the true remainder being an `f32`.
+#[inline(always)]
+fn rem_scale(r: f32, e: i32) -> f32 {
+    let e1 = e >> 1;
+    r * pow2i(e1) * pow2i(e - e1)
 }
 
 /// `x - trunc(x/y)·y`, exact, with the sign of `x` (CUDA `fmodf`): NaN for ∞ `x` or
@@ -797,13 +856,15 @@ fn rem_core(ax: f32, ay: f32) -> (f32, u64) {
 #[inline(always)]
 pub fn fmodf(x: f32, y: f32) -> f32 {
     let (ax, ay) = (x.abs(), y.abs());
-    if !(ax < f32::INFINITY) || !(ay > 0.0) || y.is_nan() {
-        return (x * y) / (x * y);
+    if !(ax < f32::INFINITY) || !(ay > 0.0) {
+        return f32::NAN;
     }
-    if ax < ay {
-        return x;
+    let (r, _, _, e, ok) = rem_core(ax, ay); // ∞ y: not ok, x
+    if ok {
+        rem_scale(r, e).copysign(x)
+    } else {
+        x
     }
-    rem_core(ax, ay).0.copysign(x)
 }
 
 /// `x - n·y` with `n` the integer nearest `x/y` (ties to even), exact, and the low
@@ -812,24 +873,31 @@ pub fn fmodf(x: f32, y: f32) -> f32 {
 #[inline(always)]
 pub fn remquof(x: f32, y: f32) -> (f32, i32) {
     let (ax, ay) = (x.abs(), y.abs());
-    if !(ax < f32::INFINITY) || !(ay > 0.0) || y.is_nan() {
-        return ((x * y) / (x * y), 0);
+    if !(ax < f32::INFINITY) || !(ay > 0.0) {
+        return (f32::NAN, 0);
     }
-    let (mut r, mut q) = if ax < ay { (ax, 0) } else { rem_core(ax, ay) };
-    // Round the quotient to nearest: r in [0, ay); compare 2r with ay exactly.
-    let twice = if r < f32::MAX / 2.0 {
-        2.0 * r
+    let (r, my, n, e, ok) = rem_core(ax, ay);
+    // Round the quotient to nearest, in the frame (exact: 2r < 4, r - my > -2).
+    let twice = r + r;
+    let up = twice > my || (twice == my && n & 1 != 0);
+    let (r, n) = if up {
+        (r - my, n.wrapping_add(1))
     } else {
-        f32::INFINITY
+        (r, n)
     };
-    if twice > ay || (twice == ay && q & 1 != 0) {
-        r -= ay;
-        q = q.wrapping_add(1);
-    }
-    let q = (q & 0x7fff_ffff) as i32;
+    // ax < ay (∞ y too): n is 1 if ax > ay/2 (ay - ax is exact from ay/2 up), else 0.
+    let small_up = ax > ay - ax;
+    let (r, n) = if ok {
+        (rem_scale(r, e), n)
+    } else if small_up {
+        (ax - ay, 1)
+    } else {
+        (ax, 0)
+    };
+    let n = n & 0x7fff_ffff;
     let r = if x.is_sign_negative() { -r } else { r };
-    let q = if (x < 0.0) != (y < 0.0) { -q } else { q };
-    (r, q)
+    let n = if (x < 0.0) != (y < 0.0) { -n } else { n };
+    (r, n)
 }
 
 /// `x - n·y` with `n` the integer nearest `x/y`, ties to even (CUDA `remainderf`),
@@ -852,23 +920,23 @@ pub fn expf(x: f32) -> f32 {
 #[inline]
 pub fn exp2f(x: f32) -> f32 {
     let x = x.clamp(-152.0, 129.0);
-    let (kf, k) = round_magic(x);
+    let (kf, b) = round_magic_bits(x);
     let r = x - kf; // exact
     let rh = r * LN2;
-    let rl = fmaf(r, LN2, -rh) + r * LN2_LO;
-    scale_1p(k, expm1_kernel(rh, rl))
+    let rl = fmaf(r, LN2_LO, fmaf(r, LN2, -rh));
+    scale_1p_bits(b, expm1_kernel(rh, rl))
 }
 
 /// `10^x` (CUDA `exp10f`, bound 2 ulp). Every target.
 #[inline]
 pub fn exp10f(x: f32) -> f32 {
     let x = x.clamp(-46.0, 39.0);
-    let (kf, k) = round_magic(x * LOG2_10);
+    let (kf, b) = round_magic_bits(x * LOG2_10);
     let r1 = fmaf(-kf, LOG10_2, x); // exact
     let r = fmaf(-kf, LOG10_2_LO, r1);
     let r_lo = fmaf(-kf, LOG10_2_LO, r1 - r);
     let (rh, rl) = mul_dd(r, r_lo, LN10, LN10_LO);
-    scale_1p(k, expm1_kernel(rh, rl))
+    scale_1p_bits(b, expm1_kernel(rh, rl))
 }
 
 /// `e^x - 1`, accurate near 0 (CUDA `expm1f`, bound 1 ulp). Every target.
@@ -1116,61 +1184,74 @@ fn rsqrt_special(x: f32) -> f32 {
     f32::NAN
 }
 
-/// `cbrt(m)` and its error terms for `m` in [1, 8).
+/// `a = |x|` scaled by 2^72 below 2^-54 (so that the residuals of the last steps
+/// stay normal), `t = a^(-1/3)` to about 2^-15.8 relative, and whether `a` was
+/// scaled. An integer seed (`bits/3` from a magic constant, 2^-4.9) and two Newton
+/// steps on `t^-3 = a`, all FMA: no division, no exponent arithmetic. Garbage for 0,
+/// ∞ and NaN.
 #[inline(always)]
-fn cbrt_core(x: f32) -> (f32, f32, i32) {
-    // x = 2^(3q + r)·M, M in [1, 2): m = M·2^r in [1, 8).
-    let (x, bias) = if x.abs() < f32::MIN_POSITIVE {
-        (x * 16_777_216.0, 8) // 2^24
+fn rcbrt_rough(x: f32) -> (f32, f32, bool) {
+    let a = x.abs();
+    let sub = a < f32::from_bits(0x2480_0000); // 2^-54
+    let a = if sub {
+        a * f32::from_bits(0x6380_0000)
     } else {
-        (x, 0)
-    };
-    let bits = x.to_bits() & 0x7fff_ffff;
-    let e = (bits >> 23) as i32 - 127;
-    let q = e.div_euclid(3);
-    let r = e.rem_euclid(3);
-    let m = f32::from_bits((bits & 0x007f_ffff) | (((r + 127) as u32) << 23));
-    // Newton's method on t = m^(-1/3): t += t(1 - m t^3)/3, twice.
-    let mut t = 1.0 / poly(m, &CBRT_P);
+        a
+    }; // 2^72
+    let mut t = f32::from_bits(0x54a2_32a3u32.wrapping_sub(a.to_bits() / 3));
+    // t += t(1 − a t³)/3, with a/3 once (its rounding is far below the error here).
+    let a3 = a * (1.0 / 3.0);
     for _ in 0..2 {
-        let t3 = t * t * t;
-        t = fmaf(t * (1.0 / 3.0), fmaf(-m, t3, 1.0), t);
+        t = fmaf(t, fmaf(-(a3 * t), t * t, 1.0 / 3.0), t);
     }
-    (m, t, q - bias)
+    (a, t, sub)
 }
 
 /// `∛x` (CUDA `cbrtf`, bound 1 ulp); odd, exact for cubes of small integers. Every
 /// target.
 #[inline]
 pub fn cbrtf(x: f32) -> f32 {
-    if x == 0.0 || !x.is_finite() {
-        return x + x;
-    }
-    let (m, t, q) = cbrt_core(x);
-    // c = m·t² ≈ m^(1/3); one Newton step on c with the exact residual c³ - m.
-    let c = m * t * t;
+    let (a, t, sub) = rcbrt_rough(x);
+    // c = a·t² ≈ a^(1/3); one Newton step on c with the exact residual c³ − a, its
+    // derivative 3c² ≈ 3/t².
+    let t2 = t * t;
+    let c = (a * t) * t;
     let c2 = c * c;
-    let c2l = fmaf(c, c, -c2);
-    let res = fmaf(c2, c, -m) + c2l * c;
-    let c = fmaf(-res * (1.0 / 3.0), t * t, c);
-    ldexpf(c, q).copysign(x)
+    let res = fmaf(fmaf(c, c, -c2), c, fmaf(c2, c, -a));
+    let c = fmaf(-res * (1.0 / 3.0), t2, c);
+    let c = if sub {
+        c * f32::from_bits(0x3380_0000)
+    } else {
+        c
+    }; // 2^-24, exact
+    if x == 0.0 || !x.is_finite() {
+        x + x
+    } else {
+        c.copysign(x)
+    }
 }
 
 /// `1/∛x` (CUDA `rcbrtf`, bound 1 ulp): ±∞ for ±0, ±0 for ±∞. Every target.
 #[inline]
 pub fn rcbrtf(x: f32) -> f32 {
-    if x == 0.0 || !x.is_finite() {
-        return 1.0 / (x + x).copysign(x);
-    }
-    let (m, t, q) = cbrt_core(x);
-    // One more Newton step on t with the residual 1 - m t³ split for accuracy.
-    let t2 = t * t;
-    let t2l = fmaf(t, t, -t2);
-    let m3 = m * t2;
-    let m3l = fmaf(m, t2, -m3) + m * t2l;
-    let res = fmaf(-m3, t, 1.0) - m3l * t;
+    let (a, t, sub) = rcbrt_rough(x);
+    // One more Newton step on t, the residual 1 − a·t³ from a·t² as head and tails.
+    let p = a * t;
+    let pl = fmaf(a, t, -p);
+    let p2 = p * t;
+    let p2l = fmaf(p, t, -p2);
+    let res = fmaf(-fmaf(pl, t, p2l), t, fmaf(-p2, t, 1.0));
     let t = fmaf(t * (1.0 / 3.0), res, t);
-    ldexpf(t, -q).copysign(x)
+    let t = if sub { t * 16_777_216.0 } else { t }; // 2^24, exact
+    if x == 0.0 {
+        f32::INFINITY.copysign(x)
+    } else if x.is_nan() {
+        x
+    } else if x.is_infinite() {
+        0.0f32.copysign(x)
+    } else {
+        t.copysign(x)
+    }
 }
 
 /// `√(x² + y²)` without undue overflow or underflow (CUDA `hypotf`, bound 3 ulp): +∞
@@ -1542,16 +1623,31 @@ fn half_exp(t: f32) -> f32 {
 }
 
 /// `tanh x` (CUDA `tanhf`, bound 2 ulp). Every target.
+///
+/// One path for every `x` (no branch to diverge on): `tanh t = −M/(2 + M)`, `M =
+/// expm1(−2t)` in (−1, 0] as head and tail, so that both the relative accuracy near 0
+/// and `1 − tanh t` for large `t` hold; the quotient from an FMA reciprocal of the
+/// head of `2 + M` (in [1, 2]) and one correction with the exact residual.
 #[inline]
 pub fn tanhf(x: f32) -> f32 {
     let t = x.abs();
-    let v = if t < 0.75 {
-        let t2 = t * t;
-        fmaf(t2 * t, poly(t2, &TANH_Q), t)
-    } else {
-        // 1 − 2/(e^2t + 1); e^2t is ∞ from t ≈ 44 on, which gives 1.
-        1.0 - 2.0 / (exp_core(t + t) + 1.0)
-    };
+    let t = if t > 9.1 { 9.1 } else { t }; // tanh rounds to 1 from 9.01 on; NaN passes
+    let (k, rh, rl) = reduce_ln2(-2.0 * t); // k in -26..=0
+    let tail = expm1_tail(rh, rl);
+    // M = (p − 1) + p·rh + p·tail, p = 2^k: p − 1 is exact down to k = −24, below
+    // which it is −1 and p goes to the tail.
+    let p = pow2i(k);
+    let c = p - 1.0;
+    let cl = p - (c + 1.0);
+    let (h, e) = fast_two_sum(c, p * rh);
+    let (h, e2) = fast_two_sum(h, p * tail); // |h| >= |p·tail| (or both 0)
+    let ml = (e + cl) + e2;
+    let (dh, de) = fast_two_sum(2.0, h);
+    let dl = de + ml;
+    let r = recip_1_2(dh);
+    let q0 = -h * r;
+    let rho = -(fmaf(q0, dh, h) + fmaf(q0, dl, ml));
+    let v = fmaf(rho, r, q0);
     if x.is_nan() {
         x
     } else {
@@ -1628,19 +1724,23 @@ fn erfc_large(t: f32) -> f32 {
 /// error of `2t·|tl|`) and left out of the slowly varying polynomial.
 #[inline(always)]
 fn erfc_large_dd(t: f32, tl: f32) -> f32 {
-    if t > 10.1 {
-        return 0.0; // below half the smallest subnormal
-    }
-    let h = if t < 2.0 {
-        let v = t - 1.375; // exact
-        fmaf(v, poly_from1(v, &ERFC_NEAR), ERFC_NEAR_LO) + ERFC_NEAR[0]
-    } else {
-        let w = 1.0 / t;
-        w * poly(w, &ERFC_FAR)
-    };
+    // Both polynomials and a select (the two sides diverge inside a warp), `1/t`
+    // from FMAs; `t` held to 10.2, where the result is 0.
+    let big = t > 10.1; // below half the smallest subnormal
+    let t = t.min(10.2);
+    let v = t - 1.375; // exact
+    let near = fmaf(v, poly_from1(v, &ERFC_NEAR), ERFC_NEAR_LO) + ERFC_NEAR[0];
+    let w = recip_rough(t);
+    let w = fmaf(w, fmaf(-t, w, 1.0), w); // 1/t to within an ulp
+    let far = w * poly(w, &ERFC_FAR);
+    let h = if t < 2.0 { near } else { far };
     // −t² = −th − tl exactly; reduced with tl inside the head, not left in the tail.
     let th = t * t;
-    let tl = fmaf(t, t, -th) + 2.0 * t * tl;
+    let tl = if tl == 0.0 {
+        fmaf(t, t, -th) // folded away for erfc_large's literal 0
+    } else {
+        fmaf(t, t, -th) + 2.0 * t * tl
+    };
     let (kf, k) = round_magic(-th * INV_LN2);
     let r1 = fmaf(-kf, LN2, -th); // exact
     let (s, e) = fast_two_sum(r1, -tl);
@@ -1648,39 +1748,40 @@ fn erfc_large_dd(t: f32, tl: f32) -> f32 {
     let rl = fmaf(-kf, LN2_LO, s - rh) + e;
     let em = expm1_kernel(rh, rl);
     let v = scale_1p(k + 64, em) * h;
-    v * f32::from_bits(0x1f80_0000) // 2^-64
+    if big {
+        0.0
+    } else {
+        v * f32::from_bits(0x1f80_0000) // 2^-64
+    }
 }
 
 /// The error function `erf x = 2/√π ∫₀ˣ e^(−t²) dt` (CUDA `erff`, bound 2 ulp): odd,
 /// ±1 at ±∞. Every target.
 #[inline]
 pub fn erff(x: f32) -> f32 {
+    // Both sides and a select (they diverge inside a warp); erf rounds to ±1 from
+    // 3.92 on, so t is held to 4.
     let t = x.abs();
-    if t <= 0.75 {
-        return erf_small(x);
+    let large = (1.0 - erfc_large(t.min(4.0))).copysign(x);
+    if t <= 0.75 || x.is_nan() {
+        erf_small(x)
+    } else {
+        large
     }
-    if x.is_nan() {
-        return x;
-    }
-    (1.0 - erfc_large(t)).copysign(x)
 }
 
 /// The complementary error function `1 − erf x` (CUDA `erfcf`, bound 4 ulp), accurate
 /// where it is small: 2 at −∞, +0 at +∞ and for `x` above about 10.05. Every target.
 #[inline]
 pub fn erfcf(x: f32) -> f32 {
+    // Both sides and a select (they diverge inside a warp).
     let t = x.abs();
-    if t <= 0.75 {
-        return 1.0 - erf_small(x);
-    }
-    if x.is_nan() {
-        return x;
-    }
     let c = erfc_large(t);
-    if x < 0.0 {
-        2.0 - c
+    let large = if x < 0.0 { 2.0 - c } else { c };
+    if t <= 0.75 || x.is_nan() {
+        1.0 - erf_small(x)
     } else {
-        c
+        large
     }
 }
 
