@@ -728,24 +728,45 @@ fn float_math_methods_are_the_cuda_functions_with_stds_semantics() {
         assert!(same(FloatMath::atan2(x, 2.0), math::atan2f(x, 2.0)));
         assert!(same(FloatMath::hypot(x, 3.0), math::hypotf(x, 3.0)));
         let (s, c) = FloatMath::sin_cos(x);
-        assert!(same(s, math::sinf(x)) && same(c, math::cosf(x)), "sin_cos({x})");
+        assert!(
+            same(s, math::sinf(x)) && same(c, math::cosf(x)),
+            "sin_cos({x})"
+        );
         // Exact ones agree with std bit for bit.
         assert_eq!(FloatMath::floor(x), x.floor());
-        assert_eq!(FloatMath::round(x).to_bits(), x.round().to_bits(), "round({x})");
+        assert_eq!(
+            FloatMath::round(x).to_bits(),
+            x.round().to_bits(),
+            "round({x})"
+        );
         assert_eq!(FloatMath::round_ties_even(x), x.round_ties_even());
         assert_eq!(FloatMath::trunc(x).to_bits(), x.trunc().to_bits());
         assert_eq!(FloatMath::fract(x).to_bits(), x.fract().to_bits());
         assert_eq!(FloatMath::sqrt(x.abs()), x.abs().sqrt());
         assert_eq!(FloatMath::mul_add(x, 3.0, 0.1), x.mul_add(3.0, 0.1));
         for y in [2.0f32, -3.0, 0.75] {
-            assert_eq!(FloatMath::rem_euclid(x, y), x.rem_euclid(y), "rem_euclid({x}, {y})");
-            assert_eq!(FloatMath::div_euclid(x, y), x.div_euclid(y), "div_euclid({x}, {y})");
+            assert_eq!(
+                FloatMath::rem_euclid(x, y),
+                x.rem_euclid(y),
+                "rem_euclid({x}, {y})"
+            );
+            assert_eq!(
+                FloatMath::div_euclid(x, y),
+                x.div_euclid(y),
+                "div_euclid({x}, {y})"
+            );
         }
         assert_eq!(FloatMath::powi(x, 3), math::powif(x, 3));
     }
     let d = 0.7f64;
     assert_eq!(FloatMath::sin(d), math::sin(d));
     assert_eq!(FloatMath::ln_1p(d), math::log1p(d));
-    assert_eq!(FloatMath::rem_euclid(-7.5f64, 2.0), (-7.5f64).rem_euclid(2.0));
-    assert_eq!(FloatMath::log(8.0f32, 2.0), math::logf(8.0) / math::logf(2.0));
+    assert_eq!(
+        FloatMath::rem_euclid(-7.5f64, 2.0),
+        (-7.5f64).rem_euclid(2.0)
+    );
+    assert_eq!(
+        FloatMath::log(8.0f32, 2.0),
+        math::logf(8.0) / math::logf(2.0)
+    );
 }
