@@ -1594,7 +1594,7 @@ pub fn hypot(x: f64, y: f64) -> f64 {
     // underflow there is far below a's ulp).
     let (an, sc) = normalize(a);
     let e = (an.to_bits() >> 52) as i32 - 1023;
-    let a1 = f64::from_bits(an.to_bits() - ((e as i64 as u64) << 52));
+    let a1 = f64::from_bits(an.to_bits().wrapping_sub((e as i64 as u64) << 52));
     let b1 = b * pow2(-(e >> 1)) * pow2(-(e - (e >> 1)) - sc);
     let (p, pe) = two_prod(a1, a1);
     let (q, qe) = two_prod(b1, b1);
