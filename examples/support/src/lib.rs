@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 pub mod black_scholes;
 pub mod nbody;
+pub mod timing;
 
 /// Options every example host program takes.
 #[derive(clap::Parser, Debug)]

@@ -16,8 +16,9 @@ use anyhow::{bail, Result};
 use black_scholes_kernels::BLOCK;
 use clap::Parser;
 use example_support::black_scholes::{self as bs, L1_TOL, RATE, VOLATILITY};
+use example_support::timing::median_ms;
 use example_support::{rng, Options, POISON};
-use host_loader::cudarc::driver::{sys::CUevent_flags::CU_EVENT_DEFAULT, CudaSlice, CudaStream};
+use host_loader::cudarc::driver::CudaSlice;
 use host_loader::{for_num_elems, open_device, Module, Slice, SliceMut};
 
 #[derive(Parser)]
@@ -27,26 +28,6 @@ struct Args {
     /// Timed launches (after 3 untimed ones); 0 skips the timing.
     #[arg(long, default_value_t = 50)]
     runs: usize,
-}
-
-/// Median milliseconds of `runs` launches timed with CUDA events, after 3 untimed ones.
-fn median_ms(
-    stream: &CudaStream,
-    runs: usize,
-    mut launch: impl FnMut() -> Result<()>,
-) -> Result<f64> {
-    for _ in 0..3 {
-        launch()?;
-    }
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = stream.record_event(Some(CU_EVENT_DEFAULT))?;
-        launch()?;
-        let end = stream.record_event(Some(CU_EVENT_DEFAULT))?;
-        times.push(f64::from(start.elapsed_ms(&end)?));
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(times[times.len() / 2])
 }
 
 fn main() -> Result<()> {

@@ -20,8 +20,9 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Parser;
 use example_support::nbody::{self, DT, SOFTENING_SQ};
+use example_support::timing::median_ms;
 use example_support::{rng, POISON};
-use host_loader::cudarc::driver::{sys::CUevent_flags::CU_EVENT_DEFAULT, CudaSlice, CudaStream};
+use host_loader::cudarc::driver::CudaSlice;
 use host_loader::{for_num_elems, open_device, Kernel, Module, Slice, SliceMut};
 use nbody_kernels::BLOCK;
 
@@ -49,26 +50,6 @@ type Step = Kernel<(
     SliceMut<[f32; 4]>,
     SliceMut<[f32; 4]>,
 )>;
-
-/// Median milliseconds of `runs` launches timed with CUDA events, after 3 untimed ones.
-fn median_ms(
-    stream: &CudaStream,
-    runs: usize,
-    mut launch: impl FnMut() -> Result<()>,
-) -> Result<f64> {
-    for _ in 0..3 {
-        launch()?;
-    }
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = stream.record_event(Some(CU_EVENT_DEFAULT))?;
-        launch()?;
-        let end = stream.record_event(Some(CU_EVENT_DEFAULT))?;
-        times.push(f64::from(start.elapsed_ms(&end)?));
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(times[times.len() / 2])
-}
 
 fn main() -> Result<()> {
     let args = Args::parse();
