@@ -335,6 +335,7 @@ __device__ __forceinline__ void thr_f32u(float lo, float hi, float* out, uint32_
     uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
     float w = __fsub_rn(hi, lo), c = __fsub_rn(lo, w), acc = 0.0f;
     uint32_t s = seed(g);
+#pragma unroll
     for (int k = 0; k < K; k++) {
         s = step(s);
         acc = __fadd_rn(acc, F::cuda(__fmaf_rn(w, unit_f32(s), c)));
@@ -348,6 +349,7 @@ __device__ __forceinline__ void thr_f32b(float xlo, float xhi, float ylo, float 
     float wx = __fsub_rn(xhi, xlo), wy = __fsub_rn(yhi, ylo), acc = 0.0f;
     float cx = __fsub_rn(xlo, wx), cy = __fsub_rn(ylo, wy);
     uint32_t s = seed(g);
+#pragma unroll
     for (int k = 0; k < K; k++) {
         s = step(s);
         float x = __fmaf_rn(wx, unit_f32(s), cx);
@@ -363,6 +365,7 @@ __device__ __forceinline__ void thr_f64u(double lo, double hi, double* out, uint
     uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
     double w = __dsub_rn(hi, lo), c = __dsub_rn(lo, w), acc = 0.0;
     uint32_t s = seed(g);
+#pragma unroll
     for (int k = 0; k < K; k++) {
         s = step(s);
         acc = __dadd_rn(acc, F::cuda(__fma_rn(w, unit_f64(s), c)));
@@ -376,6 +379,7 @@ __device__ __forceinline__ void thr_f64b(double xlo, double xhi, double ylo, dou
     double wx = __dsub_rn(xhi, xlo), wy = __dsub_rn(yhi, ylo), acc = 0.0;
     double cx = __dsub_rn(xlo, wx), cy = __dsub_rn(ylo, wy);
     uint32_t s = seed(g);
+#pragma unroll
     for (int k = 0; k < K; k++) {
         s = step(s);
         double x = __fma_rn(wx, unit_f64(s), cx);

@@ -30,6 +30,17 @@ pub mod sample;
 /// Inputs per thread of a `thr_` kernel.
 pub const K: u32 = 16;
 
+/// `$body` [`K`] times in a row: the `thr_` loop unrolled in the source, as nvcc
+/// unrolls its twin's (LLVM keeps a loop whose body is a whole function rolled,
+/// which would add a counter, a branch and no cross-iteration scheduling to ours).
+macro_rules! unroll_k {
+    ($body:block) => {{
+        const _: () = assert!(K == 16, "unroll_k! writes out 16 copies");
+        $body $body $body $body $body $body $body $body
+        $body $body $body $body $body $body $body $body
+    }};
+}
+
 /// Seed of thread `g`'s input sequence in a `thr_` kernel.
 #[inline(always)]
 pub fn seed(g: u32) -> u32 {
@@ -116,10 +127,10 @@ macro_rules! f32_unary {
                 let (w, mut s) = (hi - lo, seed(i.get() as u32));
                 let c = lo - w;
                 let mut acc = 0.0f32;
-                for _ in 0..K {
+                unroll_k!({
                     s = step(s);
                     acc += ours::$f(ours::fmaf(w, unit_f32(s), c));
-                }
+                });
                 if let Some(o) = out.get_mut(&i) {
                     *o = acc;
                 }
@@ -160,13 +171,13 @@ macro_rules! f32_binary {
                 let (wx, wy, mut s) = (xhi - xlo, yhi - ylo, seed(i.get() as u32));
                 let (cx, cy) = (xlo - wx, ylo - wy);
                 let mut acc = 0.0f32;
-                for _ in 0..K {
+                unroll_k!({
                     s = step(s);
                     let x = ours::fmaf(wx, unit_f32(s), cx);
                     s = step(s);
                     let y = ours::fmaf(wy, unit_f32(s), cy);
                     acc += ours::$f(x, y);
-                }
+                });
                 if let Some(o) = out.get_mut(&i) {
                     *o = acc;
                 }
@@ -202,10 +213,10 @@ macro_rules! f64_unary {
                 let (w, mut s) = (hi - lo, seed(i.get() as u32));
                 let c = lo - w;
                 let mut acc = 0.0f64;
-                for _ in 0..K {
+                unroll_k!({
                     s = step(s);
                     acc += ours::$f(ours::fma(w, unit_f64(s), c));
-                }
+                });
                 if let Some(o) = out.get_mut(&i) {
                     *o = acc;
                 }
@@ -241,13 +252,13 @@ macro_rules! f64_binary {
                 let (wx, wy, mut s) = (xhi - xlo, yhi - ylo, seed(i.get() as u32));
                 let (cx, cy) = (xlo - wx, ylo - wy);
                 let mut acc = 0.0f64;
-                for _ in 0..K {
+                unroll_k!({
                     s = step(s);
                     let x = ours::fma(wx, unit_f64(s), cx);
                     s = step(s);
                     let y = ours::fma(wy, unit_f64(s), cy);
                     acc += ours::$f(x, y);
-                }
+                });
                 if let Some(o) = out.get_mut(&i) {
                     *o = acc;
                 }
@@ -294,6 +305,9 @@ f32_unary! {
     erff: acc_erff, thr_erff;
     erfcf: acc_erfcf, thr_erfcf;
     normcdff: acc_normcdff, thr_normcdff;
+    erfinvf: acc_erfinvf, thr_erfinvf;
+    erfcinvf: acc_erfcinvf, thr_erfcinvf;
+    normcdfinvf: acc_normcdfinvf, thr_normcdfinvf;
     floorf: acc_floorf, thr_floorf;
     ceilf: acc_ceilf, thr_ceilf;
     truncf: acc_truncf, thr_truncf;
@@ -341,6 +355,9 @@ f64_unary! {
     erf: acc_erf, thr_erf;
     erfc: acc_erfc, thr_erfc;
     normcdf: acc_normcdf, thr_normcdf;
+    erfinv: acc_erfinv, thr_erfinv;
+    erfcinv: acc_erfcinv, thr_erfcinv;
+    normcdfinv: acc_normcdfinv, thr_normcdfinv;
     floor: acc_floor, thr_floor;
     ceil: acc_ceil, thr_ceil;
     trunc: acc_trunc, thr_trunc;
