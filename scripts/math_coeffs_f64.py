@@ -108,6 +108,30 @@ def t_of(x):
     return (x - ERFC_K) / (x + ERFC_K)
 
 
+def erfcinv_hp(y):
+    """erfcinv(y), 0 < y <= 1, with the digits that 1 - y cancels added."""
+    y = mp.mpf(y)
+    with mp.workdps(mp.mp.dps + int(-mp.log10(y)) + 10):
+        return +mp.erfinv(1 - y)
+
+
+def g_erfinv_central(v):
+    # erfinv(x) = x P(v), v = w - 3.125, w = -ln(1 - x^2) in [0, 6.25]
+    w = v + mp.mpf("3.125")
+    if w == 0:
+        return mp.sqrt(mp.pi) / 2
+    u = mp.exp(-w)
+    return erfcinv_hp(u / (1 + mp.sqrt(1 - u))) / mp.sqrt(1 - u)
+
+
+def g_erfinv_tail(c):
+    # erfinv(x) = T(v), v = s - c, s = sqrt(w); 1 - x = u / (1 + sqrt(1 - u)), u = e^(-w)
+    def g(v):
+        u = mp.exp(-((v + c) ** 2))
+        return erfcinv_hp(u / (1 + mp.sqrt(1 - u)))
+    return g
+
+
 # name: (function, a, b, degree, what it is)
 TABLES = {
     # e^r = 1 + r + r^2 Q(r) on |r| <= ln2/2 (+ slack)
@@ -133,6 +157,14 @@ TABLES = {
     # erfc x = e^(-x^2) P(t) / (1 + 2x), 0.5 <= x <= 27.3
     "erfc": (g_erfc, float(t_of(mp.mpf("0.5"))) - 1e-3, float(t_of(mp.mpf("27.3"))) + 1e-3, 22,
              "P(t) = (1 + 2x) e^(x^2) erfc(x), t = (x - 3.75)/(x + 3.75)"),
+    # erfinv and erfcinv: x P(w - 3.125) for w = -ln(1 - x^2) < 6.25, then T_k(s - c_k)
+    # for s = sqrt(w) in [2.5, 4.5], [4.5, 8], [8, 16], [16, 27.5] (y = 1 - x down
+    # to the least subnormal).
+    "erfinv_central": (g_erfinv_central, -3.125, 3.13, 23, "P(w - 3.125) = erfinv(x)/x"),
+    "erfinv_t1": (g_erfinv_tail(mp.mpf("3.5")), -1.01, 1.01, 20, "T1(s - 3.5) = erfinv(x)"),
+    "erfinv_t2": (g_erfinv_tail(mp.mpf("6.25")), -1.75, 1.75, 22, "T2(s - 6.25) = erfinv(x)"),
+    "erfinv_t3": (g_erfinv_tail(mp.mpf(12)), -4, 4, 19, "T3(s - 12) = erfinv(x)"),
+    "erfinv_t4": (g_erfinv_tail(mp.mpf("21.75")), -5.75, 5.75, 15, "T4(s - 21.75) = erfinv(x)"),
 }
 
 

@@ -54,9 +54,6 @@ unsafe extern "C" {
     #[link_name = "llvm.nvvm.match.any.sync.i64"]
     pub fn match_any_i64(mask: u32, v: u64) -> u32;
 
-    #[link_name = "llvm.nvvm.ex2.approx.ftz.f"]
-    pub fn ex2_approx_ftz(x: f32) -> f32;
-
     #[link_name = "llvm.nvvm.redux.sync.add"]
     pub fn redux_add(v: u32, mask: u32) -> u32;
     #[link_name = "llvm.nvvm.redux.sync.min"]

@@ -992,6 +992,23 @@ fn special_values() {
     eq(normcdf(-inf), 0.0);
     eq(normcdf(0.0), 0.5);
     eq(normcdf(nan), nan);
+    // inverse error functions
+    eq(erfinv(0.0), 0.0);
+    eq(erfinv(-0.0), -0.0);
+    eq(erfinv(1.0), inf);
+    eq(erfinv(-1.0), -inf);
+    eq(erfinv(1.0 + f64::EPSILON), nan);
+    eq(erfinv(nan), nan);
+    eq(erfcinv(1.0), 0.0);
+    eq(erfcinv(0.0), inf);
+    eq(erfcinv(2.0), -inf);
+    eq(erfcinv(-1e-300), nan);
+    eq(erfcinv(nan), nan);
+    assert!((erfcinv(f64::from_bits(1)) - 27.213_293_210_812_95).abs() < 1e-13);
+    eq(normcdfinv(0.0), -inf);
+    eq(normcdfinv(1.0), inf);
+    eq(normcdfinv(0.5), 0.0);
+    eq(normcdfinv(1.5), nan);
     // roots
     eq(cbrt(0.0), 0.0);
     eq(cbrt(-0.0), -0.0);
@@ -1199,6 +1216,28 @@ fn dump_for_mpmath() {
         }
         for x in xs {
             writeln!(out, "{name} {:016x} 0 {:016x}", x.to_bits(), f(x).to_bits()).unwrap();
+        }
+    }
+    // The inverse error functions: x near 0, uniform, and 1 − |x| log-uniform down to
+    // 2^-53; y (erfcinv) and p (normcdfinv) log-uniform down to the least subnormal.
+    for i in 0..n {
+        let x = match i % 3 {
+            0 => r.log_uniform(-1074.0, 0.0),
+            1 => r.uniform(-1.0, 1.0),
+            _ => (1.0 - r.log_uniform(-53.0, -1.0).abs()).copysign(r.uniform(-1.0, 1.0)),
+        };
+        let y = match i % 3 {
+            0 => r.log_uniform(-1074.0, 1.0).abs(),
+            1 => r.uniform(0.0, 2.0),
+            _ => 2.0 - r.log_uniform(-52.0, 0.0).abs(),
+        };
+        let p = 0.5 * y;
+        for (name, a, v) in [
+            ("erfinv", x, math::erfinv(x)),
+            ("erfcinv", y, math::erfcinv(y)),
+            ("normcdfinv", p, math::normcdfinv(p)),
+        ] {
+            writeln!(out, "{name} {:016x} 0 {:016x}", a.to_bits(), v.to_bits()).unwrap();
         }
     }
     type B = fn(f64, f64) -> f64;

@@ -27,7 +27,7 @@ BOUND = {
     "acos": 2, "atan": 2, "atan2": 2, "sinh": 2, "cosh": 1, "tanh": 1, "asinh": 3,
     "acosh": 3, "atanh": 2, "erf": 2, "erfc": 5, "normcdf": 5, "cbrt": 1, "rcbrt": 1,
     "rsqrt": 1, "sqrt": 0, "pow": 2, "hypot": 2, "rhypot": 1, "norm3d": 2,
-    "rnorm3d": 1, "norm4d": 2, "rnorm4d": 1,
+    "rnorm3d": 1, "norm4d": 2, "rnorm4d": 1, "erfinv": 5, "erfcinv": 6, "normcdfinv": 8,
 }
 
 
@@ -59,6 +59,32 @@ REF = {
     "norm4d": lambda a, b, c, d: mp.sqrt(a * a + b * b + c * c + d * d),
     "rnorm4d": lambda a, b, c, d: 1 / mp.sqrt(a * a + b * b + c * c + d * d),
 }
+
+def erfcinv_ref(y):
+    """erfcinv(y) with the digits that 1 - y cancels added (mpmath has erfinv only)."""
+    if y == 0:
+        return mp.inf
+    if y == 2:
+        return -mp.inf
+    if not 0 < y < 2:
+        return None
+    if y > 1:
+        return -erfcinv_ref(2 - y)
+    with mp.workprec(mp.mp.prec + int(-mp.log(y, 2)) + 20):
+        return +mp.erfinv(1 - y)
+
+
+def erfinv_ref(x):
+    if abs(x) == 1:
+        return mp.inf * mp.sign(x)
+    if abs(x) > 1:
+        return None
+    return erfcinv_ref(1 - x) if x >= 0.5 else (-erfcinv_ref(1 + x) if x <= -0.5 else mp.erfinv(x))
+
+
+REF["erfinv"] = erfinv_ref
+REF["erfcinv"] = erfcinv_ref
+REF["normcdfinv"] = lambda p: None if not 0 <= p <= 1 else -mp.sqrt(2) * erfcinv_ref(2 * p)
 
 MAXD = mp.mpf(2) ** 1024 * (1 - mp.mpf(2) ** -54)  # rounds to +inf from here
 

@@ -15,6 +15,18 @@ import mpmath as mp
 mp.mp.dps = 30
 
 
+def memo(f):
+    """f with its values kept: the fits evaluate g and w at the same points many times."""
+    seen = {}
+
+    def g(t):
+        k = mp.nstr(t, 40)
+        if k not in seen:
+            seen[k] = f(t)
+        return seen[k]
+    return g
+
+
 def remez(g, w, a, b, deg, fixed=(), iters=12, grid=800):
     """Coefficients c[0..deg] of the weighted minimax fit, with c[i] = v for (i, v) in fixed."""
     free = [i for i in range(deg + 1) if i not in dict(fixed)]
@@ -70,17 +82,23 @@ def f32(v):
 
 
 def fit_f32(g, w, a, b, deg, fixed=()):
-    """Coefficients rounded to f32 one by one (lowest degree first), refitting the rest."""
+    """Coefficients rounded to f32 one by one (lowest degree first), refitting the rest;
+    or all rounded at once after one fit, where that is better (the refits can stall)."""
+    xs = [a + (b - a) * k / 4000 for k in range(4001)]
+
+    def error(c):
+        return max(abs(w(t) * (g(t) - sum(c[i] * t**i for i in range(deg + 1)))) for t in xs)
+
+    once, _ = remez(g, w, a, b, deg, fixed=fixed)
+    once = [f32(v) for v in once]
     fixed = dict(fixed)
     for i in range(deg + 1):
         if i in fixed:
             continue
         c, _ = remez(g, w, a, b, deg, fixed=tuple(fixed.items()))
         fixed[i] = f32(c[i])
-    c = [fixed[i] for i in range(deg + 1)]
-    xs = [a + (b - a) * k / 4000 for k in range(4001)]
-    err = max(abs(w(t) * (g(t) - sum(c[i] * t**i for i in range(deg + 1)))) for t in xs)
-    return c, err
+    refit = [fixed[i] for i in range(deg + 1)]
+    return min(((c, error(c)) for c in (refit, once)), key=lambda ce: ce[1])
 
 
 def q_exp(t):
@@ -187,6 +205,31 @@ def h_erfc(w):
     return mp.erfc(t) * mp.exp(t * t) / w
 
 
+def erfcinv_hp(y):
+    """erfcinv(y) for 0 < y <= 1 at the working precision (erfinv(1 - y) with the
+    digits 1 - y cancels added first)."""
+    y = mp.mpf(y)
+    with mp.workdps(mp.mp.dps + int(-mp.log10(y)) + 10):
+        return +mp.erfinv(1 - y)
+
+
+def erfinv_central(v):
+    # erfinv(x) = x P(v), v = w - 2.5, w = -ln(1 - x^2) in [0, 5].
+    w = v + mp.mpf(5) / 2
+    if w == 0:
+        return mp.sqrt(mp.pi) / 2
+    u = mp.exp(-w)  # 1 - x^2
+    return erfcinv_hp(u / (1 + mp.sqrt(1 - u))) / mp.sqrt(1 - u)
+
+
+def erfinv_tail(c):
+    # erfinv(x) = T(v), v = s - c, s = sqrt(w), w = -ln(1 - x^2).
+    def g(v):
+        u = mp.exp(-((v + c) ** 2))
+        return erfcinv_hp(u / (1 + mp.sqrt(1 - u)))
+    return g
+
+
 LN2_2 = mp.log(2) / 2
 # name: (g, weight, a, b, degree, fixed coefficients, what the weight measures)
 TABLES = {
@@ -215,22 +258,53 @@ TABLES = {
                   -0.626, 0.626, 9, ()),
     # erfc(t) = e^(-t^2) w g(w), w = 1/t in [0.099, 0.5].
     "ERFC_FAR": (h_erfc, lambda w: 1 / h_erfc(w), 0.0989, 0.5001, 9, ()),
+    # erfinv(x) = x P(w - 1) for w = -ln(1 - x^2) in [0, 2], x P(w - 3.5) in [2, 5];
+    # relative error.
+    "ERFINV_A": (lambda v: erfinv_central(v - 1.5), lambda v: 1 / erfinv_central(v - 1.5), -1, 1.0001, 8, ()),
+    "ERFINV_B": (lambda v: erfinv_central(v + 1), lambda v: 1 / erfinv_central(v + 1), -1.5001, 1.5, 8, ()),
+    # erfinv(x) = T(s - 3.125), s = sqrt(w) in [sqrt 5, 4]: the rest of erfinvf.
+    "ERFINV_TAIL": (erfinv_tail(mp.mpf("3.125")), lambda v: 1 / erfinv_tail(mp.mpf("3.125"))(v), -0.9, 0.875, 8, ()),
+    # erfcinv(y) = T(s - 7.125), s in [4, 10.25]: y down to the least subnormal.
+    "ERFCINV_FAR": (erfinv_tail(mp.mpf("7.125")), lambda v: 1 / erfinv_tail(mp.mpf("7.125"))(v), -3.125, 3.125, 10, ()),
     "SINH_Q": (q_sinh, lambda u: (mp.sqrt(u) ** 3 / mp.sinh(mp.sqrt(u))) if u != 0 else 0, 0, 1.0201, 5, ()),
     # 1/m on [1, 2], relative error (a start for Newton's method).
     "RECIP_P": (lambda m: 1 / m, lambda m: m, 1, 2, 2, ()),
 }
 
 
+# Tables whose constant term is kept as f32 head and tail (`NAME_LO`): its rounding
+# alone would cost more than the fit's error.
+HEAD_TAIL = {"ERFINV_A", "ERFINV_B"}
+
+
+def fit_f32_head_tail(g, w, a, b, deg):
+    """One fit, c[0] as head + tail, the rest rounded to f32."""
+    c, _ = remez(g, w, a, b, deg)
+    hi = f32(c[0])
+    lo = f32(c[0] - hi)
+    r = [hi + lo] + [f32(v) for v in c[1:]]
+    xs = [a + (b - a) * k / 4000 for k in range(4001)]
+    err = max(abs(w(t) * (g(t) - sum(r[i] * t**i for i in range(deg + 1)))) for t in xs)
+    return [hi] + r[1:], lo, err
+
+
 def main():
     names = sys.argv[1:] or list(TABLES)
     for name in names:
         g, w, a, b, deg, fixed = TABLES[name]
-        c, err = fit_f32(g, w, mp.mpf(a), mp.mpf(b), deg, fixed)
+        g, w = memo(g), memo(w)
+        lo = None
+        if name in HEAD_TAIL:
+            c, lo, err = fit_f32_head_tail(g, w, mp.mpf(a), mp.mpf(b), deg)
+        else:
+            c, err = fit_f32(g, w, mp.mpf(a), mp.mpf(b), deg, fixed)
         print(f"// {name}: degree {deg} on [{mp.nstr(a, 8)}, {mp.nstr(b, 8)}], weighted error {mp.nstr(err, 4)} (2^{mp.nstr(mp.log(err, 2), 4)})")
         print(f"const {name}: [f32; {deg + 1}] = [")
         for v in c:
             print(f"    {float(v)!r:},")
         print("];")
+        if lo is not None:
+            print(f"const {name}_LO: f32 = {float(lo)!r};")
 
 
 if __name__ == "__main__":
