@@ -305,6 +305,17 @@ fn special_values_follow_c99_and_cuda() {
     let (inf, nan) = (f32::INFINITY, f32::NAN);
     let unary: &[UnaryCases] = &[
         (
+            "erff",
+            math::erff,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (inf, 1.0),
+                (-inf, -1.0),
+                (nan, nan),
+            ],
+        ),
+        (
             "erfinvf",
             math::erfinvf,
             &[

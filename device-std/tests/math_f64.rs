@@ -981,6 +981,8 @@ fn special_values() {
     eq(erf(inf), 1.0);
     eq(erf(-inf), -1.0);
     eq(erf(7.0), 1.0);
+    eq(erf(-0.0), -0.0);
+    eq(erf(0.0), 0.0);
     eq(erfc(inf), 0.0);
     eq(erfc(-inf), 2.0);
     eq(erfc(nan), nan);

@@ -1829,7 +1829,7 @@ pub fn erff(x: f32) -> f32 {
     let t = x.abs();
     let large = (1.0 - erfc_large(t.min(4.0))).copysign(x);
     if t <= 0.75 || x.is_nan() {
-        erf_small(x)
+        erf_small(x).copysign(x) // erf(−0) = −0: the tail term would round it to +0
     } else {
         large
     }
