@@ -78,14 +78,11 @@
 //! | `erff` / `erf` | 1.438 | 2 | 0.785 | 2 |
 //! | `erfcf` / `erfc` | 3.567 | 4 | 2.136 | 5 |
 //! | `normcdff` / `normcdf` | 4.139 | 5 | 2.033 | 5 |
-//! | `erfinvf` / `erfinv` | 1.255* | 2 | 2.112 | 5 |
-//! | `erfcinvf` / `erfcinv` | 2.677* | 4 | 1.968 | 6 |
-//! | `normcdfinvf` / `normcdfinv` | 2.610* | 5 | 2.507 | 8 |
+//! | `erfinvf` / `erfinv` | 1.382 | 2 | 2.112 | 5 |
+//! | `erfcinvf` / `erfcinv` | 2.798 | 4 | 1.968 | 6 |
+//! | `normcdfinvf` / `normcdfinv` | 2.712 | 5 | 2.507 | 8 |
 //! | `powf` / `pow` | 0.796 | 4 | 0.816 | 2 |
 //! | `hypotf` / `hypot` | 1.027 | 3 | 0.500 | 2 |
-//!
-//! \* On the host over 2^25 inputs against the `f64` function, not yet on the GPU over all
-//! 2^32.
 //!
 //! Source: CUDA Math API 13.0 (names, special values, bounds); PTX ISA 9.0 §9.7.3
 //! (the instructions).
