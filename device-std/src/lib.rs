@@ -17,6 +17,7 @@
 //! | [`cluster`] | thread-block clusters: their registers, the cluster barrier, distributed shared memory ([`SharedArray::in_cta`]), `elect.sync` | `%cluster_*`, `barrier.cluster`, `mapa`, `ld/st/atom.shared::cluster` (sm_90) |
 //! | [`tma`] | [`tma::TensorMap`]: 1D–5D tensor copies global ↔ shared, the box and the shared-memory swizzle in the type | `cp.async.bulk.tensor` (sm_90, PTX 8.0) |
 //! | [`wgmma`] | warpgroup tensor-core multiply-accumulate from shared-memory tiles: typed descriptors ([`wgmma::KMajorTile`]), accumulators ([`wgmma::Accum`]), fence/commit/wait, `setmaxnreg` | `wgmma.mma_async` (sm_90a) |
+//! | [`module_var`] | module-scope variables by name: constant memory ([`constant!`]: `ld.const`) and device globals ([`global!`]), typed records the host checks | CUDA `__constant__`, `__device__`; `.const`, `.global` |
 //! | [`print`] | [`device_println!`] through `vprintf` | CUDA device `printf` |
 //! | [`math`] | the CUDA Math API for `f32` and `f64` under CUDA's names (`sinf`, `exp`, `rsqrtf`, `erf`, …), std's float methods through [`math::FloatMath`], CUDA's fast intrinsics apart in [`math::fast`]; the same bits on the GPU and the host | CUDA Math API 13.0; `fma.rn`, `sqrt.rn`, `cvt.rni` |
 //! | [`prelude`] | `use device_std::prelude::*;`: [`math::FloatMath`], so `x.sin()`, `x.sqrt()` work in `#![no_std]` kernels | std's float methods |
@@ -122,6 +123,7 @@ pub mod math;
 pub mod mbarrier;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub mod mma;
+pub mod module_var;
 #[cfg(target_arch = "nvptx64")]
 mod panic;
 pub mod prelude;

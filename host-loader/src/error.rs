@@ -145,6 +145,18 @@ pub enum Error {
         jit_log: String,
     },
 
+    /// A module variable (`Module::constant`, `Module::global`) is missing or is not
+    /// of the Rust type asked for.
+    #[error("{module}: module variable `{name}` {problem}")]
+    ModuleVar {
+        /// Module display name.
+        module: String,
+        /// The variable.
+        name: String,
+        /// What is wrong, with the fix.
+        problem: String,
+    },
+
     /// A CUDA driver call failed.
     #[error("{context}: {}", DriverMsg(source))]
     Driver {

@@ -183,6 +183,7 @@ mod launch;
 pub mod layout;
 pub mod memory;
 mod module;
+mod module_var;
 mod param;
 mod param_info;
 mod record_check;
@@ -204,6 +205,7 @@ pub use launch::{
 };
 pub use layout::{ParamClass, ParamLayout, ScalarKind};
 pub use module::{EmbeddedPtx, LoadOptions, Module};
+pub use module_var::{ModuleVar, VarSpace};
 pub use param::{HostAbi, KernelParam, Ptr, PtrMut, RawSlice, Slice, SliceMut, Struct};
 pub use signature::{
     check_signature, check_signature_with_record, verify_layouts, KernelSignature, Signatures,

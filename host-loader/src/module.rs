@@ -340,6 +340,11 @@ impl Module {
         })
     }
 
+    /// The loaded driver module this handle shares with its kernels and variables.
+    pub(crate) fn raw(&self) -> &Arc<RawModule> {
+        &self.raw
+    }
+
     /// The name used in messages (the path for [`Module::from_ptx_file`]).
     pub fn name(&self) -> &str {
         self.signatures.module()

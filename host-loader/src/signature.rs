@@ -229,6 +229,48 @@ pub struct Signatures {
     module: String,
     entries: Vec<EntrySignature>,
     facts: Vec<KernelFacts>,
+    vars: Option<ModuleVars>,
+}
+
+/// The module-scope variables a PTX text defines and the module-variable records among
+/// them (`__const_abi_NAME`, `__global_abi_NAME`; `device_std::module_var`), so that
+/// `Module::constant`/`Module::global` ask the driver only for what exists.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ModuleVars {
+    /// Every defined variable's name.
+    pub(crate) names: std::collections::HashSet<String>,
+    /// Record symbol → its words (little-endian `u32`s).
+    pub(crate) records: std::collections::HashMap<String, Vec<u32>>,
+}
+
+impl ModuleVars {
+    fn read(module: &str, text: &str, parsed: &PtxModule<'_>) -> Self {
+        use device_std::module_var::{CONST_RECORD_PREFIX, GLOBAL_RECORD_PREFIX};
+        let mut vars = ModuleVars::default();
+        for item in &parsed.items {
+            let ItemKind::Variable(v) = &item.kind else {
+                continue;
+            };
+            if !item.is_definition() {
+                continue;
+            }
+            let name = v.symbol();
+            vars.names.insert(name.to_string());
+            let is_record =
+                name.starts_with(CONST_RECORD_PREFIX) || name.starts_with(GLOBAL_RECORD_PREFIX);
+            // A record is 24 bytes; anything much longer is not one (and is not read).
+            if is_record && declared_bytes(v) <= 64 {
+                if let Ok(Some(bytes)) = ptx_linker::global_initializer(module, text, name) {
+                    let words = bytes
+                        .chunks_exact(4)
+                        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                        .collect();
+                    vars.records.insert(name.to_string(), words);
+                }
+            }
+        }
+        vars
+    }
 }
 
 impl Signatures {
@@ -262,6 +304,7 @@ impl Signatures {
             module: module.to_string(),
             entries,
             facts,
+            vars: Some(ModuleVars::read(module, text, &parsed)),
         })
     }
 
@@ -293,6 +336,7 @@ impl Signatures {
             module: module.to_string(),
             entries,
             facts,
+            vars: Some(ModuleVars::read(module, text, &parsed)),
         })
     }
 
@@ -305,6 +349,7 @@ impl Signatures {
             module: module.into(),
             entries,
             facts,
+            vars: None,
         }
     }
 
@@ -324,6 +369,11 @@ impl Signatures {
             self.facts[i].dynamic_shared_align = align;
         }
         self
+    }
+
+    /// The module-scope variables, when the signatures were read from PTX text.
+    pub(crate) fn module_vars(&self) -> Option<&ModuleVars> {
+        self.vars.as_ref()
     }
 
     /// The module's display name.

@@ -48,6 +48,8 @@ pub struct EmitInput<'a, 'src> {
     /// Labels renamed so that no module-scope name hides them
     /// ([`crate::labels`]).
     pub labels: &'a LabelRenames,
+    /// `.global` variables emitted in `.const` ([`crate::module_vars`]).
+    pub const_vars: &'a rustc_hash::FxHashSet<SymbolId>,
 }
 
 /// The emitted text and the symbols it contains, in output order, each with
@@ -256,7 +258,13 @@ fn emit_into(e: &EmitInput<'_, '_>, out: &mut Out<'_>) -> Vec<(SymbolId, ItemRef
     let (order, forward) = topo_order(&e, &vars);
     for &r in &forward {
         if let (ItemKind::Variable(v), Some(id)) = (kind_of(r), sym_of(r)) {
-            out.push_str(&extern_decl(e.res.out_name(id), v, v.align));
+            let decl = extern_decl(e.res.out_name(id), v, v.align);
+            let decl = if e.const_vars.contains(&id) {
+                decl.replacen(".global", ".const", 1)
+            } else {
+                decl
+            };
+            out.push_str(&decl);
             out.push('\n');
         }
     }
@@ -353,7 +361,17 @@ fn prefetch_item(e: &EmitInput<'_, '_>, r: Option<&ItemRef>) {
 /// `.global .u32 a<4>;` gives `.global .u32 a2;` for `a2`.
 fn write_var(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, v: &Variable<'_>) {
     let item = &e.modules[r.module].items[r.item];
-    write_patched(out, e, r, item.span.start, v.prefix_end);
+    if e.table
+        .item_symbol(r)
+        .is_some_and(|id| e.const_vars.contains(&id))
+    {
+        // `device_std::constant!`: the same declaration in `.const`.
+        let mut prefix = String::new();
+        write_patched(&mut prefix, e, r, item.span.start, v.prefix_end);
+        out.push_str(&prefix.replacen(".global", ".const", 1));
+    } else {
+        write_patched(out, e, r, item.span.start, v.prefix_end);
+    }
     out.push(' ');
     match &v.generated {
         Some(g) => {

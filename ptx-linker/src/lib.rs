@@ -14,6 +14,7 @@
 //! | liveness | [`gc`] | what survives (`gc`, libraries), unresolved references |
 //! | headers | [`merge`] | `.version`/`.target`/`.address_size`, `.file` tables, debug sections |
 //! | validate | [`validate`] | per-kernel static shared memory and parameter space |
+//! | state spaces | [`module_vars`] | `device_std::constant!` variables moved to `.const` (64 KiB per module) |
 //! | emit | [`emit`] | the merged module's text (whole, or to a writer piece by piece) |
 //! | map | [`map`] | the [`LinkMap`] |
 //!
@@ -75,6 +76,7 @@ pub mod lex;
 pub mod load;
 pub mod map;
 pub mod merge;
+pub mod module_vars;
 pub mod parse;
 mod prefetch;
 pub mod ptxas;
@@ -189,6 +191,7 @@ fn link_with<E>(
     let kernels = validate::check_kernels(&modules, &table, &res, &live, &header, &mut diags);
     let directives =
         entry_directives::entry_directives(&modules, &table, &live, &header, &mut diags);
+    let const_vars = module_vars::const_vars(&modules, &table, &live, &mut diags);
     let labels = labels::hidden_labels(&modules, &table, &res, &live);
     if diags.iter().any(Diagnostic::is_error) {
         return fail(diags);
@@ -205,6 +208,7 @@ fn link_with<E>(
         keep_sections,
         directives: &directives,
         labels: &labels,
+        const_vars: &const_vars,
     });
     let emitted = match emitted {
         Ok(symbols) => symbols,

@@ -1,0 +1,63 @@
+//! `examples/module_vars` under the emulator: constant memory written by the host
+//! side (`Constant::write_on_host`, the stand-in for `Module::constant(..).write`),
+//! and device globals that count across launches. One test: the variables are
+//! process-wide statics, as they are module-wide on the GPU.
+
+use device_std::emulator::{self, GlobalMut, LaunchConfig};
+use example_support::{random_f32, rng, POISON};
+use module_vars_kernels::{ABOVE, BLOCK, LAUNCHES, TAPS, TAPS_LEN};
+
+fn reference(input: &[f32], taps: &[f32]) -> Vec<f32> {
+    let n = input.len();
+    (0..n)
+        .map(|i| {
+            taps.iter().enumerate().fold(0.0f32, |acc, (k, &t)| {
+                t.mul_add(input[(i + k).saturating_sub(TAPS_LEN / 2).min(n - 1)], acc)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn filter_from_constant_memory_and_counters_across_launches() {
+    let mut r = rng(31);
+    let n = 1000; // the last block partial
+    let input = random_f32(&mut r, n, -1.0, 1.0);
+    let taps: [f32; TAPS_LEN] = random_f32(&mut r, TAPS_LEN, -1.0, 1.0).try_into().unwrap();
+    let want = reference(&input, &taps);
+    let cfg = LaunchConfig::for_num_elems(n as u32, BLOCK);
+
+    TAPS.write_on_host(taps);
+    let mut out = vec![POISON; n];
+    let o = GlobalMut::new(&mut out);
+    emulator::launch(cfg, || {
+        module_vars_kernels::conv_const(&input, o.disjoint())
+    })
+    .unwrap();
+    assert!(out
+        .iter()
+        .zip(&want)
+        .all(|(a, b)| a.to_bits() == b.to_bits()));
+
+    let mut out = vec![POISON; n];
+    let o = GlobalMut::new(&mut out);
+    emulator::launch(cfg, || {
+        module_vars_kernels::conv_global(&input, &taps, o.disjoint())
+    })
+    .unwrap();
+    assert!(out
+        .iter()
+        .zip(&want)
+        .all(|(a, b)| a.to_bits() == b.to_bits()));
+
+    let threshold = 0.25;
+    let above = input.iter().filter(|&&x| x > threshold).count() as u32;
+    assert!(above > 0);
+    ABOVE.write(5);
+    LAUNCHES.write(0);
+    for _ in 0..3 {
+        emulator::launch(cfg, || module_vars_kernels::count_above(&input, threshold)).unwrap();
+    }
+    assert_eq!(ABOVE.read(), 5 + 3 * above);
+    assert_eq!(LAUNCHES.read(), 3);
+}

@@ -1,0 +1,223 @@
+//! Constant memory from device-std statics: stock rustc puts every `static` in
+//! `.global`, so `device_std::constant!` writes a record `__const_abi_NAME` beside
+//! its variable `NAME`, and the linker emits that variable in `.const` instead
+//! (PTX ISA 9.0 §5.1.3 "Constant State Space").
+//!
+//! Checked here, each an error naming the variable:
+//! - the record names a `.global` variable defined in the link;
+//! - function bodies use the variable only through its address (`mov`), as
+//!   device-std's `ld.const` accessors do; any other instruction would read or
+//!   write it as global memory, which it no longer is;
+//! - the module's `.const` variables fit CUDA's 64 KiB of constant memory per
+//!   module.
+//!
+//! The record's words (type, size, class) are for the host, which reads them
+//! through `cuModuleGetGlobal`; the linker keeps them as it keeps every
+//! `.visible` variable.
+
+use rustc_hash::FxHashSet as HashSet;
+
+use crate::ast::{ItemKind, Module, Space, Variable};
+use crate::diagnostic::Diagnostic;
+use crate::gc::Liveness;
+use crate::symbols::{SymbolId, SymbolTable};
+
+/// Prefix of the records `device_std::constant!` writes: `__const_abi_NAME`.
+pub const CONST_RECORD_PREFIX: &str = "__const_abi_";
+
+/// Constant memory a module may declare, in bytes (CUDA: 64 KiB).
+pub const MAX_CONST_BYTES: u64 = 64 * 1024;
+
+/// The variables of this link to emit in `.const`, by symbol.
+///
+/// Errors: a record whose variable is not a `.global` variable defined in the link, a
+/// body that uses such a variable other than by `mov`ing its address, `.const`
+/// variables (these and the inputs' own) above [`MAX_CONST_BYTES`] in all.
+pub fn const_vars(
+    modules: &[Module<'_>],
+    table: &SymbolTable<'_>,
+    live: &Liveness,
+    diags: &mut Vec<Diagnostic>,
+) -> HashSet<SymbolId> {
+    let mut out = HashSet::default();
+    let mut refs: Vec<_> = live.live.iter().collect();
+    refs.sort();
+    for &r in &refs {
+        let m = &modules[r.module];
+        let item = &m.items[r.item];
+        let ItemKind::Variable(rec) = &item.kind else {
+            continue;
+        };
+        let Some(name) = rec.symbol().strip_prefix(CONST_RECORD_PREFIX) else {
+            continue;
+        };
+        if !item.is_definition() {
+            continue;
+        }
+        let target = table.lookup(r.module, name).and_then(|id| {
+            table
+                .defs(id)
+                .iter()
+                .find_map(|d| match &modules[d.module].items[d.item].kind {
+                    ItemKind::Variable(v) => Some((id, v.space)),
+                    _ => None,
+                })
+        });
+        match target {
+            Some((id, Space::Global)) => {
+                out.insert(id);
+            }
+            Some((_, space)) => diags.push(
+                Diagnostic::error(
+                    rec.name.span,
+                    format!(
+                        "`{}` marks `{name}` as constant memory, but `{name}` is a `.{}` variable, not `.global`",
+                        rec.symbol(),
+                        space.as_str()
+                    ),
+                )
+                .with_help("declare the variable with `device_std::constant!` only"),
+            ),
+            None => diags.push(
+                Diagnostic::error(
+                    rec.name.span,
+                    format!("`{}` marks `{name}` as constant memory, but no variable `{name}` is defined in this link", rec.symbol()),
+                )
+                .with_help("declare the variable with `device_std::constant!`, which writes both"),
+            ),
+        }
+    }
+    if out.is_empty() {
+        return out;
+    }
+    check_uses(modules, table, live, &out, diags);
+    check_size(modules, table, live, &out, diags);
+    out
+}
+
+/// Every body reference to a variable of `consts` must be a `mov` of its address.
+fn check_uses(
+    modules: &[Module<'_>],
+    table: &SymbolTable<'_>,
+    live: &Liveness,
+    consts: &HashSet<SymbolId>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for r in live.live.iter() {
+        let m = &modules[r.module];
+        let item = &m.items[r.item];
+        if !matches!(item.kind, ItemKind::Function(_)) {
+            continue;
+        }
+        for (n, id) in m
+            .item_refs(item)
+            .iter()
+            .zip(table.ref_symbols(r.module, item))
+        {
+            if !id.is_some_and(|id| consts.contains(&id)) {
+                continue;
+            }
+            let text = m.text;
+            let start = text[..n.span.start as usize]
+                .rfind([';', '{', '}'])
+                .map_or(0, |i| i + 1);
+            let end = text[n.span.end as usize..]
+                .find(';')
+                .map_or(text.len(), |i| n.span.end as usize + i);
+            let stmt = instruction(&text[start..end]);
+            if stmt.starts_with("mov.") || stmt.starts_with("ld.const") {
+                continue;
+            }
+            diags.push(
+                Diagnostic::error(
+                    n.span,
+                    format!(
+                        "`{}` is constant memory (`device_std::constant!`), but `{}` uses it as global memory",
+                        n.text,
+                        stmt.split_whitespace().next().unwrap_or("")
+                    ),
+                )
+                .with_label("here")
+                .with_help("read it through the constant's `get`/`read`, which load from `.const`"),
+            );
+        }
+    }
+}
+
+/// The instruction of a statement: without `//` comments, a leading label (`L: `)
+/// and a guard (`@%p `).
+fn instruction(stmt: &str) -> String {
+    let code: String = stmt
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut s = code.trim();
+    if let Some((label, rest)) = s.split_once(':') {
+        if !label.trim().contains(char::is_whitespace) && !label.contains('[') {
+            s = rest.trim_start();
+        }
+    }
+    if s.starts_with('@') {
+        s = s
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, rest)| rest.trim_start());
+    }
+    s.to_string()
+}
+
+/// The `.const` variables of the output must fit [`MAX_CONST_BYTES`].
+fn check_size(
+    modules: &[Module<'_>],
+    table: &SymbolTable<'_>,
+    live: &Liveness,
+    consts: &HashSet<SymbolId>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut total = 0u64;
+    let mut largest: Option<(u64, &str, crate::diagnostic::Span)> = None;
+    for r in live.live.iter() {
+        let item = &modules[r.module].items[r.item];
+        let ItemKind::Variable(v) = &item.kind else {
+            continue;
+        };
+        let moved = table.item_symbol(r).is_some_and(|id| consts.contains(&id));
+        if !item.is_definition() || !(moved || v.space == Space::Const) {
+            continue;
+        }
+        let bytes = var_bytes(v);
+        total += bytes;
+        if largest.is_none_or(|(b, _, _)| bytes > b) {
+            largest = Some((bytes, v.symbol(), v.name.span));
+        }
+    }
+    if total > MAX_CONST_BYTES {
+        let (bytes, name, span) = largest.expect("a constant was counted");
+        diags.push(
+            Diagnostic::error(
+                span,
+                format!(
+                    "the module's constant memory is {total} bytes, more than CUDA's {MAX_CONST_BYTES}; the largest is `{name}` ({bytes} bytes)"
+                ),
+            )
+            .with_help("keep large read-only tables in global memory (`&[T]` parameters) and constant memory for what every thread of a warp reads at once"),
+        );
+    }
+}
+
+/// Bytes a variable declares: element size × vector width × dimensions (0 for `[]`).
+fn var_bytes(v: &Variable<'_>) -> u64 {
+    let elem: u64 = match v.ty {
+        "b8" | "u8" | "s8" | "pred" => 1,
+        "b16" | "u16" | "s16" | "f16" | "bf16" => 2,
+        "b32" | "u32" | "s32" | "f32" | "f16x2" | "bf16x2" => 4,
+        "b64" | "u64" | "s64" | "f64" => 8,
+        "b128" => 16,
+        _ => 0,
+    };
+    v.dims
+        .iter()
+        .fold(elem * u64::from(v.vector.max(1)), |acc, d| {
+            acc.saturating_mul(d.unwrap_or(0))
+        })
+}
