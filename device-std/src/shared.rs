@@ -30,15 +30,13 @@ use core::marker::PhantomData;
 /// `ALIGN` must be a power of two from 4 to 1024 and at least
 /// `align_of::<T>()`; other values fail to compile.
 ///
-/// # Why not `tile[tid] = x`
+/// # `tile[tid]`
 ///
-/// CUDA C++ indexes a `__shared__` array directly, and so do some Rust GPU
-/// libraries, through `Index`/`IndexMut`. That cannot be made sound here:
-/// `IndexMut` hands out a `&mut T`, and safe code in every thread of the CTA
-/// could then take `&mut tile[0]` at once, which is undefined behaviour in
-/// Rust (not merely a data race the hardware resolves). The closest safe form
-/// is one call per access, which compiles to the same single
-/// `st.shared`/`ld.shared`:
+/// CUDA C++ indexes a `__shared__` array directly. Safe `IndexMut` cannot be
+/// sound here: it hands out a `&mut T`, and safe code in every thread of the
+/// CTA could take `&mut tile[0]` at once, which is undefined behaviour in Rust
+/// (not merely a data race the hardware resolves). So the safe form is one
+/// call per access, which compiles to the same single `st.shared`/`ld.shared`:
 ///
 /// ```no_run
 /// use device_std::{thread, SharedArray};
@@ -51,14 +49,31 @@ use core::marker::PhantomData;
 /// }
 /// ```
 ///
+/// The static shared form, `static mut TILE: SharedArray<f32, 256> =
+/// SharedArray::UNINIT;` ([`UNINIT`](Self::UNINIT)), is indexed as CUDA's is,
+/// inside `unsafe` (every access to a `static mut` is), where the caller takes
+/// on what safe code could not: `unsafe { TILE[tid] = x; }`. `Index`/`IndexMut`
+/// work on handles too, at the cost of the handle's own address (a local-memory
+/// round trip); prefer `read`/`write` there.
+///
 /// `read` and `write` check the index (a trap past `N`); [`ptr`](Self::ptr)
 /// and [`SharedPtr::add`] give addresses for unchecked or atomic access.
 #[derive(Debug)]
 pub struct SharedArray<T, const N: usize, const ALIGN: usize = 16> {
-    /// Address of element 0 in the shared window.
+    /// Address of element 0 in the shared window; in [`UNINIT`](Self::UNINIT), the
+    /// size and alignment for the linker instead.
     addr: u32,
+    /// 0, or [`STATIC_TAG`] in [`UNINIT`](Self::UNINIT) (read by the emulator; the
+    /// GPU build's linker reads it from the initializer).
+    #[cfg_attr(not(emulated), allow(dead_code))]
+    tag: u32,
     _not_send_sync: PhantomData<*mut T>,
 }
+
+/// Word 1 of [`SharedArray::UNINIT`] (`"SHST"` in memory order): with word 0 =
+/// `bytes | log2(ALIGN) << 24`, the 8-byte initializer by which ptx-linker finds a
+/// `static` of the static shared form and makes it a `.shared` allocation.
+pub const STATIC_TAG: u32 = u32::from_le_bytes(*b"SHST");
 
 impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
     /// Size of the allocation in bytes.
@@ -109,8 +124,81 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
         });
         SharedArray {
             addr,
+            tag: 0,
             _not_send_sync: PhantomData,
         }
+    }
+
+    /// The static shared form: `static mut TILE: SharedArray<f32, 256> =
+    /// SharedArray::UNINIT;` declares one array of the CTA's shared memory, as
+    /// CUDA's `__shared__ float tile[256];` at file scope does, indexed inside
+    /// `unsafe` (`unsafe { TILE[tid] = x; }`, `unsafe { TILE[tid - 1] }`).
+    ///
+    /// Stock rustc puts a `static` in `.global`; ptx-linker finds this
+    /// initializer (`bytes | log2(ALIGN) << 24`, then [`STATIC_TAG`]) and makes the
+    /// variable a `.shared .align ALIGN .b8 NAME[BYTES]` allocation, each CTA its
+    /// own, uninitialised. Only indexing works on it (`Index`/`IndexMut`, which
+    /// find the array from the static's address); `read`, `write`, `ptr`,
+    /// `part` and `cast` belong to the handles [`new`](Self::new) returns, and
+    /// the linker refuses a build that uses the static's bytes any other way
+    /// (naming the static). Needs the optimized build `build-ptx` makes.
+    ///
+    /// Every thread of the CTA indexes the same memory: order accesses with
+    /// [`sync_threads`](crate::thread::sync_threads); two threads holding `&mut`
+    /// to one element at once is undefined behaviour, which the `unsafe` block
+    /// takes on. Under the emulator each block gets its own copy, as on the GPU.
+    /// Minimum `sm_XX`: any. Source: CUDA `__shared__` variables; PTX ISA 9.0
+    /// §5.1.5.
+    pub const UNINIT: Self = {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::VALID;
+        SharedArray {
+            addr: Self::BYTES as u32 | (ALIGN.trailing_zeros() << 24),
+            tag: STATIC_TAG,
+            _not_send_sync: PhantomData,
+        }
+    };
+
+    /// The shared address of element 0 of `self`, which is either a handle or a
+    /// static of the static shared form ([`UNINIT`](Self::UNINIT)): on the GPU the
+    /// linker has made such a static the array itself, so its generic address lies
+    /// in shared memory (`isspacep.shared`); a handle's own address does not, and
+    /// its field is read instead.
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    fn indexed_base(&self) -> u32 {
+        on_device!("SharedArray indexing", {
+            let base: u32;
+            // SAFETY: reads the 4-byte `addr` field of `self` when `self` is not in
+            // shared memory; otherwise converts its address. `readonly`: writes nothing.
+            unsafe {
+                core::arch::asm!(
+                    "{{",
+                    ".reg .pred %is;",
+                    ".reg .u64 %t;",
+                    "isspacep.shared %is, {p};",
+                    "@%is cvta.to.shared.u64 %t, {p};",
+                    "@%is cvt.u32.u64 {a}, %t;",
+                    "@!%is ld.u32 {a}, [{p}];",
+                    "}}",
+                    a = out(reg32) base,
+                    p = in(reg64) self as *const Self as u64,
+                    options(pure, readonly, nostack),
+                );
+            }
+            base
+        }, emulated: {
+            if self.tag == STATIC_TAG {
+                crate::emulator::shared_mem::static_alloc_keyed(
+                    self as *const Self as usize,
+                    core::panic::Location::caller(),
+                    Self::BYTES,
+                    ALIGN,
+                )
+            } else {
+                self.addr
+            }
+        })
     }
 
     /// The array at shared address `addr`, which the caller has checked holds `N`
@@ -122,6 +210,7 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
         let () = Self::VALID;
         SharedArray {
             addr,
+            tag: 0,
             _not_send_sync: PhantomData,
         }
     }
@@ -186,6 +275,7 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
         assert!(i < N / M, "SharedArray::part index out of bounds");
         SharedArray {
             addr: self.addr + (i * M * core::mem::size_of::<T>()) as u32,
+            tag: 0,
             _not_send_sync: PhantomData,
         }
     }
@@ -208,6 +298,7 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
         }
         SharedArray {
             addr: self.addr,
+            tag: 0,
             _not_send_sync: PhantomData,
         }
     }
@@ -226,6 +317,43 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
             _marker: PhantomData,
         }
         .to_generic()
+    }
+}
+
+/// `ARRAY[i]` for the static shared form ([`SharedArray::UNINIT`]) and for
+/// handles alike: a reference to element `i` through its generic address. Panics
+/// (traps) when `i >= N`.
+impl<T: Copy, const N: usize, const ALIGN: usize> core::ops::Index<usize>
+    for SharedArray<T, N, ALIGN>
+{
+    type Output = T;
+
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    fn index(&self, i: usize) -> &T {
+        assert!(i < N, "SharedArray index out of bounds");
+        let p = SharedPtr::<T>::from_addr(self.indexed_base())
+            .add(i)
+            .to_generic();
+        // SAFETY: element i of a live CTA allocation, aligned for T; see UNINIT for
+        // what the caller's `unsafe` (a `static mut` access) takes on.
+        unsafe { &*p }
+    }
+}
+
+/// `ARRAY[i] = x` for the static shared form and handles; see [`core::ops::Index`].
+impl<T: Copy, const N: usize, const ALIGN: usize> core::ops::IndexMut<usize>
+    for SharedArray<T, N, ALIGN>
+{
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        assert!(i < N, "SharedArray index out of bounds");
+        let p = SharedPtr::<T>::from_addr(self.indexed_base())
+            .add(i)
+            .to_generic();
+        // SAFETY: as for `index`.
+        unsafe { &mut *p }
     }
 }
 

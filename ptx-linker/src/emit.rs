@@ -50,6 +50,9 @@ pub struct EmitInput<'a, 'src> {
     pub labels: &'a LabelRenames,
     /// `.global` variables emitted in `.const` ([`crate::module_vars`]).
     pub const_vars: &'a rustc_hash::FxHashSet<SymbolId>,
+    /// Statics emitted as `.shared` allocations, and the `cvta`s of their addresses
+    /// ([`crate::module_vars::shared_statics`]).
+    pub shared_statics: &'a crate::module_vars::SharedStatics,
 }
 
 /// The emitted text and the symbols it contains, in output order, each with
@@ -361,10 +364,14 @@ fn prefetch_item(e: &EmitInput<'_, '_>, r: Option<&ItemRef>) {
 /// `.global .u32 a<4>;` gives `.global .u32 a2;` for `a2`.
 fn write_var(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, v: &Variable<'_>) {
     let item = &e.modules[r.module].items[r.item];
-    if e.table
-        .item_symbol(r)
-        .is_some_and(|id| e.const_vars.contains(&id))
-    {
+    let id = e.table.item_symbol(r);
+    if let Some(s) = id.and_then(|id| e.shared_statics.vars.get(&id)) {
+        // The static shared form: the CTA's allocation, uninitialised, file-local.
+        let name = id.map_or(v.symbol(), |id| e.res.out_name(id));
+        let _ = write!(out, ".shared .align {} .b8 {name}[{}];", s.align, s.bytes);
+        return;
+    }
+    if id.is_some_and(|id| e.const_vars.contains(&id)) {
         // `device_std::constant!`: the same declaration in `.const`.
         let mut prefix = String::new();
         write_patched(&mut prefix, e, r, item.span.start, v.prefix_end);
@@ -569,6 +576,9 @@ fn write_patched(out: &mut String, e: &EmitInput<'_, '_>, r: ItemRef, start: u32
     }
     for (span, name) in e.labels.of(r) {
         patches.push((span.start, span.end, Rep::Text(name)));
+    }
+    for &(s, t) in e.shared_statics.patches.get(&r).into_iter().flatten() {
+        patches.push((s, t, Rep::Text("shared")));
     }
     for loc in &item.locs {
         for (span, idx) in loc.file_index.iter().flatten() {

@@ -14,7 +14,7 @@
 //! | liveness | [`gc`] | what survives (`gc`, libraries), unresolved references |
 //! | headers | [`merge`] | `.version`/`.target`/`.address_size`, `.file` tables, debug sections |
 //! | validate | [`validate`] | per-kernel static shared memory and parameter space |
-//! | state spaces | [`module_vars`] | `device_std::constant!` variables moved to `.const` (64 KiB per module) |
+//! | state spaces | [`module_vars`] | `device_std::constant!` variables moved to `.const` (64 KiB per module); statics of the static shared form (`SharedArray::UNINIT`) made `.shared` |
 //! | emit | [`emit`] | the merged module's text (whole, or to a writer piece by piece) |
 //! | map | [`map`] | the [`LinkMap`] |
 //!
@@ -192,6 +192,7 @@ fn link_with<E>(
     let directives =
         entry_directives::entry_directives(&modules, &table, &live, &header, &mut diags);
     let const_vars = module_vars::const_vars(&modules, &table, &live, &mut diags);
+    let shared_statics = module_vars::shared_statics(&modules, &table, &live, &mut diags);
     let labels = labels::hidden_labels(&modules, &table, &res, &live);
     if diags.iter().any(Diagnostic::is_error) {
         return fail(diags);
@@ -209,6 +210,7 @@ fn link_with<E>(
         directives: &directives,
         labels: &labels,
         const_vars: &const_vars,
+        shared_statics: &shared_statics,
     });
     let emitted = match emitted {
         Ok(symbols) => symbols,

@@ -1,9 +1,12 @@
-//! Constant memory from device-std statics: stock rustc puts every `static` in
-//! `.global`, so `device_std::constant!` writes a record `__const_abi_NAME` beside
-//! its variable `NAME`, and the linker emits that variable in `.const` instead
-//! (PTX ISA 9.0 §5.1.3 "Constant State Space").
+//! State spaces rustc cannot write: stock rustc puts every `static` in `.global`.
 //!
-//! Checked here, each an error naming the variable:
+//! - Constant memory: `device_std::constant!` writes a record `__const_abi_NAME`
+//!   beside its variable `NAME`, and the linker emits that variable in `.const`
+//!   instead (PTX ISA 9.0 §5.1.3 "Constant State Space"), [`const_vars`].
+//! - The static shared form: a `static` initialized with device-std's
+//!   `SharedArray::UNINIT` becomes a `.shared` allocation ([`shared_statics`]).
+//!
+//! Checked for constants, each an error naming the variable:
 //! - the record names a `.global` variable defined in the link;
 //! - function bodies use the variable only through its address (`mov`), as
 //!   device-std's `ld.const` accessors do; any other instruction would read or
@@ -117,14 +120,8 @@ fn check_uses(
             if !id.is_some_and(|id| consts.contains(&id)) {
                 continue;
             }
-            let text = m.text;
-            let start = text[..n.span.start as usize]
-                .rfind([';', '{', '}'])
-                .map_or(0, |i| i + 1);
-            let end = text[n.span.end as usize..]
-                .find(';')
-                .map_or(text.len(), |i| n.span.end as usize + i);
-            let stmt = instruction(&text[start..end]);
+            let (start, end) = statement_at(m.text, n.span.start as usize, n.span.end as usize);
+            let stmt = instruction(&m.text[start..end]);
             if stmt.starts_with("mov.") || stmt.starts_with("ld.const") {
                 continue;
             }
@@ -220,4 +217,186 @@ fn var_bytes(v: &Variable<'_>) -> u64 {
         .fold(elem * u64::from(v.vector.max(1)), |acc, d| {
             acc.saturating_mul(d.unwrap_or(0))
         })
+}
+
+/// Word 1 of the initializer of device-std's `SharedArray::UNINIT` (`"SHST"` in
+/// memory order); word 0 is `bytes | log2(align) << 24`.
+pub const SHARED_STATIC_TAG: u32 = u32::from_le_bytes(*b"SHST");
+
+/// The `.shared` allocation a static of the static shared form becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SharedStatic {
+    /// Bytes.
+    pub bytes: u32,
+    /// Alignment in bytes, 4..=1024.
+    pub align: u32,
+}
+
+/// The statics of the static shared form (`static mut TILE: SharedArray<f32, 256> =
+/// SharedArray::UNINIT;`) and the body edits that make them `.shared` allocations.
+#[derive(Debug, Default)]
+pub struct SharedStatics {
+    /// Each static's allocation, by symbol.
+    pub vars: rustc_hash::FxHashMap<SymbolId, SharedStatic>,
+    /// Byte ranges of function items that read `global` in a `cvta.global` of such a
+    /// static's address, to be written `shared`.
+    pub patches: rustc_hash::FxHashMap<crate::symbols::ItemRef, Vec<(u32, u32)>>,
+}
+
+/// Finds the statics of the static shared form: `.global .b8 NAME[8]` variables whose
+/// initializer ends in [`SHARED_STATIC_TAG`]. Each becomes `.shared .align A .b8
+/// NAME[BYTES]` (PTX ISA 9.0 §5.1.5), and each `cvta.global` of its address (device-std's
+/// indexing converts the static's generic address) a `cvta.shared`.
+///
+/// Errors, naming the static: a malformed size or alignment, and any use of it in a body
+/// other than `mov.u64 %r, NAME;` whose register only `cvta.global.u64` reads (an access
+/// to the static's own bytes, e.g. from a debug build or a method other than indexing).
+pub fn shared_statics(
+    modules: &[Module<'_>],
+    table: &SymbolTable<'_>,
+    live: &Liveness,
+    diags: &mut Vec<Diagnostic>,
+) -> SharedStatics {
+    let mut out = SharedStatics::default();
+    let mut refs: Vec<_> = live.live.iter().collect();
+    refs.sort();
+    for &r in &refs {
+        let m = &modules[r.module];
+        let item = &m.items[r.item];
+        let ItemKind::Variable(v) = &item.kind else {
+            continue;
+        };
+        let eight = v.ty == "b8" && v.vector == 1 && v.dims == [Some(8)];
+        if !item.is_definition() || v.space != Space::Global || !eight || v.init.is_none() {
+            continue;
+        }
+        let Ok(bytes) = crate::init::initializer_bytes(m.file, m.text, v) else {
+            continue;
+        };
+        let word = |i: usize| {
+            u32::from_le_bytes([
+                bytes[4 * i],
+                bytes[4 * i + 1],
+                bytes[4 * i + 2],
+                bytes[4 * i + 3],
+            ])
+        };
+        if bytes.len() != 8 || word(1) != SHARED_STATIC_TAG {
+            continue;
+        }
+        let (size, log2) = (word(0) & 0xFF_FFFF, word(0) >> 24);
+        if size == 0 || !(2..=10).contains(&log2) {
+            diags.push(
+                Diagnostic::error(v.name.span, format!("`{}` is a static shared array of {size} bytes aligned to 2^{log2}; expected at least one byte aligned to 4..=1024", v.symbol()))
+                    .with_help("declare it as `static mut NAME: SharedArray<T, N, ALIGN> = SharedArray::UNINIT;`"),
+            );
+            continue;
+        }
+        if let Some(id) = table.item_symbol(r) {
+            out.vars.insert(
+                id,
+                SharedStatic {
+                    bytes: size,
+                    align: 1 << log2,
+                },
+            );
+        }
+    }
+    if out.vars.is_empty() {
+        return out;
+    }
+    for &r in &refs {
+        let m = &modules[r.module];
+        let item = &m.items[r.item];
+        if !matches!(item.kind, ItemKind::Function(_)) {
+            continue;
+        }
+        let body = (item.span.start as usize, item.span.end as usize);
+        for (n, id) in m
+            .item_refs(item)
+            .iter()
+            .zip(table.ref_symbols(r.module, item))
+        {
+            if !id.is_some_and(|id| out.vars.contains_key(&id)) {
+                continue;
+            }
+            let refuse = |diags: &mut Vec<Diagnostic>, span, what: &str| {
+                diags.push(
+                    Diagnostic::error(span, format!("`{}` is a static shared array (`SharedArray::UNINIT`), but {what}", n.text))
+                        .with_label("here")
+                        .with_help("index it (`NAME[i]`) in an optimized build; `read`, `write`, `ptr`, `part` and `cast` are for the handles `SharedArray::new` returns"),
+                );
+            };
+            let (start, end) = statement_at(m.text, n.span.start as usize, n.span.end as usize);
+            let stmt = instruction(&m.text[start..end]);
+            let Some(reg) = address_mov(&stmt, n.text) else {
+                refuse(
+                    diags,
+                    n.span,
+                    &format!(
+                        "`{}` uses its bytes",
+                        stmt.split_whitespace().next().unwrap_or("")
+                    ),
+                );
+                continue;
+            };
+            // Every other use of the register must be a `cvta.global` of it.
+            let text = &m.text[..body.1];
+            let mut at = body.0;
+            while let Some(k) = text[at..].find(reg.as_str()) {
+                let pos = at + k;
+                at = pos + reg.len();
+                let after = text[at..].chars().next().unwrap_or(' ');
+                if after.is_alphanumeric() || after == '_' || (pos >= start && pos < end) {
+                    continue;
+                }
+                let (s, e) = statement_at(m.text, pos, at);
+                let use_stmt = instruction(&m.text[s..e]);
+                let ok = use_stmt.starts_with("cvta.global.u64")
+                    && use_stmt
+                        .split(',')
+                        .nth(1)
+                        .is_some_and(|src| src.trim() == reg);
+                let span = crate::diagnostic::Span::new(m.file, pos, at);
+                if !ok {
+                    refuse(
+                        diags,
+                        span,
+                        &format!(
+                            "its address `{reg}` is used by `{}`",
+                            use_stmt.split_whitespace().next().unwrap_or("")
+                        ),
+                    );
+                    continue;
+                }
+                let g = m.text[s..e]
+                    .find("cvta.global")
+                    .map(|i| s + i + "cvta.".len());
+                if let Some(g) = g {
+                    out.patches
+                        .entry(r)
+                        .or_default()
+                        .push((g as u32, (g + "global".len()) as u32));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The statement around `start..end` of `text`: from after the previous `;`, `{` or `}`
+/// to the next `;`.
+fn statement_at(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let s = text[..start].rfind([';', '{', '}']).map_or(0, |i| i + 1);
+    let e = text[end..].find(';').map_or(text.len(), |i| end + i);
+    (s, e)
+}
+
+/// `%r` when `stmt` is `mov.u64 %r, name` (or `.b64`).
+fn address_mov(stmt: &str, name: &str) -> Option<String> {
+    let rest = stmt
+        .strip_prefix("mov.u64")
+        .or_else(|| stmt.strip_prefix("mov.b64"))?;
+    let (dst, src) = rest.split_once(',')?;
+    (src.trim() == name).then(|| dst.trim().to_string())
 }

@@ -131,6 +131,7 @@ impl Arena {
                 site: None,
                 align: 16,
                 escaped: false,
+                key: 0,
             });
             // SAFETY: the arena holds DYN_BASE + dynamic bytes and more.
             unsafe { self.base.add(DYN_BASE).write_bytes(0xFF, dynamic) };
@@ -186,6 +187,8 @@ struct Alloc {
     align: usize,
     /// A generic pointer to it was taken: accesses are no longer all seen.
     escaped: bool,
+    /// The host address of its `static` (static shared form), else 0.
+    key: usize,
 }
 
 impl Alloc {
@@ -583,6 +586,34 @@ impl SharedMem<'_> {
         self.warp_sync.len()
     }
 
+    /// The shared address of the static-form array keyed by its `static`'s host
+    /// address, allocating it on the block's first use (at `site`).
+    pub(crate) fn static_alloc_keyed(
+        &mut self,
+        key: usize,
+        site: Site,
+        bytes: usize,
+        align: usize,
+    ) -> Result<u32, Fault> {
+        if let Some(a) = self.allocs.iter().find(|a| a.key == key) {
+            return Ok(a.start as u32);
+        }
+        let before = self.allocs.len();
+        let start = self.static_alloc(site, bytes, align)?;
+        let added = self.allocs.len() > before;
+        match self.allocs.last_mut() {
+            Some(a) if added => a.key = key,
+            // `site` already names an array of this size (a handle's): keep apart.
+            _ => {
+                return Err(Fault::TooLarge(format!(
+                    "the static shared array first used at {site} shares its first use with \
+                 another array; use it once before that line"
+                )))
+            }
+        }
+        Ok(start)
+    }
+
     /// The shared address of the array declared at `site`, allocating it on
     /// the block's first use.
     pub(crate) fn static_alloc(
@@ -617,6 +648,7 @@ impl SharedMem<'_> {
             site: Some(site),
             align,
             escaped: false,
+            key: 0,
         });
         self.top = end;
         self.static_bytes += bytes;
@@ -1150,6 +1182,20 @@ pub(crate) fn static_alloc(site: Site, bytes: usize, align: usize) -> u32 {
             .mem
             .borrow_mut()
             .static_alloc(site, bytes, align);
+        result.unwrap_or_else(|fault| raise(ctx, fault, 0, bytes))
+    })
+}
+
+/// The shared address of the static-form `SharedArray` whose `static` lives at
+/// host address `key` (`SharedArray::UNINIT`), in the calling thread's block;
+/// `site` (its first use) names it in messages.
+pub(crate) fn static_alloc_keyed(key: usize, site: Site, bytes: usize, align: usize) -> u32 {
+    context::with(|ctx| {
+        let result = ctx
+            .block()
+            .mem
+            .borrow_mut()
+            .static_alloc_keyed(key, site, bytes, align);
         result.unwrap_or_else(|fault| raise(ctx, fault, 0, bytes))
     })
 }

@@ -7,6 +7,23 @@ use device_std::emulator::{self, GlobalMut, LaunchConfig};
 use example_support::{random_f32, rng, POISON};
 use module_vars_kernels::{ABOVE, BLOCK, LAUNCHES, TAPS, TAPS_LEN};
 
+#[test]
+fn static_shared_form_reverses_each_block() {
+    let mut r = rng(32);
+    let b = BLOCK as usize;
+    let n = 3 * b;
+    let input = random_f32(&mut r, n, -1.0, 1.0);
+    let mut out = vec![POISON; n];
+    let o = GlobalMut::new(&mut out);
+    let cfg = LaunchConfig::for_num_elems(n as u32, BLOCK);
+    emulator::launch(cfg, || {
+        module_vars_kernels::reverse_blocks(&input, o.disjoint())
+    })
+    .unwrap();
+    let want: Vec<f32> = (0..n).map(|i| input[i / b * b + (b - 1 - i % b)]).collect();
+    assert_eq!(out, want);
+}
+
 fn reference(input: &[f32], taps: &[f32]) -> Vec<f32> {
     let n = input.len();
     (0..n)

@@ -32,6 +32,7 @@ fn main() -> Result<()> {
     let conv_const = module.kernel::<(Slice<f32>, SliceMut<f32>)>("conv_const")?;
     let conv_global = module.kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("conv_global")?;
     let count_above = module.kernel::<(Slice<f32>, f32)>("count_above")?;
+    let reverse_blocks = module.kernel::<(Slice<f32>, SliceMut<f32>)>("reverse_blocks")?;
 
     let mut rng = rng(seed);
     let input = random_f32(&mut rng, n, -1.0, 1.0);
@@ -89,6 +90,26 @@ fn main() -> Result<()> {
         7 + 2 * above
     );
     println!("count_above: PASS (ABOVE = 7 + 2 × {above}, LAUNCHES = 2)");
+
+    // The static shared form: each block reverses its BLOCK elements through TILE.
+    let whole = n - n % BLOCK as usize;
+    let rev_in = stream.clone_htod(&input[..whole])?;
+    let mut rev_dev = stream.clone_htod(&vec![POISON; whole])?;
+    let rev_cfg = for_num_elems(u32::try_from(whole)?, BLOCK)?;
+    // SAFETY: blocks of exactly BLOCK threads over whole blocks; each thread writes
+    // its own element.
+    unsafe { reverse_blocks.launch(&stream, rev_cfg, (&rev_in, &mut rev_dev)) }?;
+    let rev = stream.clone_dtoh(&rev_dev)?;
+    let b = BLOCK as usize;
+    let want_rev: Vec<f32> = (0..whole)
+        .map(|i| input[i / b * b + (b - 1 - i % b)])
+        .collect();
+    passed &= verdict(
+        "reverse_blocks",
+        count_mismatches("out", &rev, &want_rev, 0.0),
+        whole,
+        seed,
+    );
 
     // Refused by the module's records, before any copy.
     for (what, result) in [

@@ -1,12 +1,14 @@
 //! Module-scope variables: a 9-tap filter whose taps live in constant memory
 //! (`device_std::constant!`, CUDA `__constant__`) beside the same filter reading them
 //! from a global buffer, and two device globals (`device_std::global!`, CUDA
-//! `__device__`) that count across launches until the host resets them.
+//! `__device__`) that count across launches until the host resets them; and the static
+//! shared form (`static mut TILE: SharedArray<f32, 256> = SharedArray::UNINIT;`, CUDA's
+//! file-scope `__shared__ float tile[256];`) in a block-wise reversal.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 
 use device_std::atomic::{self, Ordering, Scope};
-use device_std::{kernel, thread, DisjointSlice};
+use device_std::{kernel, thread, DisjointSlice, SharedArray};
 
 /// Taps of the filter.
 pub const TAPS_LEN: usize = 9;
@@ -87,5 +89,32 @@ pub fn count_above(input: &[f32], threshold: f32) {
     }
     if i.get() == 0 {
         LAUNCHES.write(LAUNCHES.read() + 1);
+    }
+}
+
+/// One block's elements, staged in shared memory (the static shared form).
+static mut TILE: SharedArray<f32, { BLOCK as usize }> = SharedArray::UNINIT;
+
+/// Reverses `input` within each block of [`BLOCK`] elements: `out[b·B + t] =
+/// input[b·B + (B − 1 − t)]`, through the static shared array `TILE`. Grid: 1D blocks
+/// of exactly `BLOCK` threads, `input.len() == out.len()` a multiple of `BLOCK` (other
+/// threads write nothing).
+#[kernel]
+#[allow(static_mut_refs)] // the chapter's form: `unsafe` at each use
+pub fn reverse_blocks(input: &[f32], mut out: DisjointSlice<f32>) {
+    let i = thread::index_1d();
+    let t = thread::threadIdx_x() as usize;
+    let b = BLOCK as usize;
+    let full = input.len() == out.len() && input.len().is_multiple_of(b) && i.get() < input.len();
+    if full {
+        // SAFETY: each thread writes its own element; the barrier orders the reads.
+        unsafe { TILE[t] = input[i.get()] };
+    }
+    thread::sync_threads();
+    if full {
+        if let Some(o) = out.get_mut(&i) {
+            // SAFETY: element B − 1 − t, written by thread B − 1 − t before the barrier.
+            *o = unsafe { TILE[b - 1 - t] };
+        }
     }
 }
