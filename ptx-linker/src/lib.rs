@@ -188,11 +188,19 @@ fn link_with<E>(
     if !keep_sections {
         header.drop_debug_option();
     }
-    let kernels = validate::check_kernels(&modules, &table, &res, &live, &header, &mut diags);
+    let shared_statics = module_vars::shared_statics(&modules, &table, &live, &mut diags);
+    let kernels = validate::check_kernels(
+        &modules,
+        &table,
+        &res,
+        &live,
+        &header,
+        &shared_statics,
+        &mut diags,
+    );
     let directives =
         entry_directives::entry_directives(&modules, &table, &live, &header, &mut diags);
     let const_vars = module_vars::const_vars(&modules, &table, &live, &mut diags);
-    let shared_statics = module_vars::shared_statics(&modules, &table, &live, &mut diags);
     let labels = labels::hidden_labels(&modules, &table, &res, &live);
     if diags.iter().any(Diagnostic::is_error) {
         return fail(diags);
@@ -216,7 +224,16 @@ fn link_with<E>(
         Ok(symbols) => symbols,
         Err(e) => return Ok(Err(e)),
     };
-    let map = map::build(&modules, &paths, &table, &res, &header, &kernels, &emitted);
+    let map = map::build(
+        &modules,
+        &paths,
+        &table,
+        &res,
+        &header,
+        &kernels,
+        &emitted,
+        (&const_vars, &shared_statics),
+    );
     let warnings = diags
         .iter()
         .map(|d| diagnostic::render_short(sources, std::slice::from_ref(d)))

@@ -84,6 +84,10 @@ pub(crate) fn build(
     header: &Header,
     kernels: &[KernelLayout],
     emitted: &[(SymbolId, ItemRef)],
+    spaces: (
+        &rustc_hash::FxHashSet<SymbolId>,
+        &crate::module_vars::SharedStatics,
+    ),
 ) -> LinkMap {
     let symbols = emitted
         .iter()
@@ -98,7 +102,14 @@ pub(crate) fn build(
             let out = res.out_name(id);
             SymbolInfo {
                 name: out.to_string(),
-                kind: Cow::Borrowed(item.kind_str()),
+                // The state space as emitted (`module_vars` moves some).
+                kind: Cow::Borrowed(if spaces.0.contains(&id) {
+                    "const"
+                } else if spaces.1.vars.contains_key(&id) {
+                    "shared"
+                } else {
+                    item.kind_str()
+                }),
                 linkage: Cow::Borrowed(item.linkage().map_or("local", |l| l.as_str())),
                 defined_in: paths[r.module].to_string(),
                 renamed_from: res.is_renamed(id).then(|| sym.name.to_string()),

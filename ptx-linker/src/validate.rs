@@ -37,6 +37,7 @@ pub fn check_kernels(
     res: &Resolution,
     live: &Liveness,
     header: &Header,
+    shared_statics: &crate::module_vars::SharedStatics,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<KernelLayout> {
     let max_shared = header
@@ -72,7 +73,8 @@ pub fn check_kernels(
                 Err(d) => diags.push(d),
             }
         }
-        let (declared, dynamic_shared_align) = shared_usage(modules, table, res, entry);
+        let (declared, dynamic_shared_align) =
+            shared_usage(modules, table, res, shared_statics, entry);
         let (shared, rounded) = match module_dynamic {
             Some((align, name)) if declared > 0 => {
                 let shared = declared.next_multiple_of(u128::from(align));
@@ -146,6 +148,7 @@ fn shared_usage(
     modules: &[Module<'_>],
     table: &SymbolTable<'_>,
     res: &Resolution,
+    shared_statics: &crate::module_vars::SharedStatics,
     entry: ItemRef,
 ) -> (u128, Option<u32>) {
     // In 128 bits: sizes from the input add up without overflow.
@@ -170,6 +173,15 @@ fn shared_usage(
             ItemKind::Variable(v) if v.space == Space::Shared => {
                 // An oversized one has been reported by the parser.
                 offset = place(offset, v.size_bytes().unwrap_or(u64::MAX), v.align_bytes());
+            }
+            // A static of the static shared form, emitted as `.shared`.
+            ItemKind::Variable(_) => {
+                let moved = table
+                    .item_symbol(r)
+                    .and_then(|id| shared_statics.vars.get(&id));
+                if let Some(s) = moved {
+                    offset = place(offset, u64::from(s.bytes), s.align);
+                }
             }
             _ => {}
         }
