@@ -230,9 +230,12 @@ fn link_with<E>(
         &table,
         &res,
         &header,
-        &kernels,
-        &emitted,
-        (&const_vars, &shared_statics),
+        map::Output {
+            kernels: &kernels,
+            emitted: &emitted,
+            const_vars: &const_vars,
+            shared_statics: &shared_statics,
+        },
     );
     let warnings = diags
         .iter()

@@ -76,19 +76,32 @@ use crate::symbols::{ItemRef, SymbolId};
 use crate::validate::KernelLayout;
 
 /// Builds the link map from what was emitted.
+/// What the link produced that the map describes.
+pub(crate) struct Output<'a> {
+    /// The kernels' layouts ([`crate::validate`]).
+    pub kernels: &'a [KernelLayout],
+    /// The symbols in output order, with their items.
+    pub emitted: &'a [(SymbolId, ItemRef)],
+    /// Variables emitted in `.const` ([`crate::module_vars`]).
+    pub const_vars: &'a rustc_hash::FxHashSet<SymbolId>,
+    /// Statics emitted as `.shared` ([`crate::module_vars`]).
+    pub shared_statics: &'a crate::module_vars::SharedStatics,
+}
+
 pub(crate) fn build(
     modules: &[Module<'_>],
     paths: &[&str],
     table: &SymbolTable<'_>,
     res: &Resolution,
     header: &Header,
-    kernels: &[KernelLayout],
-    emitted: &[(SymbolId, ItemRef)],
-    spaces: (
-        &rustc_hash::FxHashSet<SymbolId>,
-        &crate::module_vars::SharedStatics,
-    ),
+    out: Output<'_>,
 ) -> LinkMap {
+    let Output {
+        kernels,
+        emitted,
+        const_vars,
+        shared_statics,
+    } = out;
     let symbols = emitted
         .iter()
         .enumerate()
@@ -103,9 +116,9 @@ pub(crate) fn build(
             SymbolInfo {
                 name: out.to_string(),
                 // The state space as emitted (`module_vars` moves some).
-                kind: Cow::Borrowed(if spaces.0.contains(&id) {
+                kind: Cow::Borrowed(if const_vars.contains(&id) {
                     "const"
-                } else if spaces.1.vars.contains_key(&id) {
+                } else if shared_statics.vars.contains_key(&id) {
                     "shared"
                 } else {
                     item.kind_str()
