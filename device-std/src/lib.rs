@@ -17,6 +17,7 @@
 //! | [`cluster`] | thread-block clusters: their registers, the cluster barrier, distributed shared memory ([`SharedArray::in_cta`]), `elect.sync` | `%cluster_*`, `barrier.cluster`, `mapa`, `ld/st/atom.shared::cluster` (sm_90) |
 //! | [`tma`] | [`tma::TensorMap`]: 1D–5D tensor copies global ↔ shared, the box and the shared-memory swizzle in the type | `cp.async.bulk.tensor` (sm_90, PTX 8.0) |
 //! | [`wgmma`] | warpgroup tensor-core multiply-accumulate from shared-memory tiles: typed descriptors ([`wgmma::KMajorTile`]), accumulators ([`wgmma::Accum`]), fence/commit/wait, `setmaxnreg` | `wgmma.mma_async` (sm_90a) |
+//! | [`grid`] | [`grid::sync`], the grid-wide barrier of a cooperative launch | cooperative groups' `grid.sync()` |
 //! | [`module_var`] | module-scope variables by name: constant memory ([`constant!`]: `ld.const`) and device globals ([`global!`]), typed records the host checks | CUDA `__constant__`, `__device__`; `.const`, `.global` |
 //! | [`print`] | [`device_println!`] through `vprintf` | CUDA device `printf` |
 //! | [`math`] | the CUDA Math API for `f32` and `f64` under CUDA's names (`sinf`, `exp`, `rsqrtf`, `erf`, …), std's float methods through [`math::FloatMath`], CUDA's fast intrinsics apart in [`math::fast`]; the same bits on the GPU and the host | CUDA Math API 13.0; `fma.rn`, `sqrt.rn`, `cvt.rni` |
@@ -111,6 +112,7 @@ pub mod disjoint;
 pub mod dynamic_shared;
 #[cfg(emulated)]
 pub mod emulator;
+pub mod grid;
 pub mod grid_dependency;
 mod host;
 pub mod index;

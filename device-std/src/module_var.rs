@@ -473,10 +473,18 @@ macro_rules! __module_var {
                         $crate::module_var::record::<$ty>($crate::module_var::$space);
                     let a: u64;
                     // SAFETY: the state-space address of the variable named in the
-                    // template; touches no memory.
+                    // template; touches no memory. The two unused inputs make LLVM
+                    // reference the variable and its record, so that a crate using a
+                    // variable another crate declares gets their `.extern`
+                    // declarations and the linker keeps both.
                     unsafe {
-                        ::core::arch::asm!(concat!("mov.u64 {a}, ", stringify!($name), ";"),
-                            a = out(reg64) a, options(pure, nomem, nostack))
+                        ::core::arch::asm!(
+                            concat!("mov.u64 {a}, ", stringify!($name), "; // {v} {r}"),
+                            a = out(reg64) a,
+                            v = in(reg64) ::core::ptr::addr_of!(STORAGE),
+                            r = in(reg64) ::core::ptr::addr_of!(RECORD),
+                            options(pure, nomem, nostack),
+                        )
                     };
                     a
                 }

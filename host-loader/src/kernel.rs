@@ -325,6 +325,9 @@ impl<S: KernelSignature> Kernel<S> {
         if let Some(cluster) = attrs.cluster() {
             self.check_cluster(stream, &cfg, cluster)?;
         }
+        if attrs.is_cooperative() {
+            self.check_cooperative(stream, &cfg)?;
+        }
         // SAFETY: `S` was checked against this function's signature when `self` was made;
         // `cfg` was validated above against the device and the function (threads, dynamic
         // shared memory); the stream's context is the function's and is current; the
@@ -380,6 +383,70 @@ impl<S: KernelSignature> Kernel<S> {
         }
         if cfg.shared_mem_bytes > s.dynamic_shared_limit.load(Ordering::Relaxed) {
             self.raise_dynamic_shared_limit(cfg.shared_mem_bytes)?;
+        }
+        Ok(())
+    }
+
+    /// The most blocks of `block_threads` threads with `dynamic_shared_bytes` of dynamic
+    /// shared memory that can be resident at once on `stream`'s device: the largest grid
+    /// of a cooperative launch ([`LaunchAttributes::cooperative`]), CUDA's
+    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor` times the multiprocessor count.
+    ///
+    /// Errors: [`Error::Driver`] from the occupancy or attribute query.
+    pub fn max_cooperative_blocks(
+        &self,
+        stream: &CudaStream,
+        block_threads: u32,
+        dynamic_shared_bytes: u32,
+    ) -> Result<u32, Error> {
+        use cudarc::driver::sys;
+        let ctx = stream.context();
+        ctx.bind_to_thread()
+            .map_err(|source| self.bind_error(source))?;
+        let sms = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(|source| Error::Driver {
+                context: "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)".into(),
+                source,
+            })?;
+        let mut per_sm: std::ffi::c_int = 0;
+        // SAFETY: a live function of a current context; an out-parameter.
+        unsafe {
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut per_sm,
+                self.shared.func,
+                block_threads as std::ffi::c_int,
+                dynamic_shared_bytes as usize,
+            )
+        }
+        .result()
+        .map_err(|source| Error::Driver {
+            context: format!(
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor(`{}`)",
+                self.shared.name
+            ),
+            source,
+        })?;
+        Ok((per_sm.max(0) as u32).saturating_mul(sms.max(0) as u32))
+    }
+
+    /// A cooperative launch's grid must be resident at once.
+    fn check_cooperative(&self, stream: &CudaStream, cfg: &LaunchConfig) -> Result<(), Error> {
+        let (b, g) = (cfg.block_dim, cfg.grid_dim);
+        let threads = b.0 * b.1 * b.2;
+        let most = self.max_cooperative_blocks(stream, threads, cfg.shared_mem_bytes)?;
+        let blocks = u64::from(g.0) * u64::from(g.1) * u64::from(g.2);
+        if blocks > u64::from(most) {
+            return Err(invalid(
+                Some(&self.shared.name),
+                format!(
+                    "a cooperative launch of {blocks} blocks, but at most {most} blocks of {threads} \
+                     threads with {} bytes of dynamic shared memory are resident at once on this \
+                     device (cuOccupancyMaxActiveBlocksPerMultiprocessor × multiprocessors); use a \
+                     grid of at most {most} blocks (Kernel::max_cooperative_blocks)",
+                    cfg.shared_mem_bytes
+                ),
+            ));
         }
         Ok(())
     }

@@ -401,6 +401,7 @@ pub struct LaunchAttributes {
     programmatic: bool,
     priority: Option<i32>,
     cluster: Option<(u32, u32, u32)>,
+    cooperative: bool,
 }
 
 impl LaunchAttributes {
@@ -443,6 +444,22 @@ impl LaunchAttributes {
         self
     }
 
+    /// `CU_LAUNCH_ATTRIBUTE_COOPERATIVE` (`cuLaunchCooperativeKernel`): every block of
+    /// the grid is resident at once, so the kernel may call `device_std::grid::sync`.
+    /// Checked by [`Kernel::launch_with`](crate::Kernel::launch_with) before the driver
+    /// sees it: the grid must not exceed
+    /// [`Kernel::max_cooperative_blocks`](crate::Kernel::max_cooperative_blocks) for the
+    /// launch's block shape and dynamic shared memory (the error gives both numbers).
+    pub fn cooperative(mut self, on: bool) -> Self {
+        self.cooperative = on;
+        self
+    }
+
+    /// Whether the launch is cooperative.
+    pub fn is_cooperative(&self) -> bool {
+        self.cooperative
+    }
+
     /// The cluster shape, if set.
     pub fn cluster(&self) -> Option<(u32, u32, u32)> {
         self.cluster
@@ -459,7 +476,7 @@ impl LaunchAttributes {
     }
 
     fn is_empty(&self) -> bool {
-        !self.programmatic && self.priority.is_none() && self.cluster.is_none()
+        !self.programmatic && self.priority.is_none() && self.cluster.is_none() && !self.cooperative
     }
 
     /// The `CUlaunchAttribute`s these attributes stand for.
@@ -472,13 +489,19 @@ impl LaunchAttributes {
             pad: [0; 4],
             value,
         };
-        let mut list = Vec::with_capacity(3);
+        let mut list = Vec::with_capacity(4);
         if self.programmatic {
             list.push(attribute(
                 Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
                 Value {
                     programmaticStreamSerializationAllowed: 1,
                 },
+            ));
+        }
+        if self.cooperative {
+            list.push(attribute(
+                Id::CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
+                Value { cooperative: 1 },
             ));
         }
         if let Some(priority) = self.priority {

@@ -336,7 +336,7 @@ pub(crate) fn run_cluster<F: Fn() + Sync>(
     mems: Vec<SharedMem<'_>>,
     kernel: &F,
 ) -> Result<(u64, u64), EmulatorError> {
-    let cluster = Cluster::new(linears.len() as u32, launch.block_size);
+    let cluster = Cluster::new(linears.len() as u32, launch.block_size, launch.cooperative);
     let blocks: Vec<Block<'_>> = linears
         .iter()
         .zip(mems)

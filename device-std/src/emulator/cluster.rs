@@ -29,12 +29,17 @@ pub(crate) struct Cluster {
     /// Per thread (rank * block size + linear): the generation it arrived at and
     /// where, until it waits.
     arrivals: RefCell<Vec<Option<(u64, Site)>>>,
+    /// The whole grid of a cooperative launch: the barrier is `grid::sync`'s, released
+    /// only when every thread arrives (an exited thread never does).
+    grid: bool,
 }
 
 impl Cluster {
-    /// A cluster of `size` blocks of `block_size` threads.
-    pub(crate) fn new(size: u32, block_size: u32) -> Self {
+    /// A cluster of `size` blocks of `block_size` threads; with `grid`, the grid of a
+    /// cooperative launch.
+    pub(crate) fn new(size: u32, block_size: u32, grid: bool) -> Self {
         Cluster {
+            grid,
             size,
             block_size,
             blocks: RefCell::new(Vec::new()),
@@ -67,6 +72,9 @@ impl Cluster {
 
     /// Completes the barrier once every live thread has arrived.
     fn try_release(&self) {
+        if self.grid && self.exited.get() > 0 {
+            return; // grid::sync waits for every thread of the grid
+        }
         let live = self.size * self.block_size - self.exited.get();
         if self.arrived.get() == 0 || self.arrived.get() < live {
             return;
@@ -110,6 +118,13 @@ impl Cluster {
                 .map(|(_, s)| s.to_string())
                 .next()
                 .unwrap_or_default();
+            if self.grid {
+                return format!(
+                    "{arrived} of the grid's {} threads arrived at grid::sync ({site}); {} returned without reaching it and the rest wait elsewhere: every thread of a cooperative launch must reach each grid::sync (on the GPU this hangs)",
+                    self.size * self.block_size,
+                    self.exited.get()
+                );
+            }
             format!(
                 "{arrived} of {} live threads of the cluster of {} CTAs arrived at the cluster barrier ({site}); the others wait elsewhere",
                 self.size * self.block_size - self.exited.get(),
@@ -321,4 +336,20 @@ pub(crate) fn atomic_add(addr: u32, value: u32) -> u32 {
             old
         }
     }
+}
+
+/// `device_std::grid::sync` under the emulator: the cluster barrier of a cooperative
+/// launch's grid-sized cluster; outside one, an error naming the fix.
+pub(crate) fn grid_sync(site: Site) {
+    let cooperative = context::with(|ctx| ctx.block().launch.cooperative);
+    if !cooperative {
+        context::with(|ctx| {
+            fail(
+                ctx,
+                format!("{site}: grid::sync in a launch that is not cooperative: launch with emulator::launch_cooperative (on the GPU, LaunchAttributes::cooperative), which keeps every block resident"),
+            )
+        });
+    }
+    arrive(site);
+    wait(site);
 }

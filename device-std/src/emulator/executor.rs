@@ -147,6 +147,9 @@ pub(crate) struct Launch {
     pub(crate) static_limit: u32,
     /// CTAs per cluster along x, y, z.
     pub(crate) cluster: [u32; 3],
+    /// A cooperative launch ([`launch_cooperative`]): the grid runs as one cluster whose
+    /// barrier is `grid::sync`'s, which every thread of the grid must reach.
+    pub(crate) cooperative: bool,
     /// Unique per launch in the process (never 0).
     pub(crate) id: u64,
     pub(crate) writes: WriteLog,
@@ -275,6 +278,60 @@ pub fn launch_with<F: Fn() + Sync>(
     kernel: F,
 ) -> Result<LaunchStats, EmulatorError> {
     validate(&cfg)?;
+    run(cfg, options, kernel, false)
+}
+
+/// Most threads in all of a cooperative launch under the emulator, which runs the
+/// whole grid together (one coroutine stack per thread).
+pub const MAX_COOPERATIVE_THREADS: u64 = 16 * 1024;
+
+/// A cooperative launch (`cuLaunchCooperativeKernel`; on the GPU
+/// `host_loader::LaunchAttributes::cooperative`): [`launch`] with every block of the
+/// grid resident at once, so that `device_std::grid::sync` can make the whole grid
+/// wait. The emulator runs the grid as one cluster on one worker; a `grid::sync` that
+/// some thread never reaches (it returned, or waits elsewhere) is reported as a
+/// deadlock naming the grid barrier, where the GPU would hang.
+///
+/// Errors: those of [`launch`]; [`EmulatorError::InvalidLaunch`] also for a cluster
+/// shape (not emulated together with a cooperative launch) and for more than
+/// [`MAX_COOPERATIVE_THREADS`] threads.
+pub fn launch_cooperative<F: Fn() + Sync>(
+    cfg: LaunchConfig,
+    kernel: F,
+) -> Result<LaunchStats, EmulatorError> {
+    validate(&cfg)?;
+    let invalid = |s: String| Err(EmulatorError::InvalidLaunch(s));
+    let (g, b) = (cfg.grid, cfg.block);
+    if cfg.cluster != (1, 1, 1) {
+        return invalid(format!(
+            "cluster {:?} in a cooperative launch: the emulator runs a cooperative grid as one cluster",
+            cfg.cluster
+        ));
+    }
+    let threads = [g.0, g.1, g.2, b.0, b.1, b.2]
+        .iter()
+        .map(|&d| u64::from(d))
+        .product::<u64>();
+    if threads > MAX_COOPERATIVE_THREADS {
+        return invalid(format!(
+            "a cooperative launch of {threads} threads; the emulator runs at most {MAX_COOPERATIVE_THREADS} together"
+        ));
+    }
+    run(
+        LaunchConfig { cluster: g, ..cfg },
+        &Options::default(),
+        kernel,
+        true,
+    )
+}
+
+/// [`launch_with`] after validation, cooperative or not.
+fn run<F: Fn() + Sync>(
+    cfg: LaunchConfig,
+    options: &Options,
+    kernel: F,
+    cooperative: bool,
+) -> Result<LaunchStats, EmulatorError> {
     install_panic_hook();
     static IDS: AtomicU64 = AtomicU64::new(1);
     let (g, b) = (cfg.grid, cfg.block);
@@ -285,6 +342,7 @@ pub fn launch_with<F: Fn() + Sync>(
         dynamic: cfg.dynamic_shared_bytes,
         static_limit: cfg.static_shared_limit,
         cluster: [cfg.cluster.0, cfg.cluster.1, cfg.cluster.2],
+        cooperative,
         id: IDS.fetch_add(1, Ordering::Relaxed),
         writes: WriteLog::new(),
         failed: AtomicU64::new(u64::MAX),

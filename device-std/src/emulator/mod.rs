@@ -104,8 +104,8 @@ pub(crate) mod wgmma;
 
 pub use error::{EmulatorError, RaceKind, ThreadCoords};
 pub use executor::{
-    launch, launch_with, LaunchConfig, LaunchStats, Options, MAX_DYNAMIC_SHARED_BYTES,
-    MAX_STATIC_SHARED_BYTES,
+    launch, launch_cooperative, launch_with, LaunchConfig, LaunchStats, Options,
+    MAX_COOPERATIVE_THREADS, MAX_DYNAMIC_SHARED_BYTES, MAX_STATIC_SHARED_BYTES,
 };
 pub use global::GlobalMut;
 pub use tma::TensorMapDesc;
