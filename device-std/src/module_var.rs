@@ -54,8 +54,9 @@
 //! must not.
 //!
 //! Under the emulator and in host builds the variable is an ordinary `static`:
-//! the same methods read and write it, and [`Constant::write_on_host`] stands
-//! in for the host's copy.
+//! the same methods read and write it (word by word, as relaxed atomics, since
+//! emulated blocks run on several OS threads), and [`Constant::write_on_host`]
+//! stands in for the host's copy.
 //!
 //! Source: CUDA C++ Programming Guide, "Variable Memory Space Specifiers"
 //! (`__constant__`, `__device__`); PTX ISA 9.0 §5.1.3 "Constant State Space",
@@ -82,6 +83,10 @@ pub const GLOBAL_RECORD_PREFIX: &str = "__global_abi_";
 
 /// The record of a variable of type `T` in state space `space`.
 pub const fn record<T: PlainData>(space: u32) -> [u32; RECORD_WORDS] {
+    assert!(
+        size_of::<T>() > 0,
+        "a module variable needs at least one byte"
+    );
     [
         MAGIC,
         VERSION,
@@ -164,7 +169,7 @@ impl<S: ModuleVar> Constant<S> {
     #[cfg(not(target_arch = "nvptx64"))]
     pub fn write_on_host(&self, value: S::Value) {
         // SAFETY: the static's host address (ModuleVar's contract).
-        unsafe { (S::address() as *mut S::Value).write_volatile(value) }
+        unsafe { store::<S::Value>(S::address(), value) }
     }
 }
 
@@ -382,24 +387,31 @@ words! {
 
 #[cfg(not(target_arch = "nvptx64"))]
 macro_rules! words {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $atomic:ty),*) => {$(
         impl Word for $t {
             #[inline(always)]
             unsafe fn ld(addr: u64, _is_const: bool) -> Self {
-                // SAFETY: the caller's host address holds this word.
-                unsafe { (addr as *const $t).read_volatile() }
+                // SAFETY: the caller's host address holds this word, aligned for it.
+                // Relaxed atomics: emulated blocks run on several OS threads, and
+                // their accesses may race as the GPU's do.
+                unsafe { <$atomic>::from_ptr(addr as *mut $t) }.load(core::sync::atomic::Ordering::Relaxed)
             }
             #[inline(always)]
             unsafe fn st(addr: u64, value: Self) {
                 // SAFETY: as for ld.
-                unsafe { (addr as *mut $t).write_volatile(value) }
+                unsafe { <$atomic>::from_ptr(addr as *mut $t) }.store(value, core::sync::atomic::Ordering::Relaxed)
             }
         }
     )*};
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
-words!(u8, u16, u32, u64);
+words!(
+    u8 => core::sync::atomic::AtomicU8,
+    u16 => core::sync::atomic::AtomicU16,
+    u32 => core::sync::atomic::AtomicU32,
+    u64 => core::sync::atomic::AtomicU64
+);
 
 /// Declares `__constant__` variables: `NAME.get(i)` / `NAME.read()` in kernels
 /// (`ld.const`), `host_loader::Module::constant::<T>("NAME")` on the host.

@@ -52,9 +52,9 @@ use core::marker::PhantomData;
 /// The static shared form, `static mut TILE: SharedArray<f32, 256> =
 /// SharedArray::UNINIT;` ([`UNINIT`](Self::UNINIT)), is indexed as CUDA's is,
 /// inside `unsafe` (every access to a `static mut` is), where the caller takes
-/// on what safe code could not: `unsafe { TILE[tid] = x; }`. `Index`/`IndexMut`
-/// work on handles too, at the cost of the handle's own address (a local-memory
-/// round trip); prefer `read`/`write` there.
+/// on what safe code could not: `unsafe { TILE[tid] = x; }`. Indexing a handle
+/// panics (traps on the GPU, as does a local copy of `UNINIT`) instead of handing
+/// out a reference.
 ///
 /// `read` and `write` check the index (a trap past `N`); [`ptr`](Self::ptr)
 /// and [`SharedPtr::add`] give addresses for unchecked or atomic access.
@@ -137,11 +137,12 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
     /// Stock rustc puts a `static` in `.global`; ptx-linker finds this
     /// initializer (`bytes | log2(ALIGN) << 24`, then [`STATIC_TAG`]) and makes the
     /// variable a `.shared .align ALIGN .b8 NAME[BYTES]` allocation, each CTA its
-    /// own, uninitialised. Only indexing works on it (`Index`/`IndexMut`, which
-    /// find the array from the static's address); `read`, `write`, `ptr`,
-    /// `part` and `cast` belong to the handles [`new`](Self::new) returns, and
-    /// the linker refuses a build that uses the static's bytes any other way
-    /// (naming the static). Needs the optimized build `build-ptx` makes.
+    /// own, uninitialised, at most 16 MiB (a compile error above; ptxas refuses more
+    /// than the target's shared memory). Only indexing works on it
+    /// (`Index`/`IndexMut`, which find the array from the static's address); `read`,
+    /// `write`, `ptr`, `part` and `cast` belong to the handles [`new`](Self::new)
+    /// returns, and the linker refuses a build that uses the static's bytes any
+    /// other way (naming the static).
     ///
     /// Every thread of the CTA indexes the same memory: order accesses with
     /// [`sync_threads`](crate::thread::sync_threads); two threads holding `&mut`
@@ -152,6 +153,11 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
     pub const UNINIT: Self = {
         #[allow(clippy::let_unit_value)]
         let () = Self::VALID;
+        // The size shares its word with log2(ALIGN) in the initializer.
+        assert!(
+            Self::BYTES < 1 << 24,
+            "a static shared array must be smaller than 16 MiB"
+        );
         SharedArray {
             addr: Self::BYTES as u32 | (ALIGN.trailing_zeros() << 24),
             tag: STATIC_TAG,
@@ -159,46 +165,52 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
         }
     };
 
-    /// The shared address of element 0 of `self`, which is either a handle or a
-    /// static of the static shared form ([`UNINIT`](Self::UNINIT)): on the GPU the
-    /// linker has made such a static the array itself, so its generic address lies
-    /// in shared memory (`isspacep.shared`); a handle's own address does not, and
-    /// its field is read instead.
+    /// The shared address of element 0 of a static of the static shared form
+    /// ([`UNINIT`](Self::UNINIT)): on the GPU the linker has made the static the array
+    /// itself, so its generic address lies in shared memory (`isspacep.shared`).
+    /// A handle from [`new`](Self::new) is refused (and on the GPU a local copy of
+    /// `UNINIT`): indexing hands out references, which only the `unsafe` access to a
+    /// `static mut` may.
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]
     fn indexed_base(&self) -> u32 {
-        on_device!("SharedArray indexing", {
-            let base: u32;
-            // SAFETY: reads the 4-byte `addr` field of `self` when `self` is not in
-            // shared memory; otherwise converts its address. `readonly`: writes nothing.
+        const WRONG: &str = "SharedArray indexing works only on a `static mut` of the static shared form \
+             (`static mut TILE: SharedArray<T, N> = SharedArray::UNINIT;`); use read/write/ptr on handles";
+        let (ok, base): (bool, u32) = on_device!("SharedArray indexing", {
+            let (ok, base): (u32, u32);
+            // SAFETY: tests and converts an address; touches no memory.
             unsafe {
                 core::arch::asm!(
                     "{{",
                     ".reg .pred %is;",
                     ".reg .u64 %t;",
                     "isspacep.shared %is, {p};",
-                    "@%is cvta.to.shared.u64 %t, {p};",
-                    "@%is cvt.u32.u64 {a}, %t;",
-                    "@!%is ld.u32 {a}, [{p}];",
+                    "cvta.to.shared.u64 %t, {p};",
+                    "cvt.u32.u64 {a}, %t;",
+                    "selp.u32 {ok}, 1, 0, %is;",
                     "}}",
                     a = out(reg32) base,
+                    ok = out(reg32) ok,
                     p = in(reg64) self as *const Self as u64,
-                    options(pure, readonly, nostack),
+                    options(pure, nomem, nostack),
                 );
             }
-            base
+            (ok != 0, base)
         }, emulated: {
             if self.tag == STATIC_TAG {
-                crate::emulator::shared_mem::static_alloc_keyed(
+                let base = crate::emulator::shared_mem::static_alloc_keyed(
                     self as *const Self as usize,
                     core::panic::Location::caller(),
                     Self::BYTES,
                     ALIGN,
-                )
+                );
+                (true, base)
             } else {
-                self.addr
+                (false, 0)
             }
-        })
+        });
+        assert!(ok, "{}", WRONG);
+        base
     }
 
     /// The array at shared address `addr`, which the caller has checked holds `N`
@@ -320,9 +332,11 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
     }
 }
 
-/// `ARRAY[i]` for the static shared form ([`SharedArray::UNINIT`]) and for
-/// handles alike: a reference to element `i` through its generic address. Panics
-/// (traps) when `i >= N`.
+/// `TILE[i]` for the static shared form ([`SharedArray::UNINIT`]): a reference to
+/// element `i` through its generic address. Panics (traps) when `i >= N`, and on
+/// anything but such a static (a handle: use `read`/`write`). The emulator does not
+/// check accesses through the reference for races or uninitialised reads, as it does
+/// `read`/`write`.
 impl<T: Copy, const N: usize, const ALIGN: usize> core::ops::Index<usize>
     for SharedArray<T, N, ALIGN>
 {
@@ -341,7 +355,7 @@ impl<T: Copy, const N: usize, const ALIGN: usize> core::ops::Index<usize>
     }
 }
 
-/// `ARRAY[i] = x` for the static shared form and handles; see [`core::ops::Index`].
+/// `TILE[i] = x` for the static shared form; see [`core::ops::Index`].
 impl<T: Copy, const N: usize, const ALIGN: usize> core::ops::IndexMut<usize>
     for SharedArray<T, N, ALIGN>
 {

@@ -980,6 +980,9 @@ impl<'a> Recorder<'a, '_> {
         args: S::GraphArgs,
     ) -> Result<KernelNode<S>, Error> {
         kernel.prepare(self.stream, &cfg)?;
+        if attrs.is_cooperative() {
+            kernel.check_cooperative(self.stream, &cfg)?;
+        }
         let func = kernel.cu_function();
         let stream = self.stream;
         let res = S::with_params(args, &self.parts.table, kernel.name(), |params| {

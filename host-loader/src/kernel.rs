@@ -431,7 +431,11 @@ impl<S: KernelSignature> Kernel<S> {
     }
 
     /// A cooperative launch's grid must be resident at once.
-    fn check_cooperative(&self, stream: &CudaStream, cfg: &LaunchConfig) -> Result<(), Error> {
+    pub(crate) fn check_cooperative(
+        &self,
+        stream: &CudaStream,
+        cfg: &LaunchConfig,
+    ) -> Result<(), Error> {
         let (b, g) = (cfg.block_dim, cfg.grid_dim);
         let threads = b.0 * b.1 * b.2;
         let most = self.max_cooperative_blocks(stream, threads, cfg.shared_mem_bytes)?;

@@ -384,10 +384,11 @@ pub fn shared_statics(
     out
 }
 
-/// The statement around `start..end` of `text`: from after the previous `;`, `{` or `}`
-/// to the next `;`.
+/// The instruction around `start..end` of `text`: from after the previous `;` or line
+/// break to the next `;` (one instruction per line, as LLVM and device-std's inline
+/// assembly write them; a vector operand's `{…}` stays inside).
 fn statement_at(text: &str, start: usize, end: usize) -> (usize, usize) {
-    let s = text[..start].rfind([';', '{', '}']).map_or(0, |i| i + 1);
+    let s = text[..start].rfind([';', '\n']).map_or(0, |i| i + 1);
     let e = text[end..].find(';').map_or(text.len(), |i| end + i);
     (s, e)
 }

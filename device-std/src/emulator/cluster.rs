@@ -120,7 +120,7 @@ impl Cluster {
                 .unwrap_or_default();
             if self.grid {
                 return format!(
-                    "{arrived} of the grid's {} threads arrived at grid::sync ({site}); {} returned without reaching it and the rest wait elsewhere: every thread of a cooperative launch must reach each grid::sync (on the GPU this hangs)",
+                    "{arrived} of the grid's {} threads arrived at grid::sync ({site}); {} returned without reaching it and the rest wait elsewhere: every thread of a cooperative launch must reach each grid::sync (CUDA's rule for grid.sync(); on the GPU a block that never arrives hangs the grid)",
                     self.size * self.block_size,
                     self.exited.get()
                 );
@@ -141,38 +141,63 @@ fn fail(ctx: &ThreadCtx, message: String) -> ! {
     })
 }
 
+/// Fails a cluster function inside a cooperative launch, whose grid the emulator runs
+/// as one cluster: cluster ids, ranks and barriers would describe that, not the GPU's.
+fn refuse_in_cooperative(what: &str) {
+    context::with(|ctx| {
+        if ctx.block().launch.cooperative {
+            fail(
+                ctx,
+                format!("{what} inside a cooperative launch: the emulator runs a cooperative grid as one cluster, so cluster functions are not emulated there"),
+            )
+        }
+    })
+}
+
 /// `%clusterid` component `i`.
 pub(crate) fn cluster_id(i: usize) -> u32 {
+    refuse_in_cooperative("cluster::cluster_id");
     context::with(|c| c.block().ctaid[i] / c.block().launch.cluster[i])
 }
 
 /// `%nclusterid` component `i`.
 pub(crate) fn cluster_count(i: usize) -> u32 {
+    refuse_in_cooperative("cluster::cluster_count");
     context::with(|c| c.block().launch.grid[i] / c.block().launch.cluster[i])
 }
 
 /// `%cluster_ctaid` component `i`.
 pub(crate) fn cta_id(i: usize) -> u32 {
+    refuse_in_cooperative("cluster::cta_id");
     context::with(|c| c.block().ctaid[i] % c.block().launch.cluster[i])
 }
 
 /// `%cluster_nctaid` component `i`.
 pub(crate) fn cluster_dim(i: usize) -> u32 {
+    refuse_in_cooperative("cluster::cluster_dim");
     context::with(|c| c.block().launch.cluster[i])
 }
 
 /// `%cluster_ctarank`.
 pub(crate) fn cta_rank() -> u32 {
+    refuse_in_cooperative("cluster::cta_rank");
     context::with(|c| c.block().rank)
 }
 
 /// `%cluster_nctarank`.
 pub(crate) fn cta_count() -> u32 {
+    refuse_in_cooperative("cluster::cta_count");
     context::with(|c| c.block().cluster().size)
 }
 
 /// `barrier.cluster.arrive`.
 pub(crate) fn arrive(site: Site) {
+    refuse_in_cooperative("cluster::arrive");
+    arrive_at(site)
+}
+
+/// The arrival, for `cluster::arrive` and `grid::sync`.
+fn arrive_at(site: Site) {
     context::with(|ctx| {
         let block = ctx.block();
         let cluster = block.cluster();
@@ -192,6 +217,12 @@ pub(crate) fn arrive(site: Site) {
 
 /// `barrier.cluster.wait`.
 pub(crate) fn wait(site: Site) {
+    refuse_in_cooperative("cluster::wait");
+    wait_at(site)
+}
+
+/// The wait, for `cluster::wait` and `grid::sync`.
+fn wait_at(site: Site) {
     context::with(|ctx| {
         let block = ctx.block();
         let cluster = block.cluster();
@@ -225,6 +256,7 @@ pub(crate) fn elect_one(site: Site) -> bool {
 /// the peer now if the peer has not reached it yet). Dynamic shared memory is at
 /// the same address in every CTA.
 pub(crate) fn map(local: u32, rank: u32) -> u32 {
+    refuse_in_cooperative("cluster::map_shared");
     debug_assert!(local < 1 << 24, "emulator arena addresses stay below 2^24");
     let remote =
         context::with(|ctx| peer_addr(ctx.block(), local, rank).unwrap_or_else(|m| fail(ctx, m)));
@@ -350,6 +382,6 @@ pub(crate) fn grid_sync(site: Site) {
             )
         });
     }
-    arrive(site);
-    wait(site);
+    arrive_at(site);
+    wait_at(site);
 }

@@ -598,18 +598,9 @@ impl SharedMem<'_> {
         if let Some(a) = self.allocs.iter().find(|a| a.key == key) {
             return Ok(a.start as u32);
         }
-        let before = self.allocs.len();
-        let start = self.static_alloc(site, bytes, align)?;
-        let added = self.allocs.len() > before;
-        match self.allocs.last_mut() {
-            Some(a) if added => a.key = key,
-            // `site` already names an array of this size (a handle's): keep apart.
-            _ => {
-                return Err(Fault::TooLarge(format!(
-                    "the static shared array first used at {site} shares its first use with \
-                 another array; use it once before that line"
-                )))
-            }
+        let start = self.fresh_alloc(site, bytes, align)?;
+        if let Some(a) = self.allocs.last_mut() {
+            a.key = key;
         }
         Ok(start)
     }
@@ -622,13 +613,16 @@ impl SharedMem<'_> {
         bytes: usize,
         align: usize,
     ) -> Result<u32, Fault> {
-        if let Some(a) = self
-            .allocs
-            .iter()
-            .find(|a| a.site.is_some_and(|s| same_site(s, site)) && a.end - a.start == bytes)
-        {
+        if let Some(a) = self.allocs.iter().find(|a| {
+            a.key == 0 && a.site.is_some_and(|s| same_site(s, site)) && a.end - a.start == bytes
+        }) {
             return Ok(a.start as u32);
         }
+        self.fresh_alloc(site, bytes, align)
+    }
+
+    /// A new array of `bytes` aligned to `align`, named by `site` in messages.
+    fn fresh_alloc(&mut self, site: Site, bytes: usize, align: usize) -> Result<u32, Fault> {
         let arrays = self.allocs.iter().filter(|a| a.site.is_some()).count();
         if arrays >= MAX_ARRAYS || self.static_bytes + bytes > self.static_limit {
             return Err(Fault::TooLarge(format!(

@@ -55,3 +55,13 @@ fn cooperative_grids_are_bounded() {
     let err = emulator::launch_cooperative(cfg, grid::sync).unwrap_err();
     assert!(matches!(err, EmulatorError::InvalidLaunch(_)), "{err}");
 }
+
+#[test]
+fn cluster_functions_in_a_cooperative_launch_are_refused() {
+    let cfg = LaunchConfig::new((2, 1, 1), (32, 1, 1));
+    let err = emulator::launch_cooperative(cfg, || {
+        let _ = device_std::cluster::cta_count();
+    })
+    .unwrap_err();
+    assert!(format!("{err}").contains("cooperative launch"), "{err}");
+}

@@ -78,3 +78,50 @@ fn filter_from_constant_memory_and_counters_across_launches() {
     assert_eq!(ABOVE.read(), 5 + 3 * above);
     assert_eq!(LAUNCHES.read(), 3);
 }
+
+/// Two statics of the static shared form reached through one helper: two arrays.
+#[test]
+fn two_static_shared_arrays_through_one_helper() {
+    use device_std::{thread, SharedArray};
+    static mut A: SharedArray<u32, 32> = SharedArray::UNINIT;
+    static mut B: SharedArray<u32, 32> = SharedArray::UNINIT;
+    fn put(t: &mut SharedArray<u32, 32>, i: usize, v: u32) {
+        t[i] = v;
+    }
+    let mut out = vec![0u32; 32];
+    let o = GlobalMut::new(&mut out);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        let i = thread::threadIdx_x() as usize;
+        // SAFETY: each thread its own element; the barrier orders the reads.
+        #[allow(static_mut_refs)]
+        unsafe {
+            put(&mut A, i, i as u32);
+            put(&mut B, i, 100 + i as u32);
+        }
+        thread::sync_threads();
+        let idx = thread::index_1d();
+        #[allow(static_mut_refs)]
+        let v = unsafe { A[31 - i] + B[i] };
+        if let Some(x) = o.disjoint().get_mut(&idx) {
+            *x = v;
+        }
+    })
+    .unwrap();
+    assert!(out
+        .iter()
+        .enumerate()
+        .all(|(i, &v)| v == (31 - i as u32) + 100 + i as u32));
+}
+
+/// Indexing a handle (not a static of the static shared form) panics instead of
+/// handing out a reference into memory the whole block shares.
+#[test]
+fn indexing_a_handle_panics() {
+    use device_std::SharedArray;
+    let err = emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        let mut tile = SharedArray::<f32, 32>::new();
+        tile[0] = 1.0;
+    })
+    .unwrap_err();
+    assert!(format!("{err}").contains("static shared form"), "{err}");
+}
