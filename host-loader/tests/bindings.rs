@@ -71,6 +71,35 @@ fn generated_signatures_match_the_ptx() {
 }
 
 #[test]
+fn module_variables_get_typed_accessors() {
+    let dir = std::env::temp_dir().join(format!("hl-bindings-vars-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join("lib.rs");
+    std::fs::write(
+        &lib,
+        "pub const TAPS_LEN: usize = 9;\n\
+         device_std::constant! {\n    /// Taps.\n    pub static TAPS: [f32; TAPS_LEN];\n    static GAIN: f64 = 2.0;\n}\n\
+         device_std::global! { pub static HITS: u32; static ODD: (u32, u32); }\n\
+         #[kernel]\npub fn k(x: &[f32]) {}\n",
+    )
+    .unwrap();
+    let text = gpu_build::bindings::generate("t-kernels", &lib).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    for line in [
+        "    var_TAPS: ::host_loader::ModuleVar<[f32; ::t_kernels::TAPS_LEN]>,",
+        "    var_GAIN: ::host_loader::ModuleVar<f64>,",
+        "    var_HITS: ::host_loader::ModuleVar<u32>,",
+        "            var_TAPS: module.constant(\"TAPS\")?,",
+        "            var_HITS: module.global(\"HITS\")?,",
+        "    pub fn TAPS(&self) -> &::host_loader::ModuleVar<[f32; ::t_kernels::TAPS_LEN]> {",
+    ] {
+        assert!(text.contains(line), "missing: {line}\n{text}");
+    }
+    // A type the generator cannot write is left to Module::global by hand.
+    assert!(!text.contains("ODD"), "{text}");
+}
+
+#[test]
 fn unsupported_types_and_missing_files_are_errors() {
     let dir = std::env::temp_dir().join(format!("hl-bindings-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

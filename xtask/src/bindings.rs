@@ -55,6 +55,12 @@
 //! The methods are `unsafe` for the reasons `host_loader::Kernel::launch`
 //! gives: the host cannot see the kernel body.
 //!
+//! Module variables declared with `device_std::constant!` / `global!` get a field
+//! loaded by `load` (`Module::constant` / `Module::global`, checked against the
+//! declared type) and an accessor named after the variable (`kernels.TAPS().write(…)`),
+//! when their type is a primitive, a named type or an array of them with a literal or
+//! constant length; others are left to `Module::constant`/`global` by hand.
+//!
 //! Not supported: kernels declared by other macros, or in files reached through
 //! `#[path]` attributes; generic or renamed (`#[export_name]`) kernels.
 
@@ -122,6 +128,23 @@ struct BoundParam {
     arg: String,
 }
 
+/// One module variable found in the source (`device_std::constant!` / `global!`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct BoundVar {
+    name: String,
+    /// `true` for `constant!`, `false` for `global!`.
+    constant: bool,
+    /// The host type, a full path (e.g. `[f32; 9]`).
+    ty: String,
+}
+
+/// What the source declares: kernels and module variables.
+#[derive(Debug, Default)]
+struct Found {
+    kernels: Vec<BoundKernel>,
+    vars: Vec<BoundVar>,
+}
+
 /// One kernel found in the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct BoundKernel {
@@ -137,8 +160,8 @@ struct BoundKernel {
 /// Errors: [`BuildError::Io`], [`BuildError::Syntax`], [`BuildError::UnsupportedType`],
 /// [`BuildError::NoKernels`].
 pub fn generate(kernel_crate: &str, lib_rs: impl AsRef<Path>) -> Result<String, BuildError> {
-    let (kernels, _files) = collect(kernel_crate, lib_rs.as_ref())?;
-    Ok(render(kernel_crate, &kernels))
+    let (found, _files) = collect(kernel_crate, lib_rs.as_ref())?;
+    Ok(render(kernel_crate, &found))
 }
 
 /// [`generate`], written to `out` (through a temporary file and a rename). Returns every
@@ -150,40 +173,37 @@ pub fn write(
     lib_rs: impl AsRef<Path>,
     out: &Path,
 ) -> Result<Vec<PathBuf>, BuildError> {
-    let (kernels, files) = collect(kernel_crate, lib_rs.as_ref())?;
+    let (found, files) = collect(kernel_crate, lib_rs.as_ref())?;
     let io = |source| BuildError::Io {
         path: out.display().to_string(),
         source,
     };
     let tmp = out.with_extension("rs.tmp");
-    std::fs::write(&tmp, render(kernel_crate, &kernels)).map_err(io)?;
+    std::fs::write(&tmp, render(kernel_crate, &found)).map_err(io)?;
     std::fs::rename(&tmp, out).map_err(io)?;
     Ok(files)
 }
 
 /// Every kernel of the crate rooted at `lib_rs`, in source order, and the source files
 /// read; [`BuildError::NoKernels`] when there is none.
-fn collect(
-    kernel_crate: &str,
-    lib_rs: &Path,
-) -> Result<(Vec<BoundKernel>, Vec<PathBuf>), BuildError> {
+fn collect(kernel_crate: &str, lib_rs: &Path) -> Result<(Found, Vec<PathBuf>), BuildError> {
     let crate_ident = kernel_crate.replace('-', "_");
-    let mut kernels = Vec::new();
+    let mut found = Found::default();
     let mut files = Vec::new();
-    collect_file(lib_rs, &crate_ident, &[], &mut kernels, &mut files)?;
-    if kernels.is_empty() {
+    collect_file(lib_rs, &crate_ident, &[], &mut found, &mut files)?;
+    if found.kernels.is_empty() {
         return Err(BuildError::NoKernels {
             path: lib_rs.display().to_string(),
         });
     }
-    Ok((kernels, files))
+    Ok((found, files))
 }
 
 fn collect_file(
     path: &Path,
     crate_ident: &str,
     module: &[String],
-    kernels: &mut Vec<BoundKernel>,
+    found: &mut Found,
     files: &mut Vec<PathBuf>,
 ) -> Result<(), BuildError> {
     let text = std::fs::read_to_string(path).map_err(|source| BuildError::Io {
@@ -214,7 +234,7 @@ fn collect_file(
         module,
         child_dir: &child_dir,
     };
-    collect_items(&ctx, &file.items, kernels, files)
+    collect_items(&ctx, &file.items, found, files)
 }
 
 /// Where the items being read live.
@@ -228,7 +248,7 @@ struct Ctx<'a> {
 fn collect_items(
     ctx: &Ctx<'_>,
     items: &[Item],
-    kernels: &mut Vec<BoundKernel>,
+    found: &mut Found,
     files: &mut Vec<PathBuf>,
 ) -> Result<(), BuildError> {
     let imports = imports(ctx, items);
@@ -248,8 +268,9 @@ fn collect_items(
     for item in items {
         match item {
             Item::Fn(f) if is_kernel(f) => {
-                kernels.push(bind_kernel(ctx, &scope, f)?);
+                found.kernels.push(bind_kernel(ctx, &scope, f)?);
             }
+            Item::Macro(m) => found.vars.extend(module_vars(ctx, &imports, m)),
             Item::Mod(m) => {
                 let mut module = ctx.module.to_vec();
                 module.push(m.ident.to_string());
@@ -262,14 +283,14 @@ fn collect_items(
                             module: &module,
                             child_dir: &dir,
                         };
-                        collect_items(&inner_ctx, inner, kernels, files)?;
+                        collect_items(&inner_ctx, inner, found, files)?;
                     }
                     None => {
                         let name = m.ident.to_string();
                         let flat = ctx.child_dir.join(format!("{name}.rs"));
                         let nested = ctx.child_dir.join(&name).join("mod.rs");
                         let file = if flat.is_file() { flat } else { nested };
-                        collect_file(&file, ctx.crate_ident, &module, kernels, files)?;
+                        collect_file(&file, ctx.crate_ident, &module, found, files)?;
                     }
                 }
             }
@@ -277,6 +298,82 @@ fn collect_items(
         }
     }
     Ok(())
+}
+
+/// The variables a `constant! { … }` or `global! { … }` invocation declares, each with
+/// the host type the generator can write (a primitive, a named type, an array of them
+/// whose length is a literal or a path to a constant); the others are left out of the
+/// bindings (`host_loader::Module::constant`/`global` reach them by hand).
+fn module_vars(ctx: &Ctx<'_>, imports: &[(String, String)], m: &syn::ItemMacro) -> Vec<BoundVar> {
+    use syn::parse::Parser;
+    let Some(last) = m.mac.path.segments.last() else {
+        return Vec::new();
+    };
+    let constant = match last.ident.to_string().as_str() {
+        "constant" => true,
+        "global" => false,
+        _ => return Vec::new(),
+    };
+    let parser = |input: syn::parse::ParseStream<'_>| {
+        let mut out = Vec::new();
+        while !input.is_empty() {
+            input.call(syn::Attribute::parse_outer)?;
+            input.parse::<syn::Visibility>()?;
+            input.parse::<syn::Token![static]>()?;
+            let name: syn::Ident = input.parse()?;
+            input.parse::<syn::Token![:]>()?;
+            let ty: Type = input.parse()?;
+            if input.peek(syn::Token![=]) {
+                input.parse::<syn::Token![=]>()?;
+                input.parse::<syn::Expr>()?;
+            }
+            input.parse::<syn::Token![;]>()?;
+            out.push((name.to_string(), ty));
+        }
+        Ok(out)
+    };
+    let Ok(decls) = parser.parse2(m.mac.tokens.clone()) else {
+        return Vec::new();
+    };
+    decls
+        .into_iter()
+        .filter_map(|(name, ty)| {
+            Some(BoundVar {
+                name,
+                constant,
+                ty: var_type(ctx, imports, &ty)?,
+            })
+        })
+        .collect()
+}
+
+/// [`host_type`] with array lengths that name a constant of the kernel crate written as
+/// paths from it.
+fn var_type(ctx: &Ctx<'_>, imports: &[(String, String)], ty: &Type) -> Option<String> {
+    match ty {
+        Type::Array(a) => {
+            let elem = var_type(ctx, imports, &a.elem)?;
+            let len = match &a.len {
+                syn::Expr::Lit(_) => quote_expr(&a.len),
+                syn::Expr::Path(p) if p.qself.is_none() => {
+                    let segs: Vec<String> = p
+                        .path
+                        .segments
+                        .iter()
+                        .map(|s| s.ident.to_string())
+                        .collect();
+                    match imports.iter().find(|(k, _)| *k == segs[0]) {
+                        Some((_, full)) if segs.len() == 1 => full.clone(),
+                        _ if segs.len() == 1 => absolute(ctx, &["self".into(), segs[0].clone()]),
+                        _ => absolute(ctx, &segs),
+                    }
+                }
+                _ => return None,
+            };
+            Some(format!("[{elem}; {len}]"))
+        }
+        _ => host_type(ctx, imports, ty),
+    }
 }
 
 fn is_kernel(f: &syn::ItemFn) -> bool {
@@ -620,7 +717,8 @@ fn camel(kernel_crate: &str) -> String {
         }
 }
 
-fn render(kernel_crate: &str, kernels: &[BoundKernel]) -> String {
+fn render(kernel_crate: &str, found: &Found) -> String {
+    let (kernels, vars) = (&found.kernels, &found.vars);
     let ty = camel(kernel_crate);
     let mut s = String::new();
     let w = &mut s;
@@ -644,19 +742,42 @@ fn render(kernel_crate: &str, kernels: &[BoundKernel]) -> String {
         let sig = sig_tuple(k);
         let _ = writeln!(w, "    {}: ::host_loader::Kernel<{sig}>,", k.name);
     }
+    for v in vars {
+        let _ = writeln!(w, "    var_{}: ::host_loader::ModuleVar<{}>,", v.name, v.ty);
+    }
     let _ = writeln!(w, "}}\n\n#[allow(dead_code)]\nimpl {ty} {{");
     let _ = writeln!(
         w,
-        "    /// Makes a checked handle for every kernel (see `host_loader::Module::kernel`).\n    \
-         ///\n    /// Errors: the first kernel whose PTX or ABI record disagrees with these \
-         bindings.\n    pub fn load(module: &::host_loader::Module) -> \
+        "    /// Makes a checked handle for every kernel and module variable (see\n    \
+         /// `host_loader::Module::kernel`, `constant`, `global`).\n    \
+         ///\n    /// Errors: the first kernel or variable whose PTX or record disagrees with \
+         these bindings.\n    pub fn load(module: &::host_loader::Module) -> \
          ::core::result::Result<Self, ::host_loader::Error> {{\n        \
          ::core::result::Result::Ok({ty} {{"
     );
     for k in kernels {
         let _ = writeln!(w, "            {0}: module.kernel(\"{0}\")?,", k.name);
     }
+    for v in vars {
+        let how = if v.constant { "constant" } else { "global" };
+        let _ = writeln!(w, "            var_{0}: module.{how}(\"{0}\")?,", v.name);
+    }
     let _ = writeln!(w, "        }})\n    }}");
+    for v in vars {
+        let (what, how) = if v.constant {
+            ("constant-memory variable", "constant!")
+        } else {
+            ("device global", "global!")
+        };
+        let _ = writeln!(
+            w,
+            "\n    /// The {what} `{0}` (`device_std::{how}`), checked as `{1}`: `write` and \
+             `read` it\n    /// on a stream (`host_loader::ModuleVar`).\n    \
+             #[allow(non_snake_case)]\n    pub fn {0}(&self) -> &::host_loader::ModuleVar<{1}> {{\n        \
+             &self.var_{0}\n    }}",
+            v.name, v.ty
+        );
+    }
     for k in kernels {
         let _ = writeln!(w);
         for line in &k.doc {

@@ -17,9 +17,10 @@ pub struct HostLoaderFixtureKernels {
 
 #[allow(dead_code)]
 impl HostLoaderFixtureKernels {
-    /// Makes a checked handle for every kernel (see `host_loader::Module::kernel`).
+    /// Makes a checked handle for every kernel and module variable (see
+    /// `host_loader::Module::kernel`, `constant`, `global`).
     ///
-    /// Errors: the first kernel whose PTX or ABI record disagrees with these bindings.
+    /// Errors: the first kernel or variable whose PTX or record disagrees with these bindings.
     pub fn load(module: &::host_loader::Module) -> ::core::result::Result<Self, ::host_loader::Error> {
         ::core::result::Result::Ok(HostLoaderFixtureKernels {
             dequantize: module.kernel("dequantize")?,
