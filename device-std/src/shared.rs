@@ -165,15 +165,17 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
         }
     };
 
-    /// The shared address of element 0 of a static of the static shared form
-    /// ([`UNINIT`](Self::UNINIT)): on the GPU the linker has made the static the array
+    /// The generic address of element `i` of a static of the static shared form
+    /// ([`UNINIT`](Self::UNINIT)), for `Index`/`IndexMut`. Panics (traps) when
+    /// `i >= N`. On the GPU the linker has made the static the array
     /// itself, so its generic address lies in shared memory (`isspacep.shared`).
     /// A handle from [`new`](Self::new) is refused (and on the GPU a local copy of
     /// `UNINIT`): indexing hands out references, which only the `unsafe` access to a
     /// `static mut` may.
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]
-    fn indexed_base(&self) -> u32 {
+    fn indexed_element(&self, i: usize) -> *mut T {
+        assert!(i < N, "SharedArray index out of bounds");
         const WRONG: &str = "SharedArray indexing works only on a `static mut` of the static shared form \
              (`static mut TILE: SharedArray<T, N> = SharedArray::UNINIT;`); use read/write/ptr on handles";
         let (ok, base): (bool, u32) = on_device!("SharedArray indexing", {
@@ -210,7 +212,7 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
             }
         });
         assert!(ok, "{}", WRONG);
-        base
+        SharedPtr::<T>::from_addr(base).add(i).to_generic()
     }
 
     /// The array at shared address `addr`, which the caller has checked holds `N`
@@ -345,13 +347,9 @@ impl<T: Copy, const N: usize, const ALIGN: usize> core::ops::Index<usize>
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]
     fn index(&self, i: usize) -> &T {
-        assert!(i < N, "SharedArray index out of bounds");
-        let p = SharedPtr::<T>::from_addr(self.indexed_base())
-            .add(i)
-            .to_generic();
         // SAFETY: element i of a live CTA allocation, aligned for T; see UNINIT for
         // what the caller's `unsafe` (a `static mut` access) takes on.
-        unsafe { &*p }
+        unsafe { &*self.indexed_element(i) }
     }
 }
 
@@ -362,12 +360,8 @@ impl<T: Copy, const N: usize, const ALIGN: usize> core::ops::IndexMut<usize>
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]
     fn index_mut(&mut self, i: usize) -> &mut T {
-        assert!(i < N, "SharedArray index out of bounds");
-        let p = SharedPtr::<T>::from_addr(self.indexed_base())
-            .add(i)
-            .to_generic();
         // SAFETY: as for `index`.
-        unsafe { &mut *p }
+        unsafe { &mut *self.indexed_element(i) }
     }
 }
 

@@ -4,6 +4,7 @@
 //! process-wide statics, as they are module-wide on the GPU.
 
 use device_std::emulator::{self, GlobalMut, LaunchConfig};
+use example_support::module_vars::{conv_clamped, reverse_blocks};
 use example_support::{random_f32, rng, POISON};
 use module_vars_kernels::{ABOVE, BLOCK, LAUNCHES, TAPS, TAPS_LEN};
 
@@ -20,19 +21,8 @@ fn static_shared_form_reverses_each_block() {
         module_vars_kernels::reverse_blocks(&input, o.disjoint())
     })
     .unwrap();
-    let want: Vec<f32> = (0..n).map(|i| input[i / b * b + (b - 1 - i % b)]).collect();
+    let want = reverse_blocks(&input, b);
     assert_eq!(out, want);
-}
-
-fn reference(input: &[f32], taps: &[f32]) -> Vec<f32> {
-    let n = input.len();
-    (0..n)
-        .map(|i| {
-            taps.iter().enumerate().fold(0.0f32, |acc, (k, &t)| {
-                t.mul_add(input[(i + k).saturating_sub(TAPS_LEN / 2).min(n - 1)], acc)
-            })
-        })
-        .collect()
 }
 
 #[test]
@@ -41,7 +31,7 @@ fn filter_from_constant_memory_and_counters_across_launches() {
     let n = 1000; // the last block partial
     let input = random_f32(&mut r, n, -1.0, 1.0);
     let taps: [f32; TAPS_LEN] = random_f32(&mut r, TAPS_LEN, -1.0, 1.0).try_into().unwrap();
-    let want = reference(&input, &taps);
+    let want = conv_clamped(&input, &taps);
     let cfg = LaunchConfig::for_num_elems(n as u32, BLOCK);
 
     TAPS.write_on_host(taps);

@@ -7,6 +7,7 @@ use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 
 pub mod black_scholes;
+pub mod module_vars;
 pub mod nbody;
 pub mod timing;
 

@@ -7,6 +7,7 @@ use clap::Parser;
 use example_support::timing::median_ms;
 use example_support::{rng, Options};
 use grid_sync_kernels::BLOCK;
+use host_loader::cudarc::driver::CudaSlice;
 use host_loader::{open_device, LaunchAttributes, LaunchConfig, Module, PtrMut, Slice};
 use rand::Rng;
 
@@ -27,21 +28,19 @@ fn main() -> Result<()> {
     let blocks = most.min(u32::try_from(n.div_ceil(BLOCK as usize))?.max(1));
     let mut partials = stream.alloc_zeros::<u64>(most as usize + 1)?;
     let mut total = stream.clone_htod(&[u64::MAX])?;
-    let cfg = |blocks| LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (BLOCK, 1, 1),
-        shared_mem_bytes: 0,
-    };
     let coop = LaunchAttributes::new().cooperative(true);
-    // SAFETY: partials holds a u64 per block, total one u64; the launch is cooperative.
-    unsafe {
-        sum_grid.launch_with(
-            &stream,
-            cfg(blocks),
-            &coop,
-            (&input_dev, &mut partials, &mut total),
-        )
-    }?;
+    // One cooperative launch of `blocks` blocks of BLOCK threads.
+    let mut launch = |blocks: u32, total: &mut CudaSlice<u64>| {
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: partials holds a u64 per resident block, total one u64; the launch is
+        // cooperative (and refused before the driver when the grid cannot be resident).
+        unsafe { sum_grid.launch_with(&stream, cfg, &coop, (&input_dev, &mut partials, total)) }
+    };
+    launch(blocks, &mut total)?;
     let got = stream.clone_dtoh(&total)?[0];
     ensure!(
         got == want,
@@ -50,30 +49,13 @@ fn main() -> Result<()> {
     println!("PASS sum_grid: {got} over {n} elements in {blocks} blocks of {BLOCK} (of {most} resident; seed {seed})");
 
     // One block more than can be resident: refused before the driver, with the numbers.
-    // SAFETY: refused before launch.
-    match unsafe {
-        sum_grid.launch_with(
-            &stream,
-            cfg(most + 1),
-            &coop,
-            (&input_dev, &mut partials, &mut total),
-        )
-    } {
+    match launch(most + 1, &mut total) {
         Ok(()) => bail!("a cooperative grid of {} blocks was accepted", most + 1),
         Err(err) => println!("refused as expected: {err}"),
     }
 
     let ms = median_ms(&stream, 21, || -> Result<()> {
-        // SAFETY: as above.
-        unsafe {
-            sum_grid.launch_with(
-                &stream,
-                cfg(blocks),
-                &coop,
-                (&input_dev, &mut partials, &mut total),
-            )
-        }?;
-        Ok(())
+        Ok(launch(blocks, &mut total)?)
     })?;
     println!(
         "TIME sum_grid rust: median {ms:.4} ms, {:.1} GB/s (n = {n}, {blocks} blocks)",

@@ -5,24 +5,11 @@
 
 use anyhow::{bail, ensure, Result};
 use clap::Parser;
+use example_support::module_vars;
 use example_support::timing::median_ms;
 use example_support::{count_mismatches, random_f32, rng, verdict, Options, POISON};
 use host_loader::{for_num_elems, open_device, Module, Slice, SliceMut};
 use module_vars_kernels::{BLOCK, TAPS_LEN};
-
-/// `out[i] = Σ_k taps[k] · input[clamp(i + k − 4)]` in the kernel's order of fused
-/// multiply-adds, so the GPU's result is bit for bit this one.
-fn conv_reference(input: &[f32], taps: &[f32; TAPS_LEN]) -> Vec<f32> {
-    let n = input.len();
-    (0..n)
-        .map(|i| {
-            taps.iter().enumerate().fold(0.0f32, |acc, (k, &t)| {
-                let j = (i + k).saturating_sub(TAPS_LEN / 2).min(n - 1);
-                t.mul_add(input[j], acc)
-            })
-        })
-        .collect()
-}
 
 fn main() -> Result<()> {
     let opts = Options::parse();
@@ -42,7 +29,7 @@ fn main() -> Result<()> {
     let input_dev = stream.clone_htod(&input)?;
     let taps_dev = stream.clone_htod(&taps)?;
     let cfg = for_num_elems(u32::try_from(n)?, BLOCK)?;
-    let want = conv_reference(&input, &taps);
+    let want = module_vars::conv_clamped(&input, &taps);
     let mut passed = true;
 
     // The taps into constant memory by name, checked against the declared [f32; 9].
@@ -101,9 +88,7 @@ fn main() -> Result<()> {
     unsafe { reverse_blocks.launch(&stream, rev_cfg, (&rev_in, &mut rev_dev)) }?;
     let rev = stream.clone_dtoh(&rev_dev)?;
     let b = BLOCK as usize;
-    let want_rev: Vec<f32> = (0..whole)
-        .map(|i| input[i / b * b + (b - 1 - i % b)])
-        .collect();
+    let want_rev = module_vars::reverse_blocks(&input[..whole], b);
     passed &= verdict(
         "reverse_blocks",
         count_mismatches("out", &rev, &want_rev, 0.0),
