@@ -16,6 +16,8 @@
 //! | `DisjointSlice<T, _>`, `&mut [T]` (`T: PlainData`) | [`DISJOINT_SLICE`] | `.align 8 .b8 NAME[16]` = `(ptr: u64, len: u64)` | 16 |
 //! | `S: KernelStruct` by value | [`STRUCT`] | `.align A .b8 NAME[S]` | `size_of::<S>()` |
 //! | [`tma::TensorMap<T, RANK, B0, …>`](crate::tma::TensorMap) | [`TENSOR_MAP`] | `.u64` (the map's global address) | 8 |
+//! | [`texture::Texture<T, D>`](crate::texture::Texture) | [`TEXTURE`] | `.u64` (the `CUtexObject`) | 8 |
+//! | [`texture::Surface<T, D>`](crate::texture::Surface) | [`SURFACE`] | `.u64` (the `CUsurfObject`) | 8 |
 //!
 //! A slice's `len` counts elements, not bytes. A struct's alignment must be at
 //! most 16 bytes (rustc cannot pass more); a larger one fails to compile.
@@ -126,6 +128,13 @@ pub const STRUCT: u32 = 5;
 /// dimension, innermost first, except that the first triple's size word is the
 /// shared-memory swizzle in bytes (0: none; 32, 64, 128).
 pub const TENSOR_MAP: u32 = 6;
+/// `kind` of a [`texture::Texture<T, D>`](crate::texture::Texture): the `CUtexObject`
+/// handle (8 bytes), with `elem_size`/`elem_class` of the texel type and one field
+/// `(D, 0, opaque)`, the dimension count.
+pub const TEXTURE: u32 = 7;
+/// `kind` of a [`texture::Surface<T, D>`](crate::texture::Surface): the `CUsurfObject`
+/// handle, described as [`TEXTURE`] is.
+pub const SURFACE: u32 = 8;
 
 /// The record's fields of a [`TENSOR_MAP`] parameter with box extents `boxes`
 /// (innermost first; the first `RANK` of them are the parameter's fields) and a
@@ -153,7 +162,8 @@ pub const fn tensor_map_fields(boxes: [usize; 5], swizzle: usize) -> [FieldLayou
 /// How one kernel parameter crosses the boundary; see the [module docs](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParamAbi {
-    /// [`SCALAR`], [`POINTER`], [`SLICE`], [`DISJOINT_SLICE`], [`STRUCT`] or [`TENSOR_MAP`].
+    /// [`SCALAR`], [`POINTER`], [`SLICE`], [`DISJOINT_SLICE`], [`STRUCT`], [`TENSOR_MAP`],
+    /// [`TEXTURE`] or [`SURFACE`].
     pub kind: u32,
     /// Bytes as passed.
     pub size: u32,

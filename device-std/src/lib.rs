@@ -19,6 +19,7 @@
 //! | [`wgmma`] | warpgroup tensor-core multiply-accumulate from shared-memory tiles: typed descriptors ([`wgmma::KMajorTile`]), accumulators ([`wgmma::Accum`]), fence/commit/wait, `setmaxnreg` | `wgmma.mma_async` (sm_90a) |
 //! | [`grid`] | [`grid::sync`], the grid-wide barrier of a cooperative launch | cooperative groups' `grid.sync()` |
 //! | [`module_var`] | module-scope variables by name: constant memory ([`constant!`]: `ld.const`) and device globals ([`global!`]), typed records the host checks | CUDA `__constant__`, `__device__`; `.const`, `.global` |
+//! | [`texture`] | bindless texture objects ([`texture::Texture`]: filtered reads, normalized coordinates, address modes) and surface objects ([`texture::Surface`]: typed texel reads and writes), 1D–3D | `tex`, `suld`, `sust`; CUDA texture/surface objects |
 //! | [`print`] | [`device_println!`] through `vprintf` | CUDA device `printf` |
 //! | [`math`] | the CUDA Math API for `f32` and `f64` under CUDA's names (`sinf`, `exp`, `rsqrtf`, `erf`, …), std's float methods through [`math::FloatMath`], CUDA's fast intrinsics apart in [`math::fast`]; the same bits on the GPU and the host | CUDA Math API 13.0; `fma.rn`, `sqrt.rn`, `cvt.rni` |
 //! | [`prelude`] | `use device_std::prelude::*;`: [`math::FloatMath`], so `x.sin()`, `x.sqrt()` work in `#![no_std]` kernels | std's float methods |
@@ -131,6 +132,7 @@ mod panic;
 pub mod prelude;
 pub mod print;
 pub mod shared;
+pub mod texture;
 pub mod thread;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub mod tma;

@@ -90,6 +90,12 @@ pub enum AbiKind {
     /// 6: the global address of a tensor map (`device_std::tma::TensorMap`); its
     /// "fields" are the box extents, one per dimension, innermost first.
     TensorMap,
+    /// 7: a texture object handle (`device_std::texture::Texture<T, D>`); one "field",
+    /// the dimension count `D` as its offset.
+    Texture,
+    /// 8: a surface object handle (`device_std::texture::Surface<T, D>`), described as
+    /// [`AbiKind::Texture`] is.
+    Surface,
 }
 
 impl AbiKind {
@@ -102,6 +108,8 @@ impl AbiKind {
             4 => AbiKind::DisjointSlice,
             5 => AbiKind::Struct,
             6 => AbiKind::TensorMap,
+            7 => AbiKind::Texture,
+            8 => AbiKind::Surface,
             _ => return None,
         })
     }
@@ -115,6 +123,8 @@ impl AbiKind {
             AbiKind::DisjointSlice => 4,
             AbiKind::Struct => 5,
             AbiKind::TensorMap => 6,
+            AbiKind::Texture => 7,
+            AbiKind::Surface => 8,
         }
     }
 
@@ -127,6 +137,8 @@ impl AbiKind {
             AbiKind::DisjointSlice => "a writable slice (`DisjointSlice<T>` / `&mut [T]`)",
             AbiKind::Struct => "a struct by value",
             AbiKind::TensorMap => "a tensor map (`tma::TensorMap<T, RANK, B0, ...>`)",
+            AbiKind::Texture => "a texture object (`texture::Texture<T, D>`)",
+            AbiKind::Surface => "a surface object (`texture::Surface<T, D>`)",
         }
     }
 
@@ -139,6 +151,8 @@ impl AbiKind {
             AbiKind::DisjointSlice => "`SliceMut<T>`",
             AbiKind::Struct => "`Struct<T>`",
             AbiKind::TensorMap => "`tma::TensorMap<T, RANK, B0, ...>` of the same shape",
+            AbiKind::Texture => "`texture::Texture<T, D>` of the same texel type and dimensions",
+            AbiKind::Surface => "`texture::Surface<T, D>` of the same texel type and dimensions",
         }
     }
 }
@@ -240,7 +254,8 @@ pub enum AbiRecordError {
     /// A `kind` word holds no known kind.
     #[error(
         "parameter {param} (word {word}) has kind {found}; known kinds are 1 (scalar), \
-         2 (pointer), 3 (slice), 4 (disjoint slice) and 5 (struct)"
+         2 (pointer), 3 (slice), 4 (disjoint slice), 5 (struct), 6 (tensor map), \
+         7 (texture) and 8 (surface)"
     )]
     UnknownKind {
         /// 0-based parameter index.
@@ -420,7 +435,9 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
         ),
         AbiKind::Struct => elem_class == ValueClass::Opaque,
         // A tensor's elements are plain data: never a pointer or a `bool`.
-        AbiKind::TensorMap => !matches!(elem_class, ValueClass::Pointer | ValueClass::Bool),
+        AbiKind::TensorMap | AbiKind::Texture | AbiKind::Surface => {
+            !matches!(elem_class, ValueClass::Pointer | ValueClass::Bool)
+        }
         AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice => true,
     };
     if !class_ok {
@@ -429,16 +446,20 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
             format!("{kind} has element class {elem_class}"),
         ));
     }
-    if kind == AbiKind::TensorMap && (size, align) != (8, 8) {
+    let handle = matches!(
+        kind,
+        AbiKind::TensorMap | AbiKind::Texture | AbiKind::Surface
+    );
+    if handle && (size, align) != (8, 8) {
         return Err(bad(
             size_at,
             format!(
-                "{kind} is 8 bytes aligned to 8 (the map's address), not {size} bytes aligned \
-                 to {align}"
+                "{kind} is 8 bytes aligned to 8 (an address or handle), not {size} bytes \
+                 aligned to {align}"
             ),
         ));
     }
-    if kind == AbiKind::TensorMap && elem_size == 0 {
+    if handle && elem_size == 0 {
         return Err(bad(elem_at, format!("{kind} has elements of 0 bytes")));
     }
     if kind == AbiKind::TensorMap && !(1..=5).contains(&field_count) {
@@ -447,7 +468,13 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
             format!("{kind} has rank {field_count}; tensor maps have 1 to 5 dimensions"),
         ));
     }
-    if !matches!(kind, AbiKind::Struct | AbiKind::TensorMap) && field_count != 0 {
+    if matches!(kind, AbiKind::Texture | AbiKind::Surface) && field_count != 1 {
+        return Err(bad(
+            count_at,
+            format!("{kind} has {field_count} fields; it has one, its dimension count"),
+        ));
+    }
+    if !handle && kind != AbiKind::Struct && field_count != 0 {
         return Err(bad(
             count_at,
             format!("{kind} has {field_count} fields; only a struct has fields"),
@@ -480,6 +507,17 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
                     ),
                 ));
             }
+        }
+        if matches!(kind, AbiKind::Texture | AbiKind::Surface)
+            && (!(1..=3).contains(&offset) || fsize != 0 || fclass != ValueClass::Opaque)
+        {
+            return Err(bad(
+                off_at,
+                format!(
+                    "{kind} has dimension field ({offset}, {fsize}, {fclass}); it is (D, 0, \
+                     opaque) with D = 1, 2 or 3"
+                ),
+            ));
         }
         if kind == AbiKind::Struct && offset.checked_add(fsize).is_none_or(|end| end > size) {
             return Err(bad(
@@ -632,12 +670,14 @@ mod tests {
 
     #[test]
     fn kind_and_class_words_round_trip() {
-        for k in 1..=6 {
+        for k in 1..=8 {
             assert_eq!(AbiKind::from_word(k).unwrap().word(), k);
         }
         assert_eq!(AbiKind::from_word(0), None);
         assert_eq!(AbiKind::from_word(6), Some(AbiKind::TensorMap));
-        assert_eq!(AbiKind::from_word(7), None);
+        assert_eq!(AbiKind::from_word(7), Some(AbiKind::Texture));
+        assert_eq!(AbiKind::from_word(8), Some(AbiKind::Surface));
+        assert_eq!(AbiKind::from_word(9), None);
         for c in 0..=7 {
             assert_eq!(ValueClass::from_word(c).unwrap().word(), c);
         }
@@ -820,7 +860,8 @@ mod tests {
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
             "parameter 1 (word 9) has kind 9; known kinds are 1 (scalar), 2 (pointer), \
-             3 (slice), 4 (disjoint slice) and 5 (struct)"
+             3 (slice), 4 (disjoint slice), 5 (struct), 6 (tensor map), 7 (texture) and \
+             8 (surface)"
         );
         w[9] = 0;
         assert!(matches!(
@@ -941,6 +982,42 @@ mod tests {
         ));
     }
 
+    /// `resize(src: Texture2d<[u8; 4]>, dst: Surface3d<f32>)`, as device-std writes it.
+    fn texture_words() -> Vec<u32> {
+        let mut w = vec![ABI_MAGIC, 2, 2];
+        for abi in [
+            <device_std::texture::Texture2d<[u8; 4]> as device_std::KernelParam>::ABI,
+            <device_std::texture::Surface3d<f32> as device_std::KernelParam>::ABI,
+        ] {
+            w.extend([abi.kind, abi.size, abi.align, abi.elem_size]);
+            w.extend([abi.elem_class as u32, abi.fields.len() as u32]);
+            for f in abi.fields {
+                w.extend([f.offset, f.size, f.class as u32]);
+            }
+        }
+        w
+    }
+
+    #[test]
+    fn reads_textures_and_surfaces() {
+        let r = AbiRecord::parse(&bytes(&texture_words())).unwrap();
+        let (t, s) = (&r.params[0], &r.params[1]);
+        assert_eq!((t.kind, t.size, t.elem_size, t.elem_class), (AbiKind::Texture, 8, 4, Unsigned));
+        assert_eq!((s.kind, s.size, s.elem_size, s.elem_class), (AbiKind::Surface, 8, 4, Float));
+        assert_eq!((t.fields[0].offset, s.fields[0].offset), (2, 3));
+        // A dimension count of 4, and a second field, are refused.
+        let mut w = texture_words();
+        w[9] = 4;
+        assert_eq!(
+            AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
+            "parameter 0 (word 9): a texture object (`texture::Texture<T, D>`) has dimension \
+             field (4, 0, opaque); it is (D, 0, opaque) with D = 1, 2 or 3"
+        );
+        let mut w = texture_words();
+        w[8] = 2;
+        assert!(AbiRecord::parse(&bytes(&w)).is_err());
+    }
+
     /// `transpose(input: TensorMap<f32, 2, 32, 32>, n: u32)`.
     fn tensor_map_words() -> Vec<u32> {
         vec![
@@ -976,7 +1053,7 @@ mod tests {
         assert_eq!(
             err(&|w| w[4] = 16),
             "parameter 0 (word 4): a tensor map (`tma::TensorMap<T, RANK, B0, ...>`) is 8 \
-             bytes aligned to 8 (the map's address), not 16 bytes aligned to 8"
+             bytes aligned to 8 (an address or handle), not 16 bytes aligned to 8"
         );
         assert_eq!(
             err(&|w| w[6] = 0),

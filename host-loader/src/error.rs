@@ -387,6 +387,13 @@ pub enum AbiMismatchDetail {
         /// The Rust argument's box.
         host: Vec<u32>,
     },
+    /// A texture or surface object of another dimension count.
+    TextureDims {
+        /// The kernel's `D`.
+        device: u32,
+        /// The Rust argument's `D`.
+        host: u32,
+    },
     /// A tensor map with another shared-memory swizzle, in bytes (0: none).
     TensorSwizzle {
         /// The kernel's `SWIZZLE`.
@@ -432,6 +439,11 @@ impl fmt::Display for AbiMismatch {
                  kernel's rank and box",
                 device.len(),
                 host.len()
+            ),
+            AbiMismatchDetail::TextureDims { device, host } => write!(
+                f,
+                "the kernel's object has {device} dimensions, the Rust argument `{ty}` has \
+                 {host}; make it over a {device}D array"
             ),
             AbiMismatchDetail::TensorSwizzle { device, host } => write!(
                 f,
@@ -481,6 +493,8 @@ impl fmt::Display for AbiMismatch {
                     }
                     AbiKind::Struct => ("classes", "a struct of ", " data"),
                     AbiKind::TensorMap => ("element classes", "a tensor map of ", " elements"),
+                    AbiKind::Texture => ("texel classes", "a texture of ", " texels"),
+                    AbiKind::Surface => ("texel classes", "a surface of ", " texels"),
                 };
                 write!(
                     f,

@@ -188,6 +188,7 @@ mod param;
 mod param_info;
 mod record_check;
 mod signature;
+pub mod texture;
 pub mod tma;
 
 pub use abi_record::{AbiField, AbiKind, AbiParam, AbiRecord, AbiRecordError};

@@ -163,6 +163,23 @@ pub(crate) fn param_detail(rec: &AbiParam, host: &HostAbi) -> Option<AbiMismatch
             }
             class(rec.elem_size)
         }
+        AbiKind::Texture | AbiKind::Surface => {
+            if rec.elem_size != host.elem_size {
+                return Some(AbiMismatchDetail::ElemSize {
+                    device: rec.elem_size,
+                    host: host.elem_size,
+                });
+            }
+            let dims = |f: &[AbiField]| f.first().map_or(0, |f| f.offset);
+            let host_dims = host.fields.first().map_or(0, |f| f.offset);
+            if dims(&rec.fields) != host_dims {
+                return Some(AbiMismatchDetail::TextureDims {
+                    device: dims(&rec.fields),
+                    host: host_dims,
+                });
+            }
+            class(rec.elem_size)
+        }
         AbiKind::Struct => {
             if rec.fields.len() != host.fields.len() {
                 return Some(AbiMismatchDetail::FieldCount {

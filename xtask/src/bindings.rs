@@ -18,6 +18,8 @@
 //! | `*const *const T`, `*mut *mut T` (pointer tables) | `Ptr<u64>`, `PtrMut<u64>` | `&CudaSlice<u64>` of device addresses, `&mut CudaSlice<u64>` |
 //! | `*const c_void`, `*mut c_void` (untyped) | `Ptr<u8>`, `PtrMut<u8>` | `&CudaSlice<u8>`, `&mut CudaSlice<u8>` (bytes; `host_loader::Module::kernel` takes any element type) |
 //! | `tma::TensorMap<T, RANK, B0, …, SWIZZLE>` | `tma::TensorMap<'static, T, RANK, B0, …>` | `&tma::TensorMap<'a, T, RANK, B0, …>` (the encoded map) |
+//! | `texture::Texture<T, D>`, `Texture1d<T>`… | `texture::Texture<'static, T, D>` | `&texture::Texture<'a, T, D>` |
+//! | `texture::Surface<T, D>`, `Surface1d<T>`… | `texture::Surface<'static, T, D>` | `&texture::Surface<'a, T, D>` |
 //! | any other type `S` | `Struct<S>` | `S` by value |
 //!
 //! A type alias declared in the kernel's module (`type MapA = TensorMap<…>;`) stands for
@@ -556,6 +558,43 @@ fn tensor_map_args(
     (out.len() >= 3).then(|| out.join(", "))
 }
 
+/// `Texture<T, D>`, `Texture1d<T>` … `Surface3d<T>`: which object, with the host's
+/// texel type and the dimension count.
+fn texture_param(
+    ctx: &Ctx<'_>,
+    imports: &[(String, String)],
+    seg: &syn::PathSegment,
+) -> Option<(&'static str, (String, String))> {
+    let name = seg.ident.to_string();
+    let (kind, rest) = if let Some(r) = name.strip_prefix("Texture") {
+        ("Texture", r)
+    } else if let Some(r) = name.strip_prefix("Surface") {
+        ("Surface", r)
+    } else {
+        return None;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+        return None;
+    };
+    let mut types = args.args.iter().filter_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    });
+    let t = host_type(ctx, imports, types.next()?)?;
+    let d = match rest {
+        "1d" | "2d" | "3d" => rest[..1].to_string(),
+        "" => args.args.iter().find_map(|a| match a {
+            syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            })) => Some(i.base10_digits().to_string()),
+            _ => None,
+        })?,
+        _ => return None,
+    };
+    Some((kind, (t, d)))
+}
+
 fn bind_param(ctx: &Ctx<'_>, scope: &Scope<'_>, ty: &Type) -> Option<(String, String)> {
     let hl = "::host_loader";
     let imports = scope.imports;
@@ -606,6 +645,12 @@ fn bind_param(ctx: &Ctx<'_>, scope: &Scope<'_>, ty: &Type) -> Option<(String, St
                 return Some((
                     format!("{hl}::tma::TensorMap<'static, {args}>"),
                     format!("&'a {hl}::tma::TensorMap<'a, {args}>"),
+                ));
+            }
+            if let Some((kind, (t, d))) = texture_param(ctx, imports, last) {
+                return Some((
+                    format!("{hl}::texture::{kind}<'static, {t}, {d}>"),
+                    format!("&'a {hl}::texture::{kind}<'a, {t}, {d}>"),
                 ));
             }
             if last.ident == "DisjointSlice" {
@@ -846,5 +891,27 @@ mod tests {
         assert_eq!(camel("vecadd-kernels"), "VecaddKernels");
         assert_eq!(camel("linked_math-kernels"), "LinkedMathKernels");
         assert_eq!(camel("mathlib"), "MathlibKernels");
+    }
+
+    #[test]
+    fn textures_and_surfaces_bind_to_host_objects() {
+        let dir = std::env::temp_dir().join(format!("bindings-texture-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lib = dir.join("lib.rs");
+        std::fs::write(
+            &lib,
+            "use device_std::texture::{Texture, Texture2d, Surface3d};\n\
+             #[kernel] pub fn a(t: Texture2d<[u8; 4]>, s: Surface3d<f32>, u: Texture<f32, 1>) {}\n",
+        )
+        .unwrap();
+        let text = generate("tex-kernels", &lib).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        for want in [
+            "::host_loader::texture::Texture<'static, [u8; 4], 2>",
+            "&'a ::host_loader::texture::Surface<'a, f32, 3>",
+            "::host_loader::texture::Texture<'static, f32, 1>",
+        ] {
+            assert!(text.contains(want), "{want} missing from:\n{text}");
+        }
     }
 }

@@ -98,6 +98,7 @@ pub(crate) mod global;
 pub(crate) mod mbarrier;
 pub(crate) mod printf;
 pub(crate) mod shared_mem;
+pub(crate) mod texture;
 pub(crate) mod tma;
 pub(crate) mod warp;
 pub(crate) mod wgmma;
@@ -108,6 +109,7 @@ pub use executor::{
     MAX_COOPERATIVE_THREADS, MAX_DYNAMIC_SHARED_BYTES, MAX_STATIC_SHARED_BYTES,
 };
 pub use global::GlobalMut;
+pub use texture::{SurfaceDesc, TextureDesc};
 pub use tma::TensorMapDesc;
 
 pub(crate) use block::BarrierKind;

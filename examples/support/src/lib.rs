@@ -9,6 +9,7 @@ use std::path::PathBuf;
 pub mod black_scholes;
 pub mod module_vars;
 pub mod nbody;
+pub mod texture;
 pub mod timing;
 
 /// Options every example host program takes.
