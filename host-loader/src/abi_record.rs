@@ -1002,8 +1002,14 @@ mod tests {
     fn reads_textures_and_surfaces() {
         let r = AbiRecord::parse(&bytes(&texture_words())).unwrap();
         let (t, s) = (&r.params[0], &r.params[1]);
-        assert_eq!((t.kind, t.size, t.elem_size, t.elem_class), (AbiKind::Texture, 8, 4, Unsigned));
-        assert_eq!((s.kind, s.size, s.elem_size, s.elem_class), (AbiKind::Surface, 8, 4, Float));
+        assert_eq!(
+            (t.kind, t.size, t.elem_size, t.elem_class),
+            (AbiKind::Texture, 8, 4, Unsigned)
+        );
+        assert_eq!(
+            (s.kind, s.size, s.elem_size, s.elem_class),
+            (AbiKind::Surface, 8, 4, Float)
+        );
         assert_eq!((t.fields[0].offset, s.fields[0].offset), (2, 3));
         // A dimension count of 4, and a second field, are refused.
         let mut w = texture_words();

@@ -120,7 +120,7 @@ fn main() -> Result<()> {
             bytemuck::cast_slice::<$out, f32>(&got).to_vec()
         }};
     }
-    let (mut identical, mut total) = (0usize, 0usize);
+    let (mut identical, mut total, mut pitched_cases) = (0usize, 0usize, 0usize);
     for (ci, (c, want)) in cases.iter().zip(&want).enumerate() {
         let got = match (c.rgba8, c.dims) {
             (false, 1) => run_case!(f32, 1, f32, "sample_1d_f32", c, &c.texels_f32),
@@ -130,6 +130,35 @@ fn main() -> Result<()> {
             (true, 2) => run_case!([u8; 4], 2, [f32; 4], "sample_2d_rgba8", c, &c.texels_rgba8),
             (true, _) => run_case!([u8; 4], 3, [f32; 4], "sample_3d_rgba8", c, &c.texels_rgba8),
         };
+        // 2D f32 cases again from pitched device memory: rows of 40 texels (160 bytes).
+        if !c.rgba8 && c.dims == 2 {
+            let (w, h, pitch) = (c.extent[0], c.extent[1], 40);
+            let mut rows = vec![f32::NAN; pitch * h];
+            for y in 0..h {
+                rows[y * pitch..y * pitch + w].copy_from_slice(&c.texels_f32[y * w..(y + 1) * w]);
+            }
+            let buf = stream.clone_htod(&rows)?;
+            let mut sampler = sampler_of(c.linear, c.normalized, c.address);
+            if !c.normalized && matches!(c.address, 0 | 2) {
+                sampler = sampler.address_mode(AddressMode::Clamp);
+            }
+            let tex = Texture::from_pitched(&stream, &buf, [w, h], pitch, sampler)?;
+            let k = module
+                .kernel::<(Texture<'static, f32, 2>, Slice<f32>, SliceMut<f32>)>("sample_2d_f32")?;
+            let coords = stream.clone_htod(&c.coords)?;
+            let mut out = stream.alloc_zeros::<f32>(c.len())?;
+            // SAFETY: one thread per sample; `out` has a slot per sample.
+            unsafe { k.launch(&stream, cfg_1d(c.len()), (&tex, &coords, &mut out)) }?;
+            let pitched = stream.clone_dtoh(&out)?;
+            ensure!(
+                pitched
+                    .iter()
+                    .zip(&got)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "case {ci}: the pitched texture's fetches differ from the array's"
+            );
+            pitched_cases += 1;
+        }
         let same = got
             .iter()
             .zip(want)
@@ -154,6 +183,13 @@ fn main() -> Result<()> {
         "PASS samples: {total} values from 96 texture cases identical to nvcc's ({})",
         samples_path.display()
     );
+    println!("PASS pitched: {pitched_cases} 2D cases from pitched memory identical to the array's");
+    // A pitch that breaks the texture unit's alignment is refused before the driver.
+    let buf = stream.alloc_zeros::<f32>(37 * 23)?;
+    match Texture::from_pitched(&stream, &buf, [37, 23], 37, Sampler::POINT) {
+        Err(e) => println!("refused as expected: {e}"),
+        Ok(_) => anyhow::bail!("a 148-byte pitch accepted"),
+    }
 
     // 2. Bilinear resize.
     let [sw, sh, dw, dh] = opts.resize[..] else {
