@@ -124,6 +124,24 @@ fn unary_functions_are_within_cudas_bounds() {
     let _ = PI;
 }
 
+/// The special functions added after the first set, against device-std's `f64` ones
+/// (checked against mpmath by `math_f64_accuracy.py`).
+#[test]
+fn special_functions_are_within_cudas_bounds() {
+    check_unary("erfcxf", 2.0, math::erfcxf, math::erfcx);
+    assert_eq!(math::erfcxf(0.0), 1.0);
+    assert_eq!(math::erfcxf(f32::INFINITY), 0.0);
+    assert_eq!(math::erfcxf(f32::NEG_INFINITY), f32::INFINITY);
+    assert_eq!(math::erfcxf(-9.5), f32::INFINITY);
+    assert!(math::erfcxf(f32::NAN).is_nan());
+    // 1/(x√π) down to the subnormals: no underflow before the true value's.
+    let big = math::erfcxf(f32::MAX);
+    assert!(
+        big > 0.0 && ulp_error(big, math::erfcx(f32::MAX as f64)) <= 2.0,
+        "{big:e}"
+    );
+}
+
 /// The inverse error functions against device-std's `f64` ones (checked against
 /// mpmath by `math_f64_accuracy.py`, within 2^-48 relative: 2^-25 of an `f32` ulp).
 #[test]

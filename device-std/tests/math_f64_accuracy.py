@@ -28,6 +28,7 @@ BOUND = {
     "acosh": 3, "atanh": 2, "erf": 2, "erfc": 5, "normcdf": 5, "cbrt": 1, "rcbrt": 1,
     "rsqrt": 1, "sqrt": 0, "pow": 2, "hypot": 2, "rhypot": 1, "norm3d": 2,
     "rnorm3d": 1, "norm4d": 2, "rnorm4d": 1, "erfinv": 5, "erfcinv": 6, "normcdfinv": 8,
+    "erfcx": 4,
 }
 
 
@@ -84,6 +85,18 @@ def erfinv_ref(x):
 
 REF["erfinv"] = erfinv_ref
 REF["erfcinv"] = erfcinv_ref
+
+
+def erfcx_ref(x):
+    """e^(x^2) erfc(x); for huge x the asymptotic series (mpmath's erfc would need
+    x^2 digits of exponent)."""
+    if x > 1e6:
+        w2 = 1 / (mp.mpf(x) ** 2)
+        return (1 - w2 / 2 + 3 * w2**2 / 4) / (mp.mpf(x) * mp.sqrt(mp.pi))
+    return mp.exp(mp.mpf(x) ** 2) * mp.erfc(x)
+
+
+REF["erfcx"] = erfcx_ref
 REF["normcdfinv"] = lambda p: None if not 0 <= p <= 1 else -mp.sqrt(2) * erfcinv_ref(2 * p)
 
 MAXD = mp.mpf(2) ** 1024 * (1 - mp.mpf(2) ** -54)  # rounds to +inf from here

@@ -1307,16 +1307,70 @@ pub fn atanh(x: f64) -> f64 {
 
 // ---------------------------------------------------------------- error function
 
-/// `erfc(ah + al) = 2^k · v` for `0.5 ≤ ah ≤ 27.3` (Shepherd & Laframboise's
-/// `erfc(x) = e^(-x²) P(t) / (1 + 2x)`, `t = (x - 3.75)/(x + 3.75)`).
+/// `e^(x²)·erfc(x) = P(t) / (1 + 2x)` for `x = ah + al`, `0.5 ≤ ah ≤ 27.3`, as head
+/// and tail (`t = (ah − 3.75)/(ah + 3.75)`; the tail `al` only where it matters, in
+/// `1 + 2x`).
 #[inline(always)]
-fn erfc_parts(ah: f64, al: f64) -> (i32, f64) {
+fn erfc_scaled(ah: f64, al: f64) -> (f64, f64) {
     let t = (ah - 3.75) / (ah + 3.75);
     let p = poly(t, &ERFC_C);
     let (dh, dl) = two_sum(1.0, 2.0 * ah);
     let inv = 1.0 / dh;
     let f = p * inv;
-    let fl = (fma(-f, dh, p) - f * (dl + 2.0 * al)) * inv;
+    (f, (fma(-f, dh, p) - f * (dl + 2.0 * al)) * inv)
+}
+
+/// `1/√π`.
+const FRAC_1_SQRT_PI: f64 = 0.564_189_583_547_756_3;
+
+/// The scaled complementary error function `erfcx(x) = e^(x²)·erfc(x)`: 1 at 0,
+/// about `1/(x√π)` for large `x` (no overflow or underflow where the true value is
+/// representable), `+∞` at `−∞` and below about −26.6, `+0` at `+∞`. Max error: see
+/// BENCHMARKS.md (CUDA `erfcx`: 4 ulp). Every target. Source: CUDA Math API `erfcx`.
+#[inline]
+pub fn erfcx(x: f64) -> f64 {
+    let a = x.abs();
+    let large = if a > 27.3 {
+        // (1/(a√π))·Σ (−1)^k (2k−1)!! / (2a²)^k, k ≤ 6: the next term is below 2^-56
+        // from 27.3 on.
+        let w2 = {
+            let w = 1.0 / a;
+            w * w
+        };
+        let c = [-0.5, 0.75, -1.875, 6.5625, -29.531_25, 162.421_875];
+        let mut s = c[5];
+        for &ck in c[..5].iter().rev() {
+            s = fma(w2, s, ck);
+        }
+        FRAC_1_SQRT_PI * fma(w2, s, 1.0) / a
+    } else {
+        let (f, fl) = erfc_scaled(a.max(0.5), 0.0);
+        f + fl
+    };
+    if x >= 0.5 {
+        return large;
+    }
+    // e^(x²) from x² as head and tail; +∞ once x² passes ln(f64::MAX).
+    let (sq, sqe) = two_prod(x, x);
+    let e = if sq > 710.0 {
+        f64::INFINITY
+    } else {
+        exp_dd(sq, sqe) // NaN stays NaN
+    };
+    if a < 0.5 {
+        let (h, t) = erf_small(x);
+        let (s, err) = two_sum(1.0, -h);
+        e * (s + (err - t))
+    } else {
+        fma(2.0, e, -large)
+    }
+}
+
+/// `erfc(ah + al) = 2^k · v` for `0.5 ≤ ah ≤ 27.3` (Shepherd & Laframboise's
+/// `erfc(x) = e^(-x²) P(t) / (1 + 2x)`, `t = (x - 3.75)/(x + 3.75)`).
+#[inline(always)]
+fn erfc_parts(ah: f64, al: f64) -> (i32, f64) {
+    let (f, fl) = erfc_scaled(ah, al);
     let (sq, sqe) = two_prod(ah, ah);
     let (k, r, u) = exp_parts(-sq, -(sqe + 2.0 * ah * al));
     let (eh, el) = fast_two_sum(1.0, r);

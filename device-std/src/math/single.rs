@@ -1793,12 +1793,7 @@ fn erfc_large_dd(t: f32, tl: f32) -> f32 {
     // from FMAs; `t` held to 10.2, where the result is 0.
     let big = t > 10.1; // below half the smallest subnormal
     let t = t.min(10.2);
-    let v = t - 1.375; // exact
-    let near = fmaf(v, poly_from1(v, &ERFC_NEAR), ERFC_NEAR_LO) + ERFC_NEAR[0];
-    let w = recip_rough(t);
-    let w = fmaf(w, fmaf(-t, w, 1.0), w); // 1/t to within an ulp
-    let far = w * poly(w, &ERFC_FAR);
-    let h = if t < 2.0 { near } else { far };
+    let h = erfc_scaled(t);
     // −t² = −th − tl exactly; reduced with tl inside the head, not left in the tail.
     let th = t * t;
     let tl = if tl == 0.0 {
@@ -1817,6 +1812,86 @@ fn erfc_large_dd(t: f32, tl: f32) -> f32 {
         0.0
     } else {
         v * f32::from_bits(0x1f80_0000) // 2^-64
+    }
+}
+
+/// `e^(t²)·erfc(t)` for `0.75 <= t <= 10.2`: `g(t − 11/8)` below 2, `w·h(w)` (`w = 1/t`)
+/// above; both evaluated and one selected (the sides diverge inside a warp).
+#[inline(always)]
+fn erfc_scaled(t: f32) -> f32 {
+    let v = t - 1.375; // exact
+    let near = fmaf(v, poly_from1(v, &ERFC_NEAR), ERFC_NEAR_LO) + ERFC_NEAR[0];
+    let w = recip_rough(t);
+    let w = fmaf(w, fmaf(-t, w, 1.0), w); // 1/t to within an ulp
+    let far = w * poly(w, &ERFC_FAR);
+    if t < 2.0 {
+        near
+    } else {
+        far
+    }
+}
+
+/// `e^(xh + xl)` for `xh` in [−104, 89] and `|xl| <= ulp(xh)`; overflows to +∞.
+#[inline(always)]
+fn exp_dd(xh: f32, xl: f32) -> f32 {
+    let (kf, k) = round_magic(xh * INV_LN2);
+    let r1 = fmaf(-kf, LN2, xh); // exact
+    let (s, e) = fast_two_sum(r1, xl);
+    let rh = fmaf(-kf, LN2_LO, s);
+    let rl = fmaf(-kf, LN2_LO, s - rh) + e;
+    scale_1p(k, expm1_kernel(rh, rl))
+}
+
+/// `1/√π` as head and tail.
+const FRAC_1_SQRT_PI: f32 = 0.564_189_6;
+const FRAC_1_SQRT_PI_LO: f32 = -2.931_769_2e-8;
+
+/// The scaled complementary error function `erfcx(x) = e^(x²)·erfc(x)` (CUDA `erfcxf`,
+/// bound 4 ulp): 1 at 0, about `1/(x√π)` for large `x` (no overflow or underflow
+/// where the true value is representable), `+∞` at `−∞` and below about −9.38, `+0`
+/// at `+∞`. Every target. Source: CUDA Math API `erfcxf`.
+#[inline]
+pub fn erfcxf(x: f32) -> f32 {
+    let t = x.abs();
+    // t >= 0.75: the scaled polynomials of erfc, or the asymptotic series
+    // (1/(t√π))·(1 − w²/2 + 3w⁴/4 − 15w⁶/8 + 105w⁸/16 − 945w¹⁰/32), w = 1/t, beyond
+    // the fit (its next term is below 2^-32 from t = 10.1 on).
+    let w2 = {
+        let w = 1.0 / t.max(10.1);
+        w * w
+    };
+    let series = fmaf(
+        w2,
+        fmaf(
+            w2,
+            fmaf(w2, fmaf(w2, fmaf(w2, -29.531_25, 6.5625), -1.875), 0.75),
+            -0.5,
+        ),
+        1.0,
+    );
+    let q = series / t;
+    let asymptotic = fmaf(q, FRAC_1_SQRT_PI, q * FRAC_1_SQRT_PI_LO);
+    let large = if t > 10.1 {
+        asymptotic
+    } else {
+        erfc_scaled(t.max(0.75))
+    };
+    if x >= 0.75 {
+        return large;
+    }
+    // e^(x²) from x² as head and tail; +∞ once x² passes ln(f32::MAX).
+    let sq = x * x;
+    let (eh, el) = if sq > 89.0 {
+        (89.0, 0.0)
+    } else {
+        (sq, fmaf(x, x, -sq)) // NaN stays NaN
+    };
+    let e = exp_dd(eh, el);
+    if t < 0.75 {
+        e * (1.0 - erf_small(x))
+    } else {
+        // erfc(x) = 2 − erfc(|x|) for x < 0 (NaN ends here too).
+        fmaf(2.0, e, -large)
     }
 }
 
