@@ -133,6 +133,27 @@ def g_erfinv_tail(c):
 
 
 # name: (function, a, b, degree, what it is)
+def g_bessel_i_small(n):
+    """I0(x) = 1 + z P(z), I1(x) = (x/2)(1 + z P(z)), z = x^2."""
+    def g(z):
+        if z == 0:
+            z = mp.mpf(10) ** -40
+        x = mp.sqrt(z)
+        v = mp.besseli(0, x) if n == 0 else 2 * mp.besseli(1, x) / x
+        return (v - 1) / z
+    return g
+
+
+def g_bessel_i_large(n):
+    """I_n(x) = e^x / sqrt(x) H(w), w = 1/x."""
+    def g(w):
+        if w == 0:
+            return 1 / mp.sqrt(2 * mp.pi)
+        x = 1 / w
+        return mp.besseli(n, x) * mp.sqrt(x) * mp.exp(-x)
+    return g
+
+
 TABLES = {
     # e^r = 1 + r + r^2 Q(r) on |r| <= ln2/2 (+ slack)
     "exp": (g_exp, -0.3467, 0.3467, 10, "Q(r) = (e^r - 1 - r) / r^2"),
@@ -165,6 +186,14 @@ TABLES = {
     "erfinv_t2": (g_erfinv_tail(mp.mpf("6.25")), -1.75, 1.75, 22, "T2(s - 6.25) = erfinv(x)"),
     "erfinv_t3": (g_erfinv_tail(mp.mpf(12)), -4, 4, 19, "T3(s - 12) = erfinv(x)"),
     "erfinv_t4": (g_erfinv_tail(mp.mpf("21.75")), -5.75, 5.75, 15, "T4(s - 21.75) = erfinv(x)"),
+    # cyl_bessel_i0/i1: 1 + z P(z), z = x^2 <= 12^2 (error relative to 1 + z P); then
+    # e^x/sqrt(x) H(1/x) (H's constant term is split into head and tail in double.rs)
+    "bessel_i0_small": (g_bessel_i_small(0), 0, 144.1, 18, "P(z) = (I0(sqrt z) - 1)/z",
+                        lambda z: 1 + z * g_bessel_i_small(0)(z)),
+    "bessel_i1_small": (g_bessel_i_small(1), 0, 144.1, 18, "P(z) = (2 I1(sqrt z)/sqrt z - 1)/z",
+                        lambda z: 1 + z * g_bessel_i_small(1)(z)),
+    "bessel_i0_large": (g_bessel_i_large(0), 0, 0.08343, 18, "H(w) = sqrt(x) e^-x I0(x), w = 1/x"),
+    "bessel_i1_large": (g_bessel_i_large(1), 0, 0.08343, 18, "H(w) = sqrt(x) e^-x I1(x), w = 1/x"),
 }
 
 

@@ -129,6 +129,25 @@ fn unary_functions_are_within_cudas_bounds() {
 #[test]
 fn special_functions_are_within_cudas_bounds() {
     check_unary("erfcxf", 2.0, math::erfcxf, math::erfcx);
+    check_unary(
+        "cyl_bessel_i0f",
+        4.0,
+        math::cyl_bessel_i0f,
+        math::cyl_bessel_i0,
+    );
+    check_unary(
+        "cyl_bessel_i1f",
+        4.0,
+        math::cyl_bessel_i1f,
+        math::cyl_bessel_i1,
+    );
+    assert_eq!(math::cyl_bessel_i0f(0.0), 1.0);
+    assert_eq!(math::cyl_bessel_i0f(f32::NEG_INFINITY), f32::INFINITY);
+    assert_eq!(math::cyl_bessel_i0f(92.0), f32::INFINITY);
+    assert!(math::cyl_bessel_i0f(91.8).is_finite());
+    assert_eq!(math::cyl_bessel_i1f(-0.0).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(math::cyl_bessel_i1f(f32::NEG_INFINITY), f32::NEG_INFINITY);
+    assert!(math::cyl_bessel_i1f(f32::NAN).is_nan());
     assert_eq!(math::erfcxf(0.0), 1.0);
     assert_eq!(math::erfcxf(f32::INFINITY), 0.0);
     assert_eq!(math::erfcxf(f32::NEG_INFINITY), f32::INFINITY);

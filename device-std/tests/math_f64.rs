@@ -1160,7 +1160,7 @@ fn dump_for_mpmath() {
     let mut r = Rng(1234);
     let h = hard();
     type U = fn(f64) -> f64;
-    let unary: [(&str, U, f64, f64, bool); 34] = [
+    let unary: [(&str, U, f64, f64, bool); 36] = [
         ("exp", math::exp, -746.0, 710.0, false),
         ("exp2", math::exp2, -1076.0, 1025.0, false),
         ("exp10", math::exp10, -324.0, 309.0, false),
@@ -1195,6 +1195,8 @@ fn dump_for_mpmath() {
         ("tan", math::tan, -3.0, 1024.0, true),
         ("expm1", math::expm1, -40.0, 709.0, false),
         ("erfcx", math::erfcx, -30.0, 12.0, true),
+        ("cyl_bessel_i0", math::cyl_bessel_i0, -30.0, 9.5, true),
+        ("cyl_bessel_i1", math::cyl_bessel_i1, -30.0, 9.5, true),
     ];
     for (name, f, lo, hi, log) in unary {
         let mut xs: Vec<f64> = h.clone();

@@ -28,7 +28,7 @@ BOUND = {
     "acosh": 3, "atanh": 2, "erf": 2, "erfc": 5, "normcdf": 5, "cbrt": 1, "rcbrt": 1,
     "rsqrt": 1, "sqrt": 0, "pow": 2, "hypot": 2, "rhypot": 1, "norm3d": 2,
     "rnorm3d": 1, "norm4d": 2, "rnorm4d": 1, "erfinv": 5, "erfcinv": 6, "normcdfinv": 8,
-    "erfcx": 4,
+    "erfcx": 4, "cyl_bessel_i0": 6, "cyl_bessel_i1": 6,
 }
 
 
@@ -97,6 +97,8 @@ def erfcx_ref(x):
 
 
 REF["erfcx"] = erfcx_ref
+REF["cyl_bessel_i0"] = lambda x: mp.inf if abs(x) > 800 else mp.besseli(0, x)
+REF["cyl_bessel_i1"] = lambda x: mp.sign(x) * mp.inf if abs(x) > 800 else mp.besseli(1, x)
 REF["normcdfinv"] = lambda p: None if not 0 <= p <= 1 else -mp.sqrt(2) * erfcinv_ref(2 * p)
 
 MAXD = mp.mpf(2) ** 1024 * (1 - mp.mpf(2) ** -54)  # rounds to +inf from here

@@ -230,6 +230,34 @@ def erfinv_tail(c):
     return g
 
 
+def bessel_i_small(n):
+    # I0(x) = 1 + t g(t), I1(x) = (x/2)(1 + t g(t)), t = x^2.
+    def g(t):
+        if t == 0:
+            return mp.mpf(1) / 4 if n == 0 else mp.mpf(1) / 8
+        x = mp.sqrt(t)
+        if n == 0:
+            return (mp.besseli(0, x) - 1) / t
+        return (2 * mp.besseli(1, x) / x - 1) / t
+    return g
+
+
+def bessel_i_small_w(n):
+    # Relative error of the function: t |g - p| / (1 + t g).
+    g = bessel_i_small(n)
+    return lambda t: t / (1 + t * g(t))
+
+
+def bessel_i_large(n):
+    # I_n(x) = e^x / sqrt(x) h(w), w = 1/x.
+    def h(w):
+        if w == 0:
+            return 1 / mp.sqrt(2 * mp.pi)
+        x = 1 / w
+        return mp.besseli(n, x) * mp.sqrt(x) * mp.exp(-x)
+    return h
+
+
 LN2_2 = mp.log(2) / 2
 # name: (g, weight, a, b, degree, fixed coefficients, what the weight measures)
 TABLES = {
@@ -267,6 +295,12 @@ TABLES = {
     # erfcinv(y) = T(s - 7.125), s in [4, 10.25]: y down to the least subnormal.
     "ERFCINV_FAR": (erfinv_tail(mp.mpf("7.125")), lambda v: 1 / erfinv_tail(mp.mpf("7.125"))(v), -3.125, 3.125, 10, ()),
     "SINH_Q": (q_sinh, lambda u: (mp.sqrt(u) ** 3 / mp.sinh(mp.sqrt(u))) if u != 0 else 0, 0, 1.0201, 5, ()),
+    # cyl_bessel_i0f/i1f: 1 + t P(t) and (x/2)(1 + t P(t)), t = x^2 <= 7.75^2; then
+    # e^x/sqrt(x) h(1/x), relative error.
+    "BESSEL_I0_SMALL": (bessel_i_small(0), bessel_i_small_w(0), 0, 60.07, 9, ()),
+    "BESSEL_I1_SMALL": (bessel_i_small(1), bessel_i_small_w(1), 0, 60.07, 9, ()),
+    "BESSEL_I0_LARGE": (bessel_i_large(0), lambda w: 1 / bessel_i_large(0)(w), 0, 0.12904, 7, ()),
+    "BESSEL_I1_LARGE": (bessel_i_large(1), lambda w: 1 / bessel_i_large(1)(w), 0, 0.12904, 7, ()),
     # 1/m on [1, 2], relative error (a start for Newton's method).
     "RECIP_P": (lambda m: 1 / m, lambda m: m, 1, 2, 2, ()),
 }
@@ -274,7 +308,7 @@ TABLES = {
 
 # Tables whose constant term is kept as f32 head and tail (`NAME_LO`): its rounding
 # alone would cost more than the fit's error.
-HEAD_TAIL = {"ERFINV_A", "ERFINV_B"}
+HEAD_TAIL = {"ERFINV_A", "ERFINV_B", "BESSEL_I0_LARGE", "BESSEL_I1_LARGE"}
 
 
 def fit_f32_head_tail(g, w, a, b, deg):
