@@ -133,6 +133,23 @@ def g_erfinv_tail(c):
 
 
 # name: (function, a, b, degree, what it is)
+def g_gamma_q(v):
+    """Q(v) = (1/Gamma(1+v) - 1)/(v(v - 1)): 1/Gamma is entire, so is Q."""
+    if v == 0:
+        v = mp.mpf(10) ** -40
+    if v == 1:
+        v = 1 - mp.mpf(10) ** -40
+    return (mp.rgamma(1 + v) - 1) / (v * (v - 1))
+
+
+def g_lgamma_stirling(z):
+    """S(z), z = 1/x^2: lgamma(x) = (x - 1/2) ln x - x + ln sqrt(2 pi) + S(z)/x."""
+    if z == 0:
+        return mp.mpf(1) / 12
+    x = 1 / mp.sqrt(z)
+    return x * (mp.loggamma(x) - (x - mp.mpf(1) / 2) * mp.log(x) + x - mp.log(2 * mp.pi) / 2)
+
+
 def g_bessel_i_small(n):
     """I0(x) = 1 + z P(z), I1(x) = (x/2)(1 + z P(z)), z = x^2."""
     def g(z):
@@ -194,6 +211,10 @@ TABLES = {
                         lambda z: 1 + z * g_bessel_i_small(1)(z)),
     "bessel_i0_large": (g_bessel_i_large(0), 0, 0.08343, 18, "H(w) = sqrt(x) e^-x I0(x), w = 1/x"),
     "bessel_i1_large": (g_bessel_i_large(1), 0, 0.08343, 18, "H(w) = sqrt(x) e^-x I1(x), w = 1/x"),
+    # lgamma, tgamma: 1/Gamma(1+v) = 1 + v(v - 1) Q(v), v in [0, 1]; Stirling's
+    # remainder S(1/x^2)/x for x >= 8 (error relative to S: lgamma >= 8.5 there)
+    "gamma_q": (g_gamma_q, -0.501, 1.001, 16, "Q(v) = (1/Gamma(1+v) - 1)/(v(v-1))"),
+    "lgamma_stirling": (g_lgamma_stirling, 0, 1 / 64 + 1e-6, 6, "S(z), z = 1/x^2"),
 }
 
 

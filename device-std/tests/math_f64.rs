@@ -1160,7 +1160,7 @@ fn dump_for_mpmath() {
     let mut r = Rng(1234);
     let h = hard();
     type U = fn(f64) -> f64;
-    let unary: [(&str, U, f64, f64, bool); 36] = [
+    let unary: [(&str, U, f64, f64, bool); 38] = [
         ("exp", math::exp, -746.0, 710.0, false),
         ("exp2", math::exp2, -1076.0, 1025.0, false),
         ("exp10", math::exp10, -324.0, 309.0, false),
@@ -1197,6 +1197,8 @@ fn dump_for_mpmath() {
         ("erfcx", math::erfcx, -30.0, 12.0, true),
         ("cyl_bessel_i0", math::cyl_bessel_i0, -30.0, 9.5, true),
         ("cyl_bessel_i1", math::cyl_bessel_i1, -30.0, 9.5, true),
+        ("lgamma", math::lgamma, -30.0, 10.0, true),
+        ("tgamma", math::tgamma, -30.0, 7.6, true),
     ];
     for (name, f, lo, hi, log) in unary {
         let mut xs: Vec<f64> = h.clone();
@@ -1219,8 +1221,30 @@ fn dump_for_mpmath() {
                 xs.push(1.0 + (i as f64 - n as f64 / 8.0) * 2f64.powi(-40));
             }
         }
+        if name == "lgamma" || name == "tgamma" {
+            for i in 0..n {
+                xs.push(r.uniform(-40.0, 40.0));
+                // Near the poles and the zeros of lgamma at 1 and 2.
+                let k = (i % 40) as f64;
+                xs.push(-k + r.log_uniform(-52.0, -1.0));
+                xs.push(1.0 + r.log_uniform(-52.0, -1.0));
+                xs.push(2.0 + r.log_uniform(-52.0, -1.0));
+            }
+        }
         for x in xs {
-            writeln!(out, "{name} {:016x} 0 {:016x}", x.to_bits(), f(x).to_bits()).unwrap();
+            // CUDA bounds lgamma only outside [−23.0001, −2.2637], where it has zeros.
+            let label = if name == "lgamma" && (-23.0001..=-2.2637).contains(&x) {
+                "lgamma_zeros"
+            } else {
+                name
+            };
+            writeln!(
+                out,
+                "{label} {:016x} 0 {:016x}",
+                x.to_bits(),
+                f(x).to_bits()
+            )
+            .unwrap();
         }
     }
     // The inverse error functions: x near 0, uniform, and 1 − |x| log-uniform down to
@@ -1317,4 +1341,38 @@ fn dump_for_mpmath() {
             .unwrap();
         }
     }
+}
+
+#[test]
+fn gamma_special_values() {
+    use math::{lgamma, tgamma};
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    assert_eq!(lgamma(1.0).to_bits(), 0f64.to_bits());
+    assert_eq!(lgamma(2.0).to_bits(), 0f64.to_bits());
+    assert_eq!(lgamma(0.0), inf);
+    assert_eq!(lgamma(-0.0), inf);
+    assert_eq!(lgamma(-3.0), inf);
+    assert_eq!(lgamma(-inf), inf);
+    assert_eq!(lgamma(inf), inf);
+    assert_eq!(lgamma(3e305), inf);
+    assert!(lgamma(nan).is_nan());
+    assert!((lgamma(-0.5) - 1.265_512_123_484_645_4).abs() < 1e-15);
+    let mut f = 1.0;
+    for n in 1..=18 {
+        assert_eq!(tgamma(n as f64), f, "tgamma({n})");
+        f *= n as f64;
+    }
+    assert_eq!(tgamma(0.0), inf);
+    assert_eq!(tgamma(-0.0), -inf);
+    assert!(tgamma(-2.0).is_nan());
+    assert!(tgamma(-inf).is_nan());
+    assert_eq!(tgamma(inf), inf);
+    assert_eq!(tgamma(171.7), inf);
+    assert!(tgamma(171.6).is_finite());
+    assert!(tgamma(nan).is_nan());
+    assert!((tgamma(0.5) - core::f64::consts::PI.sqrt()).abs() < 4e-16);
+    // Large negative non-integers: tiny, with the sign of the gap, down to subnormals.
+    let t = tgamma(-175.5);
+    assert!(t != 0.0 && t.abs() < f64::MIN_POSITIVE, "{t:e}");
+    assert_eq!(tgamma(-200.5), 0.0);
 }
