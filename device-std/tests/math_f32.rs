@@ -148,6 +148,44 @@ fn special_functions_are_within_cudas_bounds() {
     assert_eq!(math::cyl_bessel_i1f(-0.0).to_bits(), (-0.0f32).to_bits());
     assert_eq!(math::cyl_bessel_i1f(f32::NEG_INFINITY), f32::NEG_INFINITY);
     assert!(math::cyl_bessel_i1f(f32::NAN).is_nan());
+    check_unary("tgammaf", 5.0, math::tgammaf, math::tgamma);
+    // lgammaf: CUDA bounds it outside [−10.001, −2.264] only (it has zeros inside).
+    let mut worst = (0.0f64, 0.0f32);
+    let extra = (0..1u32 << 16).flat_map(|i| {
+        let x = -0.25 - (i as f32) * (25.0 / 65536.0);
+        [x, 2.0 + (i as f32) * 2e-7, 1.0 - (i as f32) * 1e-7]
+    });
+    for x in samples().into_iter().chain(extra) {
+        if (-10.001..=-2.264).contains(&x) {
+            continue;
+        }
+        let e = ulp_error(math::lgammaf(x), math::lgamma(x as f64));
+        if e > worst.0 || e.is_nan() {
+            worst = (e, x);
+        }
+    }
+    println!(
+        "lgammaf    max {:.3} ulp at {:e} ({:#010x}), bound 6 outside [-10.001, -2.264]",
+        worst.0,
+        worst.1,
+        worst.1.to_bits()
+    );
+    assert!(
+        worst.0 <= 6.0,
+        "lgammaf: {:.3} ulp at {:e}",
+        worst.0,
+        worst.1
+    );
+    assert_eq!(math::lgammaf(1.0).to_bits(), 0);
+    assert_eq!(math::lgammaf(2.0).to_bits(), 0);
+    assert_eq!(math::lgammaf(-4.0), f32::INFINITY);
+    assert_eq!(math::lgammaf(f32::NEG_INFINITY), f32::INFINITY);
+    assert_eq!(math::tgammaf(5.0), 24.0);
+    assert_eq!(math::tgammaf(-0.0), f32::NEG_INFINITY);
+    assert!(math::tgammaf(-3.0).is_nan());
+    assert_eq!(math::tgammaf(35.1), f32::INFINITY);
+    let t = math::tgammaf(-36.5);
+    assert!(t != 0.0 && t.abs() < f32::MIN_POSITIVE, "{t:e}");
     assert_eq!(math::erfcxf(0.0), 1.0);
     assert_eq!(math::erfcxf(f32::INFINITY), 0.0);
     assert_eq!(math::erfcxf(f32::NEG_INFINITY), f32::INFINITY);

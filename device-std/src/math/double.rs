@@ -2513,6 +2513,12 @@ fn lgamma_pos(x: f64) -> f64 {
         let (lh, ll) = log_dd(ph, pl);
         return lh + (ll - log1p(rgamma_m1(v).0));
     }
+    if x > 1e300 {
+        // x(ln x − 1): the rest is below an ulp, and (x − ½)·ln x alone would
+        // overflow before the result does.
+        let (lh, ll) = log_dd1(x);
+        return fma(x, lh - 1.0, x * ll);
+    }
     match stirling_dd(x) {
         Some((h, l)) => h + l,
         None => f64::INFINITY,

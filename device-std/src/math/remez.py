@@ -258,6 +258,23 @@ def bessel_i_large(n):
     return h
 
 
+def gamma_q(v):
+    # 1/Gamma(1 + v) = 1 + v(v - 1) Q(v).
+    if v == 0:
+        v = mp.mpf(10) ** -25
+    if v == 1:
+        v = 1 - mp.mpf(10) ** -25
+    return (mp.rgamma(1 + v) - 1) / (v * (v - 1))
+
+
+def lgamma_s(z):
+    # lgamma(x) = (x - 1/2) ln x - x + ln sqrt(2 pi) + S(z)/x, z = 1/x^2.
+    if z == 0:
+        return mp.mpf(1) / 12
+    x = 1 / mp.sqrt(z)
+    return x * (mp.loggamma(x) - (x - mp.mpf(1) / 2) * mp.log(x) + x - mp.log(2 * mp.pi) / 2)
+
+
 LN2_2 = mp.log(2) / 2
 # name: (g, weight, a, b, degree, fixed coefficients, what the weight measures)
 TABLES = {
@@ -301,6 +318,9 @@ TABLES = {
     "BESSEL_I1_SMALL": (bessel_i_small(1), bessel_i_small_w(1), 0, 60.07, 9, ()),
     "BESSEL_I0_LARGE": (bessel_i_large(0), lambda w: 1 / bessel_i_large(0)(w), 0, 0.12904, 7, ()),
     "BESSEL_I1_LARGE": (bessel_i_large(1), lambda w: 1 / bessel_i_large(1)(w), 0, 0.12904, 7, ()),
+    # lgammaf, tgammaf: Q on [-0.5, 1] (relative error), Stirling's S for x >= 8.
+    "GAMMA_Q": (gamma_q, lambda v: 1 / gamma_q(v), -0.501, 1.001, 9, ()),
+    "LGAMMA_S": (lgamma_s, lambda z: 1 / lgamma_s(z), 0, 1 / 64 + 1e-6, 2, ()),
     # 1/m on [1, 2], relative error (a start for Newton's method).
     "RECIP_P": (lambda m: 1 / m, lambda m: m, 1, 2, 2, ()),
 }
@@ -308,7 +328,7 @@ TABLES = {
 
 # Tables whose constant term is kept as f32 head and tail (`NAME_LO`): its rounding
 # alone would cost more than the fit's error.
-HEAD_TAIL = {"ERFINV_A", "ERFINV_B", "BESSEL_I0_LARGE", "BESSEL_I1_LARGE"}
+HEAD_TAIL = {"ERFINV_A", "ERFINV_B", "BESSEL_I0_LARGE", "BESSEL_I1_LARGE", "GAMMA_Q"}
 
 
 def fit_f32_head_tail(g, w, a, b, deg):
