@@ -265,6 +265,23 @@ __device__ void push(Red* red, unsigned long long a, unsigned long long b, unsig
     for (int e_ = 0; e_ < ELEMS; e_++) \
         if (uint64_t i = (uint64_t)blockIdx.x * (TB * ELEMS) + (uint64_t)e_ * TB + threadIdx.x; i < (n))
 
+// Inputs where CUDA documents no bound (lgamma near its zeros, CUDA C++ Programming
+// Guide: "larger inside"): left out of the accuracy measure.
+template <class F>
+struct Skip {
+    static __device__ __forceinline__ bool in(double) { return false; }
+};
+struct lgammaf_t;
+struct lgamma_t;
+template <>
+struct Skip<lgammaf_t> {
+    static __device__ __forceinline__ bool in(double x) { return x >= -10.001 && x <= -2.264; }
+};
+template <>
+struct Skip<lgamma_t> {
+    static __device__ __forceinline__ bool in(double x) { return x >= -23.0001 && x <= -2.2637; }
+};
+
 template <class F>
 __device__ __forceinline__ void err_f32u(uint32_t base, uint32_t stride, uint32_t n, const float* ours, Red* red) {
     unsigned long long mo = 0, mc = 0;
@@ -272,6 +289,7 @@ __device__ __forceinline__ void err_f32u(uint32_t base, uint32_t stride, uint32_
     FOR_ELEMS(n, i) {
         uint32_t xb = base + (uint32_t)i * stride;
         float x = f32_of(xb);
+        if (Skip<F>::in((double)x)) continue;
         double r = F::refv((double)x);
         bool so = false, sc = false;
         float eo = ulp_err_f32(ours[i], r, &so), ec = ulp_err_f32(F::cuda(x), r, &sc);
@@ -310,6 +328,7 @@ __device__ __forceinline__ void err_f64u(uint32_t p0, uint32_t n, const double* 
     unsigned long long mo = 0;
     unsigned co = 0;
     FOR_ELEMS(n, i) {
+        if (Skip<F>::in(xs[i])) continue;
         double o = ours[i], r = F::cuda(xs[i]);
         mo = umax64(mo, pack(ulp_diff_f64(o, r), p0 + (uint32_t)i));
         co += differ(o, r);

@@ -2611,7 +2611,12 @@ pub fn tgamma(x: f64) -> f64 {
         return core::f64::consts::PI / (s * tgamma_pos(y));
     }
     match stirling_dd(y) {
-        Some((h, l)) => (core::f64::consts::PI / s) * exp_dd(-h, -l),
+        Some((h, l)) if h < 746.0 => {
+            // π/s times e^(−h − l), 2^k applied last: a subnormal result rounds once.
+            let (k, r, u) = exp_parts(-h, -l);
+            scale(exp_value(r, u) * (core::f64::consts::PI / s), k)
+        }
+        Some(_) => 0.0f64.copysign(s),
         None => 0.0f64.copysign(s),
     }
 }

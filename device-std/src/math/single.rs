@@ -1834,12 +1834,23 @@ fn erfc_scaled(t: f32) -> f32 {
 /// `e^(xh + xl)` for `xh` in [−104, 89] and `|xl| <= ulp(xh)`; overflows to +∞.
 #[inline(always)]
 fn exp_dd(xh: f32, xl: f32) -> f32 {
+    exp_dd_times(xh, xl, 1.0)
+}
+
+/// `e^(xh + xl) · m` (`xh` in [−140, 89], `|xl| <= ulp(xh)`, `m` normal): `2^k` applied in two
+/// halves around the product, so a subnormal result is rounded once and an overflow
+/// is a true one.
+#[inline(always)]
+fn exp_dd_times(xh: f32, xl: f32, m: f32) -> f32 {
     let (kf, k) = round_magic(xh * INV_LN2);
     let r1 = fmaf(-kf, LN2, xh); // exact
     let (s, e) = fast_two_sum(r1, xl);
     let rh = fmaf(-kf, LN2_LO, s);
     let rl = fmaf(-kf, LN2_LO, s - rh) + e;
-    scale_1p(k, expm1_kernel(rh, rl))
+    let em = expm1_kernel(rh, rl);
+    let k1 = k >> 1;
+    let t1 = pow2i(k1);
+    (fmaf(t1, em, t1) * m) * pow2i(k - k1)
 }
 
 /// `1/√π` as head and tail.
@@ -2353,6 +2364,15 @@ pub fn tgammaf(x: f32) -> f32 {
     if x > -0.5 {
         return (1.0 / x) / (1.0 + rgamma_m1f(x).0);
     }
+    if x > -10.0 {
+        // Γ(x) = Γ(y) / (x·(x + 1)·…·(x + n − 1)), y = x + n in (0, 1) (exact, as each
+        // factor is): fewer roundings than reflecting.
+        let n = (-x) as u32 + 1;
+        let y = x + n as f32;
+        let (ph, pl) = rising_df(x, n, 1.0);
+        let r = ((1.0 / y) / (1.0 + rgamma_m1f(y).0)) / ph;
+        return fmaf(-r, pl / ph, r);
+    }
     // Γ(x) = −π / (x·sin(πx)·Γ(−x)); past 10, Γ(−x) as e^(ln Γ) (subnormal results).
     let s = -x * sinpif(x);
     let y = -x;
@@ -2360,7 +2380,7 @@ pub fn tgammaf(x: f32) -> f32 {
         return PI / (s * tgamma_posf(y));
     }
     match stirling_df(y) {
-        Some((h, l)) if h < 104.0 => (PI / s) * exp_dd(-h, -l),
+        Some((h, l)) if h < 140.0 => exp_dd_times(-h, -l, PI / s),
         _ => 0.0f32.copysign(s),
     }
 }

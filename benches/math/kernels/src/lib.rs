@@ -308,6 +308,11 @@ f32_unary! {
     erfinvf: acc_erfinvf, thr_erfinvf;
     erfcinvf: acc_erfcinvf, thr_erfcinvf;
     normcdfinvf: acc_normcdfinvf, thr_normcdfinvf;
+    erfcxf: acc_erfcxf, thr_erfcxf;
+    cyl_bessel_i0f: acc_cyl_bessel_i0f, thr_cyl_bessel_i0f;
+    cyl_bessel_i1f: acc_cyl_bessel_i1f, thr_cyl_bessel_i1f;
+    lgammaf: acc_lgammaf, thr_lgammaf;
+    tgammaf: acc_tgammaf, thr_tgammaf;
     floorf: acc_floorf, thr_floorf;
     ceilf: acc_ceilf, thr_ceilf;
     truncf: acc_truncf, thr_truncf;
@@ -358,6 +363,11 @@ f64_unary! {
     erfinv: acc_erfinv, thr_erfinv;
     erfcinv: acc_erfcinv, thr_erfcinv;
     normcdfinv: acc_normcdfinv, thr_normcdfinv;
+    erfcx: acc_erfcx, thr_erfcx;
+    cyl_bessel_i0: acc_cyl_bessel_i0, thr_cyl_bessel_i0;
+    cyl_bessel_i1: acc_cyl_bessel_i1, thr_cyl_bessel_i1;
+    lgamma: acc_lgamma, thr_lgamma;
+    tgamma: acc_tgamma, thr_tgamma;
     floor: acc_floor, thr_floor;
     ceil: acc_ceil, thr_ceil;
     trunc: acc_trunc, thr_trunc;
