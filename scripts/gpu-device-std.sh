@@ -80,6 +80,10 @@ done
 # A panic in a --panic abort build prints its message and location, then traps.
 run "panic demo (--panic abort build)" panic.log "$bin/intrinsics-host" --panic-demo --ptx "$bin/ptx-abort/intrinsics-kernels.ptx"
 expect "panic message printed" panic.log "panicked at .*lib.rs:[0-9]+:[0-9]+: tag 13 is refused"
+# An index past a SharedArray's end names the index, the length and the kernel's line,
+# in the default build too (issue 31, point 4).
+run "oob demo (default build)" oob.log "$bin/intrinsics-host" --oob-demo --ptx "$bin/ptx/intrinsics-kernels.ptx"
+expect "out-of-bounds message printed" oob.log "SharedArray index 64 out of bounds for length 64 at .*lib.rs:[0-9]+:[0-9]+"
 
 for ex in "${EXAMPLES[@]}"; do
   run "$ex memcheck n=2^20" sanitizer.log compute-sanitizer --tool memcheck --error-exitcode 99 \

@@ -142,8 +142,11 @@ where
 
     /// Reads element `i` (`ld.shared`). Panics (traps) when `i >= len()`.
     #[inline(always)]
+    #[track_caller]
     pub fn read(&self, i: usize) -> T {
-        assert!(i < self.len, "DynamicSharedArray index out of bounds");
+        if i >= self.len {
+            crate::bounds::out_of_bounds(c"DynamicSharedArray", i, self.len);
+        }
         // The emulator checks the access through the shared window.
         #[cfg(emulated)]
         // SAFETY: as below; the emulated load checks bounds and alignment.
@@ -157,8 +160,11 @@ where
 
     /// Writes element `i` (`st.shared`). Panics (traps) when `i >= len()`.
     #[inline(always)]
+    #[track_caller]
     pub fn write(&self, i: usize, value: T) {
-        assert!(i < self.len, "DynamicSharedArray index out of bounds");
+        if i >= self.len {
+            crate::bounds::out_of_bounds(c"DynamicSharedArray", i, self.len);
+        }
         #[cfg(emulated)]
         // SAFETY: as below; the emulated store checks bounds and alignment.
         unsafe {
@@ -237,8 +243,11 @@ where
     /// The shared-window address of element `i`, for
     /// [`atomic::shared`](crate::atomic::shared). Panics (traps) when `i >= len()`.
     #[inline(always)]
+    #[track_caller]
     pub fn ptr(&self, i: usize) -> SharedPtr<T> {
-        assert!(i < self.len, "DynamicSharedArray index out of bounds");
+        if i >= self.len {
+            crate::bounds::out_of_bounds(c"DynamicSharedArray", i, self.len);
+        }
         SharedPtr::from_generic(self.base.wrapping_add(i))
     }
 }

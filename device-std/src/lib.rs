@@ -103,6 +103,7 @@ extern crate std;
 
 pub mod abi;
 pub mod atomic;
+mod bounds;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub mod bulk;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]

@@ -5,16 +5,7 @@
 //! --panic abort`); the default `-Cpanic=immediate-abort` turns a panic into
 //! `trap` in place, with no message.
 
-use crate::print::ArgBuffer;
-
-/// Copies `text` into `buf` with a NUL, cut to fit.
-fn c_string<'a>(text: &str, buf: &'a mut [u8; 160]) -> &'a core::ffi::CStr {
-    let n = text.len().min(buf.len() - 1);
-    buf[..n].copy_from_slice(&text.as_bytes()[..n]);
-    buf[n] = 0;
-    // An interior NUL cuts the string early; there is always one at `n`.
-    core::ffi::CStr::from_bytes_until_nul(&buf[..=n]).unwrap_or(c"?")
-}
+use crate::print::{c_string, ArgBuffer};
 
 /// Prints `panicked at FILE:LINE:COL: MESSAGE` (the message only when it is
 /// a plain string literal: formatting needs `core::fmt`, which a kernel does

@@ -146,3 +146,13 @@ macro_rules! device_println {
         $crate::print::vprintf(concat!($fmt, "\n\0"), &args);
     }};
 }
+
+/// Copies `text` into `buf` with a NUL, cut to fit: a `%s` argument for `vprintf`.
+#[cfg(target_arch = "nvptx64")]
+pub(crate) fn c_string<'a>(text: &str, buf: &'a mut [u8; 160]) -> &'a core::ffi::CStr {
+    let n = text.len().min(buf.len() - 1);
+    buf[..n].copy_from_slice(&text.as_bytes()[..n]);
+    buf[n] = 0;
+    // An interior NUL cuts the string early; there is always one at `n`.
+    core::ffi::CStr::from_bytes_until_nul(&buf[..=n]).unwrap_or(c"?")
+}

@@ -173,9 +173,11 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
     /// `UNINIT`): indexing hands out references, which only the `unsafe` access to a
     /// `static mut` may.
     #[inline(always)]
-    #[cfg_attr(emulated, track_caller)]
+    #[track_caller]
     fn indexed_element(&self, i: usize) -> *mut T {
-        assert!(i < N, "SharedArray index out of bounds");
+        if i >= N {
+            crate::bounds::out_of_bounds(c"SharedArray", i, N);
+        }
         const WRONG: &str = "SharedArray indexing works only on a `static mut` of the static shared form \
              (`static mut TILE: SharedArray<T, N> = SharedArray::UNINIT;`); use read/write/ptr on handles";
         let (ok, base): (bool, u32) = on_device!("SharedArray indexing", {
@@ -245,16 +247,22 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
     ///
     /// Reading an element no thread has written yields an unspecified value.
     #[inline(always)]
+    #[track_caller]
     pub fn read(&self, i: usize) -> T {
-        assert!(i < N, "SharedArray index out of bounds");
+        if i >= N {
+            crate::bounds::out_of_bounds(c"SharedArray", i, N);
+        }
         // SAFETY: in bounds of a live allocation aligned for T.
         unsafe { self.ptr(i).read() }
     }
 
     /// Writes element `i` (`st.shared`). Panics (traps) when `i >= N`.
     #[inline(always)]
+    #[track_caller]
     pub fn write(&self, i: usize, value: T) {
-        assert!(i < N, "SharedArray index out of bounds");
+        if i >= N {
+            crate::bounds::out_of_bounds(c"SharedArray", i, N);
+        }
         // SAFETY: in bounds of a live allocation aligned for T; the type
         // hands out no reference to an element.
         unsafe { self.ptr(i).write(value) }
@@ -263,8 +271,11 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
     /// The shared-window address of element `i`, for [`atomic`](crate::atomic)
     /// operations on shared memory. Panics (traps) when `i >= N`.
     #[inline(always)]
+    #[track_caller]
     pub fn ptr(&self, i: usize) -> SharedPtr<T> {
-        assert!(i < N, "SharedArray index out of bounds");
+        if i >= N {
+            crate::bounds::out_of_bounds(c"SharedArray", i, N);
+        }
         SharedPtr::<T> {
             addr: self.addr + (i * core::mem::size_of::<T>()) as u32,
             _marker: PhantomData,
@@ -277,6 +288,7 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
     /// `M * size_of::<T>()` be a multiple of `ALIGN`, so every part keeps the
     /// alignment (compile errors otherwise). Panics (traps) when `i >= N / M`.
     #[inline(always)]
+    #[track_caller]
     #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
     pub fn part<const M: usize>(&self, i: usize) -> SharedArray<T, M, ALIGN> {
         const {
@@ -286,7 +298,9 @@ impl<T: Copy, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
                 "SharedArray::part: each part must span a multiple of ALIGN bytes"
             );
         }
-        assert!(i < N / M, "SharedArray::part index out of bounds");
+        if i >= N / M {
+            crate::bounds::out_of_bounds(c"SharedArray::part", i, N / M);
+        }
         SharedArray {
             addr: self.addr + (i * M * core::mem::size_of::<T>()) as u32,
             tag: 0,

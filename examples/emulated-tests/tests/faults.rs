@@ -290,10 +290,53 @@ fn unwritten_shared_reads_and_failed_bounds_checks_are_reported() {
         } => {
             // The last thread to reach the barrier runs on first.
             assert_eq!(at.thread, (63, 0, 0));
-            assert_eq!(message, "DynamicSharedArray index out of bounds");
-            assert!(location
-                .as_deref()
-                .is_some_and(|l| l.contains("dynamic_shared.rs")));
+            // The index, the length, and the kernel's own line (issue 31, point 4).
+            assert_eq!(
+                message,
+                "DynamicSharedArray index 68 out of bounds for length 68"
+            );
+            assert!(
+                location.as_deref().is_some_and(|l| l.starts_with(file!())),
+                "{location:?}"
+            );
+        }
+        other => panic!("expected a kernel panic, got {other}"),
+    }
+}
+
+/// Reads a static shared array one past its end on thread 7.
+#[kernel]
+pub fn shared_past_the_end(mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 32>::new();
+    let t = thread::threadIdx_x() as usize;
+    tile.write(t, 1.0);
+    thread::sync_threads();
+    let v = tile.read(if t == 7 { 32 } else { t });
+    if let Some((o, _)) = out.get_mut_indexed() {
+        *o = v;
+    }
+}
+
+#[test]
+fn a_shared_array_index_past_the_end_names_index_length_and_line() {
+    let mut v = vec![0.0f32; 32];
+    let out = GlobalMut::new(&mut v);
+    let err = emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        shared_past_the_end(out.disjoint())
+    })
+    .unwrap_err();
+    match err {
+        EmulatorError::Panic {
+            at,
+            ref message,
+            ref location,
+        } => {
+            assert_eq!(at.thread, (7, 0, 0));
+            assert_eq!(message, "SharedArray index 32 out of bounds for length 32");
+            assert!(
+                location.as_deref().is_some_and(|l| l.starts_with(file!())),
+                "{location:?}"
+            );
         }
         other => panic!("expected a kernel panic, got {other}"),
     }

@@ -308,6 +308,10 @@ struct Args {
     /// (a `--panic abort` build prints it) and the launch error the host gets.
     #[arg(long)]
     panic_demo: bool,
+    /// Only launch `shared_index` in bounds, then one past the end: shows the index,
+    /// the length and the kernel's line printed before the trap, in any build.
+    #[arg(long)]
+    oob_demo: bool,
 }
 
 fn main() -> Result<()> {
@@ -315,6 +319,9 @@ fn main() -> Result<()> {
     let opts = args.common;
     if args.panic_demo {
         return panic_demo(&opts);
+    }
+    if args.oob_demo {
+        return oob_demo(&opts);
     }
     let seed = opts.seed();
     let mut rng = rng(seed);
@@ -421,5 +428,33 @@ fn panic_demo(opts: &Options) -> Result<()> {
             Ok(())
         }
         Ok(()) => anyhow::bail!("hello(13) should have trapped"),
+    }
+}
+
+fn oob_demo(opts: &Options) -> Result<()> {
+    let (ctx, stream) = open_device(0)?;
+    let module = Module::from_ptx_file(&ctx, opts.ptx_path("intrinsics-kernels"))?;
+    let k = module.kernel::<(u32, SliceMut<u32>)>("shared_index")?;
+    let cfg = cudarc::driver::LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (64, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut out = stream.alloc_zeros::<u32>(64)?;
+    // SAFETY: one output per thread of the one block.
+    unsafe { k.launch(&stream, cfg, (5u32, &mut out)) }?;
+    let got = stream.clone_dtoh(&out)?;
+    anyhow::ensure!(got.iter().all(|&v| v == 5), "shared_index(5): {got:?}");
+    // SAFETY: as above; index 64 traps.
+    let launched = unsafe { k.launch(&stream, cfg, (64u32, &mut out)) };
+    let outcome = launched
+        .map_err(anyhow::Error::from)
+        .and_then(|()| Ok(stream.synchronize()?));
+    match outcome {
+        Err(e) => {
+            println!("PASS oob demo: shared_index(5) read 5; shared_index(64) failed: {e}");
+            Ok(())
+        }
+        Ok(()) => anyhow::bail!("shared_index(64) should have trapped"),
     }
 }

@@ -513,3 +513,21 @@ pub fn hello(tag: u32) {
         );
     }
 }
+
+/// Reads element `index` of a 64-element `SharedArray` into every thread's output.
+/// Past the end (`index >= 64`) the launch traps after printing `SharedArray index I
+/// out of bounds for length 64 at FILE:LINE:COL`, this line's location, in every
+/// build (the host's `--oob-demo`).
+#[kernel]
+pub fn shared_index(index: u32, mut out: DisjointSlice<u32>) {
+    let tile = SharedArray::<u32, 64>::new();
+    let t = thread::threadIdx_x() as usize;
+    if t < 64 {
+        tile.write(t, t as u32);
+    }
+    thread::sync_threads();
+    let v = tile.read(index as usize);
+    if let Some((o, _)) = out.get_mut_indexed() {
+        *o = v;
+    }
+}
