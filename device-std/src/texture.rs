@@ -23,19 +23,24 @@
 //! # What a fetch returns (CUDA C++ Programming Guide, "Texture Fetching")
 //!
 //! Coordinates are `f32`. With normalized coordinates (`Sampler::normalized`) a
-//! coordinate `u` addresses texel space at `u · N` (`N` the extent), after
-//! [`AddressMode::Wrap`] has replaced `u` by `u − floor(u)`. Point filtering reads
-//! texel `floor(x)`; linear filtering reads texels `i = floor(x − 0.5)` and `i + 1`
-//! in each dimension, weighted `1 − α` and `α` with `α = frac(x − 0.5)` rounded to
-//! 8 fraction bits (the texture unit's 9-bit fixed-point weights). An index outside
-//! the extent is clamped ([`AddressMode::Clamp`]), wrapped, mirrored, or reads the
+//! coordinate `u` addresses texel space at `x = u · N` (`N` the extent, the product
+//! rounded to `f32`). Point filtering reads texel `floor(x)`; linear filtering reads
+//! texels `i = floor(x − 0.5)` and `i + 1` in each dimension, weighted `1 − α` and `α`
+//! with `α = frac(x − 0.5)` rounded to 8 fraction bits (the texture unit's 9-bit
+//! fixed-point weights). An index outside the extent is clamped
+//! ([`AddressMode::Clamp`]), taken modulo `N` ([`AddressMode::Wrap`]), mirrored with
+//! period `2N` ([`AddressMode::Mirror`]: `0, 1, …, N−1, N−1, …, 0`), or reads the
 //! border colour ([`AddressMode::Border`]). `u8` texels read as `b / 255`
 //! (`cudaReadModeNormalizedFloat`).
 //!
 //! The emulator follows these rules. Measured against an H100 (`examples/texture`'s
-//! reference samples: 96 cases, 61,440 values): point filtering with every address
-//! mode, and 1D linear filtering of `f32` texels on texel coordinates, give the GPU's
-//! bits (the filtered value rounds to `f32` with ties away from zero). The GPU filters
+//! reference samples: 96 cases, 61,440 values, coordinates uniform over 1.7 times the
+//! extent): point filtering with every address mode, and 1D linear filtering of `f32`
+//! texels on texel coordinates, give the GPU's bits (the filtered value rounds to
+//! `f32` with ties away from zero). The texture unit decides texel boundaries in a
+//! fixed-point form of its own: for normalized coordinates within an `f32` ulp or two
+//! of a boundary (`u = k/N` rounded), wrap and mirror chose the neighbouring texel in
+//! 3–7% of such probes (N = 3, 5, 7; |u| up to 3·10⁷) where the emulator did not. The GPU filters
 //! a 1D texture as a 2D texture one row high fetched at row coordinate 0, so with
 //! [`AddressMode::Border`] every weight is halved against the border row; the
 //! emulator does the same. Elsewhere linear filtering (2D, 3D, normalized
@@ -343,12 +348,32 @@ unsafe impl<T: Texel, const D: usize> KernelParam for Texture<T, D> {
     };
 }
 
+/// A texel type a CUDA array, and so a [`Surface`], can hold: `f32`, `[f32; 2]`,
+/// `[f32; 4]`, `u8`, `[u8; 2]`, `[u8; 4]`, `u16`, `u32`, `[u32; 2]`, `[u32; 4]`, `i32`
+/// (CUDA's array formats with 1, 2 or 4 channels; `host_loader::texture::Array` takes
+/// the same list). Sealed.
+pub trait SurfaceTexel: PlainData + private::Sealed {}
+
+macro_rules! surface_texels {
+    ($($t:ty),*) => {$(
+        impl SurfaceTexel for $t {}
+    )*};
+}
+// f32, [f32; 4], u8 and [u8; 4] are sealed by `texels!` already.
+impl private::Sealed for [u8; 2] {}
+impl private::Sealed for u16 {}
+impl private::Sealed for u32 {}
+impl private::Sealed for [u32; 2] {}
+impl private::Sealed for [u32; 4] {}
+impl private::Sealed for i32 {}
+surface_texels!(f32, [f32; 2], [f32; 4], u8, [u8; 2], [u8; 4], u16, u32, [u32; 2], [u32; 4], i32);
+
 /// A surface object of `D` dimensions (1, 2 or 3) over a CUDA array of `T`: the
 /// `CUsurfObject` handle (8 bytes, `.u64` parameter). Reads and writes whole texels
 /// at integer coordinates (elements, not bytes as CUDA C++'s `surf2Dread` takes
-/// them); `T` is 1, 2, 4, 8 or 16 bytes. sm_30.
+/// them); `T` is a [`SurfaceTexel`]. sm_30.
 #[repr(transparent)]
-pub struct Surface<T: PlainData, const D: usize> {
+pub struct Surface<T: SurfaceTexel, const D: usize> {
     handle: u64,
     _texel: PhantomData<T>,
 }
@@ -360,14 +385,14 @@ pub type Surface2d<T> = Surface<T, 2>;
 /// A 3D [`Surface`].
 pub type Surface3d<T> = Surface<T, 3>;
 
-impl<T: PlainData, const D: usize> Clone for Surface<T, D> {
+impl<T: SurfaceTexel, const D: usize> Clone for Surface<T, D> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T: PlainData, const D: usize> Copy for Surface<T, D> {}
+impl<T: SurfaceTexel, const D: usize> Copy for Surface<T, D> {}
 
-impl<T: PlainData, const D: usize> Surface<T, D> {
+impl<T: SurfaceTexel, const D: usize> Surface<T, D> {
     const VALID: () = {
         assert!(D >= 1 && D <= 3, "Surface: D must be 1, 2 or 3");
         let s = core::mem::size_of::<T>();
@@ -428,7 +453,7 @@ impl<T: PlainData, const D: usize> Surface<T, D> {
     }
 }
 
-impl<T: PlainData> Surface<T, 1> {
+impl<T: SurfaceTexel> Surface<T, 1> {
     /// Texel `x`. Out of range traps (GPU) or panics (emulator). `suld.b.1d.trap`.
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]
@@ -450,7 +475,7 @@ impl<T: PlainData> Surface<T, 1> {
     }
 }
 
-impl<T: PlainData> Surface<T, 2> {
+impl<T: SurfaceTexel> Surface<T, 2> {
     /// Texel `(x, y)`. Out of range traps (GPU) or panics (emulator). `suld.b.2d.trap`.
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]
@@ -469,7 +494,7 @@ impl<T: PlainData> Surface<T, 2> {
     }
 }
 
-impl<T: PlainData> Surface<T, 3> {
+impl<T: SurfaceTexel> Surface<T, 3> {
     /// Texel `(x, y, z)`. Out of range traps (GPU) or panics (emulator). `suld.b.3d.trap`.
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]
@@ -489,7 +514,7 @@ impl<T: PlainData> Surface<T, 3> {
 }
 
 // SAFETY: as for `Texture`: one `.u64`, any value valid.
-unsafe impl<T: PlainData, const D: usize> KernelParam for Surface<T, D> {
+unsafe impl<T: SurfaceTexel, const D: usize> KernelParam for Surface<T, D> {
     const ABI: ParamAbi = {
         let () = Self::VALID;
         ParamAbi {
@@ -551,7 +576,9 @@ mod surf_asm {
 
     #[inline(always)]
     pub(super) fn load<const D: usize>(h: u64, size: usize, c: [u32; 3]) -> [u32; 4] {
-        let x = c[0] * size as u32;
+        // Bytes along x; an index too large for 32 bits still traps (no surface is
+        // 2^32 bytes wide).
+        let x = c[0].checked_mul(size as u32).unwrap_or(u32::MAX);
         let (y, z) = (c[1], c[2]);
         let mut r = [0u32; 4];
         macro_rules! ld {
@@ -580,7 +607,7 @@ mod surf_asm {
 
     #[inline(always)]
     pub(super) fn store<const D: usize>(h: u64, size: usize, c: [u32; 3], v: [u32; 4]) {
-        let x = c[0] * size as u32;
+        let x = c[0].checked_mul(size as u32).unwrap_or(u32::MAX); // as in `load`
         let (y, z) = (c[1], c[2]);
         macro_rules! st {
             ($dim:literal, $coords:literal, $tail:literal, $h:expr, $x:expr, $y:expr, $z:expr) => {

@@ -33,8 +33,10 @@ use cudarc::driver::sys::{
     self, CUaddress_mode, CUarray, CUarray_format, CUfilter_mode, CUmemorytype, CUresourcetype,
 };
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, SyncOnDrop};
-pub use device_std::texture::{AddressMode, FilterMode, Sampler, SamplerError, Texel};
-use device_std::{FieldLayout, HasValueClass, PlainData, ValueClass};
+pub use device_std::texture::{
+    AddressMode, FilterMode, Sampler, SamplerError, SurfaceTexel, Texel,
+};
+use device_std::{FieldLayout, HasValueClass, ValueClass};
 
 use crate::abi_record::AbiKind;
 use crate::layout::ParamLayout;
@@ -88,8 +90,9 @@ fn driver(what: &str) -> impl FnOnce(cudarc::driver::DriverError) -> TextureErro
     }
 }
 
-/// Types a CUDA array can hold: the array format and channel count of each. Sealed.
-pub trait ArrayElement: PlainData + private::Sealed {
+/// Types a CUDA array can hold (`device_std::texture::SurfaceTexel`'s list): the array
+/// format and channel count of each. Sealed.
+pub trait ArrayElement: SurfaceTexel + private::Sealed {
     /// `CUarray_format` of one channel.
     const FORMAT: CUarray_format;
     /// Channels per texel: 1, 2 or 4.
@@ -124,7 +127,10 @@ array_elements! {
 }
 
 /// A `D`-dimensional (1, 2 or 3) CUDA array of `T` texels, x fastest. Usable by
-/// textures and surfaces alike (`CUDA_ARRAY3D_SURFACE_LDST`). Freed on drop.
+/// textures and surfaces alike (`CUDA_ARRAY3D_SURFACE_LDST`), so its extent is held to
+/// the device's surface limits (`CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE{1,2,3}D_*`, on an
+/// H100 e.g. 32,768 texels for 1D where a texture-only array could have 131,072).
+/// Freed on drop, after the context's work has finished.
 pub struct Array<T: ArrayElement, const D: usize> {
     raw: CUarray,
     extent: [usize; D],
@@ -282,7 +288,8 @@ impl<T: ArrayElement, const D: usize> Array<T, D> {
     }
 
     /// The array's texels (x fastest), copied in order on `stream` (after the kernels
-    /// launched on it before) and waited for.
+    /// launched on that stream before; work on other streams is the caller's to order)
+    /// and waited for.
     ///
     /// # Errors
     /// The driver's error.
@@ -365,8 +372,10 @@ fn copy_desc<T>(
 
 impl<T: ArrayElement, const D: usize> Drop for Array<T, D> {
     fn drop(&mut self) {
-        // Errors cannot be reported from drop; a failed destroy leaks the array.
-        if self.ctx.bind_to_thread().is_ok() {
+        // Kernels queued on any stream may still read or write the array (the driver does
+        // not order the destroy after them): wait for the context's work first. Errors
+        // cannot be reported from drop; a failed destroy leaks the array.
+        if self.ctx.bind_to_thread().is_ok() && self.ctx.synchronize().is_ok() {
             // SAFETY: `raw` is this array's live handle, destroyed once. Textures and
             // surfaces over it borrow it, so none outlives it.
             let _ = unsafe { sys::cuArrayDestroy(self.raw) };
@@ -383,7 +392,7 @@ enum Source<'a, T> {
 
 /// A texture object over an [`Array`] or pitched 2D device memory, read with a
 /// [`Sampler`]; the kernel's `Texture<T, D>` parameter. Borrows what it reads;
-/// destroyed on drop.
+/// destroyed on drop, after the context's work has finished.
 pub struct Texture<'a, T: Texel, const D: usize> {
     obj: sys::CUtexObject,
     ctx: Arc<CudaContext>,
@@ -498,10 +507,24 @@ impl<'a, T: Texel + ArrayElement> Texture<'a, T, 2> {
         let align = attr(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?;
         let pitch_align = attr(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT)?;
         let (addr, _sync) = buf.device_ptr(stream);
-        let pitch_bytes = (pitch * size_of::<T>()) as u64;
         let bad = |m: String| Err(TextureError::Pitched(m));
+        let Some(pitch_bytes) = pitch.checked_mul(size_of::<T>()).map(|b| b as u64) else {
+            return bad(format!("a pitch of {pitch} texels overflows"));
+        };
         if width == 0 || height == 0 {
             return bad(format!("extent {width} x {height} has a zero dimension"));
+        }
+        let (max_w, max_h, max_pitch) = (
+            attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH)?,
+        );
+        if width as u64 > max_w || height as u64 > max_h || pitch_bytes > max_pitch {
+            return bad(format!(
+                "{width} x {height} texels with a {pitch_bytes}-byte pitch; this device allows \
+                 at most {max_w} x {max_h} and {max_pitch} bytes \
+                 (CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_*)"
+            ));
         }
         if addr % align != 0 {
             return bad(format!(
@@ -542,7 +565,8 @@ impl<'a, T: Texel + ArrayElement> Texture<'a, T, 2> {
 
 impl<T: Texel, const D: usize> Drop for Texture<'_, T, D> {
     fn drop(&mut self) {
-        if self.ctx.bind_to_thread().is_ok() {
+        // As for `Array`: a queued launch may still use the object.
+        if self.ctx.bind_to_thread().is_ok() && self.ctx.synchronize().is_ok() {
             // SAFETY: this object's live handle, destroyed once.
             let _ = unsafe { sys::cuTexObjectDestroy(self.obj) };
         }
@@ -550,7 +574,7 @@ impl<T: Texel, const D: usize> Drop for Texture<'_, T, D> {
 }
 
 /// A surface object over an [`Array`]; the kernel's `Surface<T, D>` parameter.
-/// Borrows the array; destroyed on drop.
+/// Borrows the array; destroyed on drop, after the context's work has finished.
 pub struct Surface<'a, T: ArrayElement, const D: usize> {
     obj: sys::CUsurfObject,
     ctx: Arc<CudaContext>,
@@ -602,7 +626,8 @@ impl<'a, T: ArrayElement, const D: usize> Surface<'a, T, D> {
 
 impl<T: ArrayElement, const D: usize> Drop for Surface<'_, T, D> {
     fn drop(&mut self) {
-        if self.ctx.bind_to_thread().is_ok() {
+        // As for `Array`: a queued launch may still use the object.
+        if self.ctx.bind_to_thread().is_ok() && self.ctx.synchronize().is_ok() {
             // SAFETY: this object's live handle, destroyed once.
             let _ = unsafe { sys::cuSurfObjectDestroy(self.obj) };
         }

@@ -558,6 +558,18 @@ fn tensor_map_args(
     (out.len() >= 3).then(|| out.join(", "))
 }
 
+/// The device-std texture and surface parameter types, by name.
+const TEXTURE_TYPES: [&str; 8] = [
+    "Texture",
+    "Texture1d",
+    "Texture2d",
+    "Texture3d",
+    "Surface",
+    "Surface1d",
+    "Surface2d",
+    "Surface3d",
+];
+
 /// `Texture<T, D>`, `Texture1d<T>` … `Surface3d<T>`: which object, with the host's
 /// texel type and the dimension count.
 fn texture_param(
@@ -566,12 +578,10 @@ fn texture_param(
     seg: &syn::PathSegment,
 ) -> Option<(&'static str, (String, String))> {
     let name = seg.ident.to_string();
-    let (kind, rest) = if let Some(r) = name.strip_prefix("Texture") {
-        ("Texture", r)
-    } else if let Some(r) = name.strip_prefix("Surface") {
-        ("Surface", r)
-    } else {
-        return None;
+    let (kind, rest) = match name.as_str() {
+        "Texture" | "Texture1d" | "Texture2d" | "Texture3d" => ("Texture", &name[7..]),
+        "Surface" | "Surface1d" | "Surface2d" | "Surface3d" => ("Surface", &name[7..]),
+        _ => return None,
     };
     let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
         return None;
@@ -652,6 +662,11 @@ fn bind_param(ctx: &Ctx<'_>, scope: &Scope<'_>, ty: &Type) -> Option<(String, St
                     format!("{hl}::texture::{kind}<'static, {t}, {d}>"),
                     format!("&'a {hl}::texture::{kind}<'a, {t}, {d}>"),
                 ));
+            }
+            if TEXTURE_TYPES.contains(&last.ident.to_string().as_str()) {
+                // `Texture<f32, DIMS>` with a named constant: not bound (the error names
+                // the parameter), rather than taken for a struct.
+                return None;
             }
             if last.ident == "DisjointSlice" {
                 let syn::PathArguments::AngleBracketed(args) = &last.arguments else {

@@ -8,7 +8,9 @@
 //! handle a kernel receives never dangles, as a tensor map's does not.
 
 use crate::layout::PlainData;
-use crate::texture::{AddressMode, ChannelKind, FilterMode, Sampler, Surface, Texel, Texture};
+use crate::texture::{
+    AddressMode, ChannelKind, FilterMode, Sampler, Surface, SurfaceTexel, Texel, Texture,
+};
 use std::boxed::Box;
 use std::format;
 use std::string::String;
@@ -156,8 +158,8 @@ fn address(i: i64, n: usize, mode: AddressMode) -> Option<usize> {
 }
 
 impl TexDesc {
-    /// Coordinate `c` of dimension `a` in texel space: normalized coordinates wrap
-    /// (with [`AddressMode::Wrap`]) and scale by the extent in `f32`, as the GPU does.
+    /// Coordinate `c` of dimension `a` in texel space: normalized coordinates scale by
+    /// the extent in `f32`; the address mode then maps the index.
     fn texel_coord(&self, c: f32, a: usize) -> f64 {
         let s = &self.sampler;
         if !s.normalized_coords {
@@ -181,7 +183,7 @@ impl TexDesc {
         let mut idx = [Some(0usize); 3];
         if s.filter == FilterMode::Point {
             for a in 0..self.dims {
-                let i = self.texel_coord(c[a], a).floor() as i64;
+                let i = self.texel_coord(c[a], a).clamp(-1.0e12, 1.0e12).floor() as i64;
                 idx[a] = address(i, self.extent[a], s.address[a]);
             }
             return self.texel(idx);
@@ -198,6 +200,9 @@ impl TexDesc {
             } else {
                 -0.5
             };
+            // Held to ±2^40 texels (any extent's address mode decides the same there);
+            // ±∞ too, so the weights stay finite.
+            let x = x.clamp(-1.0e12, 1.0e12);
             let i = x.floor();
             lower[a] = i as i64;
             alpha[a] = ((x - i) * 256.0 + 0.5).floor() / 256.0;
@@ -271,7 +276,7 @@ impl SurfaceDesc {
     /// # Errors
     /// An extent with a zero dimension or whose product is not `texels.len()`, or a
     /// texel size other than 1, 2, 4, 8 or 16 bytes.
-    pub fn new<T: PlainData, const D: usize>(
+    pub fn new<T: SurfaceTexel, const D: usize>(
         texels: &[T],
         extent: [usize; D],
     ) -> Result<Self, String> {
@@ -300,7 +305,7 @@ impl SurfaceDesc {
 
     /// This surface as the kernel parameter `Surface<T, D>`. Panics when the texel
     /// size or dimension count differ.
-    pub fn as_param<T: PlainData, const D: usize>(&self) -> Surface<T, D> {
+    pub fn as_param<T: SurfaceTexel, const D: usize>(&self) -> Surface<T, D> {
         let d = self.d;
         assert!(
             d.dims == D && d.texel_size == core::mem::size_of::<T>(),
