@@ -65,6 +65,26 @@ const MODULES: &[(&str, &[&str])] = &[
             "message_passing",
             "block_ids",
             "hello",
+            "shared_index",
+        ],
+    ),
+    (
+        "module_vars-kernels",
+        &["conv_const", "conv_global", "count_above", "reverse_blocks"],
+    ),
+    ("grid_sync-kernels", &["sum_grid"]),
+    (
+        "texture-kernels",
+        &[
+            "resize_bilinear",
+            "sample_1d_f32",
+            "sample_2d_f32",
+            "sample_3d_f32",
+            "sample_1d_rgba8",
+            "sample_2d_rgba8",
+            "sample_3d_rgba8",
+            "invert_rgba8",
+            "swap_pairs_3d",
         ],
     ),
 ];
