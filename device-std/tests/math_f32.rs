@@ -942,3 +942,51 @@ fn float_math_methods_are_the_cuda_functions_with_stds_semantics() {
         math::logf(8.0) / math::logf(2.0)
     );
 }
+
+#[test]
+fn norms_of_any_length_and_small_conversions() {
+    use math::{llrintf, llroundf, nanf, normf, rnormf, scalblnf};
+    // Against the f64 sum, on random vectors of several lengths and scales.
+    let mut seed = 0x1234_5678u32;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    for len in [1usize, 2, 3, 7, 64, 1000] {
+        for scale in [1e-40f32, 1e-20, 1.0, 1e20, 1e35] {
+            let a: Vec<f32> = (0..len)
+                .map(|_| (next() as f32 / u32::MAX as f32 - 0.5) * scale)
+                .collect();
+            let exact = a
+                .iter()
+                .map(|&v| (v as f64) * (v as f64))
+                .sum::<f64>()
+                .sqrt();
+            let bound = 1.0 + len as f64 / 64.0;
+            let e = ulp_error(normf(&a), exact);
+            assert!(e <= bound, "normf len {len} scale {scale:e}: {e:.2} ulp");
+            let e = ulp_error(rnormf(&a), 1.0 / exact);
+            assert!(
+                e <= bound + 0.5,
+                "rnormf len {len} scale {scale:e}: {e:.2} ulp"
+            );
+        }
+    }
+    assert_eq!(normf(&[3.0, 4.0]), 5.0);
+    assert_eq!(normf(&[]), 0.0);
+    assert_eq!(rnormf(&[0.0, -0.0]), f32::INFINITY);
+    assert_eq!(normf(&[f32::NAN, f32::NEG_INFINITY]), f32::INFINITY);
+    assert!(normf(&[1.0, f32::NAN]).is_nan());
+    assert_eq!(rnormf(&[1.0, f32::INFINITY]), 0.0);
+    assert_eq!(normf(&[3e38, 3e38]), f32::INFINITY);
+    assert_eq!(normf(&[2e38, 1e38]), 2.236_068e38);
+    assert_eq!(llrintf(2.5), 2);
+    assert_eq!(llroundf(-2.5), -3);
+    assert_eq!(scalblnf(1.0, 1 << 40), f32::INFINITY);
+    assert_eq!(scalblnf(3.0, -2), 0.75);
+    assert_eq!(nanf("").to_bits(), 0x7fc0_0000);
+    assert_eq!(nanf("5").to_bits(), 0x7fc0_0005);
+    assert_eq!(nanf("x1").to_bits(), 0x7fc0_0000);
+}

@@ -1376,3 +1376,27 @@ fn gamma_special_values() {
     assert!(t != 0.0 && t.abs() < f64::MIN_POSITIVE, "{t:e}");
     assert_eq!(tgamma(-200.5), 0.0);
 }
+
+#[test]
+fn norms_of_any_length_and_small_conversions() {
+    use math::{llrint, llround, nan, norm, rnorm, scalbln};
+    assert_eq!(norm(&[3.0, 4.0, 12.0]), 13.0);
+    assert_eq!(norm(&[]), 0.0);
+    assert_eq!(norm(&[1e300, 1e300]), 1.414_213_562_373_095_1e300);
+    assert_eq!(norm(&[1e-300, 1e-300]), 1.414_213_562_373_095_1e-300);
+    assert_eq!(rnorm(&[0.6, 0.8]), 1.0);
+    assert_eq!(rnorm(&[0.0]), f64::INFINITY);
+    assert_eq!(norm(&[f64::NAN, f64::INFINITY]), f64::INFINITY);
+    assert!(norm(&[f64::NAN, 1.0]).is_nan());
+    assert_eq!(rnorm(&[f64::INFINITY]), 0.0);
+    // Against a sum exact enough to count ulps: 100 elements of 1 and 2^-30.
+    let a: Vec<f64> = (0..100)
+        .map(|i| if i % 2 == 0 { 1.0 } else { 2f64.powi(-30) })
+        .collect();
+    let want = (50.0 + 50.0 * 2f64.powi(-60)).sqrt();
+    assert!((norm(&a) - want).abs() <= want * 2f64.powi(-52));
+    assert_eq!(llrint(-2.5), -2);
+    assert_eq!(llround(2.5), 3);
+    assert_eq!(scalbln(1.0, -(1 << 40)), 0.0);
+    assert_eq!(nan("7").to_bits(), 0x7ff8_0000_0000_0007);
+}

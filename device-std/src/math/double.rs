@@ -2620,3 +2620,93 @@ pub fn tgamma(x: f64) -> f64 {
         None => 0.0f64.copysign(s),
     }
 }
+
+// ---------------------------------------------------------------- small conversions
+
+/// [`lrint`] under CUDA's `long long` name (the same `i64`). Every target.
+#[inline(always)]
+pub fn llrint(x: f64) -> i64 {
+    lrint(x)
+}
+
+/// [`lround`] under CUDA's `long long` name (the same `i64`). Every target.
+#[inline(always)]
+pub fn llround(x: f64) -> i64 {
+    lround(x)
+}
+
+/// `x · 2^n` with an `i64` exponent (CUDA `scalbln`): [`scalbn`] with `n` held to
+/// ±10000 (past which every finite result is 0 or ±∞ already). Every target.
+#[inline(always)]
+pub fn scalbln(x: f64, n: i64) -> f64 {
+    scalbn(x, n.clamp(-10_000, 10_000) as i32)
+}
+
+/// A quiet NaN (CUDA `nan`, C `nan`): `tagp` of decimal digits sets the payload (its
+/// low 51 bits), anything else gives payload 0. Every target.
+#[inline]
+pub fn nan(tagp: &str) -> f64 {
+    let mut p: u64 = 0;
+    for b in tagp.bytes() {
+        if !b.is_ascii_digit() {
+            p = 0;
+            break;
+        }
+        p = p.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
+    }
+    f64::from_bits(0x7ff8_0000_0000_0000 | (p & 0x0007_ffff_ffff_ffff))
+}
+
+// ---------------------------------------------------------------- norms of any length
+
+/// As `single.rs`'s: the scaled sum of squares and the exponent, or the special result.
+#[inline(always)]
+fn scaled_sum_of_squares(a: &[f64], zero: f64, inf: f64) -> Result<(f64, i32), f64> {
+    let mut m = 0.0f64;
+    let mut nan = false;
+    for &v in a {
+        let av = v.abs();
+        if av == f64::INFINITY {
+            return Err(inf);
+        }
+        nan |= av.is_nan();
+        m = if av > m { av } else { m };
+    }
+    if nan {
+        return Err(f64::NAN);
+    }
+    if m == 0.0 {
+        return Err(zero);
+    }
+    let e = ilogb(m);
+    let mut s = 0.0f64;
+    for &v in a {
+        let t = scalbn(v, -e); // exact: a power of two, the largest element in [1, 2)
+        s = fma(t, t, s);
+    }
+    Ok((s, e))
+}
+
+/// The Euclidean norm `√(Σ aᵢ²)` of `a` (CUDA `norm(dim, p)`, the length taken from
+/// the slice), without overflow or underflow in between (see [`normf`](super::normf)).
+/// `+∞` when an element is infinite, NaN when one is NaN, 0 for an empty or all-zero
+/// `a`. Error: the sum's roundings (CUDA documents no bound). Every target. Source:
+/// CUDA Math API `norm`.
+#[inline]
+pub fn norm(a: &[f64]) -> f64 {
+    match scaled_sum_of_squares(a, 0.0, f64::INFINITY) {
+        Ok((s, e)) => scalbn(sqrt(s), e),
+        Err(v) => v,
+    }
+}
+
+/// `1/√(Σ aᵢ²)` (CUDA `rnorm(dim, p)`), scaled as [`norm`]: `+0` when an element is
+/// infinite, NaN when one is NaN, `+∞` for an empty or all-zero `a`. Every target.
+/// Source: CUDA Math API `rnorm`.
+#[inline]
+pub fn rnorm(a: &[f64]) -> f64 {
+    match scaled_sum_of_squares(a, f64::INFINITY, 0.0) {
+        Ok((s, e)) => scalbn(1.0 / sqrt(s), -e),
+        Err(v) => v,
+    }
+}

@@ -42,8 +42,11 @@
 //! against CUDA's `f64` function. `f64`: the host
 //! against mpmath on ~20k–40k inputs each, hard cases included
 //! (`tests/math_f64_accuracy.py`). Exact (0 ulp): `sqrtf`/`sqrt`, `fmodf`/`fmod`,
-//! `remainderf`/`remainder`, `remquof`/`remquo`, `fdimf`/`fdim`, the rounding functions,
-//! `frexp`, `ldexp`, `scalbn`, `ilogb`, `logb`, `modf`, `nextafter`, `fma`. Details and
+//! `remainderf`/`remainder`, `remquof`/`remquo`, `fdimf`/`fdim`, the rounding functions
+//! (`lrint`, `llrint`, `lround`, `llround` too), `frexp`, `ldexp`, `scalbn`, `scalbln`,
+//! `ilogb`, `logb`, `modf`, `nextafter`, `fma`, `nan`. The norms of vectors of any
+//! length, `normf`/`norm` and `rnormf`/`rnorm` (a slice where CUDA takes `dim` and a
+//! pointer), carry the rounding of their sums, for which CUDA documents no bound. Details and
 //! speed against nvcc: `BENCHMARKS.md`, "Math library".
 //!
 //! | function (`f32` / `f64`) | `f32` max ulp | CUDA `f32` bound | `f64` max ulp | CUDA `f64` bound |

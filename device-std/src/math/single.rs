@@ -690,6 +690,33 @@ pub fn lroundf(x: f32) -> i64 {
     roundf(x) as i64
 }
 
+/// [`lrintf`] under CUDA's `long long` name (the same `i64`). Every target.
+#[inline(always)]
+pub fn llrintf(x: f32) -> i64 {
+    lrintf(x)
+}
+
+/// [`lroundf`] under CUDA's `long long` name (the same `i64`). Every target.
+#[inline(always)]
+pub fn llroundf(x: f32) -> i64 {
+    lroundf(x)
+}
+
+/// A quiet NaN (CUDA `nanf`, C `nanf`): `tagp` of decimal digits sets the payload
+/// (its low 22 bits), anything else gives payload 0. Every target.
+#[inline]
+pub fn nanf(tagp: &str) -> f32 {
+    let mut p: u32 = 0;
+    for b in tagp.bytes() {
+        if !b.is_ascii_digit() {
+            p = 0;
+            break;
+        }
+        p = p.wrapping_mul(10).wrapping_add(u32::from(b - b'0'));
+    }
+    f32::from_bits(0x7fc0_0000 | (p & 0x003f_ffff))
+}
+
 /// `|x|` (CUDA `fabsf`), exact. Every target.
 #[inline(always)]
 pub fn fabsf(x: f32) -> f32 {
@@ -757,6 +784,13 @@ pub fn ldexpf(x: f32, n: i32) -> f32 {
 #[inline(always)]
 pub fn scalbnf(x: f32, n: i32) -> f32 {
     ldexpf(x, n)
+}
+
+/// `x · 2^n` with an `i64` exponent (CUDA `scalblnf`): [`scalbnf`] with `n` held to
+/// ±1000 (past which every finite result is 0 or ±∞ already). Every target.
+#[inline(always)]
+pub fn scalblnf(x: f32, n: i64) -> f32 {
+    scalbnf(x, n.clamp(-1000, 1000) as i32)
 }
 
 /// The exponent of `x` as an integer, `floor(log2|x|)` (CUDA `ilogbf`); `i32::MIN`
@@ -2382,5 +2416,64 @@ pub fn tgammaf(x: f32) -> f32 {
     match stirling_df(y) {
         Some((h, l)) if h < 140.0 => exp_dd_times(-h, -l, PI / s),
         _ => 0.0f32.copysign(s),
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Norms of vectors of any length.
+
+/// `Σ (aᵢ·2^−e)²` for the exponent `e` of the largest `|aᵢ|`, and `e`; or the result
+/// itself for the special cases (`Err`): `+∞` when an element is infinite (NaNs too,
+/// as `hypotf`), NaN when one is NaN, and `zero` when all are zero (or `a` is empty).
+#[inline(always)]
+fn scaled_sum_of_squares(a: &[f32], zero: f32, inf: f32) -> Result<(f32, i32), f32> {
+    let mut m = 0.0f32;
+    let mut nan = false;
+    for &v in a {
+        let av = v.abs();
+        if av == f32::INFINITY {
+            return Err(inf);
+        }
+        nan |= av.is_nan();
+        m = if av > m { av } else { m };
+    }
+    if nan {
+        return Err(f32::NAN);
+    }
+    if m == 0.0 {
+        return Err(zero);
+    }
+    let e = ilogbf(m);
+    let mut s = 0.0f32;
+    for &v in a {
+        let t = scalbnf(v, -e); // exact: a power of two, the largest element in [1, 2)
+        s = fmaf(t, t, s);
+    }
+    Ok((s, e))
+}
+
+/// The Euclidean norm `√(Σ aᵢ²)` of `a` (CUDA `normf(dim, p)`, the length taken from
+/// the slice), without overflow or underflow in between: the squares are summed
+/// scaled by the largest element's power of two. `+∞` when an element is infinite
+/// (even beside NaNs), NaN when one is NaN, 0 for an empty or all-zero `a`. Error:
+/// the sum's `n` roundings, at most about `n/2` ulp of the sum before the square root
+/// halves them (CUDA documents no bound). Every target. Source: CUDA Math API `normf`.
+#[inline]
+pub fn normf(a: &[f32]) -> f32 {
+    match scaled_sum_of_squares(a, 0.0, f32::INFINITY) {
+        Ok((s, e)) => scalbnf(sqrtf(s), e),
+        Err(v) => v,
+    }
+}
+
+/// `1/√(Σ aᵢ²)` (CUDA `rnormf(dim, p)`), scaled as [`normf`]: `+0` when an element is
+/// infinite, NaN when one is NaN, `+∞` for an empty or all-zero `a`. Error as
+/// [`normf`], plus the division's rounding. Every target. Source: CUDA Math API
+/// `rnormf`.
+#[inline]
+pub fn rnormf(a: &[f32]) -> f32 {
+    match scaled_sum_of_squares(a, f32::INFINITY, 0.0) {
+        Ok((s, e)) => scalbnf(1.0 / sqrtf(s), -e),
+        Err(v) => v,
     }
 }
