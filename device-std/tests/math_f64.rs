@@ -1383,7 +1383,7 @@ fn norms_of_any_length_and_small_conversions() {
     assert_eq!(norm(&[3.0, 4.0, 12.0]), 13.0);
     assert_eq!(norm(&[]), 0.0);
     assert_eq!(norm(&[1e300, 1e300]), 1.414_213_562_373_095_1e300);
-    assert_eq!(norm(&[1e-300, 1e-300]), 1.414_213_562_373_095_1e-300);
+    assert_eq!(norm(&[1e-300, 1e-300]), 1.414_213_562_373_095e-300);
     assert_eq!(rnorm(&[0.6, 0.8]), 1.0);
     assert_eq!(rnorm(&[0.0]), f64::INFINITY);
     assert_eq!(norm(&[f64::NAN, f64::INFINITY]), f64::INFINITY);
