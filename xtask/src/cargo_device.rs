@@ -50,6 +50,9 @@ pub struct CratePtx {
 pub struct BuildFailure {
     /// Packages whose compilation said "can't find crate for `std`".
     pub needs_std: Vec<PackageId>,
+    /// Packages whose compilation said "can't find crate for `alloc`", or could not find
+    /// `Vec`, `Box`, `String`, `vec!` or `format!` (all need a heap).
+    pub needs_alloc: Vec<PackageId>,
 }
 
 /// The result of [`build`]: every compiled crate's PTX, keyed by package id (`core` and
@@ -167,6 +170,15 @@ pub fn build(request: &BuildRequest<'_>) -> BuildResult {
                 let code = msg.message.code.as_ref().map(|c| c.code.as_str());
                 if code == Some("E0463") && msg.message.message.contains("crate for `std`") {
                     failure.needs_std.push(msg.package_id.clone());
+                }
+                let heap_type = matches!(code, Some("E0412" | "E0433" | "E0425"))
+                    && ["`Vec`", "`Box`", "`String`", "`vec`", "`format`"]
+                        .iter()
+                        .any(|t| msg.message.message.contains(t));
+                if heap_type
+                    || (code == Some("E0463") && msg.message.message.contains("crate for `alloc`"))
+                {
+                    failure.needs_alloc.push(msg.package_id.clone());
                 }
             }
             _ => {}

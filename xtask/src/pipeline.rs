@@ -481,8 +481,10 @@ fn explain_failure(
     metadata: &Metadata,
     kernel_crates: &[&Package],
 ) -> Error {
-    let Some(culprit) = failure.needs_std.first() else {
-        return err;
+    let (culprit, krate) = match (failure.needs_std.first(), failure.needs_alloc.first()) {
+        (Some(c), _) => (c, "std"),
+        (None, Some(c)) => (c, "alloc"),
+        (None, None) => return err,
     };
     let name = workspace::name_of(metadata, culprit);
     let chain = kernel_crates
@@ -493,14 +495,27 @@ fn explain_failure(
     let local_root = package
         .filter(|p| p.source.is_none())
         .and_then(preflight::lib_root);
-    let fix = match local_root {
-        Some(root) => format!(
+    let fix = match (krate, local_root) {
+        ("alloc", Some(root)) => format!(
+            "device code has no heap: in {} replace `Vec`, `Box` and `String` by the slices a \
+             launch passes in, `SharedArray` or `DynamicSharedArray` for scratch memory and \
+             fixed-size arrays for locals (and drop `extern crate alloc;`), or move the \
+             dependency on `{name}` under `[target.'cfg(not(target_arch = \"nvptx64\"))'.dependencies]` \
+             if only the host needs it",
+            root.display()
+        ),
+        ("alloc", None) => format!(
+            "device code has no heap: turn off `{name}`'s `alloc` feature if it has one, or \
+             move the dependency under `[target.'cfg(not(target_arch = \"nvptx64\"))'.dependencies]` \
+             if only the host needs it"
+        ),
+        (_, Some(root)) => format!(
             "add `#![no_std]` as the first line of {} (device code has no `std`), or move \
              the dependency on `{name}` under `[target.'cfg(not(target_arch = \"nvptx64\"))'.dependencies]` \
              if only the host needs it",
             root.display()
         ),
-        None => format!(
+        (_, None) => format!(
             "turn off `{name}`'s `std` feature (`default-features = false`) if it has one, or \
              move the dependency under `[target.'cfg(not(target_arch = \"nvptx64\"))'.dependencies]` \
              if only the host needs it"
@@ -508,15 +523,15 @@ fn explain_failure(
     };
     let how = match chain {
         Some(chain) if chain.len() > 1 => format!(
-            "device crate `{}` pulls in `std` through its dependencies: {}",
+            "device crate `{}` pulls in `{krate}` through its dependencies: {}",
             chain[0],
             chain.join(" → ")
         ),
-        _ => format!("device crate `{name}` needs `std`"),
+        _ => format!("device crate `{name}` needs `{krate}`"),
     };
     Error::new(
         ErrorKind::Compile,
-        format!("{how}; `{name}` needs `std`, which the nvptx64-nvidia-cuda target does not have\n  fix: {fix}\n({err})"),
+        format!("{how}; `{name}` needs `{krate}`, which the nvptx64-nvidia-cuda target does not have\n  fix: {fix}\n({err})"),
     )
 }
 

@@ -17,6 +17,8 @@ struct RootAttributes {
     no_std: bool,
     /// `#![feature(abi_ptx)]`, plainly or under `cfg_attr`.
     abi_ptx: bool,
+    /// An ungated `extern crate std;` / `extern crate alloc;`: the crate and the line.
+    extern_crate: Option<(String, usize)>,
 }
 
 /// Checks a device crate of this build (a kernel crate or a path dependency of one).
@@ -33,6 +35,18 @@ pub fn check(package: &Package, kernel_crate: bool) -> Result<()> {
         )));
     };
     let attrs = root_attributes(root)?;
+    if let Some((krate, line)) = &attrs.extern_crate {
+        return Err(Error::config(format!(
+            "{}:{line}: device crate `{}` declares `extern crate {krate};`, but device code \
+             has no `std` and no heap (the nvptx64-nvidia-cuda build has `core` only)\n  fix: \
+             remove the line, or gate it with `#[cfg(not(target_arch = \"nvptx64\"))]` for \
+             host-only code; in kernels use the slices a launch passes in, `SharedArray` or \
+             `DynamicSharedArray` for scratch memory and fixed-size arrays for locals, not \
+             `Vec`, `Box` or `String`",
+            root.display(),
+            package.name,
+        )));
+    }
     if !attrs.no_std {
         return Err(Error::config(format!(
             "{}: device crate `{}` is not `#![no_std]`; the nvptx64-nvidia-cuda target has no \
@@ -76,7 +90,23 @@ fn root_attributes(root: &Path) -> Result<RootAttributes> {
             at.column + 1
         ))
     })?;
-    Ok(scan(&file.attrs))
+    let mut found = scan(&file.attrs);
+    found.extern_crate = extern_std_or_alloc(&file.items);
+    Ok(found)
+}
+
+/// The first ungated `extern crate std;` or `extern crate alloc;` of a crate root, with
+/// its line (an item under any `cfg` attribute is taken for host-only code).
+fn extern_std_or_alloc(items: &[syn::Item]) -> Option<(String, usize)> {
+    items.iter().find_map(|item| match item {
+        syn::Item::ExternCrate(e)
+            if (e.ident == "std" || e.ident == "alloc")
+                && !e.attrs.iter().any(|a| a.path().is_ident("cfg")) =>
+        {
+            Some((e.ident.to_string(), e.extern_token.span.start().line))
+        }
+        _ => None,
+    })
 }
 
 fn scan(attrs: &[Attribute]) -> RootAttributes {
@@ -117,14 +147,16 @@ mod tests {
             attrs("#![no_std]\n#![cfg_attr(target_arch = \"nvptx64\", feature(abi_ptx))]\n"),
             RootAttributes {
                 no_std: true,
-                abi_ptx: true
+                abi_ptx: true,
+                extern_crate: None,
             }
         );
         assert_eq!(
             attrs("#![cfg_attr(not(test), no_std)]\n#![feature(abi_ptx, stdarch_nvptx)]\n"),
             RootAttributes {
                 no_std: true,
-                abi_ptx: true
+                abi_ptx: true,
+                extern_crate: None,
             }
         );
     }
@@ -140,5 +172,35 @@ mod tests {
             attrs("#![cfg_attr(x, feature(abi_ptx2))]\n#![doc = \"no_std_compat\"]\n"),
             RootAttributes::default()
         );
+    }
+
+    #[test]
+    fn extern_std_and_alloc_are_found_unless_gated() {
+        let items = |src: &str| syn::parse_file(src).unwrap().items;
+        assert_eq!(
+            extern_std_or_alloc(&items("#![no_std]\n\nextern crate alloc;\n")),
+            Some(("alloc".to_string(), 3))
+        );
+        assert_eq!(
+            extern_std_or_alloc(&items("extern crate std;\n")),
+            Some(("std".to_string(), 1))
+        );
+        assert_eq!(
+            extern_std_or_alloc(&items(
+                "#[cfg(test)]\nextern crate std;\n#[cfg(not(target_arch = \"nvptx64\"))]\nextern crate alloc;\nextern crate core;\n"
+            )),
+            None
+        );
+    }
+
+    #[test]
+    fn a_crate_root_with_extern_std_is_refused_with_the_line_and_what_to_use() {
+        let dir = std::env::temp_dir().join(format!("preflight-std-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        let root = dir.join("src/lib.rs");
+        std::fs::write(&root, "#![no_std]\nextern crate std;\n").unwrap();
+        let found = root_attributes(&root).unwrap();
+        assert_eq!(found.extern_crate, Some(("std".to_string(), 2)));
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

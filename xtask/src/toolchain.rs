@@ -83,18 +83,34 @@ pub fn check_nightly(toolchain: &str) -> Result<()> {
         })?;
     if !out.status.success() {
         return Err(Error::toolchain(format!(
-            "the `{toolchain}` toolchain is not installed; device crates need it.\n  fix: \
-             rustup toolchain install {toolchain} --component rust-src"
+            "the `{toolchain}` toolchain is not installed; device crates need a nightly \
+             toolchain with `rust-src` (`-Zbuild-std=core` for nvptx64-nvidia-cuda and the \
+             `ptx-kernel` ABI are nightly-only).\n  fix: rustup toolchain install \
+             {toolchain} --component rust-src"
         )));
     }
     let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     let core = sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml");
     if !core.exists() {
         return Err(Error::toolchain(format!(
-            "the `{toolchain}` toolchain has no `rust-src` component ({} is missing); \
-             `-Zbuild-std=core` needs it.\n  fix: rustup component add rust-src --toolchain \
-             {toolchain}",
+            "the `{toolchain}` toolchain has no `rust-src` component ({} is missing); the \
+             device build compiles `core` from it (`-Zbuild-std=core`, on a nightly \
+             toolchain).\n  fix: rustup component add rust-src --toolchain {toolchain}",
             core.display()
+        )));
+    }
+    let version = toolchain_command(toolchain, "rustc")
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if !(version.contains("nightly") || version.contains("-dev")) {
+        return Err(Error::toolchain(format!(
+            "the `{toolchain}` toolchain is `{version}`, not a nightly; the device build \
+             needs nightly rustc (`-Zbuild-std=core` for nvptx64-nvidia-cuda, the \
+             `ptx-kernel` ABI, `asm_experimental_arch`)\n  fix: rustup toolchain install \
+             nightly --component rust-src, and build device crates with it (the default; \
+             `BuildPtx::toolchain` or `--toolchain` chose `{toolchain}`)"
         )));
     }
     Ok(())

@@ -124,6 +124,53 @@ fn a_kernel_crate_without_no_std_gets_the_line_to_add() {
 }
 
 #[test]
+fn extern_crate_std_in_a_no_std_kernel_crate_says_what_is_wrong() {
+    // Issue 31, point 5: `#![no_std]` is there; the message must not ask for it.
+    let root = workspace(
+        "extern-std",
+        &[
+            ("Cargo.toml", WORKSPACE),
+            ("k/Cargo.toml", &kernel_manifest("kernels = true", "")),
+            (
+                "k/src/lib.rs",
+                &KERNEL.replace("use device_std", "extern crate std;\nuse device_std"),
+            ),
+        ],
+    );
+    let err = build_error(&root);
+    assert_eq!(err.kind(), ErrorKind::Config);
+    let msg = err.to_string();
+    assert!(msg.contains("k/src/lib.rs:3"), "{msg}");
+    assert!(msg.contains("declares `extern crate std;`"), "{msg}");
+    assert!(msg.contains("no `std` and no heap"), "{msg}");
+    assert!(!msg.contains("add `#![no_std]`"), "{msg}");
+}
+
+#[test]
+fn a_vec_in_a_kernel_crate_gets_the_no_heap_hint() {
+    let root = workspace(
+        "uses-vec",
+        &[
+            ("Cargo.toml", WORKSPACE),
+            ("k/Cargo.toml", &kernel_manifest("kernels = true", "")),
+            (
+                "k/src/lib.rs",
+                &format!("{KERNEL}pub fn scratch() -> usize {{ let v: Vec<u32> = Vec::new(); v.len() }}\n"),
+            ),
+        ],
+    );
+    let err = build_error(&root);
+    assert_eq!(err.kind(), ErrorKind::Compile);
+    let msg = err.to_string();
+    assert!(msg.contains("device crate `k` needs `alloc`"), "{msg}");
+    assert!(msg.contains("device code has no heap"), "{msg}");
+    assert!(
+        msg.contains("`SharedArray` or `DynamicSharedArray`"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn a_kernel_crate_without_the_abi_line_gets_the_line_to_add() {
     let root = workspace(
         "no-abi-ptx",
