@@ -325,6 +325,37 @@ pub fn launch_cooperative<F: Fn() + Sync>(
     )
 }
 
+/// The ids of the launches running now (any host thread), for
+/// [`GlobalMut`](super::GlobalMut), which one launch at a time may use.
+static RUNNING: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+/// Marks launch `id` running until dropped (also when the launch unwinds).
+struct Running(u64);
+
+impl Running {
+    fn start(id: u64) -> Self {
+        RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push(id);
+        Running(id)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&r| r != self.0);
+    }
+}
+
+/// Whether launch `id` is still running.
+pub(crate) fn is_running(id: u64) -> bool {
+    RUNNING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&id)
+}
+
 /// [`launch_with`] after validation, cooperative or not.
 fn run<F: Fn() + Sync>(
     cfg: LaunchConfig,
@@ -334,6 +365,8 @@ fn run<F: Fn() + Sync>(
 ) -> Result<LaunchStats, EmulatorError> {
     install_panic_hook();
     static IDS: AtomicU64 = AtomicU64::new(1);
+    let id = IDS.fetch_add(1, Ordering::Relaxed);
+    let _running = Running::start(id);
     let (g, b) = (cfg.grid, cfg.block);
     let launch = Launch {
         grid: [g.0, g.1, g.2],
@@ -343,7 +376,7 @@ fn run<F: Fn() + Sync>(
         static_limit: cfg.static_shared_limit,
         cluster: [cfg.cluster.0, cfg.cluster.1, cfg.cluster.2],
         cooperative,
-        id: IDS.fetch_add(1, Ordering::Relaxed),
+        id,
         writes: WriteLog::new(),
         failed: AtomicU64::new(u64::MAX),
         output: options.capture_output.then(|| Mutex::new(Vec::new())),

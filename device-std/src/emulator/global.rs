@@ -12,7 +12,8 @@ use rustc_hash::FxHashMap;
 use std::sync::Mutex;
 use std::vec::Vec;
 
-/// A `&mut [T]` lent to one emulated launch as its global memory: every
+/// A `&mut [T]` lent to emulated launches as their global memory, one launch at a
+/// time (launches one after another reuse it, as they would a device buffer): every
 /// thread gets its own [`DisjointSlice`] over it ([`disjoint`](Self::disjoint)),
 /// or a raw pointer for kernels that take `*mut T`
 /// ([`as_mut_ptr`](Self::as_mut_ptr)).
@@ -32,7 +33,7 @@ use std::vec::Vec;
 pub struct GlobalMut<'a, T> {
     ptr: *mut T,
     len: usize,
-    /// The launch that used it (0: none yet).
+    /// The launch that used it last (0: none yet).
     launch: AtomicU64,
     _borrow: PhantomData<&'a mut [T]>,
 }
@@ -69,20 +70,30 @@ impl<'a, T> GlobalMut<'a, T> {
     /// in index space `S`.
     ///
     /// Panics (which the launch reports as a kernel panic of that thread)
-    /// outside a launch, on a second call by the same thread, and in a
-    /// second launch: a handle serves one launch.
+    /// outside a launch, on a second call by the same thread, and while another
+    /// launch that used the handle is still running (on another host thread).
     #[track_caller]
     pub fn disjoint<S: IndexSpace>(&self) -> DisjointSlice<'_, T, S> {
         context::with(|ctx| {
             let id = ctx.block().launch.id;
-            if let Err(other) =
-                self.launch
-                    .compare_exchange(0, id, Ordering::Relaxed, Ordering::Relaxed)
-            {
+            // One launch at a time: a handle passes to the next launch once the one it
+            // served has ended (launches one after another reuse it, as a device buffer).
+            let mut current = self.launch.load(Ordering::Relaxed);
+            while current != id {
                 assert!(
-                    other == id,
-                    "GlobalMut::disjoint: this handle served another launch; make one per launch"
+                    current == 0 || !super::executor::is_running(current),
+                    "GlobalMut::disjoint: this handle is in use by another launch running now \
+                     (launches on several host threads need a handle each)"
                 );
+                match self.launch.compare_exchange(
+                    current,
+                    id,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => break,
+                    Err(other) => current = other,
+                }
             }
             let me = self as *const Self as usize;
             let mut handles = ctx.handles.borrow_mut();
