@@ -2477,52 +2477,65 @@ fn rising_dd(y: f64, n: u32, m: f64) -> (f64, f64) {
     (ph, pl)
 }
 
-/// `ln Γ(x)` for finite `x > 0`.
+/// `ln|Γ(x)|` for finite `x > −0.5`, `x ≠ 0`. Each range writes the result as
+/// `m·ln(h + l) + s·log1p(a) + (c + c2 + cl)` and one logarithm and one `log1p` serve
+/// them all: a warp whose lanes fall in different ranges runs the two once, not once
+/// per range.
 #[inline(always)]
-fn lgamma_pos(x: f64) -> f64 {
-    if x < 0.5 {
-        // −ln x − ln Γ... = −ln x − log1p(1/Γ(1 + x) − 1).
-        let (lh, ll) = log_dd1(x);
-        let (w, _) = rgamma_m1(x);
-        return -lh - (ll + log1p(w));
-    }
-    if x < 1.0 {
-        // x·(1/Γ(1 + x)) − 1 = (x − 1)(1 + x²Q(x)): exact near the zero at 1.
-        let (_, q) = rgamma_m1(x);
-        return -log1p((x - 1.0) * fma(x * x, q, 1.0));
-    }
-    if x < 2.0 {
-        return 0.0 - log1p(rgamma_m1(x - 1.0).0); // lgamma(1) = +0
-    }
-    if x < 3.0 {
-        // Γ(2 + v) − 1 = (1 + v)/(1 + w) − 1 = v(1 − (v − 1)Q)/(1 + w): exact near 2.
-        let v = x - 2.0;
-        let (w, q) = rgamma_m1(v);
-        // The quotient as head and tail, then log1p(a + t) = log1p(a) + t/(1 + a).
-        let (nh, nl) = two_prod(v, fma(-(v - 1.0), q, 1.0));
-        let (dh, dl) = fast_two_sum(1.0, w);
-        let a = nh / dh;
-        let t = (fma(-a, dh, nh) + (nl - a * dl)) / dh;
-        return log1p(a) + t / (1.0 + a);
-    }
-    if x < 8.0 {
-        // Γ(x) = (1 + v)·(2 + v)·…·(x − 1) / (1 + w), v = x − n − 2 in [0, 1).
-        let n = x as u32 - 2;
-        let v = x - (n + 2) as f64;
-        let (ph, pl) = rising_dd(v + 2.0, n, 1.0 + v);
-        let (lh, ll) = log_dd(ph, pl);
-        return lh + (ll - log1p(rgamma_m1(v).0));
-    }
+fn lgamma_main(x: f64) -> f64 {
     if x > 1e300 {
         // x(ln x − 1): the rest is below an ulp, and (x − ½)·ln x alone would
         // overflow before the result does.
         let (lh, ll) = log_dd1(x);
         return fma(x, lh - 1.0, x * ll);
     }
-    match stirling_dd(x) {
-        Some((h, l)) => h + l,
-        None => f64::INFINITY,
+    let (mut m, mut h, mut l) = (0.0, 1.0, 0.0);
+    let (mut s, mut a) = (-1.0, 0.0);
+    let (mut c, mut c2, mut cl) = (0.0, 0.0, 0.0);
+    if x < 0.5 {
+        // Γ(x) = Γ(1 + x)/x: −ln|x| − log1p(1/Γ(1 + x) − 1), for x < 0 too.
+        m = -1.0;
+        h = x.abs();
+        a = rgamma_m1(x).0;
+    } else if x < 1.0 {
+        // x·(1/Γ(1 + x)) − 1 = (x − 1)(1 + x²Q(x)): exact near the zero at 1.
+        let (_, q) = rgamma_m1(x);
+        a = (x - 1.0) * fma(x * x, q, 1.0);
+    } else if x < 2.0 {
+        a = rgamma_m1(x - 1.0).0; // lgamma(1) = +0: s·log1p(0) = −0, added to +0
+    } else if x < 3.0 {
+        // Γ(2 + v) − 1 = (1 + v)/(1 + w) − 1 = v(1 − (v − 1)Q)/(1 + w): exact near 2;
+        // the quotient as head and tail, log1p(a + t) = log1p(a) + t/(1 + a).
+        let v = x - 2.0;
+        let (w, q) = rgamma_m1(v);
+        let (nh, nl) = two_prod(v, fma(-(v - 1.0), q, 1.0));
+        let (dh, dl) = fast_two_sum(1.0, w);
+        a = nh / dh;
+        cl = ((fma(-a, dh, nh) + (nl - a * dl)) / dh) / (1.0 + a);
+        s = 1.0;
+    } else if x < 8.0 {
+        // Γ(x) = (1 + v)·(2 + v)·…·(x − 1) / (1 + w), v = x − n − 2 in [0, 1).
+        let n = x as u32 - 2;
+        let v = x - (n + 2) as f64;
+        (h, l) = rising_dd(v + 2.0, n, 1.0 + v);
+        m = 1.0;
+        a = rgamma_m1(v).0;
+    } else {
+        // Stirling: (x − ½) ln x − x + ln√(2π) + S(1/x²)/x.
+        m = x - 0.5;
+        h = x;
+        s = 0.0;
+        c = -x;
+        c2 = LN_SQRT_2PI;
+        let w = 1.0 / x;
+        cl = LN_SQRT_2PI_LO + w * poly(w * w, &LGAMMA_STIRLING_C);
     }
+    let (lh, ll) = log_dd(h, l);
+    let lp = log1p(a);
+    let (ph, pe) = two_prod(m, lh);
+    let (s1, e1) = two_sum(ph, c);
+    let (s2, e2) = two_sum(s1, c2);
+    s2 + (((e1 + e2) + fma(m, ll, pe)) + fma(s, lp, cl))
 }
 
 /// `ln|Γ(x)|`, the logarithm of the gamma function's magnitude. `+∞` at 0 and at the
@@ -2535,23 +2548,17 @@ pub fn lgamma(x: f64) -> f64 {
     if !(x.abs() < f64::INFINITY) {
         return x * x; // NaN stays NaN, ±∞ gives +∞
     }
-    if x > 0.0 {
-        return lgamma_pos(x);
-    }
-    if x == floor(x) {
+    if x == floor(x) && x <= 0.0 {
         return f64::INFINITY; // ±0 and the negative integers
     }
     if x > -0.5 {
-        // Γ(x) = Γ(1 + x)/x: −ln|x| − log1p(1/Γ(1 + x) − 1).
-        let (lh, ll) = log_dd1(-x);
-        let (w, _) = rgamma_m1(x);
-        return -lh - (ll + log1p(w));
+        return lgamma_main(x);
     }
     // Γ(x)·(−x)·Γ(−x) = π / sin(πx), with −x exact (1 − x would round).
     let (ph, pl) = two_prod(sinpi(x), x);
     let (ph, pl) = if ph < 0.0 { (-ph, -pl) } else { (ph, pl) };
     let (lh, ll) = log_dd(ph, pl);
-    (LN_PI - lh) + ((LN_PI_LO - ll) - lgamma_pos(-x))
+    (LN_PI - lh) + ((LN_PI_LO - ll) - lgamma_main(-x))
 }
 
 /// `Γ(x)` for finite `x > 0` (+∞ on overflow).

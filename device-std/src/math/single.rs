@@ -2279,51 +2279,83 @@ fn rising_df(y: f32, n: u32, m: f32) -> (f32, f32) {
     (ph, pl)
 }
 
-/// `ln Γ(x)` for finite `x > 0`.
+/// `a + b` as head and exact tail, any order of magnitude.
 #[inline(always)]
-fn lgamma_posf(x: f32) -> f32 {
-    if x < 0.5 {
-        let (lh, ll) = ln_df(x);
-        return -lh - (ll + log1pf(rgamma_m1f(x).0));
-    }
-    if x < 1.0 {
-        // x·(1/Γ(1 + x)) − 1 = (x − 1)(1 + x²Q(x)): exact near the zero at 1.
-        let (_, q) = rgamma_m1f(x);
-        return -log1pf((x - 1.0) * fmaf(x * x, q, 1.0));
-    }
-    if x < 2.0 {
-        return 0.0 - log1pf(rgamma_m1f(x - 1.0).0); // lgammaf(1) = +0
-    }
-    if x < 3.0 {
-        // Γ(2 + v) − 1 = v(1 − (v − 1)Q)/(1 + w) as head and tail: exact near 2.
-        let v = x - 2.0;
-        let (w, q) = rgamma_m1f(v);
-        let c = fmaf(-(v - 1.0), q, 1.0);
-        let nh = v * c;
-        let nl = fmaf(v, c, -nh);
-        let (dh, dl) = fast_two_sum(1.0, w);
-        let a = nh / dh;
-        let t = (fmaf(-a, dh, nh) + (nl - a * dl)) / dh;
-        return log1pf(a) + t / (1.0 + a);
-    }
-    if x < 8.0 {
-        // Γ(x) = (1 + v)·(2 + v)·…·(x − 1) / (1 + w), v = x − n − 2 in [0, 1).
-        let n = x as u32 - 2;
-        let v = x - (n + 2) as f32;
-        let (ph, pl) = rising_df(v + 2.0, n, 1.0 + v);
-        let (lh, ll) = ln_df(ph);
-        return lh + ((ll + pl / ph) - log1pf(rgamma_m1f(v).0));
-    }
+fn two_sum(a: f32, b: f32) -> (f32, f32) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// `ln|Γ(x)|` for finite `x > −0.5`, `x ≠ 0`, as `lgamma_main` in `double.rs`: each
+/// range writes the result as `m·ln(h + l) + s·log1p(a) + (c + c2 + cl)`, and one
+/// logarithm and one `log1pf` serve them all.
+#[inline(always)]
+fn lgamma_mainf(x: f32) -> f32 {
     if x > 1e30 {
         // x(ln x − 1): the rest is below an ulp, and (x − ½)·ln x alone would
         // overflow before the result does.
         let (lh, ll) = ln_df(x);
         return fmaf(x, lh - 1.0, x * ll);
     }
-    match stirling_df(x) {
-        Some((h, l)) => h + l,
-        None => f32::INFINITY,
+    let (mut m, mut h, mut l) = (0.0f32, 1.0f32, 0.0f32);
+    let (mut s, mut a) = (-1.0f32, 0.0f32);
+    let (mut c, mut c2, mut cl) = (0.0f32, 0.0f32, 0.0f32);
+    if x < 0.5 {
+        // Γ(x) = Γ(1 + x)/x: −ln|x| − log1p(1/Γ(1 + x) − 1), for x < 0 too.
+        m = -1.0;
+        h = x.abs();
+        a = rgamma_m1f(x).0;
+    } else if x < 1.0 {
+        // x·(1/Γ(1 + x)) − 1 = (x − 1)(1 + x²Q(x)): exact near the zero at 1.
+        let (_, q) = rgamma_m1f(x);
+        a = (x - 1.0) * fmaf(x * x, q, 1.0);
+    } else if x < 2.0 {
+        a = rgamma_m1f(x - 1.0).0; // lgammaf(1) = +0
+    } else if x < 3.0 {
+        // Γ(2 + v) − 1 = v(1 − (v − 1)Q)/(1 + w) as head and tail: exact near 2.
+        let v = x - 2.0;
+        let (w, q) = rgamma_m1f(v);
+        let cv = fmaf(-(v - 1.0), q, 1.0);
+        let nh = v * cv;
+        let nl = fmaf(v, cv, -nh);
+        let (dh, dl) = fast_two_sum(1.0, w);
+        a = nh / dh;
+        // The quotient's tail over (1 + a): a correction, so FMA reciprocals do (a
+        // division for every lane of a warp would cost more than the rest).
+        cl = (fmaf(-a, dh, nh) + (nl - a * dl)) * recip_rough(dh) * recip_rough(1.0 + a);
+        s = 1.0;
+    } else if x < 8.0 {
+        // Γ(x) = (1 + v)·(2 + v)·…·(x − 1) / (1 + w), v = x − n − 2 in [0, 1).
+        let n = x as u32 - 2;
+        let v = x - (n + 2) as f32;
+        (h, l) = rising_df(v + 2.0, n, 1.0 + v);
+        m = 1.0;
+        a = rgamma_m1f(v).0;
+    } else {
+        // Stirling: (x − ½) ln x − x + ln√(2π) + S(1/x²)/x.
+        m = x - 0.5;
+        h = x;
+        s = 0.0;
+        c = -x;
+        c2 = LN_SQRT_2PI;
+        let w = recip_rough(x);
+        let w = fmaf(w, fmaf(-x, w, 1.0), w); // 1/x to within an ulp
+        cl = LN_SQRT_2PI_LO + w * poly(w * w, &LGAMMA_S);
     }
+    let (lh, lt) = ln_df(h);
+    // ln(h + l) = ln h + l/h; l is nonzero only for the product (h ≥ 2).
+    let ll = if l != 0.0 {
+        fmaf(l, recip_rough(h), lt)
+    } else {
+        lt
+    };
+    let lp = log1pf(a);
+    let ph = m * lh;
+    let pe = fmaf(m, lh, -ph);
+    let (s1, e1) = two_sum(ph, c);
+    let (s2, e2) = two_sum(s1, c2);
+    s2 + (((e1 + e2) + fmaf(m, ll, pe)) + fmaf(s, lp, cl))
 }
 
 /// `ln|Γ(x)|` (CUDA `lgammaf`, bound 6 ulp outside [−10.001, −2.264], larger inside,
@@ -2334,23 +2366,18 @@ pub fn lgammaf(x: f32) -> f32 {
     if !(x.abs() < f32::INFINITY) {
         return x * x; // NaN stays NaN, ±∞ gives +∞
     }
-    if x > 0.0 {
-        return lgamma_posf(x);
-    }
-    if x == floorf(x) {
+    if x == floorf(x) && x <= 0.0 {
         return f32::INFINITY; // ±0 and the negative integers
     }
     if x > -0.5 {
-        // Γ(x) = Γ(1 + x)/x.
-        let (lh, ll) = ln_df(-x);
-        return -lh - (ll + log1pf(rgamma_m1f(x).0));
+        return lgamma_mainf(x);
     }
     // Γ(x)·(−x)·Γ(−x) = π / sin(πx), with −x exact.
     let s = sinpif(x);
     let ph = (s * x).abs();
     let pl = fmaf(s, x, -(s * x)).copysign(s * x);
     let (lh, ll) = ln_df(ph);
-    (LN_PI - lh) + ((LN_PI_LO - (ll + pl / ph)) - lgamma_posf(-x))
+    (LN_PI - lh) + ((LN_PI_LO - (ll + pl / ph)) - lgamma_mainf(-x))
 }
 
 /// `Γ(x)` for finite `x > 0` (+∞ on overflow).
