@@ -805,7 +805,10 @@ fn render(kernel_crate: &str, found: &Found) -> String {
     for v in vars {
         let _ = writeln!(w, "    var_{}: ::host_loader::ModuleVar<{}>,", v.name, v.ty);
     }
-    let _ = writeln!(w, "}}\n\n#[allow(dead_code)]\nimpl {ty} {{");
+    let _ = writeln!(
+        w,
+        "}}\n\n#[allow(dead_code, clippy::type_complexity)]\nimpl {ty} {{"
+    );
     let _ = writeln!(
         w,
         "    /// Makes a checked handle for every kernel and module variable (see\n    \
@@ -836,6 +839,17 @@ fn render(kernel_crate: &str, found: &Found) -> String {
              #[allow(non_snake_case)]\n    pub fn {0}(&self) -> &::host_loader::ModuleVar<{1}> {{\n        \
              &self.var_{0}\n    }}",
             v.name, v.ty
+        );
+    }
+    for k in kernels {
+        let _ = writeln!(
+            w,
+            "\n    /// The checked handle of `{0}`, typed with its signature: for\n    \
+             /// `host_loader::graph` (`Recorder::launch(kernels.{0}_kernel(), cfg, args)`), \
+             `launch_with`,\n    /// occupancy queries, without writing the signature again.\n    \
+             pub fn {0}_kernel(&self) -> &::host_loader::Kernel<{1}> {{\n        &self.{0}\n    }}",
+            k.name,
+            sig_tuple(k)
         );
     }
     for k in kernels {
@@ -922,6 +936,7 @@ mod tests {
         let text = generate("tex-kernels", &lib).unwrap();
         std::fs::remove_dir_all(&dir).ok();
         for want in [
+            "pub fn a_kernel(&self) -> &::host_loader::Kernel<(",
             "::host_loader::texture::Texture<'static, [u8; 4], 2>",
             "&'a ::host_loader::texture::Surface<'a, f32, 3>",
             "::host_loader::texture::Texture<'static, f32, 1>",

@@ -196,7 +196,7 @@ fn device_println_formats_like_printf() {
 }
 
 #[test]
-fn a_global_mut_serves_one_slice_per_thread_and_one_launch() {
+fn a_global_mut_serves_one_slice_per_thread_and_launches_in_turn() {
     let mut v = vec![0u32; 4];
     let out = GlobalMut::new(&mut v);
     let cfg = LaunchConfig::new((1, 1, 1), (4, 1, 1));
@@ -209,14 +209,11 @@ fn a_global_mut_serves_one_slice_per_thread_and_one_launch() {
         matches!(err, EmulatorError::Panic { ref message, .. } if message.contains("called twice by one thread")),
         "{err}"
     );
-    let err = emulator::launch(cfg, || {
+    // The next launch may use the handle: the one before has ended.
+    emulator::launch(cfg, || {
         let _a: DisjointSlice<u32> = out.disjoint();
     })
-    .unwrap_err();
-    assert!(
-        matches!(err, EmulatorError::Panic { ref message, .. } if message.contains("another launch")),
-        "{err}"
-    );
+    .unwrap();
 }
 
 #[test]
