@@ -176,3 +176,22 @@ fn tensor_maps_and_type_aliases_bind_to_host_tensor_maps() {
     fn is_signature<S: host_loader::KernelSignature>() {}
     is_signature::<(A, B, host_loader::SliceMut<f32>)>();
 }
+
+/// The bindings' typed handle records into a graph with no signature written here
+/// (issue 31, point 1): compiled, not run (capturing needs a GPU).
+#[allow(dead_code)]
+fn records_vecadd_into_a_graph<'a>(
+    kernels: &generated::HostLoaderFixtureKernels,
+    stream: &'a host_loader::cudarc::driver::CudaStream,
+    a: &'a host_loader::cudarc::driver::CudaSlice<f32>,
+    c: &'a mut host_loader::cudarc::driver::CudaSlice<f32>,
+) -> Result<host_loader::graph::Graph<'a>, host_loader::Error> {
+    let cfg = host_loader::for_num_elems(1024, 256)?;
+    let (graph, ()) = host_loader::graph::capture(stream, |r| {
+        let (a, c) = (r.read(a)?, r.write(c)?);
+        // SAFETY: vecadd stays within its buffers.
+        unsafe { r.launch(kernels.vecadd_kernel(), cfg, (a, a, c)) }?;
+        Ok(())
+    })?;
+    Ok(graph)
+}

@@ -15,7 +15,7 @@ pub struct HostLoaderFixtureKernels {
     gather: ::host_loader::Kernel<(::host_loader::Ptr<u64>, ::host_loader::PtrMut<bool>, ::host_loader::PtrMut<u8>, ::host_loader::SliceMut<f32>)>,
 }
 
-#[allow(dead_code)]
+#[allow(dead_code, clippy::type_complexity)]
 impl HostLoaderFixtureKernels {
     /// Makes a checked handle for every kernel and module variable (see
     /// `host_loader::Module::kernel`, `constant`, `global`).
@@ -32,6 +32,62 @@ impl HostLoaderFixtureKernels {
             empty: module.kernel("empty")?,
             gather: module.kernel("gather")?,
         })
+    }
+
+    /// The checked handle of `dequantize`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.dequantize_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn dequantize_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Quant>, ::host_loader::Slice<i32>, i32, ::host_loader::SliceMut<f32>)> {
+        &self.dequantize
+    }
+
+    /// The checked handle of `vecadd`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.vecadd_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn vecadd_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)> {
+        &self.vecadd
+    }
+
+    /// The checked handle of `scale`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.scale_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn scale_kernel(&self) -> &::host_loader::Kernel<(::host_loader::PtrMut<f32>, ::host_loader::Struct<::host_loader_fixture_kernels::Params>)> {
+        &self.scale
+    }
+
+    /// The checked handle of `cubic`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.cubic_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn cubic_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Cubic>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)> {
+        &self.cubic
+    }
+
+    /// The checked handle of `widen`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.widen_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn widen_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Slice<f64>, u32, ::host_loader::SliceMut<f32>)> {
+        &self.widen
+    }
+
+    /// The checked handle of `smem_ends`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.smem_ends_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn smem_ends_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)> {
+        &self.smem_ends
+    }
+
+    /// The checked handle of `empty`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.empty_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn empty_kernel(&self) -> &::host_loader::Kernel<()> {
+        &self.empty
+    }
+
+    /// The checked handle of `gather`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.gather_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn gather_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Ptr<u64>, ::host_loader::PtrMut<bool>, ::host_loader::PtrMut<u8>, ::host_loader::SliceMut<f32>)> {
+        &self.gather
     }
 
     /// `out[i] = (xs[i] - q.zero) as f32 * q.scale + bias as f32` for `i < out.len()`.
