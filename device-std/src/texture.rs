@@ -11,12 +11,15 @@
 //!
 //! ```ignore
 //! #[kernel]
-//! pub fn resize(src: Texture2d<[u8; 4]>, mut dst: DisjointSlice<[f32; 4]>, w: u32, h: u32) {
+//! pub fn resize(src: Texture2d<[u8; 4]>, mut dst: DisjointSlice<[u8; 4]>, w: u32, h: u32) {
 //!     let i = thread::index_1d();
 //!     let (x, y) = (i.get() as u32 % w, i.get() as u32 / w);
-//!     // Normalized coordinates: the texel centre of output pixel (x, y).
+//!     // Normalized coordinates: the texel centre of output pixel (x, y). `u8` texels
+//!     // read as floats in [0, 1]; back to 8 bits, rounded to nearest.
 //!     let v = src.fetch((x as f32 + 0.5) / w as f32, (y as f32 + 0.5) / h as f32);
-//!     if let Some(out) = dst.get_mut(&i) { *out = v; }
+//!     if let Some(out) = dst.get_mut(&i) {
+//!         *out = v.map(|c| device_std::math::fmaf(c, 255.0, 0.5) as u8);
+//!     }
 //! }
 //! ```
 //!

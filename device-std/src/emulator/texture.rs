@@ -86,6 +86,7 @@ impl TextureDesc {
     /// This texture as the kernel parameter `Texture<T, D>`. Panics when the texel
     /// type or dimension count differ from the description's (the host loader's ABI
     /// check, here).
+    #[track_caller]
     pub fn as_param<T: Texel, const D: usize>(&self) -> Texture<T, D> {
         let d = self.d;
         assert!(
@@ -305,6 +306,7 @@ impl SurfaceDesc {
 
     /// This surface as the kernel parameter `Surface<T, D>`. Panics when the texel
     /// size or dimension count differ.
+    #[track_caller]
     pub fn as_param<T: SurfaceTexel, const D: usize>(&self) -> Surface<T, D> {
         let d = self.d;
         assert!(
