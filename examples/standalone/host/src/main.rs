@@ -38,23 +38,23 @@ struct Outputs {
     clamped: Vec<i32>,
 }
 
+/// Command line (clap: what a user's copy would grow from).
+#[derive(clap::Parser)]
+#[command(about = "Runs standalone-kernels on random inputs and checks every element")]
+struct Args {
+    /// Run on the CPU under device-std's emulator instead of the GPU.
+    #[arg(long)]
+    emulate: bool,
+    /// Number of elements.
+    #[arg(long, default_value_t = 1_000_003)]
+    n: usize,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 7)]
+    seed: u64,
+}
+
 fn main() -> ExitCode {
-    let mut emulate = false;
-    let (mut n, mut seed) = (1_000_003usize, 7u64);
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| -> u64 {
-            args.next()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or_else(|| usage(&format!("{name} needs a number")))
-        };
-        match arg.as_str() {
-            "--emulate" => emulate = true,
-            "--n" => n = value("--n") as usize,
-            "--seed" => seed = value("--seed"),
-            other => usage(&format!("unknown argument `{other}`")),
-        }
-    }
+    let Args { emulate, n, seed } = clap::Parser::parse();
     let inputs = random_inputs(n, seed);
     let (mode, result) = if emulate {
         ("emulator", run_emulated(&inputs))
@@ -81,11 +81,6 @@ fn main() -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
-}
-
-fn usage(problem: &str) -> ! {
-    eprintln!("{problem}\nusage: standalone-host [--emulate] [--n N] [--seed S]");
-    std::process::exit(2)
 }
 
 /// A small xorshift generator: reproducible inputs without another dependency.
