@@ -24,6 +24,27 @@ use core::marker::PhantomData;
 ///     }
 /// }
 /// ```
+///
+/// # In-place kernels
+///
+/// CUDA kernels that update a buffer in place come in four shapes; the closest form
+/// of each here:
+///
+/// 1. **Each thread reads and writes its own element** (`x[i] = f(x[i])`): safe,
+///    [`get_mut`](Self::get_mut) gives the thread's `&mut T` to read and write.
+/// 2. **Each thread reads its neighbours and writes its own element** (a stencil):
+///    racy in CUDA too unless a barrier separates the reads from the writes. Within a
+///    block, stage the values in a `SharedArray`, `sync_threads`, then write through
+///    `get_mut`; across the grid, read a `&[T]` and write another buffer, swapping
+///    the two between launches (or across `grid::sync` in a cooperative launch).
+/// 3. **One thread owns a pair of elements** (bitonic sort's compare-exchange, a
+///    butterfly of a Walsh or Fourier transform): take the partner with
+///    `unsafe { get_unchecked_mut(j) }`, the `SAFETY` argument being that the pairs
+///    of one step are disjoint and each is handled by one thread. Under the emulator
+///    that argument is checked: two threads of one launch taking the same element
+///    are a reported error (`examples/emulated-tests`, `faults.rs`).
+/// 4. **Several threads combine into one element** (histograms, sums): atomics
+///    ([`atomic`](crate::atomic)) on a raw pointer parameter, not a `DisjointSlice`.
 #[repr(C)]
 #[derive(Debug)]
 pub struct DisjointSlice<'a, T, Space: IndexSpace = Index1D> {
