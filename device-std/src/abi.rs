@@ -159,6 +159,18 @@ pub const fn tensor_map_fields(boxes: [usize; 5], swizzle: usize) -> [FieldLayou
     fields
 }
 
+/// The record's one field of a [`TEXTURE`] or [`SURFACE`] parameter of `D` dimensions:
+/// `(D, 0, opaque)`. Written by the device types and compared by `host_loader`, whose
+/// `texture::Texture` and `Surface` describe themselves with the same field.
+pub const fn texture_dims_field<const D: usize>() -> [FieldLayout; 1] {
+    [FieldLayout {
+        name: "D",
+        offset: D as u32,
+        size: 0,
+        class: ValueClass::Opaque,
+    }]
+}
+
 /// How one kernel parameter crosses the boundary; see the [module docs](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParamAbi {

@@ -63,7 +63,7 @@ use core::marker::PhantomData;
 
 use crate::abi::{KernelParam, ParamAbi, SURFACE, TEXTURE};
 use crate::host::on_device;
-use crate::layout::{FieldLayout, HasValueClass, PlainData, ValueClass};
+use crate::layout::{FieldLayout, HasValueClass, PlainData};
 
 /// How an index outside the extent is mapped back into it, per dimension. The
 /// values are CUDA's `CUaddress_mode`. Source: CUDA Driver API `CUaddress_mode`.
@@ -235,16 +235,6 @@ texels! {
     [u8; 4] => [f32; 4], 4, UnormU8, |v| v;
 }
 
-/// The record's one field for a texture or surface of `D` dimensions: `(D, 0, opaque)`.
-const fn dims_field<const D: usize>() -> [FieldLayout; 1] {
-    [FieldLayout {
-        name: "D",
-        offset: D as u32,
-        size: 0,
-        class: ValueClass::Opaque,
-    }]
-}
-
 /// A texture object of `D` dimensions (1, 2 or 3) holding `T` texels: the
 /// `CUtexObject` handle (8 bytes, `.u64` parameter). Read it with `fetch`; the
 /// sampler (filtering, coordinates, address modes) is the host's, fixed when the
@@ -271,7 +261,7 @@ impl<T: Texel, const D: usize> Copy for Texture<T, D> {}
 
 impl<T: Texel, const D: usize> Texture<T, D> {
     const VALID: () = assert!(D >= 1 && D <= 3, "Texture: D must be 1, 2 or 3");
-    const FIELDS: [FieldLayout; 1] = dims_field::<D>();
+    const FIELDS: [FieldLayout; 1] = crate::abi::texture_dims_field::<D>();
 
     /// Wraps a texture object handle.
     ///
@@ -404,7 +394,7 @@ impl<T: SurfaceTexel, const D: usize> Surface<T, D> {
             "Surface: a texel must be 1, 2, 4, 8 or 16 bytes"
         );
     };
-    const FIELDS: [FieldLayout; 1] = dims_field::<D>();
+    const FIELDS: [FieldLayout; 1] = crate::abi::texture_dims_field::<D>();
 
     /// Wraps a surface object handle.
     ///

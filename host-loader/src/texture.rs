@@ -36,7 +36,7 @@ use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, SyncOnDrop};
 pub use device_std::texture::{
     AddressMode, FilterMode, Sampler, SamplerError, SurfaceTexel, Texel,
 };
-use device_std::{FieldLayout, HasValueClass, ValueClass};
+use device_std::{FieldLayout, HasValueClass};
 
 use crate::abi_record::AbiKind;
 use crate::layout::ParamLayout;
@@ -634,16 +634,6 @@ impl<T: ArrayElement, const D: usize> Drop for Surface<'_, T, D> {
     }
 }
 
-/// The record's one field for `D` dimensions, as `device_std::texture` writes it.
-const fn dims_fields<const D: usize>() -> [FieldLayout; 1] {
-    [FieldLayout {
-        name: "D",
-        offset: D as u32,
-        size: 0,
-        class: ValueClass::Opaque,
-    }]
-}
-
 /// Keeps a pitched texture's buffer ordered for the launch (its `SyncOnDrop`).
 pub struct TextureGuard<'a>(#[allow(dead_code)] Option<SyncOnDrop<'a>>);
 
@@ -688,11 +678,11 @@ unsafe impl<T: Texel + ArrayElement, const D: usize> KernelParam for Texture<'st
 }
 
 impl<T: Texel + ArrayElement, const D: usize> Texture<'static, T, D> {
-    const FIELDS: [FieldLayout; 1] = dims_fields::<D>();
+    const FIELDS: [FieldLayout; 1] = device_std::abi::texture_dims_field::<D>();
 }
 
 impl<T: ArrayElement, const D: usize> Surface<'static, T, D> {
-    const FIELDS: [FieldLayout; 1] = dims_fields::<D>();
+    const FIELDS: [FieldLayout; 1] = device_std::abi::texture_dims_field::<D>();
 }
 
 // SAFETY: as for `Texture`: one `.u64`, the live `CUsurfObject`. Surface accesses

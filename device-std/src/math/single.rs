@@ -2144,17 +2144,6 @@ const BESSEL_I1_LARGE: [f32; 8] = [
 ];
 const BESSEL_I1_LARGE_LO: f32 = -1.1414783784857718e-08;
 
-/// `e^x · m` for `x` in [−104, 92]: `2^k (1 + em)` with `2^k` applied in two halves
-/// around the product, so it overflows only when the result does.
-#[inline(always)]
-fn exp_times(x: f32, m: f32) -> f32 {
-    let (k, rh, rl) = reduce_ln2(x);
-    let em = expm1_kernel(rh, rl);
-    let k1 = k >> 1;
-    let t1 = pow2i(k1);
-    (fmaf(t1, em, t1) * m) * pow2i(k - k1)
-}
-
 /// `e^a/√a · (c0 + c0_lo + w·Q(w))`, `w = 1/a`, for `a` held to [7.75, 92] (above 92
 /// both functions overflow).
 #[inline(always)]
@@ -2162,7 +2151,7 @@ fn bessel_i_large(a: f32, c: &[f32; 8], c0_lo: f32) -> f32 {
     let a = a.clamp(7.75, 92.0);
     let w = 1.0 / a;
     let h = fmaf(w, poly_from1(w, c), c0_lo) + c[0];
-    exp_times(a, h * rsqrtf(a))
+    exp_dd_times(a, 0.0, h * rsqrtf(a))
 }
 
 /// The modified Bessel function of the first kind of order 0, `I₀(x)` (CUDA

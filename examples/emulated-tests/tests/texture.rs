@@ -14,27 +14,6 @@ use texture_kernels::BLOCK_2D;
 
 const GPU_SAMPLES: &[u8] = include_bytes!("../../texture/gpu-samples-256.bin");
 
-fn sampler_of(c: &SampleCase) -> Sampler {
-    let mode = [
-        AddressMode::Wrap,
-        AddressMode::Clamp,
-        AddressMode::Mirror,
-        AddressMode::Border,
-    ][c.address as usize];
-    let mut s = if c.linear {
-        Sampler::LINEAR
-    } else {
-        Sampler::POINT
-    }
-    .address_mode(mode);
-    s.normalized_coords = c.normalized;
-    // Wrap and mirror on texel coordinates clamp on the GPU (and are refused here).
-    if !c.normalized && matches!(mode, AddressMode::Wrap | AddressMode::Mirror) {
-        s = s.address_mode(AddressMode::Clamp);
-    }
-    s
-}
-
 /// Runs `kernel` over the case's coordinates on a texture of `texels`, under the
 /// emulator; the fetched floats.
 fn emulate<T: Texel + Sync, const D: usize, O: bytemuck::Pod + Default + Send>(
@@ -43,7 +22,7 @@ fn emulate<T: Texel + Sync, const D: usize, O: bytemuck::Pod + Default + Send>(
     kernel: fn(Texture<T, D>, &[f32], device_std::DisjointSlice<O>),
 ) -> Vec<f32> {
     let extent: [usize; D] = c.extent[..D].try_into().unwrap();
-    let desc = TextureDesc::new(texels, extent, sampler_of(c)).unwrap();
+    let desc = TextureDesc::new(texels, extent, c.sampler()).unwrap();
     let tex = desc.as_param::<T, D>();
     let mut out = vec![O::default(); c.len()];
     let o = GlobalMut::new(&mut out);

@@ -2,6 +2,8 @@
 //! (regenerated here bit for bit from the same splitmix64 seeds), and a CPU bilinear
 //! resize by the CUDA Programming Guide's rules.
 
+use host_loader::texture::{AddressMode, Sampler};
+
 /// splitmix64, as `examples/texture/calibrate.cu` has it.
 #[derive(Debug, Clone)]
 pub struct SplitMix(pub u64);
@@ -52,6 +54,36 @@ impl SampleCase {
             4
         } else {
             1
+        }
+    }
+
+    /// The sampler `calibrate.cu` asked for: filter, coordinates and `address` as
+    /// `CUaddress_mode` (wrap 0, clamp 1, mirror 2, border 3).
+    pub fn requested_sampler(&self) -> Sampler {
+        let mode = [
+            AddressMode::Wrap,
+            AddressMode::Clamp,
+            AddressMode::Mirror,
+            AddressMode::Border,
+        ][self.address as usize];
+        let base = if self.linear {
+            Sampler::LINEAR
+        } else {
+            Sampler::POINT
+        };
+        let mut s = base.address_mode(mode);
+        s.normalized_coords = self.normalized;
+        s
+    }
+
+    /// The sampler the texture unit used: wrap and mirror on texel coordinates clamp
+    /// (the toolkit refuses them, so the case is made with clamp).
+    pub fn sampler(&self) -> Sampler {
+        let s = self.requested_sampler();
+        if !self.normalized && matches!(self.address, 0 | 2) {
+            s.address_mode(AddressMode::Clamp)
+        } else {
+            s
         }
     }
 

@@ -59,23 +59,6 @@ fn cfg_2d(w: usize, h: usize, d: usize) -> LaunchConfig {
     }
 }
 
-fn sampler_of(linear: bool, normalized: bool, address: u32) -> Sampler {
-    let mode = [
-        AddressMode::Wrap,
-        AddressMode::Clamp,
-        AddressMode::Mirror,
-        AddressMode::Border,
-    ][address as usize];
-    let mut s = if linear {
-        Sampler::LINEAR
-    } else {
-        Sampler::POINT
-    }
-    .address_mode(mode);
-    s.normalized_coords = normalized;
-    s
-}
-
 fn main() -> Result<()> {
     let opts = Opts::parse();
     let (ctx, stream) = open_device(0)?;
@@ -101,15 +84,13 @@ fn main() -> Result<()> {
             let extent: [usize; $d] = c.extent[..$d].try_into()?;
             let array = Array::<$texel, $d>::from_host(&stream, extent, $texels)?;
             // Wrap and mirror on texel coordinates: refused here, clamped by CUDA.
-            let mut sampler = sampler_of(c.linear, c.normalized, c.address);
-            if !c.normalized && matches!(c.address, 0 | 2) {
+            if c.requested_sampler() != c.sampler() {
                 ensure!(
-                    Texture::new(&array, sampler).is_err(),
+                    Texture::new(&array, c.requested_sampler()).is_err(),
                     "wrap on texel coordinates accepted"
                 );
-                sampler = sampler.address_mode(AddressMode::Clamp);
             }
-            let tex = Texture::new(&array, sampler)?;
+            let tex = Texture::new(&array, c.sampler())?;
             let k = module
                 .kernel::<(Texture<'static, $texel, $d>, Slice<f32>, SliceMut<$out>)>($name)?;
             let coords = stream.clone_htod(&c.coords)?;
@@ -138,11 +119,7 @@ fn main() -> Result<()> {
                 rows[y * pitch..y * pitch + w].copy_from_slice(&c.texels_f32[y * w..(y + 1) * w]);
             }
             let buf = stream.clone_htod(&rows)?;
-            let mut sampler = sampler_of(c.linear, c.normalized, c.address);
-            if !c.normalized && matches!(c.address, 0 | 2) {
-                sampler = sampler.address_mode(AddressMode::Clamp);
-            }
-            let tex = Texture::from_pitched(&stream, &buf, [w, h], pitch, sampler)?;
+            let tex = Texture::from_pitched(&stream, &buf, [w, h], pitch, c.sampler())?;
             let k = module
                 .kernel::<(Texture<'static, f32, 2>, Slice<f32>, SliceMut<f32>)>("sample_2d_f32")?;
             let coords = stream.clone_htod(&c.coords)?;
