@@ -229,17 +229,19 @@ pub enum GraphError {
         kinds: Vec<String>,
     },
 
-    /// A [`Buf`], [`BufMut`] or [`KernelNode`] of another graph.
+    /// A [`Buf`], [`BufMut`] or [`KernelNode`] of another graph, or of a
+    /// [`sequence`](crate::sequence) (graphs and sequences number their tokens from one
+    /// counter).
     #[error(
-        "{what} belongs to graph #{token_graph}, not to this graph (#{graph}): tokens and \
-         nodes are only valid in the capture that made them"
+        "{what} belongs to graph or sequence #{token_graph}, not to this one (#{graph}): \
+         tokens and nodes are only valid in the capture or sequence that made them"
     )]
     ForeignToken {
         /// "buffer" or "kernel node".
         what: &'static str,
-        /// The graph that made the token.
+        /// The graph or sequence that made the token.
         token_graph: u64,
-        /// This graph.
+        /// This graph or sequence.
         graph: u64,
     },
 
@@ -395,6 +397,12 @@ impl CaptureMode {
 
 static NEXT_GRAPH: AtomicU64 = AtomicU64::new(1);
 
+/// A new id for a capture or a [`sequence`](crate::sequence): the tokens of one are
+/// foreign to every other.
+pub(crate) fn next_id() -> u64 {
+    NEXT_GRAPH.fetch_add(1, Ordering::Relaxed)
+}
+
 macro_rules! token {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -426,7 +434,7 @@ macro_rules! token {
         }
 
         impl<T> $name<T> {
-            fn new(graph: u64, index: u32) -> Self {
+            pub(crate) fn new(graph: u64, index: u32) -> Self {
                 $name {
                     graph,
                     index,
@@ -506,11 +514,11 @@ impl<S> KernelNode<S> {
 
 /// One registered buffer: what a token stands for.
 #[derive(Debug, Clone, Copy)]
-struct Binding {
-    ptr: u64,
-    len: u64,
-    bytes: u64,
-    writable: bool,
+pub(crate) struct Binding {
+    pub(crate) ptr: u64,
+    pub(crate) len: u64,
+    pub(crate) bytes: u64,
+    pub(crate) writable: bool,
 }
 
 /// The buffers a graph has registered; the lowering of graph arguments reads it.
@@ -524,6 +532,26 @@ pub struct BindingTable {
 }
 
 impl BindingTable {
+    /// An empty table for the capture or sequence `id` ([`next_id`]).
+    pub(crate) fn new(id: u64) -> Self {
+        BindingTable {
+            graph: id,
+            bindings: Vec::new(),
+        }
+    }
+
+    /// Adds `binding`; returns its index.
+    pub(crate) fn push(&mut self, binding: Binding) -> u32 {
+        let index = self.bindings.len() as u32;
+        self.bindings.push(binding);
+        index
+    }
+
+    /// How many buffers are registered.
+    pub(crate) fn len(&self) -> usize {
+        self.bindings.len()
+    }
+
     fn get(&self, graph: u64, index: u32) -> Result<Binding, Error> {
         if graph != self.graph {
             return Err(Error::Graph(GraphError::ForeignToken {
@@ -838,10 +866,8 @@ impl<'a> Parts<'a> {
     }
 
     fn bind(&mut self, binding: Binding, held: Box<dyn Held + 'a>) -> u32 {
-        let index = self.table.bindings.len() as u32;
-        self.table.bindings.push(binding);
         self.held.push(held);
-        index
+        self.table.push(binding)
     }
 
     fn read<T>(&mut self, buf: &'a CudaSlice<T>) -> Result<Buf<T>, Error> {
@@ -1215,17 +1241,14 @@ pub fn capture_with_mode<'a, R>(
         stream: raw,
         armed: true,
     };
-    let id = NEXT_GRAPH.fetch_add(1, Ordering::Relaxed);
+    let id = next_id();
     let mut rec = Recorder {
         stream,
         parts: Parts {
             id,
             ctx: ctx.clone(),
             addr_stream,
-            table: BindingTable {
-                graph: id,
-                bindings: Vec::new(),
-            },
+            table: BindingTable::new(id),
             held: Vec::new(),
             kernels: Vec::new(),
         },
@@ -1811,8 +1834,8 @@ mod tests {
         let e = <Slice<f32> as GraphParam>::lower_graph(Buf::new(8, 0), &t).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "buffer belongs to graph #8, not to this graph (#7): tokens and nodes are only \
-             valid in the capture that made them"
+            "buffer belongs to graph or sequence #8, not to this one (#7): tokens and nodes \
+             are only valid in the capture or sequence that made them"
         );
     }
 

@@ -238,7 +238,12 @@ impl<S: KernelSignature> Kernel<S> {
     /// earlier work on every buffer argument (writes, and reads for mutable arguments);
     /// after it, the launch is recorded as a read of every `Slice`/`Ptr` argument and a
     /// write of every `SliceMut`/`PtrMut` argument, so later work on other streams is
-    /// ordered after it. This is cudarc's event tracking, the same as `launch_builder`.
+    /// ordered after it. This is cudarc's event tracking, the same as `launch_builder`:
+    /// with more than one stream in the context, one `cuStreamWaitEvent` per buffer
+    /// argument (two for a writable one) and one `cuEventRecord` per buffer argument,
+    /// beside the `cuLaunchKernel`. For many launches on one stream,
+    /// [`sequence::run`](crate::sequence::run) does that once per buffer instead of once
+    /// per launch.
     ///
     /// `cfg.shared_mem_bytes` is the dynamic shared memory in bytes. Above 48 KiB the
     /// kernel must opt in: the first launch that asks for more than the kernel's current
@@ -320,24 +325,42 @@ impl<S: KernelSignature> Kernel<S> {
     where
         S: 'a,
     {
-        let s = &*self.shared;
-        self.prepare(stream, &cfg)?;
-        if let Some(cluster) = attrs.cluster() {
-            self.check_cluster(stream, &cfg, cluster)?;
-        }
-        if attrs.is_cooperative() {
-            self.check_cooperative(stream, &cfg)?;
-        }
+        self.prepare_launch(stream, &cfg, attrs)?;
         // SAFETY: `S` was checked against this function's signature when `self` was made;
         // `cfg` was validated above against the device and the function (threads, dynamic
         // shared memory); the stream's context is the function's and is current; the
         // caller upholds the kernel's own obligations (see `# Safety`).
-        unsafe { S::launch_raw(s.func, stream, &cfg, attrs, args) }.map_err(|source| {
-            Error::Driver {
-                context: format!("cuLaunchKernel(`{}`, {attrs:?})", s.name),
-                source,
-            }
-        })
+        unsafe { S::launch_raw(self.shared.func, stream, &cfg, attrs, args) }
+            .map_err(|source| self.launch_error(attrs, source))
+    }
+
+    /// Everything [`launch_with`](Self::launch_with) checks before the driver sees the
+    /// launch: [`prepare`](Self::prepare), then the cluster and cooperative checks when
+    /// `attrs` asks for them. Also used by [`crate::sequence`].
+    #[inline]
+    pub(crate) fn prepare_launch(
+        &self,
+        stream: &CudaStream,
+        cfg: &LaunchConfig,
+        attrs: &LaunchAttributes,
+    ) -> Result<(), Error> {
+        self.prepare(stream, cfg)?;
+        if let Some(cluster) = attrs.cluster() {
+            self.check_cluster(stream, cfg, cluster)?;
+        }
+        if attrs.is_cooperative() {
+            self.check_cooperative(stream, cfg)?;
+        }
+        Ok(())
+    }
+
+    /// The error of a launch the driver refused.
+    #[cold]
+    pub(crate) fn launch_error(&self, attrs: &LaunchAttributes, source: DriverError) -> Error {
+        Error::Driver {
+            context: format!("cuLaunchKernel(`{}`, {attrs:?})", self.shared.name),
+            source,
+        }
     }
 
     /// What every launch checks before it reaches the driver: `stream` in the kernel's

@@ -12,6 +12,7 @@
 //! | [`Kernel`] | checked handle; launch with limits checked and the dynamic shared memory opt-in set | `cuModuleGetFunction`, `cuFuncGetAttribute`, `cuFuncGetParamInfo`, `cuFuncSetAttribute`, `cuLaunchKernel` |
 //! | [`LaunchAttributes`] | programmatic dependent launch, launch priority, cluster shape (checked against the grid, the kernel's compiled shape and the device); stream priorities are cudarc's (`CudaContext::new_stream_with_priority`, range from `cudarc::driver::result::stream::get_priority_range`) | `cuLaunchKernelEx`, `cuOccupancyMaxPotentialClusterSize` |
 //! | [`tma`] | tensor maps for the TMA, encoded after the driver's rules are checked, compared with the kernel's record | `cuTensorMapEncodeTiled` |
+//! | [`sequence`] | many launches on one stream with registered buffers: cross-stream ordering once per buffer (at registration and at the end), not per launch | `cuStreamWaitEvent`, `cuLaunchKernel`, `cuEventRecord` |
 //! | [`graph`] | typed CUDA graphs: stream capture of typed launches, replay, typed update of a kernel node | `cuStreamBeginCapture`, `cuStreamEndCapture`, `cuGraphInstantiateWithFlags`, `cuGraphLaunch`, `cuGraphExecKernelNodeSetParams`, `cuGraphExecUpdate` |
 //! | [`open_device`] | driver start-up that errors instead of panicking | `cuInit`, `cuDevicePrimaryCtxRetain` |
 //! | `cudarc::driver` | safe/result/sys wrappers this crate builds on (buffers, streams, events) | all of the above |
@@ -187,6 +188,7 @@ mod module_var;
 mod param;
 mod param_info;
 mod record_check;
+pub mod sequence;
 mod signature;
 pub mod texture;
 pub mod tma;
