@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Typed CUDA graphs (host_loader::graph) on a GPU: the graph tests (chain replays, node
-# updates, whole-graph update, capture errors, stream-ordered frees), compute-sanitizer
-# memcheck on them and on the benchmark, then graph-bench: a chain of 1000 dependent
-# tiny kernels launched one by one, as our graph and as a CUDA C++ graph, interleaved,
-# three seeds, plus one run at 64 Ki elements.
+# Typed CUDA graphs (host_loader::graph) and launch sequences (host_loader::sequence) on a
+# GPU: the graph tests (chain replays, node updates, whole-graph update, capture errors,
+# stream-ordered frees), the stream tests (buffers written on one stream, read on another,
+# freed on a third, by Kernel::launch and by sequences), compute-sanitizer memcheck on
+# them and on the benchmark, then launch-bench (host time of one launch, way by way,
+# against the C++ runtime and a bare cuLaunchKernel) and graph-bench: a chain of 1000
+# dependent tiny kernels launched one by one (Kernel::launch, a sequence, C++ <<<>>>), as
+# our graph and as a CUDA C++ graph, interleaved, three seeds, plus one run at 64 Ki
+# elements.
 #
 # Stage (on a build machine, from the repo root; needs Rust, no GPU):
 #   bash scripts/gpu-graphs.sh --stage [DEST]           # -> .gpu/graphs/ (self-contained)
@@ -17,16 +21,21 @@ if [ "${1:-}" = "--stage" ]; then
   cd "$(dirname "$0")/.."
   dest=${2:-.gpu/graphs}
   cargo xtask build-ptx -p bench-kernels
-  cargo build --release --quiet -p gpu-bench --bin graph-bench
-  exe=$(cargo test --release -p host-loader --test graph --no-run --message-format=json 2>/dev/null |
-        python3 -c 'import json,sys
+  cargo build --release --quiet -p gpu-bench --bin graph-bench --bin launch-bench
+  test_exe() {
+    cargo test --release -p host-loader --test "$1" --no-run --message-format=json 2>/dev/null |
+      python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "graph":
-        print(m["executable"])')
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == sys.argv[1]:
+        print(m["executable"])' "$1"
+  }
+  exe=$(test_exe graph)
+  streams_exe=$(test_exe streams)
   rm -rf "$dest" && mkdir -p "$dest/cu"
   cp "$exe" "$dest/test-graph"
-  cp "${CARGO_TARGET_DIR:-target}/release/graph-bench" "$dest/"
+  cp "$streams_exe" "$dest/test-streams"
+  cp "${CARGO_TARGET_DIR:-target}/release/"{graph-bench,launch-bench} "$dest/"
   cp "${CARGO_TARGET_DIR:-target}/ptx/bench-kernels.ptx" host-loader/tests/data/fixture.ptx "$dest/"
   cp benches/gpu/reference.cu benches/gpu/graph_reference.cu "$dest/cu/"
   cp scripts/gpu-graphs.sh "$dest/"
@@ -57,6 +66,17 @@ echo "staged commit: $(cat "$bin/commit" 2>/dev/null)" | tee -a "$logs/gpu.txt"
 
 step "graph tests (tests/graph.rs)" tests.log \
   "$bin/test-graph" --ignored --test-threads=1 --nocapture
+step "stream tests (tests/streams.rs)" tests.log \
+  "$bin/test-streams" --ignored --test-threads=1 --nocapture
+# Stream-ordered allocation races (a use after cuMemFreeAsync, a use before
+# cuMemAllocAsync) too, where this compute-sanitizer can track them.
+ordered=()
+if compute-sanitizer --help 2>/dev/null | grep -q -- --track-stream-ordered-races; then
+  ordered=(--track-stream-ordered-races all)
+fi
+step "memcheck stream tests ${ordered[*]}" sanitizer.log \
+  compute-sanitizer --tool memcheck --error-exitcode 99 "${ordered[@]}" \
+  "$bin/test-streams" --ignored --test-threads=1
 step "memcheck graph tests (all but the two that make the driver refuse calls, and the 400 x 4 Mi free test)" sanitizer.log \
   compute-sanitizer --tool memcheck --error-exitcode 99 \
   "$bin/test-graph" --ignored --test-threads=1 --skip gpu_frees --skip gpu_capture_errors \
@@ -75,12 +95,17 @@ done
 step "nvcc reference.cu -> PTX" build.log \
   nvcc -O3 -arch=sm_90 -ptx "$bin/cu/reference.cu" -o "$logs/reference.ptx"
 step "nvcc graph_reference.cu -> libgraphref.so" build.log \
-  nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -shared "$bin/cu/graph_reference.cu" -o "$logs/libgraphref.so"
+  nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -shared "$bin/cu/graph_reference.cu" -o "$logs/libgraphref.so" -lcuda
 grep -m1 -A5 "\.entry vecadd_ref" "$logs/reference.ptx" >>"$logs/build.log" 2>&1
 
 bench=("$bin/graph-bench" --rust-ptx "$bin/bench-kernels.ptx" --ref-ptx "$logs/reference.ptx" --ref-lib "$logs/libgraphref.so" --simple-ptx "$bin/fixture.ptx")
 step "memcheck graph-bench (50 steps, 1 run)" sanitizer.log \
   compute-sanitizer --tool memcheck --error-exitcode 99 "${bench[@]}" --steps 50 --runs 1
+for run in 1 2; do
+  step "launch-bench (host time per launch), run $run" "launch-$run.txt" \
+    "$bin/launch-bench" --rust-ptx "$bin/bench-kernels.ptx" --ref-ptx "$logs/reference.ptx" \
+    --ref-lib "$logs/libgraphref.so"
+done
 for seed in 1 2 3; do
   step "graph-bench 1000 x 1024 floats, seed $seed" "bench-$seed.txt" "${bench[@]}" --seed $seed
 done
@@ -92,6 +117,10 @@ grep -hE "^test .* \.\.\. (ok|FAILED)$" "$logs/tests.log" | sed 's/^/  /'
 grep -h "ERROR SUMMARY" "$logs/sanitizer.log" | sed 's/^/  /'
 echo "  API calls the capture-error test makes the driver refuse (compute-sanitizer):"
 grep -h "Program hit" "$logs/api-errors.log" | sort | uniq -c | sed 's/^/   /'
+for f in "$logs"/launch-*.txt; do
+  echo "-- $(basename "$f")"
+  sed -n '/^way/,$p' "$f"
+done
 for f in "$logs"/bench-*.txt; do
   echo "-- $(basename "$f")"
   sed -n '/^variant/,$p' "$f"

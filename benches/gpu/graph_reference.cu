@@ -3,8 +3,9 @@
 // between x0 and x1, as a plain launch loop and as a stream-captured CUDA graph.
 // Built on the GPU machine as a shared library and called by the Rust host in the
 // same process, on the same stream and context (the device's primary context):
-//   nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -shared graph_reference.cu -o libgraphref.so
+//   nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -shared graph_reference.cu -o libgraphref.so -lcuda
 #include "reference.cu"
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 extern "C" {
@@ -17,6 +18,24 @@ int graphref_loop(void* stream, const float* b, float* x0, float* x1,
     for (int i = 0; i < steps; ++i)
         vecadd_ref<<<grid, block, 0, s>>>(x[i % 2], b, x[(i + 1) % 2], n);
     return static_cast<int>(cudaGetLastError());
+}
+
+// The same chain through the driver API, from C++ linked against libcuda: `func` is a
+// CUfunction of vecadd_ref (n as its fourth parameter) that the Rust host loaded, so the
+// cost of `cuLaunchKernel` itself can be told from the runtime's `<<<>>>` and from the
+// same call through Rust's dynamically loaded entry point (launch-bench).
+int graphref_driver_loop(void* func, void* stream, unsigned long long b,
+                         unsigned long long x0, unsigned long long x1,
+                         unsigned long long n, int steps, unsigned grid, unsigned block) {
+    CUdeviceptr x[2] = {x0, x1};
+    CUdeviceptr bb = b;
+    for (int i = 0; i < steps; ++i) {
+        void* params[4] = {&x[i % 2], &bb, &x[(i + 1) % 2], &n};
+        CUresult r = cuLaunchKernel(static_cast<CUfunction>(func), grid, 1, 1, block, 1, 1, 0,
+                                    static_cast<CUstream>(stream), params, nullptr);
+        if (r != CUDA_SUCCESS) return 10000 + static_cast<int>(r);
+    }
+    return 0;
 }
 
 // The same chain captured into a graph (thread-local capture mode) and instantiated.

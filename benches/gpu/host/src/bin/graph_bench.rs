@@ -1,9 +1,12 @@
 //! `graph-bench`: a chain of `--steps` (1000) dependent tiny kernels — `x[(i+1)%2] =
-//! x[i%2] + b` over `--n` (1024) floats — five ways, in one process, interleaved:
+//! x[i%2] + b` over `--n` (1024) floats — eight ways, in one process, interleaved:
 //!
 //! | variant | kernel | how |
 //! |---|---|---|
-//! | `rust loop` | Rust `vecadd` (bench-kernels) | `Kernel::launch` one by one |
+//! | `rust loop` | Rust `vecadd` (bench-kernels) | `Kernel::launch` one by one (cudarc's event tracking per launch) |
+//! | `rust loop (nvcc kernel)` | nvcc `vecadd_ref`, loaded by host-loader | `Kernel::launch` one by one |
+//! | `rust sequence` | Rust `vecadd` | `host_loader::sequence`: `Sequence::launch` one by one |
+//! | `rust sequence (nvcc kernel)` | nvcc `vecadd_ref`, loaded by host-loader | `Sequence::launch` one by one |
 //! | `c++ loop` | nvcc `vecadd_ref` (reference.cu) | `<<<>>>` one by one (graph_reference.cu) |
 //! | `rust graph` | Rust `vecadd` | `host_loader::graph` capture, `GraphExec::launch` |
 //! | `rust graph (nvcc kernel)` | nvcc `vecadd_ref`, loaded by host-loader | `host_loader::graph` |
@@ -13,7 +16,10 @@
 //! random inputs, the second buffer poisoned with NaN). Timing: CUDA events around one
 //! whole chain per variant, every round times each variant once, starting at a different
 //! one each round, 3 untimed rounds, median of `--runs` (`timing::interleaved_medians`).
-//! All on one non-default stream of the device's primary context.
+//! All on one non-default stream of the device's primary context (so cudarc's event
+//! tracking is on, as in any program with two streams).
+
+#![allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
 
 #[allow(dead_code)]
 #[path = "../timing.rs"]
@@ -27,6 +33,7 @@ use anyhow::{ensure, Context, Result};
 use clap::Parser;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use host_loader::graph::{self, GraphExec};
+use host_loader::sequence;
 use host_loader::{for_num_elems, Kernel, LaunchConfig, Module, Ptr, PtrMut, Slice, SliceMut};
 use rand::{Rng, SeedableRng};
 
@@ -132,6 +139,19 @@ struct State<'a> {
     nvcc_graph: GraphExec<'a>,
     simple_graph: Option<GraphExec<'a>>,
     x_loop: [CudaSlice<f32>; 2],
+    x_loop_nvcc: [CudaSlice<f32>; 2],
+    x_seq: [CudaSlice<f32>; 2],
+    x_seq_nvcc: [CudaSlice<f32>; 2],
+}
+
+/// The buffers of one step of the ping-pong chain: `(source, destination)`.
+fn step(x: &mut [CudaSlice<f32>; 2], i: usize) -> (&CudaSlice<f32>, &mut CudaSlice<f32>) {
+    let [x0, x1] = x;
+    if i % 2 == 0 {
+        (&*x0, x1)
+    } else {
+        (&*x1, x0)
+    }
 }
 
 fn main() -> Result<()> {
@@ -182,6 +202,7 @@ fn main() -> Result<()> {
     let mut x_sg = fresh()?;
     let (mut x_rg, mut x_ng, x_loop, x_cl, x_cg) =
         (fresh()?, fresh()?, fresh()?, fresh()?, fresh()?);
+    let (x_loop_nvcc, x_seq, x_seq_nvcc) = (fresh()?, fresh()?, fresh()?);
     // Four floats per thread (the kernels' 16-byte vectors): 256 threads for 1024 floats.
     let cfg: LaunchConfig = for_num_elems(n.div_ceil(4) as u32, 256)?;
     let (grid, block) = (cfg.grid_dim.0, cfg.block_dim.0);
@@ -310,17 +331,66 @@ fn main() -> Result<()> {
         nvcc_graph,
         simple_graph,
         x_loop,
+        x_loop_nvcc,
+        x_seq,
+        x_seq_nvcc,
     };
     let rust_loop = |s: &mut State| -> Result<()> {
-        let [x0l, x1l] = &mut s.x_loop;
         for i in 0..steps {
-            let (src, dst) = if i % 2 == 0 {
-                (&*x0l, &mut *x1l)
-            } else {
-                (&*x1l, &mut *x0l)
-            };
+            let (src, dst) = step(&mut s.x_loop, i);
             // SAFETY: vecadd stays within its n-float buffers.
             unsafe { vecadd.launch(&stream, cfg, (src, &b_d, dst)) }?;
+        }
+        Ok(())
+    };
+    let nvcc_loop = |s: &mut State| -> Result<()> {
+        for i in 0..steps {
+            let (src, dst) = step(&mut s.x_loop_nvcc, i);
+            match &nvcc {
+                // SAFETY: vecadd_ref reads a[k], b[k] and writes c[k] for k < n only.
+                NvccKernel::Typed(k) => unsafe { k.launch(&stream, cfg, (src, &b_d, dst, n64)) }?,
+                NvccKernel::Raw(k) => {
+                    let (a, c) = (addr(src, &stream), addr(dst, &stream));
+                    // SAFETY: as above, at the addresses of live n-float buffers.
+                    unsafe { k.launch(&stream, cfg, (a, addr(&b_d, &stream), c, n64)) }?
+                }
+            }
+        }
+        Ok(())
+    };
+    let rust_seq = |s: &mut State| -> Result<()> {
+        let [x0, x1] = &mut s.x_seq;
+        sequence::run(&stream, |seq| {
+            let (b, x) = (seq.read(&b_d)?, [seq.write(x0)?, seq.write(x1)?]);
+            for i in 0..steps {
+                // SAFETY: vecadd stays within its n-float buffers.
+                unsafe { seq.launch(&vecadd, cfg, (x[i % 2].read(), b, x[(i + 1) % 2])) }?;
+            }
+            Ok(())
+        })?;
+        Ok(())
+    };
+    let nvcc_seq = |s: &mut State| -> Result<()> {
+        let [x0, x1] = &mut s.x_seq_nvcc;
+        match &nvcc {
+            NvccKernel::Typed(k) => sequence::run(&stream, |seq| {
+                let (b, x) = (seq.read(&b_d)?, [seq.write(x0)?, seq.write(x1)?]);
+                for i in 0..steps {
+                    // SAFETY: vecadd_ref reads a[k], b[k] and writes c[k] for k < n only.
+                    unsafe { seq.launch(k, cfg, (x[i % 2].read(), b, x[(i + 1) % 2], n64)) }?;
+                }
+                Ok(())
+            })?,
+            NvccKernel::Raw(k) => {
+                let (p, pb) = ([addr(x0, &stream), addr(x1, &stream)], addr(&b_d, &stream));
+                sequence::run(&stream, |seq| {
+                    for i in 0..steps {
+                        // SAFETY: as above, at the addresses of live n-float buffers.
+                        unsafe { seq.launch(k, cfg, (p[i % 2], pb, p[(i + 1) % 2], n64)) }?;
+                    }
+                    Ok(())
+                })?
+            }
         }
         Ok(())
     };
@@ -350,6 +420,9 @@ fn main() -> Result<()> {
         ("rust graph", &rust_graph_run),
         ("rust graph (nvcc kernel)", &nvcc_graph_run),
         ("c++ graph", &cpp_graph_run),
+        ("rust loop (nvcc kernel)", &nvcc_loop),
+        ("rust sequence", &rust_seq),
+        ("rust sequence (nvcc kernel)", &nvcc_seq),
     ];
     if simple.is_some() {
         variants.push(("rust graph (simple kernel)", &simple_graph_run));
@@ -365,6 +438,17 @@ fn main() -> Result<()> {
         &want,
     )?;
     check("c++ loop", &stream, [&x_cl[0], &x_cl[1]], &want)?;
+    let x = &state.x_loop_nvcc;
+    check("rust loop (nvcc kernel)", &stream, [&x[0], &x[1]], &want)?;
+    let x = &state.x_seq;
+    check("rust sequence", &stream, [&x[0], &x[1]], &want)?;
+    let x = &state.x_seq_nvcc;
+    check(
+        "rust sequence (nvcc kernel)",
+        &stream,
+        [&x[0], &x[1]],
+        &want,
+    )?;
     let g = &state.rust_graph;
     let xs = [g.slice(rg_tokens[0].read())?, g.slice(rg_tokens[1].read())?];
     check("rust graph", &stream, xs, &want)?;
@@ -386,34 +470,42 @@ fn main() -> Result<()> {
     let ms = timing::interleaved_medians(&stream, o.runs, &mut state, |_| Ok(()), &launches)?;
     let us = |i: usize| ms[i] * 1e3 / steps as f64;
     println!(
-        "\n{:<26} {:>12} {:>14}",
+        "\n{:<28} {:>12} {:>14}",
         "variant", "chain ms", "µs per kernel"
     );
     for (i, (name, _)) in variants.iter().enumerate() {
-        println!("{name:<26} {:>12.4} {:>14.3}", ms[i], us(i));
+        println!("{name:<28} {:>12.4} {:>14.3}", ms[i], us(i));
+    }
+    let t = |name: &str| ms[variants.iter().position(|v| v.0 == name).unwrap()];
+    println!();
+    for (a, b) in [
+        ("rust graph", "c++ graph"),
+        ("rust graph (nvcc kernel)", "c++ graph"),
+        ("rust graph (simple kernel)", "c++ graph"),
+        ("rust loop", "c++ loop"),
+        ("rust loop (nvcc kernel)", "c++ loop"),
+        ("rust sequence", "c++ loop"),
+        ("rust sequence (nvcc kernel)", "c++ loop"),
+        ("rust loop", "rust sequence"),
+    ] {
+        if variants.iter().any(|v| v.0 == a) {
+            println!("ratio {:<44} = {:.3}", format!("{a} / {b}"), t(a) / t(b));
+        }
     }
     println!(
-        "\nratio rust graph / c++ graph              = {:.3}",
-        ms[2] / ms[4]
+        "speedup rust loop / rust graph                     = {:.2}x",
+        t("rust loop") / t("rust graph")
     );
     println!(
-        "ratio rust graph (nvcc kernel) / c++ graph = {:.3}",
-        ms[3] / ms[4]
+        "speedup c++ loop / c++ graph                       = {:.2}x",
+        t("c++ loop") / t("c++ graph")
     );
     println!(
-        "speedup rust loop / rust graph           = {:.2}x",
-        ms[0] / ms[2]
+        "launch loop bar: rust sequence (nvcc kernel) / c++ loop = {:.3} (bar <= 1.05); \
+         rust sequence / c++ loop = {:.3}",
+        t("rust sequence (nvcc kernel)") / t("c++ loop"),
+        t("rust sequence") / t("c++ loop")
     );
-    println!(
-        "speedup c++ loop / c++ graph             = {:.2}x",
-        ms[1] / ms[4]
-    );
-    if ms.len() > 5 {
-        println!(
-            "ratio rust graph (simple kernel) / c++ graph = {:.3}",
-            ms[5] / ms[4]
-        );
-    }
     drop(state);
     // SAFETY: the executable graph is no longer launched; the stream is synchronized
     // first so no run is in flight.
