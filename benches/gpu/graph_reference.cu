@@ -4,9 +4,12 @@
 // Built on the GPU machine as a shared library and called by the Rust host in the
 // same process, on the same stream and context (the device's primary context):
 //   nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -shared graph_reference.cu -o libgraphref.so -lcuda
+// (-DGRAPHREF_NO_DRIVER where libcuda cannot be linked: graphref_driver_loop is left out).
 #include "reference.cu"
-#include <cuda.h>
 #include <cuda_runtime.h>
+#ifndef GRAPHREF_NO_DRIVER
+#include <cuda.h>
+#endif
 
 extern "C" {
 
@@ -24,6 +27,7 @@ int graphref_loop(void* stream, const float* b, float* x0, float* x1,
 // CUfunction of vecadd_ref (n as its fourth parameter) that the Rust host loaded, so the
 // cost of `cuLaunchKernel` itself can be told from the runtime's `<<<>>>` and from the
 // same call through Rust's dynamically loaded entry point (launch-bench).
+#ifndef GRAPHREF_NO_DRIVER
 int graphref_driver_loop(void* func, void* stream, unsigned long long b,
                          unsigned long long x0, unsigned long long x1,
                          unsigned long long n, int steps, unsigned grid, unsigned block) {
@@ -37,6 +41,7 @@ int graphref_driver_loop(void* func, void* stream, unsigned long long b,
     }
     return 0;
 }
+#endif
 
 // The same chain captured into a graph (thread-local capture mode) and instantiated.
 int graphref_capture(void* stream, const float* b, float* x0, float* x1,

@@ -134,9 +134,18 @@ fn main() -> Result<()> {
     let rust = Module::from_ptx_file(&ctx, &o.rust_ptx)?;
     let reference = Module::from_ptx_file(&ctx, &o.ref_ptx)?;
     let vecadd = rust.kernel::<RustSig>("vecadd")?;
-    let nvcc: Kernel<NvccSig> = reference
-        .kernel("vecadd_ref")
-        .context("vecadd_ref as (Ptr, Ptr, PtrMut, u64): does nvcc's PTX mark `.ptr`?")?;
+    // Typed when nvcc's PTX marks the pointers `.ptr` (nvcc 12.8+ does); the bare ways
+    // need only the function.
+    let nvcc: Option<Kernel<NvccSig>> = match reference.kernel("vecadd_ref") {
+        Ok(k) => Some(k),
+        Err(e) => {
+            println!("vecadd_ref as (Ptr, Ptr, PtrMut, u64) refused ({e}): no typed nvcc ways");
+            None
+        }
+    };
+    let nvcc_fn = reference
+        .kernel::<(u64, u64, u64, u64)>("vecadd_ref")?
+        .cu_function();
     // SAFETY: the library is ours (graph_reference.cu); its initializers only set up the
     // CUDA runtime.
     let lib = unsafe { libloading::Library::new(&o.ref_lib) }
@@ -145,13 +154,16 @@ fn main() -> Result<()> {
     let (cpp_loop, cpp_driver_loop) = unsafe {
         (
             *lib.get::<LoopFn>(b"graphref_loop")?,
-            *lib.get::<DriverLoopFn>(b"graphref_driver_loop")?,
+            // Absent when the library was built without libcuda (-DGRAPHREF_NO_DRIVER).
+            lib.get::<DriverLoopFn>(b"graphref_driver_loop")
+                .ok()
+                .map(|f| *f),
         )
     };
     let mut pfn: *mut c_void = std::ptr::null_mut();
     let mut status = sys::CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS;
     // SAFETY: a NUL-terminated name and valid out-pointers.
-    unsafe {
+    let found = unsafe {
         sys::cuGetProcAddress_v2(
             c"cuLaunchKernel".as_ptr(),
             &mut pfn,
@@ -160,13 +172,14 @@ fn main() -> Result<()> {
             &mut status,
         )
     }
-    .result()?;
-    ensure!(
-        !pfn.is_null(),
-        "cuGetProcAddress(cuLaunchKernel): {status:?}"
-    );
-    // SAFETY: the driver's `cuLaunchKernel` entry point for CUDA 13.0, of this type.
-    let proc_launch: LaunchKernelFn = unsafe { std::mem::transmute(pfn) };
+    .result();
+    let proc_launch: Option<LaunchKernelFn> = if found.is_ok() && !pfn.is_null() {
+        // SAFETY: the driver's `cuLaunchKernel` entry point for CUDA 13.0, of this type.
+        Some(unsafe { std::mem::transmute::<*mut c_void, LaunchKernelFn>(pfn) })
+    } else {
+        println!("cuGetProcAddress(cuLaunchKernel): {found:?}, {status:?}: that way left out");
+        None
+    };
 
     let n = o.n;
     let n64 = n as u64;
@@ -201,7 +214,6 @@ fn main() -> Result<()> {
     let (p_cpp, p_cpp_legacy, p_cdrv) = (p(&x_cpp), p(&x_cpp_legacy), p(&x_cdrv));
     let (p_bare, p_proc, p_bare_r) = (p(&x_bare), p(&x_proc), p(&x_bare_r));
     let event = stream.record_event(None)?;
-    let nvcc_fn = nvcc.cu_function();
     let rust_fn = vecadd.cu_function();
 
     // One bare launch of `func` with the nvcc kernel's parameters.
@@ -283,77 +295,85 @@ fn main() -> Result<()> {
             Ok(())
         }),
     );
-    way(
-        &mut ways,
-        "c++ cuLaunchKernel",
-        batch,
-        Box::new(|| {
-            let [x0, x1] = p_cdrv;
-            // SAFETY: a live function of the current context; live n-float buffers.
-            let rc = unsafe {
-                cpp_driver_loop(
-                    nvcc_fn.cast(),
-                    raw_stream.cast(),
-                    pb,
-                    x0,
-                    x1,
-                    n64,
-                    batch as i32,
-                    grid,
-                    block,
-                )
-            };
-            ensure!(rc == 0, "graphref_driver_loop: {rc}");
-            Ok(())
-        }),
-    );
+    if let Some(cpp_driver_loop) = cpp_driver_loop {
+        way(
+            &mut ways,
+            "c++ cuLaunchKernel",
+            batch,
+            Box::new(move || {
+                let [x0, x1] = p_cdrv;
+                // SAFETY: a live function of the current context; live n-float buffers.
+                let rc = unsafe {
+                    cpp_driver_loop(
+                        nvcc_fn.cast(),
+                        raw_stream.cast(),
+                        pb,
+                        x0,
+                        x1,
+                        n64,
+                        batch as i32,
+                        grid,
+                        block,
+                    )
+                };
+                ensure!(rc == 0, "graphref_driver_loop: {rc}");
+                Ok(())
+            }),
+        );
+    }
     way(
         &mut ways,
         "bare cuLaunchKernel (nvcc)",
         batch,
         Box::new(|| bare_nvcc(dlsym_launch, p_bare)),
     );
-    way(
-        &mut ways,
-        "bare cuLaunchKernel (nvcc, cuGetProcAddress)",
-        batch,
-        Box::new(|| bare_nvcc(proc_launch, p_proc)),
-    );
-    way(
-        &mut ways,
-        "Kernel::launch (nvcc)",
-        batch,
-        Box::new(|| {
-            let [x0, x1] = &mut x_kl;
-            for i in 0..batch {
-                let (src, dst) = if i % 2 == 0 {
-                    (&*x0, &mut *x1)
-                } else {
-                    (&*x1, &mut *x0)
-                };
-                // SAFETY: vecadd_ref stays within its n-float buffers.
-                unsafe { nvcc.launch(&stream, cfg, (src, &b_d, dst, n64)) }?;
-            }
-            Ok(())
-        }),
-    );
-    way(
-        &mut ways,
-        "sequence (nvcc)",
-        batch,
-        Box::new(|| {
-            let [x0, x1] = &mut x_seq;
-            sequence::run(&stream, |seq| {
-                let (b, x) = (seq.read(&b_d)?, [seq.write(x0)?, seq.write(x1)?]);
+    if let Some(proc_launch) = proc_launch {
+        way(
+            &mut ways,
+            "bare cuLaunchKernel (nvcc, cuGetProcAddress)",
+            batch,
+            Box::new(move || bare_nvcc(proc_launch, p_proc)),
+        );
+    }
+    if let Some(nvcc) = &nvcc {
+        way(
+            &mut ways,
+            "Kernel::launch (nvcc)",
+            batch,
+            Box::new(|| {
+                let [x0, x1] = &mut x_kl;
                 for i in 0..batch {
+                    let (src, dst) = if i % 2 == 0 {
+                        (&*x0, &mut *x1)
+                    } else {
+                        (&*x1, &mut *x0)
+                    };
                     // SAFETY: vecadd_ref stays within its n-float buffers.
-                    unsafe { seq.launch(&nvcc, cfg, (x[i % 2].read(), b, x[(i + 1) % 2], n64)) }?;
+                    unsafe { nvcc.launch(&stream, cfg, (src, &b_d, dst, n64)) }?;
                 }
                 Ok(())
-            })?;
-            Ok(())
-        }),
-    );
+            }),
+        );
+        way(
+            &mut ways,
+            "sequence (nvcc)",
+            batch,
+            Box::new(|| {
+                let [x0, x1] = &mut x_seq;
+                sequence::run(&stream, |seq| {
+                    let (b, x) = (seq.read(&b_d)?, [seq.write(x0)?, seq.write(x1)?]);
+                    for i in 0..batch {
+                        // SAFETY: vecadd_ref stays within its n-float buffers.
+                        unsafe {
+                            seq.launch(nvcc, cfg, (x[i % 2].read(), b, x[(i + 1) % 2], n64))
+                        }?;
+                    }
+                    Ok(())
+                })?;
+                Ok(())
+            }),
+        );
+    }
     way(
         &mut ways,
         "bare cuLaunchKernel (rust)",
@@ -530,8 +550,14 @@ fn main() -> Result<()> {
         println!("{:<46} {m:>12.1} {med:>14.1}", w.name);
         mean.insert(w.name, (m, med));
     }
-    let r = |a: &str, b: &str| mean[a].0 / mean[b].0;
-    let rm = |a: &str, b: &str| mean[a].1 / mean[b].1;
+    let r = |a: &str, b: &str| match (mean.get(a), mean.get(b)) {
+        (Some(x), Some(y)) => x.0 / y.0,
+        _ => f64::NAN,
+    };
+    let rm = |a: &str, b: &str| match (mean.get(a), mean.get(b)) {
+        (Some(x), Some(y)) => x.1 / y.1,
+        _ => f64::NAN,
+    };
     println!();
     for (a, b) in [
         ("sequence (rust)", "bare cuLaunchKernel (rust)"),
@@ -544,6 +570,7 @@ fn main() -> Result<()> {
             "bare cuLaunchKernel (nvcc)",
         ),
         ("c++ cuLaunchKernel", "c++ <<<>>>"),
+        ("bare cuLaunchKernel (rust)", "bare cuLaunchKernel (nvcc)"),
         ("c++ <<<>>> (legacy stream)", "c++ <<<>>>"),
         ("bare cuLaunchKernel (nvcc)", "c++ <<<>>>"),
         ("sequence (nvcc)", "c++ <<<>>>"),
