@@ -13,16 +13,173 @@ use syn::{Error, FnArg, ItemFn, Result, ReturnType};
 /// Errors: arguments to the attribute (see [`Args`]); a generic, `async`, `const`,
 /// variadic or `extern` function; a method; a return type other than `()`.
 pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
-    let Args { cluster, bounds } = parse_args(attr)?;
+    let Args {
+        cluster,
+        bounds,
+        instances,
+    } = parse_args(attr)?;
     let func: ItemFn = syn::parse2(item)?;
-    check_shape(&func)?;
+    check_shape(&func, !instances.is_empty())?;
+    if instances.is_empty() {
+        return expand_one(&func, cluster, bounds);
+    }
+    expand_instances(&func, &instances, cluster, bounds)
+}
 
+/// A generic kernel: the function itself, unchanged and not an entry, and one kernel per
+/// instance whose body calls it with the instance's generic arguments.
+fn expand_instances(
+    func: &ItemFn,
+    instances: &[Instance],
+    cluster: Option<[u32; 3]>,
+    bounds: Option<[u32; 2]>,
+) -> Result<TokenStream> {
+    let generic = &func.sig.ident;
+    let params = generic_params(func)?;
+    let mut out = quote! {
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        #func
+    };
+    for inst in instances {
+        let given = inst.args.args.len();
+        if given != params.len() {
+            return Err(Error::new(
+                inst.args.span(),
+                format!(
+                    "`{generic}` has {} generic parameter(s) (lifetimes aside); this instance gives {given}",
+                    params.len()
+                ),
+            ));
+        }
+        let mut subst = Substitute { map: Vec::new() };
+        for (param, arg) in params.iter().zip(&inst.args.args) {
+            subst.map.push((param.clone(), arg.clone()));
+        }
+        let mut sig = func.sig.clone();
+        sig.ident = inst.name.clone();
+        sig.generics = syn::Generics::default();
+        let mut args = Vec::new();
+        for (i, input) in sig.inputs.iter_mut().enumerate() {
+            if let FnArg::Typed(pt) = input {
+                let arg = format_ident!("__arg{}", i);
+                *pt.pat = syn::parse_quote!(#arg);
+                syn::visit_mut::VisitMut::visit_type_mut(&mut subst, &mut pt.ty);
+                args.push(arg);
+            }
+        }
+        let turbofish = &inst.args;
+        let doc = format!(
+            "`{generic}{}`, a kernel of its own (`#[kernel(instances(...))]`).",
+            quote!(#turbofish).to_string().replace(' ', "")
+        );
+        let unsafety = &sig.unsafety;
+        let call = if unsafety.is_some() {
+            // SAFETY: the instance has the generic kernel's contract, which its callers
+            // (the launch) take on.
+            quote!(unsafe { #generic::#turbofish(#(#args),*) })
+        } else {
+            quote!(#generic::#turbofish(#(#args),*))
+        };
+        let item = ItemFn {
+            attrs: vec![syn::parse_quote!(#[doc = #doc])],
+            vis: func.vis.clone(),
+            sig,
+            block: Box::new(syn::parse_quote!({ #call })),
+        };
+        out.extend(expand_one(&item, cluster, bounds)?);
+    }
+    Ok(out)
+}
+
+/// The names of a generic kernel's type and const parameters, in order; lifetimes are
+/// left to inference.
+fn generic_params(func: &ItemFn) -> Result<Vec<syn::Ident>> {
+    Ok(func
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.clone()),
+            syn::GenericParam::Const(c) => Some(c.ident.clone()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect())
+}
+
+/// Replaces a generic kernel's parameters by one instance's arguments in a parameter
+/// type: `T` in type position, `N` in array lengths and in generic arguments.
+struct Substitute {
+    map: Vec<(syn::Ident, syn::GenericArgument)>,
+}
+
+impl Substitute {
+    fn lookup(&self, path: &syn::Path) -> Option<&syn::GenericArgument> {
+        let ident = path.get_ident()?;
+        self.map.iter().find(|(p, _)| p == ident).map(|(_, a)| a)
+    }
+}
+
+impl syn::visit_mut::VisitMut for Substitute {
+    fn visit_generic_argument_mut(&mut self, arg: &mut syn::GenericArgument) {
+        if let syn::GenericArgument::Type(syn::Type::Path(tp)) = arg {
+            if tp.qself.is_none() {
+                if let Some(found) = self.lookup(&tp.path) {
+                    *arg = found.clone();
+                    return;
+                }
+            }
+        }
+        syn::visit_mut::visit_generic_argument_mut(self, arg);
+    }
+
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(tp) = ty {
+            if tp.qself.is_none() {
+                if let Some(syn::GenericArgument::Type(found)) = self.lookup(&tp.path) {
+                    *ty = found.clone();
+                    return;
+                }
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Path(ep) = e {
+            if ep.qself.is_none() {
+                match self.lookup(&ep.path) {
+                    Some(syn::GenericArgument::Const(c)) => {
+                        *e = syn::parse_quote!({ #c });
+                        return;
+                    }
+                    Some(syn::GenericArgument::Type(syn::Type::Path(tp))) => {
+                        // A const argument written as a bare name (`<f32, BLOCK>`).
+                        let path = &tp.path;
+                        *e = syn::parse_quote!({ #path });
+                        return;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+}
+
+/// One kernel entry: the shim (nvptx64) or plain function (host), and its records.
+fn expand_one(
+    func: &ItemFn,
+    cluster: Option<[u32; 3]>,
+    bounds: Option<[u32; 2]>,
+) -> Result<TokenStream> {
     let ItemFn {
         attrs,
         vis,
         sig,
         block,
-    } = &func;
+    } = func;
     let name = &sig.ident;
     let unsafety = &sig.unsafety;
     let inputs = &sig.inputs;
@@ -142,29 +299,52 @@ struct Args {
     /// `max_threads = N` (1..=1024) and `min_blocks = M` (at least 1; 0 when not given):
     /// CUDA's `__launch_bounds__(N, M)`.
     bounds: Option<[u32; 2]>,
+    /// `instances(NAME = <ARGS>, ...)`: the entries a generic kernel emits, each the
+    /// function with those generic arguments.
+    instances: Vec<Instance>,
+}
+
+/// `NAME = <ARGS>` in `instances(...)`.
+struct Instance {
+    name: syn::Ident,
+    args: syn::AngleBracketedGenericArguments,
+}
+
+impl syn::parse::Parse for Instance {
+    fn parse(input: syn::parse::ParseStream) -> Result<Self> {
+        let name = input.parse()?;
+        input.parse::<syn::Token![=]>()?;
+        Ok(Instance {
+            name,
+            args: input.parse()?,
+        })
+    }
 }
 
 const USAGE: &str = "expected `#[kernel]`, or `#[kernel(...)]` with any of `cluster = (x, y, z)`, \
-                     `max_threads = N`, `min_blocks = M`";
+                     `max_threads = N`, `min_blocks = M`, `instances(NAME = <ARGS>, ...)`";
 
 /// Parses and checks the attribute's arguments: `cluster = (x, y, z)`,
-/// `max_threads = N`, `min_blocks = M`, comma-separated, each at most once.
+/// `max_threads = N`, `min_blocks = M`, `instances(...)`, comma-separated, each at most
+/// once.
 fn parse_args(attr: TokenStream) -> Result<Args> {
     let mut args = Args {
         cluster: None,
         bounds: None,
+        instances: Vec::new(),
     };
     if attr.is_empty() {
         return Ok(args);
     }
-    let list = syn::punctuated::Punctuated::<syn::MetaNameValue, syn::Token![,]>::parse_terminated
+    let list = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated
         .parse2(attr.clone())
         .map_err(|_| Error::new(attr.span(), USAGE))?;
     let mut max_threads = None;
     let mut min_blocks = None;
-    for arg in &list {
-        let key = arg
-            .path
+    let mut seen_instances = false;
+    for meta in &list {
+        let key = meta
+            .path()
             .get_ident()
             .map(|i| i.to_string())
             .unwrap_or_default();
@@ -172,14 +352,35 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
             "cluster" => args.cluster.is_some(),
             "max_threads" => max_threads.is_some(),
             "min_blocks" => min_blocks.is_some(),
-            _ => return Err(Error::new(arg.path.span(), USAGE)),
+            "instances" => seen_instances,
+            _ => return Err(Error::new(meta.path().span(), USAGE)),
         };
         if seen {
             return Err(Error::new(
-                arg.path.span(),
+                meta.path().span(),
                 format!("`{key}` is given more than once"),
             ));
         }
+        if key == "instances" {
+            let syn::Meta::List(l) = meta else {
+                return Err(Error::new(meta.span(), USAGE));
+            };
+            let parsed = l.parse_args_with(
+                syn::punctuated::Punctuated::<Instance, syn::Token![,]>::parse_terminated,
+            )?;
+            if parsed.is_empty() {
+                return Err(Error::new(
+                    l.span(),
+                    "`instances(...)` names at least one instance: `NAME = <ARGS>`",
+                ));
+            }
+            args.instances = parsed.into_iter().collect();
+            seen_instances = true;
+            continue;
+        }
+        let syn::Meta::NameValue(arg) = meta else {
+            return Err(Error::new(meta.span(), USAGE));
+        };
         match key.as_str() {
             "cluster" => args.cluster = Some(cluster_shape(&arg.value)?),
             "max_threads" => {
@@ -259,13 +460,32 @@ fn cluster_shape(value: &syn::Expr) -> Result<[u32; 3]> {
     Ok(shape)
 }
 
-fn check_shape(func: &ItemFn) -> Result<()> {
+fn check_shape(func: &ItemFn, has_instances: bool) -> Result<()> {
     let sig = &func.sig;
     let fail = |span: Span, msg: &str| Err(Error::new(span, msg));
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+    let generic = sig
+        .generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
+    if generic && !has_instances {
         return fail(
             sig.generics.span(),
-            "a kernel cannot be generic: the PTX entry needs one concrete signature",
+            "a generic kernel names the entries to emit, each a PTX entry with one concrete \
+             signature: `#[kernel(instances(NAME = <ARGS>, ...))]`, \
+             e.g. `instances(scale_f32 = <f32, 256>)`",
+        );
+    }
+    if !generic && has_instances {
+        return fail(
+            sig.ident.span(),
+            "`instances(...)` is for a generic kernel; this one has no type or const parameters",
+        );
+    }
+    if !has_instances && sig.generics.where_clause.is_some() {
+        return fail(
+            sig.generics.span(),
+            "a kernel cannot have a `where` clause: the PTX entry needs one concrete signature",
         );
     }
     if let Some(t) = &sig.asyncness {

@@ -199,11 +199,29 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 /// pub fn producer_consumer(xs: &[f32], mut out: DisjointSlice<f32>) { ... }
 /// ```
 ///
+/// - `instances(NAME = <ARGS>, ...)` makes a generic kernel (type and const parameters,
+///   CUDA's `template <class T, unsigned blockSize>`) emit one kernel per instance: an
+///   entry `NAME` with the parameter types the arguments give, its own ABI record, and
+///   a host function `NAME` for the emulator, each calling the generic function (which
+///   stays an ordinary, inlined Rust function) with `ARGS`. The bindings and
+///   `Module::kernel` see the instances as the kernels they are. A generic kernel
+///   without `instances`, an instance with the wrong number of arguments, and
+///   `instances` on a kernel that is not generic are compile errors. The other
+///   arguments apply to every instance.
+///
+/// ```ignore
+/// #[device_std::kernel(instances(block_reduce_f32 = <f32, 256>, block_reduce_u32 = <u32, 128>))]
+/// pub fn block_reduce<T: Copy + Default + core::ops::Add<Output = T>, const BLOCK: usize>(
+///     xs: &[T],
+///     mut out: DisjointSlice<T, BlockIndex1D>,
+/// ) { ... } // SharedArray::<T, BLOCK>::new() inside: one static allocation per instance
+/// ```
+///
 /// Out-of-range or repeated arguments, an unknown name, a non-literal value, and
 /// `min_blocks` without `max_threads` are compile errors at the argument.
 ///
-/// It refuses, with a compile error: generic, `async`, `const`, variadic
-/// functions, an explicit `extern` ABI, a return type other than `()`, and
+/// It refuses, with a compile error: generic functions without `instances`, `async`,
+/// `const`, variadic functions, an explicit `extern` ABI, a return type other than `()`, and
 /// every parameter type that is not a [`KernelParam`]:
 ///
 /// ```compile_fail

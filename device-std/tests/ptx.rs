@@ -697,3 +697,38 @@ fn warp_and_atomic_families_lower_to_their_ptx_instructions() {
         assert!(ptx.contains(needle), "intrinsics-kernels has no `{needle}`");
     }
 }
+
+/// `#[kernel(instances(...))]` (issue 31, point 11): each instance of the generic
+/// `block_reduce` is an entry of its own, with its own static shared array (`BLOCK`
+/// elements of `T`) and its own ABI record (the element's value class: `f32` is 3,
+/// `u32` 1, the record's last word).
+#[test]
+fn a_generic_kernel_emits_one_entry_per_instance() {
+    let ptx = fixture();
+    for name in ["block_reduce_f32_256", "block_reduce_u32_128"] {
+        assert!(
+            ptx.contains(&format!(".visible .entry {name}(")),
+            "no entry {name}"
+        );
+    }
+    assert!(
+        !ptx.contains(".entry block_reduce("),
+        "the generic function is no entry"
+    );
+    let smem = smem_per_entry("device-std-fixture-kernels");
+    assert_eq!(smem["block_reduce_f32_256"], 256 * 4);
+    assert_eq!(smem["block_reduce_u32_128"], 128 * 4);
+    let record = |name: &str| {
+        let line = ptx
+            .lines()
+            .find(|l| l.contains(&format!(" __kernel_abi_{name}[")))
+            .unwrap_or_else(|| panic!("no ABI record for {name}"));
+        line.rsplit(", ")
+            .next()
+            .unwrap()
+            .trim_end_matches("};")
+            .to_string()
+    };
+    assert_eq!(record("block_reduce_f32_256"), "3");
+    assert_eq!(record("block_reduce_u32_128"), "1");
+}

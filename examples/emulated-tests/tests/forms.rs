@@ -61,3 +61,42 @@ fn dynamic_shared_partitions_by_offset_and_add() {
         .collect();
     assert_eq!(count_mismatches("dynamic_partitions", &got, &want, 0.0), 0);
 }
+
+/// A generic kernel's instances (`#[kernel(instances(...))]`, issue 31, point 11) are
+/// kernels of their own under the emulator too: `block_reduce::<f32, 256>` and
+/// `block_reduce::<u32, 128>` give each block's sum.
+#[test]
+fn generic_kernel_instances_reduce_each_block() {
+    let mut r = rng(31);
+    let xs = random_f32(&mut r, 4 * 256 + 37, -1.0, 1.0);
+    let blocks = xs.len().div_ceil(256);
+    let mut sums = vec![f32::NAN; blocks];
+    {
+        let out = GlobalMut::new(&mut sums);
+        let cfg = LaunchConfig::new((blocks as u32, 1, 1), (256, 1, 1));
+        emulator::launch(cfg, || k::block_reduce_f32_256(&xs, out.disjoint())).unwrap();
+    }
+    for (b, got) in sums.iter().enumerate() {
+        let chunk = &xs[b * 256..((b + 1) * 256).min(xs.len())];
+        let want: f64 = chunk.iter().map(|&x| x as f64).sum();
+        assert!(
+            (*got as f64 - want).abs() <= 1e-4 * (1.0 + want.abs()),
+            "block {b}: {got} vs {want}"
+        );
+    }
+    let ys: Vec<u32> = (0..1000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 12)
+        .collect();
+    let blocks = ys.len().div_ceil(128);
+    let mut sums = vec![u32::MAX; blocks];
+    {
+        let out = GlobalMut::new(&mut sums);
+        let cfg = LaunchConfig::new((blocks as u32, 1, 1), (128, 1, 1));
+        emulator::launch(cfg, || k::block_reduce_u32_128(&ys, out.disjoint())).unwrap();
+    }
+    let want: Vec<u32> = ys
+        .chunks(128)
+        .map(|c| c.iter().fold(0u32, |a, &y| a.wrapping_add(y)))
+        .collect();
+    assert_eq!(sums, want);
+}
