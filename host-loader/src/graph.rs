@@ -552,6 +552,7 @@ impl BindingTable {
         self.bindings.len()
     }
 
+    #[inline]
     fn get(&self, graph: u64, index: u32) -> Result<Binding, Error> {
         if graph != self.graph {
             return Err(Error::Graph(GraphError::ForeignToken {
@@ -693,6 +694,7 @@ unsafe impl<T: device_std::HasValueClass> GraphParam for PtrMut<T> {
     }
 }
 
+#[inline]
 fn check_aliasing(kernel: &str, uses: &[Option<Access>]) -> Result<(), Error> {
     for (i, a) in uses.iter().enumerate() {
         let Some(a) = a else { continue };

@@ -18,6 +18,9 @@ use crate::signature::KernelSignature;
 /// What every clone of one kernel handle shares.
 pub(crate) struct Shared {
     func: sys::CUfunction,
+    /// `module.ctx.cu_ctx()`, kept here so that a launch compares it without following
+    /// three pointers.
+    cu_ctx: sys::CUcontext,
     module: Arc<RawModule>,
     name: String,
     limits: DeviceLimits,
@@ -148,6 +151,7 @@ impl<S: KernelSignature> Kernel<S> {
         Ok(Kernel {
             shared: Arc::new(Shared {
                 func,
+                cu_ctx: module.ctx.cu_ctx(),
                 module: module.clone(),
                 name: name.to_string(),
                 limits,
@@ -345,6 +349,17 @@ impl<S: KernelSignature> Kernel<S> {
         attrs: &LaunchAttributes,
     ) -> Result<(), Error> {
         self.prepare(stream, cfg)?;
+        self.prepare_attributes(stream, cfg, attrs)
+    }
+
+    /// The cluster and cooperative checks `attrs` asks for.
+    #[inline]
+    fn prepare_attributes(
+        &self,
+        stream: &CudaStream,
+        cfg: &LaunchConfig,
+        attrs: &LaunchAttributes,
+    ) -> Result<(), Error> {
         if let Some(cluster) = attrs.cluster() {
             self.check_cluster(stream, cfg, cluster)?;
         }
@@ -369,7 +384,7 @@ impl<S: KernelSignature> Kernel<S> {
     /// nodes ([`crate::graph`]).
     #[inline]
     pub(crate) fn prepare(&self, stream: &CudaStream, cfg: &LaunchConfig) -> Result<(), Error> {
-        if stream.context().cu_ctx() != self.shared.module.ctx.cu_ctx() {
+        if stream.context().cu_ctx() != self.shared.cu_ctx {
             return Err(self.wrong_context(stream));
         }
         self.prepare_config(cfg)?;
@@ -377,6 +392,37 @@ impl<S: KernelSignature> Kernel<S> {
             .context()
             .bind_to_thread()
             .map_err(|source| self.bind_error(source))
+    }
+
+    /// [`prepare_launch`](Self::prepare_launch) for a launch sequence on `stream`, whose
+    /// context is `cu_ctx`: the same checks, but the context is made current only when
+    /// `cuCtxGetCurrent` says it is not (without taking cudarc's deferred error, which a
+    /// sequence takes at registration and when it ends).
+    #[inline]
+    pub(crate) fn prepare_in_sequence(
+        &self,
+        cu_ctx: sys::CUcontext,
+        stream: &CudaStream,
+        cfg: &LaunchConfig,
+        attrs: &LaunchAttributes,
+    ) -> Result<(), Error> {
+        if cu_ctx != self.shared.cu_ctx {
+            return Err(self.wrong_context(stream));
+        }
+        self.prepare_config(cfg)?;
+        let mut current: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: an out-pointer.
+        let got = unsafe { sys::cuCtxGetCurrent(&mut current) };
+        if got != sys::CUresult::CUDA_SUCCESS || current != cu_ctx {
+            stream
+                .context()
+                .bind_to_thread()
+                .map_err(|source| self.bind_error(source))?;
+        }
+        if attrs.cluster().is_some() || attrs.is_cooperative() {
+            return self.prepare_attributes(stream, cfg, attrs);
+        }
+        Ok(())
     }
 
     /// The configuration half of [`prepare`](Self::prepare): `cfg` within the device's and

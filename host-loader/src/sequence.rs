@@ -20,13 +20,14 @@
 //! tokens a graph capture uses. While the sequence holds a buffer nothing else can write
 //! it (nor read it, when it is registered writable), and every launch of the sequence is
 //! on one stream, so launches are ordered among themselves by the stream: a launch is the
-//! configuration checks and one `cuLaunchKernel`, with no event call.
+//! configuration checks, a `cuCtxGetCurrent` and one `cuLaunchKernel`, with no event
+//! call.
 //!
 //! | when | what | CUDA driver API |
 //! |---|---|---|
 //! | [`Sequence::read`] | the stream waits for the buffer's last write on any stream | `cuStreamWaitEvent` (1) |
 //! | [`Sequence::write`] | the stream waits for its last read and its last write | `cuStreamWaitEvent` (2) |
-//! | [`Sequence::launch`] | checks, launch | `cuLaunchKernel` |
+//! | [`Sequence::launch`] | checks, launch | `cuCtxGetCurrent`, `cuLaunchKernel` |
 //! | end of [`run`] | every `read` buffer's read event and every `write` buffer's write event recorded on the stream | `cuEventRecord` (1 per buffer) |
 //!
 //! So what comes after the sequence, on any stream (a copy, a launch, a free on the
@@ -110,7 +111,9 @@
 
 use std::fmt;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, SyncOnDrop};
+use cudarc::driver::{
+    sys, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, SyncOnDrop,
+};
 
 use crate::error::Error;
 use crate::graph::{next_id, Binding, BindingTable, GraphSignature};
@@ -126,6 +129,8 @@ pub use crate::graph::{Buf, BufMut, GraphParam};
 pub struct Sequence<'a> {
     id: u64,
     stream: &'a CudaStream,
+    /// The stream's context.
+    cu_ctx: sys::CUcontext,
     table: BindingTable,
     /// cudarc's guard of each registration: its wait was made at registration; its event
     /// is recorded on the stream when the sequence ends ([`run`] records them; if its
@@ -164,6 +169,7 @@ pub fn run<'a, R>(
     let mut seq = Sequence {
         id,
         stream,
+        cu_ctx: stream.context().cu_ctx(),
         table: BindingTable::new(id),
         guards: Vec::new(),
         launches: 0,
@@ -187,7 +193,7 @@ impl<'a> Sequence<'a> {
 
     fn check_context<T>(&self, buf: &CudaSlice<T>) -> Result<(), Error> {
         let ctx = self.stream.context();
-        if buf.context().cu_ctx() != ctx.cu_ctx() {
+        if buf.context().cu_ctx() != self.cu_ctx {
             return Err(invalid(
                 None,
                 format!(
@@ -201,16 +207,32 @@ impl<'a> Sequence<'a> {
         Ok(())
     }
 
+    /// The error cudarc deferred while making the stream wait for a registered buffer's
+    /// earlier uses (its event waits return none), if any.
+    fn waited(&self) -> Result<(), Error> {
+        self.stream
+            .context()
+            .check_err()
+            .map_err(|source| Error::Driver {
+                context: "making a launch sequence's stream wait for a registered buffer's \
+                          earlier uses (cuStreamWaitEvent), or an earlier deferred error"
+                    .into(),
+                source,
+            })
+    }
+
     /// Registers `buf` for reading by the sequence's launches, borrowing it until [`run`]
     /// returns; the stream waits for its last write on any stream (cudarc's
     /// `DevicePtr::device_ptr`). Others may still read it meanwhile, but not write or
     /// free it.
     ///
-    /// Errors: [`Error::InvalidLaunch`] for a buffer of another context.
+    /// Errors: [`Error::InvalidLaunch`] for a buffer of another context; [`Error::Driver`]
+    /// when the wait fails.
     pub fn read<T>(&mut self, buf: &'a CudaSlice<T>) -> Result<Buf<T>, Error> {
         self.check_context(buf)?;
         let (ptr, guard) = buf.device_ptr(self.stream);
         self.guards.push(guard);
+        self.waited()?;
         let index = self.table.push(Binding {
             ptr,
             len: buf.len() as u64,
@@ -224,13 +246,15 @@ impl<'a> Sequence<'a> {
     /// mutably until [`run`] returns; the stream waits for its last read and its last
     /// write on any stream (cudarc's `DevicePtrMut::device_ptr_mut`).
     ///
-    /// Errors: [`Error::InvalidLaunch`] for a buffer of another context.
+    /// Errors: [`Error::InvalidLaunch`] for a buffer of another context; [`Error::Driver`]
+    /// when a wait fails.
     pub fn write<T>(&mut self, buf: &'a mut CudaSlice<T>) -> Result<BufMut<T>, Error> {
         self.check_context(buf)?;
         let len = buf.len() as u64;
         let bytes = buf.num_bytes() as u64;
         let (ptr, guard) = buf.device_ptr_mut(self.stream);
         self.guards.push(guard);
+        self.waited()?;
         let index = self.table.push(Binding {
             ptr,
             len,
@@ -288,11 +312,11 @@ impl<'a> Sequence<'a> {
         args: S::GraphArgs,
     ) -> Result<(), Error> {
         let stream = self.stream;
-        kernel.prepare_launch(stream, &cfg, attrs)?;
+        kernel.prepare_in_sequence(self.cu_ctx, stream, &cfg, attrs)?;
         let func = kernel.cu_function();
         let res = S::with_params(args, &self.table, kernel.name(), |params| {
             // SAFETY: `S` was checked against `func`'s signature when `kernel` was made;
-            // `cfg` was validated by `prepare_launch`, which made the stream's (the
+            // `cfg` was validated by `prepare_in_sequence`, which made the stream's (the
             // kernel's) context current; `params` points at one lowered slot per
             // parameter, each naming a registered buffer of this context (checked at
             // registration) that stays borrowed until the sequence ends, or a value; the
