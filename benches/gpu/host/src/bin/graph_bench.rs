@@ -12,6 +12,11 @@
 //! | `rust graph (nvcc kernel)` | nvcc `vecadd_ref`, loaded by host-loader | `host_loader::graph` |
 //! | `c++ graph` | nvcc `vecadd_ref` | `cudaStreamBeginCapture` … `cudaGraphLaunch` (graph_reference.cu) |
 //!
+//! nvcc 13.0 writes `vecadd_ref`'s pointers as plain `.u64` parameters (no `.ptr`), which
+//! `Ptr<T>` refuses; then the nvcc variants pass raw addresses (`u64`), the loop making
+//! cudarc's waits and records by hand per launch as a typed launch would, the sequence
+//! registering the buffers for the ordering.
+//!
 //! Every variant is first checked against a CPU reference of the whole chain (fresh
 //! random inputs, the second buffer poisoned with NaN). Timing: CUDA events around one
 //! whole chain per variant, every round times each variant once, starting at a different
@@ -31,7 +36,7 @@ use std::sync::Arc;
 
 use anyhow::{ensure, Context, Result};
 use clap::Parser;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use host_loader::graph::{self, GraphExec};
 use host_loader::sequence;
 use host_loader::{for_num_elems, Kernel, LaunchConfig, Module, Ptr, PtrMut, Slice, SliceMut};
@@ -350,9 +355,14 @@ fn main() -> Result<()> {
                 // SAFETY: vecadd_ref reads a[k], b[k] and writes c[k] for k < n only.
                 NvccKernel::Typed(k) => unsafe { k.launch(&stream, cfg, (src, &b_d, dst, n64)) }?,
                 NvccKernel::Raw(k) => {
-                    let (a, c) = (addr(src, &stream), addr(dst, &stream));
+                    // What the typed launch does through `KernelParam::lower`: cudarc's
+                    // wait on each buffer's earlier uses, its record after the launch.
+                    let (a, ga) = src.device_ptr(&stream);
+                    let (pb, gb) = b_d.device_ptr(&stream);
+                    let (c, gc) = dst.device_ptr_mut(&stream);
                     // SAFETY: as above, at the addresses of live n-float buffers.
-                    unsafe { k.launch(&stream, cfg, (a, addr(&b_d, &stream), c, n64)) }?
+                    unsafe { k.launch(&stream, cfg, (a, pb, c, n64)) }?;
+                    drop((ga, gb, gc));
                 }
             }
         }
@@ -370,6 +380,11 @@ fn main() -> Result<()> {
         })?;
         Ok(())
     };
+    let seq_nvcc_addr = [
+        addr(&state.x_seq_nvcc[0], &stream),
+        addr(&state.x_seq_nvcc[1], &stream),
+    ];
+    let b_addr = addr(&b_d, &stream);
     let nvcc_seq = |s: &mut State| -> Result<()> {
         let [x0, x1] = &mut s.x_seq_nvcc;
         match &nvcc {
@@ -382,8 +397,11 @@ fn main() -> Result<()> {
                 Ok(())
             })?,
             NvccKernel::Raw(k) => {
-                let (p, pb) = ([addr(x0, &stream), addr(x1, &stream)], addr(&b_d, &stream));
+                let (p, pb) = (seq_nvcc_addr, b_addr);
                 sequence::run(&stream, |seq| {
+                    // Registered for the ordering (waits now, records at the end); the
+                    // kernel takes the same buffers' raw addresses.
+                    let _held = (seq.read(&b_d)?, seq.write(x0)?, seq.write(x1)?);
                     for i in 0..steps {
                         // SAFETY: as above, at the addresses of live n-float buffers.
                         unsafe { seq.launch(k, cfg, (p[i % 2], pb, p[(i + 1) % 2], n64)) }?;

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use clap::Parser;
-use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr};
+use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use host_loader::{
     for_num_elems, sequence, Kernel, LaunchConfig, Module, Ptr, PtrMut, RawSlice, Slice, SliceMut,
 };
@@ -139,13 +139,16 @@ fn main() -> Result<()> {
     let nvcc: Option<Kernel<NvccSig>> = match reference.kernel("vecadd_ref") {
         Ok(k) => Some(k),
         Err(e) => {
-            println!("vecadd_ref as (Ptr, Ptr, PtrMut, u64) refused ({e}): no typed nvcc ways");
+            println!(
+                "vecadd_ref as (Ptr, Ptr, PtrMut, u64) refused ({e}): the nvcc ways pass raw \
+                 addresses, with cudarc's waits and records made by hand (Kernel::launch) or \
+                 the buffers registered for the ordering (sequence)"
+            );
             None
         }
     };
-    let nvcc_fn = reference
-        .kernel::<(u64, u64, u64, u64)>("vecadd_ref")?
-        .cu_function();
+    let nvcc_raw = reference.kernel::<(u64, u64, u64, u64)>("vecadd_ref")?;
+    let nvcc_fn = nvcc_raw.cu_function();
     // SAFETY: the library is ours (graph_reference.cu); its initializers only set up the
     // CUDA runtime.
     let lib = unsafe { libloading::Library::new(&o.ref_lib) }
@@ -213,6 +216,7 @@ fn main() -> Result<()> {
     let p = |x: &[CudaSlice<f32>; 2]| [addr(&x[0], &stream), addr(&x[1], &stream)];
     let (p_cpp, p_cpp_legacy, p_cdrv) = (p(&x_cpp), p(&x_cpp_legacy), p(&x_cdrv));
     let (p_bare, p_proc, p_bare_r) = (p(&x_bare), p(&x_proc), p(&x_bare_r));
+    let p_seq = p(&x_seq);
     let event = stream.record_event(None)?;
     let rust_fn = vecadd.cu_function();
 
@@ -367,6 +371,50 @@ fn main() -> Result<()> {
                         unsafe {
                             seq.launch(nvcc, cfg, (x[i % 2].read(), b, x[(i + 1) % 2], n64))
                         }?;
+                    }
+                    Ok(())
+                })?;
+                Ok(())
+            }),
+        );
+    } else {
+        let nvcc_raw = &nvcc_raw;
+        way(
+            &mut ways,
+            "Kernel::launch (nvcc)",
+            batch,
+            Box::new(|| {
+                let [x0, x1] = &mut x_kl;
+                for i in 0..batch {
+                    let (src, dst) = if i % 2 == 0 {
+                        (&*x0, &mut *x1)
+                    } else {
+                        (&*x1, &mut *x0)
+                    };
+                    // What a typed launch does through `KernelParam::lower`.
+                    let (a, ga) = src.device_ptr(&stream);
+                    let (bb, gb) = b_d.device_ptr(&stream);
+                    let (c, gc) = dst.device_ptr_mut(&stream);
+                    // SAFETY: vecadd_ref stays within its n-float buffers.
+                    unsafe { nvcc_raw.launch(&stream, cfg, (a, bb, c, n64)) }?;
+                    drop((ga, gb, gc));
+                }
+                Ok(())
+            }),
+        );
+        way(
+            &mut ways,
+            "sequence (nvcc)",
+            batch,
+            Box::new(|| {
+                let [x0, x1] = &mut x_seq;
+                sequence::run(&stream, |seq| {
+                    // Registered for the ordering; the kernel takes raw addresses.
+                    let _held = (seq.read(&b_d)?, seq.write(x0)?, seq.write(x1)?);
+                    for i in 0..batch {
+                        let args = (p_seq[i % 2], pb, p_seq[(i + 1) % 2], n64);
+                        // SAFETY: vecadd_ref stays within its n-float buffers.
+                        unsafe { seq.launch(nvcc_raw, cfg, args) }?;
                     }
                     Ok(())
                 })?;
