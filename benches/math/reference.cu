@@ -273,6 +273,33 @@ struct Skip {
 };
 struct lgammaf_t;
 struct lgamma_t;
+// jn/yn of order 5: CUDA's ulp bound (ynf's) for 0 < x < 5; below 2^-80 CUDA's jn and
+// yn return NaN (its recurrence underflows), so the reference is unusable there.
+#define SKIP_OUTSIDE_ORDER5(T)                                                                   \
+    struct T;                                                                                    \
+    template <>                                                                                  \
+    struct Skip<T> {                                                                             \
+        static __device__ __forceinline__ bool in(double x) { return !(x >= 0x1p-80 && x < 5.0); } \
+    };
+#define SKIP_AT_LEAST(T, A)                                                              \
+    struct T;                                                                            \
+    template <>                                                                          \
+    struct Skip<T> {                                                                     \
+        static __device__ __forceinline__ bool in(double x) { return !(fabs(x) < (A)); } \
+    };
+// The Bessel functions: CUDA's ulp bounds hold for |x| < 8 (|x| < n for yn).
+SKIP_AT_LEAST(j0f_t, 8.0)
+SKIP_AT_LEAST(j1f_t, 8.0)
+SKIP_AT_LEAST(y0f_t, 8.0)
+SKIP_AT_LEAST(y1f_t, 8.0)
+SKIP_OUTSIDE_ORDER5(jn5f_t)
+SKIP_OUTSIDE_ORDER5(yn5f_t)
+SKIP_AT_LEAST(j0_t, 8.0)
+SKIP_AT_LEAST(j1_t, 8.0)
+SKIP_AT_LEAST(y0_t, 8.0)
+SKIP_AT_LEAST(y1_t, 8.0)
+SKIP_OUTSIDE_ORDER5(jn5_t)
+SKIP_OUTSIDE_ORDER5(yn5_t)
 template <>
 struct Skip<lgammaf_t> {
     static __device__ __forceinline__ bool in(double x) { return x >= -10.001 && x <= -2.264; }
@@ -425,6 +452,12 @@ __global__ void count_poison(const T* p, uint32_t n, unsigned long long* count) 
     FOR_ELEMS(n, i) c += p[i] == (T)~(T)0;
     if (c) atomicAdd(count, (unsigned long long)c);
 }
+
+// Fixed-order twins of device-std's jnf/ynf for the unary harness.
+__device__ __forceinline__ float jn5f(float x) { return jnf(5, x); }
+__device__ __forceinline__ float yn5f(float x) { return ynf(5, x); }
+__device__ __forceinline__ double jn5(double x) { return jn(5, x); }
+__device__ __forceinline__ double yn5(double x) { return yn(5, x); }
 
 // ---- one instance per function of functions.def ----
 struct ErrArgs {

@@ -1269,6 +1269,79 @@ fn dump_for_mpmath() {
             writeln!(out, "{name} {:016x} 0 {:016x}", a.to_bits(), v.to_bits()).unwrap();
         }
     }
+    // The Bessel functions: uniform on [−40, 40], log-uniform magnitudes, and the
+    // neighbourhoods of the zeros below 12 (down to 2^-45 away). CUDA bounds them in
+    // ulps below 8 and absolutely above (`NAME_far`, 5e-12); `jn` absolutely (n = 128),
+    // `yn` absolutely for x > 1.5n (`yn_far`), reported but unbounded below (`yn_near`).
+    let zeros = [
+        0.8935769662791675,
+        2.197141326031017,
+        2.404825557695773,
+        3.8317059702075125,
+        3.957678419314858,
+        5.429681040794135,
+        5.520078110286311,
+        7.015586669815619,
+        7.086051060301773,
+        8.596005868331169,
+        8.653727912911013,
+        10.173468135062722,
+    ];
+    type U1 = fn(f64) -> f64;
+    let orders: [(&str, U1); 4] = [
+        ("j0", math::j0),
+        ("j1", math::j1),
+        ("y0", math::y0),
+        ("y1", math::y1),
+    ];
+    for (name, f) in orders {
+        for i in 0..n {
+            let x = match i % 4 {
+                0 => r.uniform(-40.0, 40.0),
+                1 => r.log_uniform(-1074.0, 1024.0),
+                2 => zeros[i % zeros.len()] + r.log_uniform(-45.0, -1.0),
+                _ => r.uniform(-8.0, 8.0),
+            };
+            let label = if x.abs() >= 8.0 {
+                format!("{name}_far")
+            } else {
+                name.to_string()
+            };
+            writeln!(
+                out,
+                "{label} {:016x} 0 {:016x}",
+                x.to_bits(),
+                f(x).to_bits()
+            )
+            .unwrap();
+        }
+    }
+    type N1 = fn(i32, f64) -> f64;
+    let order_n: [(&str, N1); 2] = [("jn", math::jn), ("yn", math::yn)];
+    for (name, f) in order_n {
+        for i in 0..n / 4 {
+            let k = [2, 3, 5, 10, 30, 128][i % 6];
+            let x = if i % 2 == 0 {
+                r.uniform(0.0, 300.0)
+            } else {
+                r.log_uniform(-30.0, 9.0).abs()
+            };
+            let label = match name {
+                "jn" => "jn",
+                _ if x > 1.5 * k as f64 => "yn_far",
+                _ => "yn_near",
+            };
+            let v = f(k, x);
+            writeln!(
+                out,
+                "{label} {:016x} {:016x} {:016x}",
+                (k as f64).to_bits(),
+                x.to_bits(),
+                v.to_bits()
+            )
+            .unwrap();
+        }
+    }
     type B = fn(f64, f64) -> f64;
     let binary: [(&str, B); 4] = [
         ("pow", math::pow),

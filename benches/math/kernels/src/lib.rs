@@ -22,7 +22,24 @@
 #[allow(unused_imports)]
 use device_std::{kernel, thread, DisjointSlice};
 
-use device_std::math as ours;
+/// `device_std::math`, plus the fixed-order Bessel functions the harness measures as
+/// unary ones (`jn5f(x) = jnf(5, x)`; CUDA's twins in `reference.cu`).
+mod ours {
+    pub use device_std::math::*;
+
+    pub fn jn5f(x: f32) -> f32 {
+        jnf(5, x)
+    }
+    pub fn yn5f(x: f32) -> f32 {
+        ynf(5, x)
+    }
+    pub fn jn5(x: f64) -> f64 {
+        jn(5, x)
+    }
+    pub fn yn5(x: f64) -> f64 {
+        yn(5, x)
+    }
+}
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod sample;
@@ -311,6 +328,12 @@ f32_unary! {
     erfcxf: acc_erfcxf, thr_erfcxf;
     cyl_bessel_i0f: acc_cyl_bessel_i0f, thr_cyl_bessel_i0f;
     cyl_bessel_i1f: acc_cyl_bessel_i1f, thr_cyl_bessel_i1f;
+    j0f: acc_j0f, thr_j0f;
+    j1f: acc_j1f, thr_j1f;
+    y0f: acc_y0f, thr_y0f;
+    y1f: acc_y1f, thr_y1f;
+    jn5f: acc_jn5f, thr_jn5f;
+    yn5f: acc_yn5f, thr_yn5f;
     lgammaf: acc_lgammaf, thr_lgammaf;
     tgammaf: acc_tgammaf, thr_tgammaf;
     floorf: acc_floorf, thr_floorf;
@@ -366,6 +389,12 @@ f64_unary! {
     erfcx: acc_erfcx, thr_erfcx;
     cyl_bessel_i0: acc_cyl_bessel_i0, thr_cyl_bessel_i0;
     cyl_bessel_i1: acc_cyl_bessel_i1, thr_cyl_bessel_i1;
+    j0: acc_j0, thr_j0;
+    j1: acc_j1, thr_j1;
+    y0: acc_y0, thr_y0;
+    y1: acc_y1, thr_y1;
+    jn5: acc_jn5, thr_jn5;
+    yn5: acc_yn5, thr_yn5;
     lgamma: acc_lgamma, thr_lgamma;
     tgamma: acc_tgamma, thr_tgamma;
     floor: acc_floor, thr_floor;
