@@ -116,7 +116,13 @@ fn global_row() -> usize {
 /// another thread's.
 #[inline(always)]
 pub fn index_1d<'kernel>() -> ThreadIndex<'kernel, Index1D> {
-    let linear = block_in_grid() * block_size() as u64 + thread_in_block() as u64;
+    // A 1D launch (the common case, a uniform branch on the launch shape) needs only
+    // `blockIdx.x * blockDim.x + threadIdx.x`, which the general form reduces to there.
+    let linear = if (blockDim_y() | blockDim_z() | gridDim_y() | gridDim_z()) == 1 {
+        blockIdx_x() as u64 * blockDim_x() as u64 + threadIdx_x() as u64
+    } else {
+        block_in_grid() * block_size() as u64 + thread_in_block() as u64
+    };
     ThreadIndex::new(linear as usize, 0)
 }
 
