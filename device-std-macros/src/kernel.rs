@@ -13,27 +13,19 @@ use syn::{Error, FnArg, ItemFn, Result, ReturnType};
 /// Errors: arguments to the attribute (see [`Args`]); a generic, `async`, `const`,
 /// variadic or `extern` function; a method; a return type other than `()`.
 pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
-    let Args {
-        cluster,
-        bounds,
-        instances,
-    } = parse_args(attr)?;
+    let args = parse_args(attr)?;
     let func: ItemFn = syn::parse2(item)?;
-    check_shape(&func, !instances.is_empty())?;
-    if instances.is_empty() {
-        return expand_one(&func, cluster, bounds);
+    check_shape(&func, !args.instances.is_empty())?;
+    if args.instances.is_empty() {
+        return expand_one(&func, &args);
     }
-    expand_instances(&func, &instances, cluster, bounds)
+    expand_instances(&func, &args)
 }
 
 /// A generic kernel: the function itself, unchanged and not an entry, and one kernel per
 /// instance whose body calls it with the instance's generic arguments.
-fn expand_instances(
-    func: &ItemFn,
-    instances: &[Instance],
-    cluster: Option<[u32; 3]>,
-    bounds: Option<[u32; 2]>,
-) -> Result<TokenStream> {
+fn expand_instances(func: &ItemFn, args: &Args) -> Result<TokenStream> {
+    let instances = &args.instances;
     let generic = &func.sig.ident;
     let params = generic_params(func)?;
     let mut out = quote! {
@@ -59,13 +51,13 @@ fn expand_instances(
         let mut sig = func.sig.clone();
         sig.ident = inst.name.clone();
         sig.generics = syn::Generics::default();
-        let mut args = Vec::new();
+        let mut call_args = Vec::new();
         for (i, input) in sig.inputs.iter_mut().enumerate() {
             if let FnArg::Typed(pt) = input {
                 let arg = format_ident!("__arg{}", i);
                 *pt.pat = syn::parse_quote!(#arg);
                 syn::visit_mut::VisitMut::visit_type_mut(&mut subst, &mut pt.ty);
-                args.push(arg);
+                call_args.push(arg);
             }
         }
         let turbofish = &inst.args;
@@ -77,9 +69,9 @@ fn expand_instances(
         let call = if unsafety.is_some() {
             // SAFETY: the instance has the generic kernel's contract, which its callers
             // (the launch) take on.
-            quote!(unsafe { #generic::#turbofish(#(#args),*) })
+            quote!(unsafe { #generic::#turbofish(#(#call_args),*) })
         } else {
-            quote!(#generic::#turbofish(#(#args),*))
+            quote!(#generic::#turbofish(#(#call_args),*))
         };
         let item = ItemFn {
             attrs: vec![syn::parse_quote!(#[doc = #doc])],
@@ -87,7 +79,7 @@ fn expand_instances(
             sig,
             block: Box::new(syn::parse_quote!({ #call })),
         };
-        out.extend(expand_one(&item, cluster, bounds)?);
+        out.extend(expand_one(&item, args)?);
     }
     Ok(out)
 }
@@ -169,11 +161,8 @@ impl syn::visit_mut::VisitMut for Substitute {
 }
 
 /// One kernel entry: the shim (nvptx64) or plain function (host), and its records.
-fn expand_one(
-    func: &ItemFn,
-    cluster: Option<[u32; 3]>,
-    bounds: Option<[u32; 2]>,
-) -> Result<TokenStream> {
+fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
+    let (cluster, bounds) = (args.cluster, args.bounds);
     let ItemFn {
         attrs,
         vis,
@@ -250,6 +239,30 @@ fn expand_one(
         let kernel = name.to_string();
         quote! { ::device_std::__private::check_max_threads(#kernel, #n); }
     });
+    let dynamic_items = args.dynamic_shared.map(|[n, m]| {
+        let dyn_const = format_ident!("__KERNEL_DYNAMIC_SHARED_{}", name);
+        let dyn_static = format_ident!("__kernel_dynamic_shared_{}", name);
+        quote! {
+            /// The kernel's dynamic shared memory, `[bytes, bytes per thread]`: a block of
+            /// `t` threads needs `bytes + bytes_per_thread × t`.
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals)]
+            pub const #dyn_const: [u32; 2] = [#n, #m];
+
+            /// The kernel's dynamic shared memory, read by `host_loader` from the PTX to
+            /// fill in or check each launch's size.
+            #[doc(hidden)]
+            #[cfg(target_arch = "nvptx64")]
+            #[unsafe(no_mangle)]
+            #[used]
+            #[allow(non_upper_case_globals)]
+            pub static #dyn_static: [u32; 2] = #dyn_const;
+        }
+    });
+    let dynamic_check = args.dynamic_shared.map(|[n, m]| {
+        let kernel = name.to_string();
+        quote! { ::device_std::__private::check_dynamic_shared(#kernel, #n, #m); }
+    });
 
     Ok(quote! {
         #(#attrs)*
@@ -263,6 +276,7 @@ fn expand_one(
         #[allow(dead_code)]
         #vis #unsafety fn #name(#inputs) {
             #host_check
+            #dynamic_check
             #block
         }
 
@@ -288,6 +302,8 @@ fn expand_one(
         #cluster_items
 
         #bounds_items
+
+        #dynamic_items
     })
 }
 
@@ -302,7 +318,14 @@ struct Args {
     /// `instances(NAME = <ARGS>, ...)`: the entries a generic kernel emits, each the
     /// function with those generic arguments.
     instances: Vec<Instance>,
+    /// `dynamic_shared = N` and `dynamic_shared_per_thread = M`: the kernel's dynamic
+    /// shared memory, `N + M × threads per block` bytes (each 0 when not given).
+    dynamic_shared: Option<[u32; 2]>,
 }
+
+/// The most dynamic shared memory one block can have on any target, in bytes (sm_90's
+/// 227 KiB).
+const MAX_DYNAMIC_SHARED_BYTES: u64 = 227 * 1024;
 
 /// `NAME = <ARGS>` in `instances(...)`.
 struct Instance {
@@ -322,7 +345,8 @@ impl syn::parse::Parse for Instance {
 }
 
 const USAGE: &str = "expected `#[kernel]`, or `#[kernel(...)]` with any of `cluster = (x, y, z)`, \
-                     `max_threads = N`, `min_blocks = M`, `instances(NAME = <ARGS>, ...)`";
+                     `max_threads = N`, `min_blocks = M`, `dynamic_shared = BYTES`, \
+                     `dynamic_shared_per_thread = BYTES`, `instances(NAME = <ARGS>, ...)`";
 
 /// Parses and checks the attribute's arguments: `cluster = (x, y, z)`,
 /// `max_threads = N`, `min_blocks = M`, `instances(...)`, comma-separated, each at most
@@ -332,6 +356,7 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
         cluster: None,
         bounds: None,
         instances: Vec::new(),
+        dynamic_shared: None,
     };
     if attr.is_empty() {
         return Ok(args);
@@ -342,6 +367,8 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
     let mut max_threads = None;
     let mut min_blocks = None;
     let mut seen_instances = false;
+    let mut shared_fixed: Option<u32> = None;
+    let mut shared_per_thread: Option<u32> = None;
     for meta in &list {
         let key = meta
             .path()
@@ -353,6 +380,8 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
             "max_threads" => max_threads.is_some(),
             "min_blocks" => min_blocks.is_some(),
             "instances" => seen_instances,
+            "dynamic_shared" => shared_fixed.is_some(),
+            "dynamic_shared_per_thread" => shared_per_thread.is_some(),
             _ => return Err(Error::new(meta.path().span(), USAGE)),
         };
         if seen {
@@ -383,6 +412,18 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
         };
         match key.as_str() {
             "cluster" => args.cluster = Some(cluster_shape(&arg.value)?),
+            "dynamic_shared" => {
+                shared_fixed = Some(int_literal(
+                    &arg.value,
+                    "`dynamic_shared` is an integer literal: bytes per block",
+                )?);
+            }
+            "dynamic_shared_per_thread" => {
+                shared_per_thread = Some(int_literal(
+                    &arg.value,
+                    "`dynamic_shared_per_thread` is an integer literal: bytes per thread of the block",
+                )?);
+            }
             "max_threads" => {
                 let n = int_literal(&arg.value, "`max_threads` is an integer literal")?;
                 if !(1..=1024).contains(&n) {
@@ -416,6 +457,22 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
         }
         (None, None) => None,
     };
+    if shared_fixed.is_some() || shared_per_thread.is_some() {
+        let (n, m) = (shared_fixed.unwrap_or(0), shared_per_thread.unwrap_or(0));
+        let threads = args.bounds.map_or(1, |[t, _]| t) as u64;
+        let most = n as u64 + m as u64 * threads;
+        if most > MAX_DYNAMIC_SHARED_BYTES {
+            return Err(Error::new(
+                attr.span(),
+                format!(
+                    "the dynamic shared memory declared, {n} + {m} × threads bytes, is {most} bytes \
+                     for a block of {threads} thread(s), more than any GPU gives a block \
+                     ({MAX_DYNAMIC_SHARED_BYTES} bytes)"
+                ),
+            ));
+        }
+        args.dynamic_shared = Some([n, m]);
+    }
     Ok(args)
 }
 

@@ -98,6 +98,11 @@
 
 use crate::layout::{FieldLayout, HasValueClass, PlainData, StructLayout, ValueClass};
 
+/// Prefix of the `[u32; 2]` static `#[kernel(dynamic_shared = N, dynamic_shared_per_thread
+/// = M)]` emits per kernel, `[N, M]`: the kernel's dynamic shared memory is `N + M ×
+/// threads per block` bytes. `host_loader` reads it to fill in or check a launch's size.
+pub const DYNAMIC_SHARED_PREFIX: &str = "__kernel_dynamic_shared_";
+
 /// Word 0 of every ABI record.
 pub const MAGIC: u32 = 0x4B41_4249;
 /// Word 1: the record format this crate writes.

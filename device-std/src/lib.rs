@@ -217,6 +217,22 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 /// ) { ... } // SharedArray::<T, BLOCK>::new() inside: one static allocation per instance
 /// ```
 ///
+/// - `dynamic_shared = N` and `dynamic_shared_per_thread = M` (either or both; every
+///   target) declare the kernel's dynamic shared memory: `N + M × threads per block`
+///   bytes (static `__kernel_dynamic_shared_K: [u32; 2]` holding `[N, M]`). `host_loader`
+///   reads it from the PTX: a launch (`Kernel::launch`, the bindings, graphs,
+///   sequences) with `shared_mem_bytes == 0` gets that size, one with less is refused
+///   with the numbers (`Error::InvalidLaunch`), one with more keeps its own. Under the
+///   emulator a launch with less fails with `EmulatorError::InvalidLaunch` (set
+///   `LaunchConfig::with_dynamic_shared`). More than 227 KiB for the block (`max_threads`
+///   threads, or one) is a compile error.
+///
+/// ```ignore
+/// // Two f32 per thread of staging, plus a 256-byte header.
+/// #[device_std::kernel(dynamic_shared = 256, dynamic_shared_per_thread = 8)]
+/// pub fn stage(xs: &[f32], mut out: DisjointSlice<f32>) { ... }
+/// ```
+///
 /// Out-of-range or repeated arguments, an unknown name, a non-literal value, and
 /// `min_blocks` without `max_threads` are compile errors at the argument.
 ///
@@ -244,6 +260,18 @@ pub mod __private {
         crate::emulator::check_max_threads(kernel, max_threads);
         #[cfg(not(emulated))]
         let _ = (kernel, max_threads);
+    }
+
+    /// Called first on the host by a kernel declared with `#[kernel(dynamic_shared = N,
+    /// dynamic_shared_per_thread = M)]`: under the emulator, a launch whose dynamic shared
+    /// memory is less than `N + M × threads per block` fails with
+    /// `EmulatorError::InvalidLaunch` naming the numbers; otherwise it does nothing.
+    #[inline]
+    pub fn check_dynamic_shared(kernel: &'static str, bytes: u32, per_thread: u32) {
+        #[cfg(emulated)]
+        crate::emulator::check_dynamic_shared(kernel, bytes, per_thread);
+        #[cfg(not(emulated))]
+        let _ = (kernel, bytes, per_thread);
     }
 }
 

@@ -1007,7 +1007,7 @@ impl<'a> Recorder<'a, '_> {
         attrs: &LaunchAttributes,
         args: S::GraphArgs,
     ) -> Result<KernelNode<S>, Error> {
-        kernel.prepare(self.stream, &cfg)?;
+        let cfg = kernel.prepare(self.stream, &cfg)?;
         if attrs.is_cooperative() {
             kernel.check_cooperative(self.stream, &cfg)?;
         }
@@ -1612,7 +1612,7 @@ impl<'a> GraphExec<'a> {
         // The node was made from a `Kernel<S>` over this `Shared` (same `S`: the node's
         // type parameter).
         let kernel = Kernel::<S>::from_shared(record.kernel.clone());
-        kernel.prepare_config(&cfg)?;
+        let cfg = kernel.prepare_config(&cfg)?;
         parts.bind_ctx()?;
         let exec = self.exec;
         let node_handle = record.node;

@@ -11,7 +11,9 @@ use cudarc::driver::{CudaStream, DriverError};
 use ptx_linker::EntrySignature;
 
 use crate::error::Error;
-use crate::launch::{check_max_threads, invalid, DeviceLimits, LaunchAttributes, LaunchConfig};
+use crate::launch::{
+    check_max_threads, invalid, DeviceLimits, DynamicShared, LaunchAttributes, LaunchConfig,
+};
 use crate::module::RawModule;
 use crate::signature::KernelSignature;
 
@@ -27,6 +29,8 @@ pub(crate) struct Shared {
     max_threads_per_block: u32,
     static_shared_bytes: u32,
     dynamic_shared_align: Option<u32>,
+    /// The dynamic shared memory the kernel declares (`#[kernel(dynamic_shared = ...)]`).
+    dynamic_shared: Option<DynamicShared>,
     /// The cluster shape the kernel was compiled for (`.reqnctapercluster`, from
     /// `#[kernel(cluster = ...)]`), if any.
     required_cluster: Option<(u32, u32, u32)>,
@@ -100,6 +104,7 @@ impl<S: KernelSignature> Kernel<S> {
         limits: DeviceLimits,
         entry: &EntrySignature,
         dynamic_shared_align: Option<u32>,
+        dynamic_shared: Option<DynamicShared>,
     ) -> Result<Self, Error> {
         let name = entry.name.as_str();
         module
@@ -158,6 +163,7 @@ impl<S: KernelSignature> Kernel<S> {
                 max_threads_per_block: max_threads,
                 static_shared_bytes: static_shared,
                 dynamic_shared_align,
+                dynamic_shared,
                 required_cluster,
                 param_info_checked,
                 dynamic_shared_limit: AtomicU32::new(dyn_limit),
@@ -220,6 +226,13 @@ impl<S: KernelSignature> Kernel<S> {
     /// should be multiples of this.
     pub fn dynamic_shared_align(&self) -> Option<u32> {
         self.shared.dynamic_shared_align
+    }
+
+    /// The dynamic shared memory the kernel declares (`#[kernel(dynamic_shared = N,
+    /// dynamic_shared_per_thread = M)]`), which every launch fills in or checks; `None`
+    /// for a kernel that declares none (then `cfg.shared_mem_bytes` is taken as given).
+    pub fn dynamic_shared(&self) -> Option<DynamicShared> {
+        self.shared.dynamic_shared
     }
 
     /// Whether the parameter offsets and sizes were cross-checked with
@@ -329,7 +342,7 @@ impl<S: KernelSignature> Kernel<S> {
     where
         S: 'a,
     {
-        self.prepare_launch(stream, &cfg, attrs)?;
+        let cfg = self.prepare_launch(stream, &cfg, attrs)?;
         // SAFETY: `S` was checked against this function's signature when `self` was made;
         // `cfg` was validated above against the device and the function (threads, dynamic
         // shared memory); the stream's context is the function's and is current; the
@@ -340,16 +353,18 @@ impl<S: KernelSignature> Kernel<S> {
 
     /// Everything [`launch_with`](Self::launch_with) checks before the driver sees the
     /// launch: [`prepare`](Self::prepare), then the cluster and cooperative checks when
-    /// `attrs` asks for them. Also used by [`crate::sequence`].
+    /// `attrs` asks for them. Returns the configuration to launch (the dynamic shared
+    /// memory filled in, see [`prepare_config`](Self::prepare_config)).
     #[inline]
     pub(crate) fn prepare_launch(
         &self,
         stream: &CudaStream,
         cfg: &LaunchConfig,
         attrs: &LaunchAttributes,
-    ) -> Result<(), Error> {
-        self.prepare(stream, cfg)?;
-        self.prepare_attributes(stream, cfg, attrs)
+    ) -> Result<LaunchConfig, Error> {
+        let cfg = self.prepare(stream, cfg)?;
+        self.prepare_attributes(stream, &cfg, attrs)?;
+        Ok(cfg)
     }
 
     /// The cluster and cooperative checks `attrs` asks for.
@@ -380,18 +395,23 @@ impl<S: KernelSignature> Kernel<S> {
 
     /// What every launch checks before it reaches the driver: `stream` in the kernel's
     /// context, `cfg` within the device's and the kernel's limits (raising the dynamic
-    /// shared memory limit on first need), the context current. Also used for graph
-    /// nodes ([`crate::graph`]).
+    /// shared memory limit on first need), the context current. Returns the
+    /// configuration to launch. Also used for graph nodes ([`crate::graph`]).
     #[inline]
-    pub(crate) fn prepare(&self, stream: &CudaStream, cfg: &LaunchConfig) -> Result<(), Error> {
+    pub(crate) fn prepare(
+        &self,
+        stream: &CudaStream,
+        cfg: &LaunchConfig,
+    ) -> Result<LaunchConfig, Error> {
         if stream.context().cu_ctx() != self.shared.cu_ctx {
             return Err(self.wrong_context(stream));
         }
-        self.prepare_config(cfg)?;
+        let cfg = self.prepare_config(cfg)?;
         stream
             .context()
             .bind_to_thread()
-            .map_err(|source| self.bind_error(source))
+            .map_err(|source| self.bind_error(source))?;
+        Ok(cfg)
     }
 
     /// [`prepare_launch`](Self::prepare_launch) for a launch sequence on `stream`, whose
@@ -405,11 +425,11 @@ impl<S: KernelSignature> Kernel<S> {
         stream: &CudaStream,
         cfg: &LaunchConfig,
         attrs: &LaunchAttributes,
-    ) -> Result<(), Error> {
+    ) -> Result<LaunchConfig, Error> {
         if cu_ctx != self.shared.cu_ctx {
             return Err(self.wrong_context(stream));
         }
-        self.prepare_config(cfg)?;
+        let cfg = self.prepare_config(cfg)?;
         let mut current: sys::CUcontext = std::ptr::null_mut();
         // SAFETY: an out-pointer.
         let got = unsafe { sys::cuCtxGetCurrent(&mut current) };
@@ -420,16 +440,22 @@ impl<S: KernelSignature> Kernel<S> {
                 .map_err(|source| self.bind_error(source))?;
         }
         if attrs.cluster().is_some() || attrs.is_cooperative() {
-            return self.prepare_attributes(stream, cfg, attrs);
+            self.prepare_attributes(stream, &cfg, attrs)?;
         }
-        Ok(())
+        Ok(cfg)
     }
 
-    /// The configuration half of [`prepare`](Self::prepare): `cfg` within the device's and
-    /// the kernel's limits, the dynamic shared memory limit raised on first need.
+    /// The configuration half of [`prepare`](Self::prepare): the dynamic shared memory
+    /// the kernel declares filled in or checked ([`DynamicShared::apply`]), then `cfg`
+    /// within the device's and the kernel's limits, the dynamic shared memory limit
+    /// raised on first need. Returns the configuration to launch.
     #[inline]
-    pub(crate) fn prepare_config(&self, cfg: &LaunchConfig) -> Result<(), Error> {
+    pub(crate) fn prepare_config(&self, cfg: &LaunchConfig) -> Result<LaunchConfig, Error> {
         let s = &*self.shared;
+        let cfg = &match s.dynamic_shared {
+            Some(d) => d.apply(&s.name, *cfg)?,
+            None => *cfg,
+        };
         // The device's limits first (a block no GPU runs is an invalid launch), then the
         // kernel's own bound, with an error of its own.
         s.limits
@@ -453,7 +479,7 @@ impl<S: KernelSignature> Kernel<S> {
         if cfg.shared_mem_bytes > s.dynamic_shared_limit.load(Ordering::Relaxed) {
             self.raise_dynamic_shared_limit(cfg.shared_mem_bytes)?;
         }
-        Ok(())
+        Ok(*cfg)
     }
 
     /// The most blocks of `block_threads` threads with `dynamic_shared_bytes` of dynamic

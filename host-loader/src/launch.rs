@@ -388,6 +388,64 @@ mod tests {
     }
 }
 
+/// The dynamic shared memory a kernel declares with `#[kernel(dynamic_shared = N,
+/// dynamic_shared_per_thread = M)]` (device-std; `__kernel_dynamic_shared_K` in the PTX):
+/// a block of `t` threads needs `bytes + per_thread × t` bytes. Launches of such a kernel
+/// with `shared_mem_bytes == 0` get that size; one with less is refused
+/// ([`Error::InvalidLaunch`](crate::Error::InvalidLaunch) with the numbers); one with more
+/// keeps its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DynamicShared {
+    /// Bytes per block, whatever its size.
+    pub bytes: u32,
+    /// Bytes per thread of the block.
+    pub per_thread: u32,
+}
+
+impl DynamicShared {
+    /// The bytes a block of `threads` threads needs (`u64`: no overflow).
+    pub fn bytes_for(&self, threads: u32) -> u64 {
+        self.bytes as u64 + self.per_thread as u64 * threads as u64
+    }
+
+    /// `cfg` with its dynamic shared memory filled in (when 0) or checked (when less
+    /// than the declaration asks for the block). `kernel` names it in the error.
+    ///
+    /// Errors: [`Error::InvalidLaunch`](crate::Error::InvalidLaunch) when
+    /// `cfg.shared_mem_bytes` is nonzero and less than [`bytes_for`](Self::bytes_for) the
+    /// block, or the size does not fit a `u32`.
+    pub fn apply(&self, kernel: &str, cfg: LaunchConfig) -> Result<LaunchConfig, crate::Error> {
+        let (x, y, z) = cfg.block_dim;
+        let threads = x.saturating_mul(y).saturating_mul(z);
+        let need = self.bytes_for(threads);
+        let fail = |why: String| crate::Error::InvalidLaunch {
+            kernel: Some(kernel.to_string()),
+            reason: why,
+        };
+        let need32 = u32::try_from(need).map_err(|_| {
+            fail(format!(
+                "the kernel declares {} + {} × threads bytes of dynamic shared memory: {need} \
+                 bytes for block {:?}, more than a launch can ask for",
+                self.bytes, self.per_thread, cfg.block_dim
+            ))
+        })?;
+        match cfg.shared_mem_bytes {
+            0 => Ok(LaunchConfig {
+                shared_mem_bytes: need32,
+                ..cfg
+            }),
+            given if (given as u64) < need => Err(fail(format!(
+                "the kernel declares {} + {} × threads bytes of dynamic shared memory \
+                 (`#[kernel(dynamic_shared = {}, dynamic_shared_per_thread = {})]`): {need} bytes \
+                 for block {:?} ({threads} threads), but the launch gives {given}; give at least \
+                 {need}, or 0 to have it filled in",
+                self.bytes, self.per_thread, self.bytes, self.per_thread, cfg.block_dim
+            ))),
+            _ => Ok(cfg),
+        }
+    }
+}
+
 /// Launch attributes beyond grid, block, shared memory and stream (CUDA driver API
 /// `cuLaunchKernelEx`, `CUlaunchAttributeID`). The default is none: a launch with it is
 /// a plain `cuLaunchKernel`.

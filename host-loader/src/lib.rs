@@ -202,7 +202,7 @@ pub use device::open_device;
 pub use error::{AbiMismatch, AbiMismatchDetail, AbiRecordProblem, Error, LayoutMismatch};
 pub use kernel::Kernel;
 pub use launch::{
-    for_num_elems, validate_config, DeviceLimits, LaunchAttributes, LaunchConfig,
+    for_num_elems, validate_config, DeviceLimits, DynamicShared, LaunchAttributes, LaunchConfig,
     DEFAULT_SHARED_MEMORY_PER_BLOCK, MAX_BLOCK_DIM_XY, MAX_BLOCK_DIM_Z, MAX_GRID_DIM_X,
     MAX_GRID_DIM_YZ, MAX_THREADS_PER_BLOCK,
 };

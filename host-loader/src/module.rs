@@ -401,7 +401,8 @@ impl Module {
     pub fn kernel<S: KernelSignature>(&self, name: &str) -> Result<Kernel<S>, Error> {
         let entry = self.signatures.check::<S>(name)?;
         let align = self.signatures.dynamic_shared_align(name)?;
-        Kernel::new(&self.raw, self.limits, entry, align)
+        let dynamic = self.signatures.dynamic_shared(name)?;
+        Kernel::new(&self.raw, self.limits, entry, align, dynamic)
     }
 }
 

@@ -312,7 +312,7 @@ impl<'a> Sequence<'a> {
         args: S::GraphArgs,
     ) -> Result<(), Error> {
         let stream = self.stream;
-        kernel.prepare_in_sequence(self.cu_ctx, stream, &cfg, attrs)?;
+        let cfg = kernel.prepare_in_sequence(self.cu_ctx, stream, &cfg, attrs)?;
         let func = kernel.cu_function();
         let res = S::with_params(args, &self.table, kernel.name(), |params| {
             // SAFETY: `S` was checked against `func`'s signature when `kernel` was made;

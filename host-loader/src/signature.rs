@@ -10,7 +10,7 @@ use ptx_linker::{EntrySignature, LinkMap};
 
 use crate::abi_record::{record_symbol, AbiRecord, AbiRecordError, MAX_RECORD_BYTES};
 use crate::error::{AbiRecordProblem, Error, LayoutMismatch};
-use crate::launch::LaunchAttributes;
+use crate::launch::{DynamicShared, LaunchAttributes};
 use crate::layout::{ptx_decl, ParamLayout};
 use crate::param::{HostAbi, KernelParam};
 use crate::record_check::verify_record;
@@ -219,6 +219,8 @@ struct KernelFacts {
     record: Option<Result<AbiRecord, AbiRecordProblem>>,
     /// Alignment in bytes of the kernel's dynamic shared memory, when it declares any.
     dynamic_shared_align: Option<u32>,
+    /// The dynamic shared memory `#[kernel(dynamic_shared = ...)]` declares.
+    dynamic_shared: Option<DynamicShared>,
 }
 
 /// What the host knows about one module's kernels without a GPU: every `.entry`
@@ -293,18 +295,20 @@ impl Signatures {
         let entries = ptx_linker::entry_signatures(module, text)?;
         let parsed = ptx_linker::parse::parse(FileId(0), text);
         let dynamic_shared_align = module_dynamic_shared_align(&parsed);
+        let vars = ModuleVars::read(module, text, &parsed);
         let facts = entries
             .iter()
             .map(|e| KernelFacts {
                 record: read_record(module, text, &parsed, &record_symbol(&e.name)),
                 dynamic_shared_align,
+                dynamic_shared: read_dynamic_shared(module, text, &parsed, &e.name),
             })
             .collect();
         Ok(Signatures {
             module: module.to_string(),
             entries,
             facts,
-            vars: Some(ModuleVars::read(module, text, &parsed)),
+            vars: Some(vars),
         })
     }
 
@@ -316,6 +320,7 @@ impl Signatures {
     /// [`MAX_RECORD_BYTES`]) fails [`check`](Self::check) for its kernel.
     pub fn from_link_map(module: &str, map: &LinkMap, text: &str) -> Result<Self, Error> {
         let parsed = ptx_linker::parse::parse(FileId(0), text);
+        let vars = ModuleVars::read(module, text, &parsed);
         let mut entries = Vec::with_capacity(map.kernels.len());
         let mut facts = Vec::with_capacity(map.kernels.len());
         for k in &map.kernels {
@@ -330,13 +335,14 @@ impl Signatures {
                     .as_deref()
                     .and_then(|sym| read_record(module, text, &parsed, sym)),
                 dynamic_shared_align: k.dynamic_shared_align,
+                dynamic_shared: read_dynamic_shared(module, text, &parsed, &k.name),
             });
         }
         Ok(Signatures {
             module: module.to_string(),
             entries,
             facts,
-            vars: Some(ModuleVars::read(module, text, &parsed)),
+            vars: Some(vars),
         })
     }
 
@@ -432,6 +438,14 @@ impl Signatures {
         self.find(name).map(|i| self.facts[i].dynamic_shared_align)
     }
 
+    /// The dynamic shared memory kernel `name` declares (`#[kernel(dynamic_shared = N,
+    /// dynamic_shared_per_thread = M)]`, read from `__kernel_dynamic_shared_NAME`), if any.
+    ///
+    /// Errors: [`Error::NoSuchKernel`].
+    pub fn dynamic_shared(&self, name: &str) -> Result<Option<DynamicShared>, Error> {
+        self.find(name).map(|i| self.facts[i].dynamic_shared)
+    }
+
     /// Checks the Rust signature `S` against the kernel `name`; returns its PTX
     /// signature when they agree.
     ///
@@ -453,6 +467,32 @@ impl Signatures {
         }
         Ok(entry)
     }
+}
+
+/// The `[bytes, bytes per thread]` of `__kernel_dynamic_shared_<kernel>` when the module
+/// defines it with exactly those 8 bytes; anything else is no declaration.
+fn read_dynamic_shared(
+    module: &str,
+    text: &str,
+    parsed: &PtxModule<'_>,
+    kernel: &str,
+) -> Option<DynamicShared> {
+    let symbol = format!("{}{kernel}", device_std::abi::DYNAMIC_SHARED_PREFIX);
+    let defined = parsed.items.iter().any(|item| {
+        matches!(&item.kind, ItemKind::Variable(v)
+            if item.is_definition() && v.symbol() == symbol && declared_bytes(v) == 8)
+    });
+    if !defined {
+        return None;
+    }
+    let bytes = ptx_linker::global_initializer(module, text, &symbol).ok()??;
+    let [b0, b1, b2, b3, p0, p1, p2, p3] = bytes[..] else {
+        return None;
+    };
+    Some(DynamicShared {
+        bytes: u32::from_le_bytes([b0, b1, b2, b3]),
+        per_thread: u32::from_le_bytes([p0, p1, p2, p3]),
+    })
 }
 
 /// Reads and parses the record in variable `symbol` of `text` (`parsed` is its parse);

@@ -381,6 +381,62 @@ fn gpu_dynamic_shared_above_48k() {
     ctx.synchronize().unwrap();
 }
 
+/// `smem_declared` declares 8 bytes of dynamic shared memory per thread: a launch with
+/// `shared_mem_bytes: 0` gets them (through `Kernel::launch` and the generated bindings,
+/// at two block sizes), one with less is refused with the numbers.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_declared_dynamic_shared_is_filled_in() {
+    let (ctx, stream, m) = setup();
+    let k = m
+        .kernel::<(Slice<f32>, SliceMut<f32>)>("smem_declared")
+        .unwrap();
+    assert_eq!(
+        k.dynamic_shared(),
+        Some(host_loader::DynamicShared {
+            bytes: 0,
+            per_thread: 8
+        })
+    );
+    let bindings = generated::HostLoaderFixtureKernels::load(&m).unwrap();
+    let n = 100_000;
+    let xs = randoms(11, n);
+    let dxs = stream.clone_htod(&xs).unwrap();
+    for (block, through_bindings) in [(256usize, false), (1024, true), (96, true)] {
+        let cfg = for_num_elems(n as u32, block as u32).unwrap();
+        assert_eq!(cfg.shared_mem_bytes, 0);
+        let mut dout = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+        if through_bindings {
+            // SAFETY: smem_declared reads xs[i] (checked) and shared memory within
+            // 8 bytes per thread, which the launch fills in; writes out[i] for i < n.
+            unsafe { bindings.smem_declared(&stream, cfg, &dxs, &mut dout) }.unwrap();
+        } else {
+            // SAFETY: as above.
+            unsafe { k.launch(&stream, cfg, (&dxs, &mut dout)) }.unwrap();
+        }
+        let out = stream.clone_dtoh(&dout).unwrap();
+        for i in 0..n {
+            let (b, t) = (i / block, i % block);
+            let j = b * block + (block - 1 - t);
+            let want = if j < n { 3.0 * xs[j] } else { 0.0 };
+            assert_eq!(out[i], want, "block {block}, i={i}");
+        }
+    }
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (128, 1, 1),
+        shared_mem_bytes: 1023,
+    };
+    let mut dout = stream.alloc_zeros::<f32>(128).unwrap();
+    // SAFETY: refused before the launch.
+    let e = unsafe { k.launch(&stream, cfg, (&dxs, &mut dout)) }.unwrap_err();
+    assert!(
+        e.to_string().contains("1024 bytes for block (128, 1, 1)"),
+        "{e}"
+    );
+    ctx.synchronize().unwrap();
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_param_info_cross_check() {

@@ -287,6 +287,63 @@ fn dynamic_shared_alignment() {
 }
 
 #[test]
+fn declared_dynamic_shared_memory_is_read_from_the_ptx() {
+    // `#[kernel(dynamic_shared_per_thread = 8)]` on `smem_declared`; none elsewhere.
+    let want = Some(host_loader::DynamicShared {
+        bytes: 0,
+        per_thread: 8,
+    });
+    for sigs in [mapped(), parsed()] {
+        assert_eq!(sigs.dynamic_shared("smem_declared").unwrap(), want);
+        assert_eq!(sigs.dynamic_shared("smem_ends").unwrap(), None);
+        assert_eq!(sigs.dynamic_shared("vecadd").unwrap(), None);
+    }
+}
+
+/// What a launch of a kernel that declares its dynamic shared memory gets: the size
+/// filled in when 0, its own when larger, an error with the numbers when smaller.
+#[test]
+fn declared_dynamic_shared_memory_fills_in_or_refuses_a_launch() {
+    let d = host_loader::DynamicShared {
+        bytes: 256,
+        per_thread: 8,
+    };
+    let cfg = |block: (u32, u32, u32), bytes| host_loader::LaunchConfig {
+        grid_dim: (4, 1, 1),
+        block_dim: block,
+        shared_mem_bytes: bytes,
+    };
+    assert_eq!(d.bytes_for(128), 256 + 1024);
+    let filled = d.apply("k", cfg((32, 4, 1), 0)).unwrap();
+    assert_eq!(filled.shared_mem_bytes, 256 + 8 * 128);
+    assert_eq!(filled.block_dim, (32, 4, 1));
+    assert_eq!(
+        d.apply("k", cfg((128, 1, 1), 4096))
+            .unwrap()
+            .shared_mem_bytes,
+        4096
+    );
+    let e = d
+        .apply("k", cfg((128, 1, 1), 1279))
+        .unwrap_err()
+        .to_string();
+    for part in [
+        "`k`",
+        "256 + 8 × threads",
+        "1280 bytes",
+        "(128, 1, 1)",
+        "gives 1279",
+    ] {
+        assert!(e.contains(part), "{part:?} missing from: {e}");
+    }
+    let huge = host_loader::DynamicShared {
+        bytes: u32::MAX,
+        per_thread: u32::MAX,
+    };
+    assert!(huge.apply("k", cfg((1024, 1, 1), 0)).is_err());
+}
+
+#[test]
 fn matching_signatures_accepted() {
     check::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd").unwrap();
     check::<(PtrMut<f32>, Struct<Params>)>("scale").unwrap();

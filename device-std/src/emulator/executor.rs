@@ -255,6 +255,25 @@ pub(crate) fn check_max_threads(kernel: &'static str, max_threads: u32) {
     }
 }
 
+/// The dynamic shared memory check of `#[kernel(dynamic_shared = N,
+/// dynamic_shared_per_thread = M)]`: the launch's size at least `N + M × block size`.
+pub(crate) fn check_dynamic_shared(kernel: &'static str, bytes: u32, per_thread: u32) {
+    if !context::in_kernel() {
+        return;
+    }
+    let threads = context::with(|ctx| ctx.block().launch.block_size);
+    let need = bytes as u64 + per_thread as u64 * threads as u64;
+    let given = context::dynamic_smem_size();
+    if (given as u64) < need {
+        context::fail(EmulatorError::InvalidLaunch(format!(
+            "kernel `{kernel}` declares {bytes} + {per_thread} × threads bytes of dynamic \
+             shared memory (`#[kernel(dynamic_shared = {bytes}, dynamic_shared_per_thread = \
+             {per_thread})]`): {need} bytes for blocks of {threads} threads, but the launch \
+             gives {given}; launch with `LaunchConfig::with_dynamic_shared({need})`"
+        )));
+    }
+}
+
 /// Runs `kernel` once per thread of the grid `cfg` describes, with default
 /// [`Options`]; see [`launch_with`].
 ///

@@ -100,3 +100,36 @@ fn generic_kernel_instances_reduce_each_block() {
         .collect();
     assert_eq!(sums, want);
 }
+
+/// A kernel that declares its dynamic shared memory (`#[kernel(dynamic_shared = 64,
+/// dynamic_shared_per_thread = 4)]`, issue 31, point 2) runs with what it declares, and a
+/// launch with less fails with the numbers instead of an out-of-bounds access.
+#[test]
+fn declared_dynamic_shared_memory_is_checked_under_the_emulator() {
+    let block = 96u32;
+    let n = 3 * block as usize;
+    let mut out = vec![f32::NAN; n];
+    {
+        let o = GlobalMut::new(&mut out);
+        let cfg = LaunchConfig::new((3, 1, 1), (block, 1, 1)).with_dynamic_shared(64 + 4 * block);
+        emulator::launch(cfg, || k::declared_shared(o.disjoint())).unwrap();
+    }
+    for (i, got) in out.iter().enumerate() {
+        let t = i % block as usize;
+        let want = (block as usize - 1 - t) as f32 + 100.0 * (t % 16) as f32;
+        assert_eq!(*got, want, "i = {i}");
+    }
+    let mut out = vec![0.0f32; n];
+    let o = GlobalMut::new(&mut out);
+    let cfg = LaunchConfig::new((3, 1, 1), (block, 1, 1)).with_dynamic_shared(64 + 4 * block - 1);
+    let err = emulator::launch(cfg, || k::declared_shared(o.disjoint())).unwrap_err();
+    let msg = err.to_string();
+    for part in [
+        "declared_shared",
+        "64 + 4 × threads",
+        "448 bytes for blocks of 96 threads",
+        "gives 447",
+    ] {
+        assert!(msg.contains(part), "{part:?} missing from: {msg}");
+    }
+}

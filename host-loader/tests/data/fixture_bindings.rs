@@ -11,6 +11,7 @@ pub struct HostLoaderFixtureKernels {
     cubic: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Cubic>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
     widen: ::host_loader::Kernel<(::host_loader::Slice<f64>, u32, ::host_loader::SliceMut<f32>)>,
     smem_ends: ::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
+    smem_declared: ::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
     empty: ::host_loader::Kernel<()>,
     gather: ::host_loader::Kernel<(::host_loader::Ptr<u64>, ::host_loader::PtrMut<bool>, ::host_loader::PtrMut<u8>, ::host_loader::SliceMut<f32>)>,
 }
@@ -29,6 +30,7 @@ impl HostLoaderFixtureKernels {
             cubic: module.kernel("cubic")?,
             widen: module.kernel("widen")?,
             smem_ends: module.kernel("smem_ends")?,
+            smem_declared: module.kernel("smem_declared")?,
             empty: module.kernel("empty")?,
             gather: module.kernel("gather")?,
         })
@@ -74,6 +76,13 @@ impl HostLoaderFixtureKernels {
     /// occupancy queries, without writing the signature again.
     pub fn smem_ends_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)> {
         &self.smem_ends
+    }
+
+    /// The checked handle of `smem_declared`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.smem_declared_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn smem_declared_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)> {
+        &self.smem_declared
     }
 
     /// The checked handle of `empty`, typed with its signature: for
@@ -220,6 +229,28 @@ impl HostLoaderFixtureKernels {
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.smem_ends.launch(stream, cfg, (xs, out)) }
+    }
+
+    /// Declares its dynamic shared memory, 8 bytes per thread (`host_loader` fills it in):
+    /// thread `t` stores `x` and `2x` at `2t` and `2t + 1`, and after the barrier
+    /// `out[i] = 3 × xs` of the thread mirrored in its block (`blockDim - 1 - t`).
+    ///
+    /// Launches `smem_declared` on `stream` (`host_loader::Kernel::launch`).
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::Kernel::launch`: the kernel stays within its
+    /// buffers, writes only through mutable ones, and its preconditions hold.
+    #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
+    pub unsafe fn smem_declared<'a>(
+        &self,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
+        cfg: ::host_loader::LaunchConfig,
+        xs: &'a ::host_loader::cudarc::driver::CudaSlice<f32>,
+        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
+    ) -> ::core::result::Result<(), ::host_loader::Error> {
+        // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
+        unsafe { self.smem_declared.launch(stream, cfg, (xs, out)) }
     }
 
     /// Does nothing: the launch-overhead benchmark's kernel.
