@@ -48,7 +48,9 @@ fn inputs() -> Vec<f32> {
     let mut v: Vec<f32> = (0..1 << 18)
         .map(|i| -60.0 + i as f32 * (120.0 / 262144.0))
         .collect();
-    v.extend((0..1u32 << 19).map(|i| f32::from_bits(i << 13 | i.wrapping_mul(2_654_435_761) >> 19)));
+    v.extend(
+        (0..1u32 << 19).map(|i| f32::from_bits(i << 13 | i.wrapping_mul(2_654_435_761) >> 19)),
+    );
     let zeros = [
         0.893_576_97,
         2.197_141_3,
