@@ -620,7 +620,7 @@ macro_rules! scalar_graph_params {
 scalar_graph_params!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, bool, f32, f64);
 
 // SAFETY: a struct's bytes are its value, as in `KernelParam::lower`; it names no memory.
-unsafe impl<T: device_std::KernelStruct + bytemuck::Pod> GraphParam for Struct<T> {
+unsafe impl<T: device_std::KernelStruct> GraphParam for Struct<T> {
     type GraphArg = T;
     #[inline]
     fn lower_graph(arg: T, _: &BindingTable) -> Result<(T, Option<Access>), Error> {

@@ -299,10 +299,11 @@ marker!(
     /// A `#[repr(C)]` struct passed to a kernel by value: the kernel takes `T`.
     ///
     /// `T` implements [`device_std::KernelStruct`] (only through
-    /// `#[derive(device_std::KernelStruct)]`, which requires `#[repr(C)]` and records
-    /// every field's offset and size in `T::LAYOUT`) and [`bytemuck::Pod`] (no padding, no
-    /// pointers, so its bytes can be copied verbatim). The same type is meant to be used
-    /// on both sides: define it in a crate that builds for the device and the host.
+    /// `#[derive(device_std::KernelStruct)]`, which requires `#[repr(C)]`, plain-data
+    /// fields, and records every field's offset and size in `T::LAYOUT`); padding is
+    /// allowed (the driver copies the value's bytes from a pointer; device code never reads
+    /// padding), so `bytemuck::Pod` is not needed. The same type is meant to be used on
+    /// both sides: define it in a crate that builds for the device and the host.
     ///
     /// PTX: `.param .align A .b8 NAME[S]` with `S = size_of::<T>()` and
     /// `A = align_of::<T>()` (rustc supports `A` up to 16). Launch argument: `T` by value.
@@ -317,10 +318,11 @@ marker!(
     Struct
 );
 
-// SAFETY: `T: Pod` has no padding and no pointers; its bytes are passed verbatim, and
-// size and alignment are exactly `size_of`/`align_of`, as in the PTX byval aggregate.
-// `T::LAYOUT.fields` is the derive's record of `T`'s fields (a `KernelStruct` promise).
-unsafe impl<T: KernelStruct + bytemuck::Pod> KernelParam for Struct<T> {
+// SAFETY: `T: KernelStruct` is `#[repr(C)]` plain data (the derive checks it); the driver
+// copies its `size_of` bytes from the slot's address (padding included, never read as a
+// value on either side), and size and alignment are exactly `size_of`/`align_of`, as in
+// the PTX byval aggregate. `T::LAYOUT.fields` is the derive's record of `T`'s fields.
+unsafe impl<T: KernelStruct> KernelParam for Struct<T> {
     const LAYOUT: ParamLayout =
         ParamLayout::aggregate(size_of::<T>() as u32, align_of::<T>() as u32);
     const ABI: HostAbi = HostAbi {
@@ -348,6 +350,29 @@ unsafe impl<T: KernelStruct + bytemuck::Pod> KernelParam for Struct<T> {
 mod tests {
     use super::*;
     use crate::layout::{ParamClass, ScalarKind};
+
+    /// A kernel struct with padding (3 bytes after `a`): not `bytemuck::Pod`, still a
+    /// `Struct` parameter (issue 31, point 7: a struct the host never passes no longer has
+    /// to be `Pod` for the bindings to compile).
+    #[repr(C)]
+    #[derive(Clone, Copy, device_std::KernelStruct)]
+    struct Padded {
+        a: u8,
+        b: u32,
+    }
+
+    #[test]
+    fn a_padded_kernel_struct_is_a_struct_parameter() {
+        assert_eq!(
+            <Struct<Padded> as KernelParam>::LAYOUT,
+            ParamLayout::aggregate(8, 4)
+        );
+        let fields = <Struct<Padded> as KernelParam>::ABI.fields;
+        assert_eq!(fields.len(), 2);
+        assert_eq!((fields[1].offset, fields[1].size), (4, 4));
+        let p = Padded { a: 7, b: 9 };
+        assert_eq!((p.a, p.b), (7, 9));
+    }
 
     #[test]
     fn scalar_layouts() {
