@@ -381,6 +381,39 @@ fn gpu_dynamic_shared_above_48k() {
     ctx.synchronize().unwrap();
 }
 
+/// The bindings record a kernel into a CUDA graph with the kernel's own signature
+/// (`record_vecadd`, issue 31 point 1): two nodes chained through `c`, replayed twice.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_bindings_record_into_a_graph() {
+    let (_ctx, stream, m) = setup();
+    let k = generated::HostLoaderFixtureKernels::load(&m).unwrap();
+    let n = 10_000;
+    let (xs, ys) = (randoms(21, n), randoms(22, n));
+    let (a, b) = (stream.clone_htod(&xs).unwrap(), stream.clone_htod(&ys).unwrap());
+    let mut c = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+    let mut d = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+    let cfg = for_num_elems(n as u32, 128).unwrap();
+    {
+        let (g, _) = host_loader::graph::capture(&stream, |r| {
+            let (a_t, b_t) = (r.read(&a)?, r.read(&b)?);
+            let (c_t, d_t) = (r.write(&mut c)?, r.write(&mut d)?);
+            // SAFETY: vecadd stays within its n-element buffers.
+            unsafe { k.record_vecadd(r, cfg, a_t, b_t, c_t) }?;
+            // SAFETY: as above; c is read after the node that writes it.
+            unsafe { k.record_vecadd(r, cfg, c_t.read(), a_t, d_t) }
+        })
+        .unwrap();
+        let mut exec = g.instantiate().unwrap();
+        exec.launch(&stream).unwrap();
+        exec.launch(&stream).unwrap();
+    }
+    let got = stream.clone_dtoh(&d).unwrap();
+    for i in 0..n {
+        assert_eq!(got[i], (xs[i] + ys[i]) + xs[i], "i={i}");
+    }
+}
+
 /// `smem_declared` declares 8 bytes of dynamic shared memory per thread: a launch with
 /// `shared_mem_bytes: 0` gets them (through `Kernel::launch` and the generated bindings,
 /// at two block sizes), one with less is refused with the numbers.

@@ -269,9 +269,18 @@ fn collect_items(
     };
     for item in items {
         match item {
-            Item::Fn(f) if is_kernel(f) => {
-                found.kernels.push(bind_kernel(ctx, &scope, f)?);
-            }
+            Item::Fn(f) if is_kernel(f) => match kernel_instances(f) {
+                // A generic kernel: one binding per instance, its signature with the
+                // instance's arguments put in (as `#[kernel]` makes the entries).
+                Some(instances) => {
+                    for (name, args) in instances {
+                        found
+                            .kernels
+                            .push(bind_kernel(ctx, &scope, &instantiate(f, name, &args))?);
+                    }
+                }
+                None => found.kernels.push(bind_kernel(ctx, &scope, f)?),
+            },
             Item::Macro(m) => found.vars.extend(module_vars(ctx, &imports, m)),
             Item::Mod(m) => {
                 let mut module = ctx.module.to_vec();
@@ -392,6 +401,82 @@ fn is_kernel(f: &syn::ItemFn) -> bool {
         .and_then(|a| a.name.as_ref())
         .is_some_and(|n| n.value() == "ptx-kernel");
     attr || abi
+}
+
+/// The `instances(NAME = <ARGS>, ...)` of a `#[kernel(...)]` attribute, if it has them.
+fn kernel_instances(
+    f: &syn::ItemFn,
+) -> Option<Vec<(syn::Ident, syn::AngleBracketedGenericArguments)>> {
+    use syn::parse::Parser;
+    let attr = f.attrs.iter().find(|a| {
+        a.path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "kernel")
+    })?;
+    let syn::Meta::List(list) = &attr.meta else {
+        return None;
+    };
+    let metas = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated
+        .parse2(list.tokens.clone())
+        .ok()?;
+    let inst = metas.iter().find_map(|m| match m {
+        syn::Meta::List(l) if l.path.is_ident("instances") => Some(l),
+        _ => None,
+    })?;
+    let parse_one = |input: syn::parse::ParseStream| -> syn::Result<_> {
+        let name: syn::Ident = input.parse()?;
+        input.parse::<syn::Token![=]>()?;
+        Ok((name, input.parse::<syn::AngleBracketedGenericArguments>()?))
+    };
+    let parsed = inst
+        .parse_args_with(|input: syn::parse::ParseStream| {
+            syn::punctuated::Punctuated::<_, syn::Token![,]>::parse_terminated_with(
+                input, parse_one,
+            )
+        })
+        .ok()?;
+    Some(parsed.into_iter().collect())
+}
+
+/// `f` as the instance `name`: no generics, each type parameter in the signature replaced
+/// by the instance's argument (`#[kernel]` checked the count when the crate built).
+fn instantiate(
+    f: &syn::ItemFn,
+    name: syn::Ident,
+    args: &syn::AngleBracketedGenericArguments,
+) -> syn::ItemFn {
+    struct Substitute(Vec<(syn::Ident, syn::GenericArgument)>);
+    impl syn::visit_mut::VisitMut for Substitute {
+        fn visit_type_mut(&mut self, ty: &mut Type) {
+            if let Type::Path(tp) = ty {
+                if let Some(id) = tp.path.get_ident() {
+                    if let Some((_, syn::GenericArgument::Type(t))) =
+                        self.0.iter().find(|(p, _)| p == id)
+                    {
+                        *ty = t.clone();
+                        return;
+                    }
+                }
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+    }
+    let params = f.sig.generics.params.iter().filter_map(|p| match p {
+        syn::GenericParam::Type(t) => Some(t.ident.clone()),
+        syn::GenericParam::Const(c) => Some(c.ident.clone()),
+        syn::GenericParam::Lifetime(_) => None,
+    });
+    let mut subst = Substitute(params.zip(args.args.iter().cloned()).collect());
+    let mut g = f.clone();
+    g.sig.ident = name;
+    g.sig.generics = syn::Generics::default();
+    for input in g.sig.inputs.iter_mut() {
+        if let syn::FnArg::Typed(pt) = input {
+            syn::visit_mut::VisitMut::visit_type_mut(&mut subst, &mut pt.ty);
+        }
+    }
+    g
 }
 
 /// `ident -> full path` for the `use` declarations of one module.
@@ -897,9 +982,62 @@ fn render(kernel_crate: &str, found: &Found) -> String {
              unsafe {{ self.{}.launch(stream, cfg, {args}) }}\n    }}",
             k.name
         );
+        render_record(w, k, &args);
     }
     let _ = writeln!(w, "}}");
     s
+}
+
+/// `record_NAME`: the same launch recorded into a CUDA graph
+/// (`host_loader::graph::Recorder::launch`), the buffers as the recorder's tokens. Only
+/// for kernels whose parameters a graph takes (slices, pointers, scalars, structs).
+fn render_record(w: &mut String, k: &BoundKernel, args: &str) {
+    let graph_arg = |p: &BoundParam| -> Option<String> {
+        let hl = "::host_loader";
+        let elem = |prefix: &str| {
+            p.sig
+                .strip_prefix(prefix)?
+                .strip_suffix('>')
+                .map(str::to_string)
+        };
+        if let Some(t) =
+            elem(&format!("{hl}::SliceMut<")).or_else(|| elem(&format!("{hl}::PtrMut<")))
+        {
+            return Some(format!("{hl}::graph::BufMut<{t}>"));
+        }
+        if let Some(t) = elem(&format!("{hl}::Slice<")).or_else(|| elem(&format!("{hl}::Ptr<"))) {
+            return Some(format!("{hl}::graph::Buf<{t}>"));
+        }
+        if p.sig.starts_with(&format!("{hl}::Struct<")) || !p.sig.starts_with(hl) {
+            return Some(p.arg.clone()); // a struct or a scalar: passed by value
+        }
+        None // texture, surface, tensor map: not graph parameters yet
+    };
+    let Some(types) = k.params.iter().map(graph_arg).collect::<Option<Vec<_>>>() else {
+        return;
+    };
+    let _ = write!(
+        w,
+        "\n    /// Records `{0}` into a CUDA graph (`host_loader::graph::Recorder::launch`): the \
+         same\n    /// launch as [`{0}`](Self::{0}), each buffer as the token `Recorder::read` or\n    \
+         /// `Recorder::write` gave for it.\n    ///\n    /// # Safety\n    ///\n    \
+         /// The obligations of `host_loader::graph::Recorder::launch`.\n    \
+         #[allow(clippy::too_many_arguments)]\n    pub unsafe fn record_{0}(\n        &self,\n        \
+         recorder: &mut ::host_loader::graph::Recorder<'_, '_>,\n        \
+         cfg: ::host_loader::LaunchConfig,\n",
+        k.name
+    );
+    for (p, t) in k.params.iter().zip(&types) {
+        let _ = writeln!(w, "        {}: {},", p.name, t);
+    }
+    let _ = writeln!(
+        w,
+        "    ) -> ::core::result::Result<::host_loader::graph::KernelNode<{sig}>, ::host_loader::Error> {{\n        \
+         // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).\n        \
+         unsafe {{ recorder.launch(&self.{name}, cfg, {args}) }}\n    }}",
+        sig = sig_tuple(k),
+        name = k.name,
+    );
 }
 
 fn sig_tuple(k: &BoundKernel) -> String {
@@ -920,6 +1058,36 @@ mod tests {
         assert_eq!(camel("vecadd-kernels"), "VecaddKernels");
         assert_eq!(camel("linked_math-kernels"), "LinkedMathKernels");
         assert_eq!(camel("mathlib"), "MathlibKernels");
+    }
+
+    #[test]
+    fn generic_kernel_instances_and_graph_recording_are_bound() {
+        let dir = std::env::temp_dir().join(format!("bindings-instances-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lib = dir.join("lib.rs");
+        std::fs::write(
+            &lib,
+            "use device_std::{kernel, DisjointSlice, BlockIndex1D};\n\
+             #[kernel(instances(sum_f32 = <f32, 256>, sum_u32 = <u32, 128>))]\n\
+             pub fn sum<T: Copy, const BLOCK: usize>(xs: &[T], out: DisjointSlice<T, BlockIndex1D>, k: T) {}\n",
+        )
+        .unwrap();
+        let text = generate("inst-kernels", &lib).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        for want in [
+            "sum_f32: module.kernel(\"sum_f32\")?",
+            "sum_u32: module.kernel(\"sum_u32\")?",
+            "::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>, f32)>",
+            "::host_loader::Kernel<(::host_loader::Slice<u32>, ::host_loader::SliceMut<u32>, u32)>",
+            "pub unsafe fn record_sum_f32(",
+            "xs: ::host_loader::graph::Buf<f32>,",
+            "out: ::host_loader::graph::BufMut<f32>,",
+            "k: f32,",
+            "unsafe { recorder.launch(&self.sum_f32, cfg, (xs, out, k)) }",
+        ] {
+            assert!(text.contains(want), "{want} missing from:\n{text}");
+        }
+        assert!(!text.contains("module.kernel(\"sum\")"), "{text}");
     }
 
     #[test]

@@ -121,6 +121,27 @@ impl HostLoaderFixtureKernels {
         unsafe { self.dequantize.launch(stream, cfg, (q, xs, bias, out)) }
     }
 
+    /// Records `dequantize` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`dequantize`](Self::dequantize), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_dequantize(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+        q: ::host_loader_fixture_kernels::Quant,
+        xs: ::host_loader::graph::Buf<i32>,
+        bias: i32,
+        out: ::host_loader::graph::BufMut<f32>,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Struct<::host_loader_fixture_kernels::Quant>, ::host_loader::Slice<i32>, i32, ::host_loader::SliceMut<f32>)>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.dequantize, cfg, (q, xs, bias, out)) }
+    }
+
     /// `c[i] = a[i] + b[i]` for every `i < c.len()`.
     ///
     /// Launches `vecadd` on `stream` (`host_loader::Kernel::launch`).
@@ -140,6 +161,26 @@ impl HostLoaderFixtureKernels {
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.vecadd.launch(stream, cfg, (a, b, c)) }
+    }
+
+    /// Records `vecadd` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`vecadd`](Self::vecadd), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_vecadd(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+        a: ::host_loader::graph::Buf<f32>,
+        b: ::host_loader::graph::Buf<f32>,
+        c: ::host_loader::graph::BufMut<f32>,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.vecadd, cfg, (a, b, c)) }
     }
 
     /// `x[p.off + i] *= p.scale` for `i < p.n`, one thread per `i`.
@@ -165,6 +206,25 @@ impl HostLoaderFixtureKernels {
         unsafe { self.scale.launch(stream, cfg, (x, p)) }
     }
 
+    /// Records `scale` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`scale`](Self::scale), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_scale(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+        x: ::host_loader::graph::BufMut<f32>,
+        p: ::host_loader_fixture_kernels::Params,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::PtrMut<f32>, ::host_loader::Struct<::host_loader_fixture_kernels::Params>)>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.scale, cfg, (x, p)) }
+    }
+
     /// `out[i] = q.c[0] + q.c[1] x + q.c[2] x² + q.c[3] x³ + q.bias` with `x = xs[i]`.
     ///
     /// Launches `cubic` on `stream` (`host_loader::Kernel::launch`).
@@ -186,6 +246,26 @@ impl HostLoaderFixtureKernels {
         unsafe { self.cubic.launch(stream, cfg, (q, xs, out)) }
     }
 
+    /// Records `cubic` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`cubic`](Self::cubic), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_cubic(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+        q: ::host_loader_fixture_kernels::Cubic,
+        xs: ::host_loader::graph::Buf<f32>,
+        out: ::host_loader::graph::BufMut<f32>,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Struct<::host_loader_fixture_kernels::Cubic>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.cubic, cfg, (q, xs, out)) }
+    }
+
     /// `out[i] = xs[i] as f32 * k as f32` (an `f64` input, a `u32` scalar).
     ///
     /// Launches `widen` on `stream` (`host_loader::Kernel::launch`).
@@ -205,6 +285,26 @@ impl HostLoaderFixtureKernels {
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.widen.launch(stream, cfg, (xs, k, out)) }
+    }
+
+    /// Records `widen` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`widen`](Self::widen), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_widen(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+        xs: ::host_loader::graph::Buf<f64>,
+        k: u32,
+        out: ::host_loader::graph::BufMut<f32>,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Slice<f64>, u32, ::host_loader::SliceMut<f32>)>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.widen, cfg, (xs, k, out)) }
     }
 
     /// Dynamic shared memory, 128-byte aligned: block `b` loads
@@ -231,6 +331,25 @@ impl HostLoaderFixtureKernels {
         unsafe { self.smem_ends.launch(stream, cfg, (xs, out)) }
     }
 
+    /// Records `smem_ends` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`smem_ends`](Self::smem_ends), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_smem_ends(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+        xs: ::host_loader::graph::Buf<f32>,
+        out: ::host_loader::graph::BufMut<f32>,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.smem_ends, cfg, (xs, out)) }
+    }
+
     /// Declares its dynamic shared memory, 8 bytes per thread (`host_loader` fills it in):
     /// thread `t` stores `x` and `2x` at `2t` and `2t + 1`, and after the barrier
     /// `out[i] = 3 × xs` of the thread mirrored in its block (`blockDim - 1 - t`).
@@ -253,6 +372,25 @@ impl HostLoaderFixtureKernels {
         unsafe { self.smem_declared.launch(stream, cfg, (xs, out)) }
     }
 
+    /// Records `smem_declared` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`smem_declared`](Self::smem_declared), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_smem_declared(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+        xs: ::host_loader::graph::Buf<f32>,
+        out: ::host_loader::graph::BufMut<f32>,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.smem_declared, cfg, (xs, out)) }
+    }
+
     /// Does nothing: the launch-overhead benchmark's kernel.
     ///
     /// Launches `empty` on `stream` (`host_loader::Kernel::launch`).
@@ -269,6 +407,23 @@ impl HostLoaderFixtureKernels {
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.empty.launch(stream, cfg, ()) }
+    }
+
+    /// Records `empty` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`empty`](Self::empty), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_empty(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<()>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.empty, cfg, ()) }
     }
 
     /// A gather through a pointer table: `out[i] = *table[i]` and `flags[i] = out[i] > 0.0`
@@ -298,5 +453,26 @@ impl HostLoaderFixtureKernels {
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.gather.launch(stream, cfg, (table, flags, tags, out)) }
+    }
+
+    /// Records `gather` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`gather`](Self::gather), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_gather(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+        table: ::host_loader::graph::Buf<u64>,
+        flags: ::host_loader::graph::BufMut<bool>,
+        tags: ::host_loader::graph::BufMut<u8>,
+        out: ::host_loader::graph::BufMut<f32>,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Ptr<u64>, ::host_loader::PtrMut<bool>, ::host_loader::PtrMut<u8>, ::host_loader::SliceMut<f32>)>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.gather, cfg, (table, flags, tags, out)) }
     }
 }
