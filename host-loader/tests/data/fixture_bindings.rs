@@ -6,6 +6,7 @@
 #[allow(clippy::type_complexity, dead_code)]
 pub struct HostLoaderFixtureKernels {
     dequantize: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Quant>, ::host_loader::Slice<i32>, i32, ::host_loader::SliceMut<f32>)>,
+    advance: ::host_loader::Kernel<(::host_loader::Slice<::host_loader_fixture_kernels::Particle>, ::host_loader::Struct<::host_loader_fixture_kernels::Particle>, ::host_loader::SliceMut<::host_loader_fixture_kernels::Particle>)>,
     vecadd: ::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
     scale: ::host_loader::Kernel<(::host_loader::PtrMut<f32>, ::host_loader::Struct<::host_loader_fixture_kernels::Params>)>,
     cubic: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Cubic>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
@@ -25,6 +26,7 @@ impl HostLoaderFixtureKernels {
     pub fn load(module: &::host_loader::Module) -> ::core::result::Result<Self, ::host_loader::Error> {
         ::core::result::Result::Ok(HostLoaderFixtureKernels {
             dequantize: module.kernel("dequantize")?,
+            advance: module.kernel("advance")?,
             vecadd: module.kernel("vecadd")?,
             scale: module.kernel("scale")?,
             cubic: module.kernel("cubic")?,
@@ -41,6 +43,13 @@ impl HostLoaderFixtureKernels {
     /// occupancy queries, without writing the signature again.
     pub fn dequantize_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Quant>, ::host_loader::Slice<i32>, i32, ::host_loader::SliceMut<f32>)> {
         &self.dequantize
+    }
+
+    /// The checked handle of `advance`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.advance_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn advance_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Slice<::host_loader_fixture_kernels::Particle>, ::host_loader::Struct<::host_loader_fixture_kernels::Particle>, ::host_loader::SliceMut<::host_loader_fixture_kernels::Particle>)> {
+        &self.advance
     }
 
     /// The checked handle of `vecadd`, typed with its signature: for
@@ -140,6 +149,49 @@ impl HostLoaderFixtureKernels {
     ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Struct<::host_loader_fixture_kernels::Quant>, ::host_loader::Slice<i32>, i32, ::host_loader::SliceMut<f32>)>, ::host_loader::Error> {
         // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
         unsafe { recorder.launch(&self.dequantize, cfg, (q, xs, bias, out)) }
+    }
+
+    /// `out[i]` is `ps[i]` with `step` applied field by field: `id + step.id` (wrapping),
+    /// `pos + step.pos`, `vel * step.vel`, `alive & step.alive`, for `i < out.len()`; one
+    /// IEEE operation per float field, so the host computes the same bits.
+    ///
+    /// Launches `advance` on `stream` (`host_loader::Kernel::launch`).
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::Kernel::launch`: the kernel stays within its
+    /// buffers, writes only through mutable ones, and its preconditions hold.
+    #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
+    pub unsafe fn advance<'a>(
+        &self,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
+        cfg: ::host_loader::LaunchConfig,
+        ps: &'a ::host_loader::cudarc::driver::CudaSlice<::host_loader_fixture_kernels::Particle>,
+        step: ::host_loader_fixture_kernels::Particle,
+        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<::host_loader_fixture_kernels::Particle>,
+    ) -> ::core::result::Result<(), ::host_loader::Error> {
+        // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
+        unsafe { self.advance.launch(stream, cfg, (ps, step, out)) }
+    }
+
+    /// Records `advance` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`advance`](Self::advance), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_advance(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+        ps: ::host_loader::graph::Buf<::host_loader_fixture_kernels::Particle>,
+        step: ::host_loader_fixture_kernels::Particle,
+        out: ::host_loader::graph::BufMut<::host_loader_fixture_kernels::Particle>,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Slice<::host_loader_fixture_kernels::Particle>, ::host_loader::Struct<::host_loader_fixture_kernels::Particle>, ::host_loader::SliceMut<::host_loader_fixture_kernels::Particle>)>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.advance, cfg, (ps, step, out)) }
     }
 
     /// `c[i] = a[i] + b[i]` for every `i < c.len()`.
