@@ -120,7 +120,7 @@
 //! # Example
 //!
 //! ```no_run
-//! use host_loader::{for_num_elems, graph, Module, Slice, SliceMut};
+//! use host_loader::{for_num_elems, graph, memory, DeviceBuffer, Module, Slice, SliceMut};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let (ctx, _legacy) = host_loader::open_device(0)?;
@@ -128,8 +128,11 @@
 //! let module = Module::from_ptx_file(&ctx, "target/ptx/vecadd-kernels.ptx")?;
 //! let vecadd = module.kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")?;
 //! let n = 1024;
-//! let b = stream.clone_htod(&vec![1.0f32; n])?;
-//! let mut x = [stream.clone_htod(&vec![0.0f32; n])?, stream.alloc_zeros::<f32>(n)?];
+//! let b = DeviceBuffer::from_host(&stream, &vec![1.0f32; n])?;
+//! let mut x = [
+//!     DeviceBuffer::<f32>::zeroed(&stream, n)?,
+//!     DeviceBuffer::<f32>::zeroed(&stream, n)?,
+//! ];
 //! let cfg = for_num_elems(n as u32, 256)?;
 //! let [x0, x1] = &mut x;
 //! // x1 = x0 + b, x0 = x1 + b, ... 100 dependent launches.
@@ -147,7 +150,7 @@
 //! for _ in 0..10 {
 //!     exec.launch(&stream)?; // 100 kernels, one cuGraphLaunch
 //! }
-//! let x0_now = stream.clone_dtoh(exec.slice(first.1[0].read())?)?;
+//! let x0_now = memory::to_host_vec(&stream, exec.slice(first.1[0].read())?)?;
 //! assert!(x0_now.iter().all(|&v| v == 1000.0));
 //! # Ok(()) }
 //! ```
@@ -1548,8 +1551,8 @@ impl<'a> GraphExec<'a> {
     }
 
     /// The registered buffer `buf` names, for the host to read between launches (e.g.
-    /// `stream.clone_dtoh(exec.slice(out.read())?)`; stream-ordered after the last
-    /// launch by cudarc's event tracking).
+    /// `host_loader::memory::to_host_vec(&stream, exec.slice(out.read())?)`;
+    /// stream-ordered after the last launch by cudarc's event tracking).
     ///
     /// Errors: [`GraphError::ForeignToken`].
     pub fn slice<T>(&self, buf: Buf<T>) -> Result<&CudaSlice<T>, Error> {

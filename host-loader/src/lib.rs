@@ -20,7 +20,7 @@
 //! # Example
 //!
 //! ```no_run
-//! use host_loader::{for_num_elems, open_device, Module, Slice, SliceMut};
+//! use host_loader::{for_num_elems, open_device, DeviceBuffer, Module, Slice, SliceMut};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let (ctx, stream) = open_device(0)?;
@@ -29,15 +29,53 @@
 //! // and, with the kernel's ABI record, two `&[f32]` and one `DisjointSlice<f32>`.
 //! let vecadd = module.kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")?;
 //!
-//! let a = stream.clone_htod(&[1.0f32; 1000])?;
-//! let b = stream.clone_htod(&[2.0f32; 1000])?;
-//! let mut c = stream.alloc_zeros::<f32>(1000)?;
+//! let a = DeviceBuffer::from_host(&stream, &[1.0f32; 1000])?; // upload
+//! let b = DeviceBuffer::from_host(&stream, &[2.0f32; 1000])?;
+//! let mut c = DeviceBuffer::<f32>::zeroed(&stream, 1000)?; // allocate
 //! // SAFETY: vecadd reads a[i], b[i] and writes c[i] for i < c.len() only.
 //! unsafe { vecadd.launch(&stream, for_num_elems(1000, 256)?, (&a, &b, &mut c)) }?;
-//! let c = stream.clone_dtoh(&c)?;
+//! let c = c.to_host_vec(&stream)?; // read back
 //! assert!(c.iter().all(|&x| x == 3.0));
 //! # Ok(())
 //! # }
+//! ```
+//!
+//! # Device memory
+//!
+//! [`DeviceBuffer<T>`] is the one form for kernel data, for every element type a kernel's
+//! slice or pointer takes: integers, floats, arrays of them and `#[derive(KernelStruct)]`
+//! structs, padding included (device-std's [`PlainData`]). Upload with
+//! [`DeviceBuffer::from_host`], allocate with [`DeviceBuffer::zeroed`], read back with
+//! [`DeviceBuffer::to_host_vec`] (or [`copy_to_host`](DeviceBuffer::copy_to_host) into a
+//! slice you have); pass `&buf` / `&mut buf` wherever a kernel takes `&CudaSlice<T>` /
+//! `&mut CudaSlice<T>` (launch tuples, generated bindings, graph and sequence
+//! registrations): the buffer derefs to cudarc's `CudaSlice<T>`.
+//!
+//! cudarc's `clone_htod`, `alloc_zeros` and `clone_dtoh` work for the primitives, but
+//! need its `DeviceRepr` trait, which no host crate can implement for a struct defined in
+//! its device crate (the orphan rule: both are foreign there). For such a struct the
+//! compiler says ``the trait bound `Particle: DeviceRepr` is not satisfied``; the
+//! [`DeviceBuffer`] calls above are the way:
+//!
+//! ```no_run
+//! # fn demo(stream: &std::sync::Arc<host_loader::cudarc::driver::CudaStream>) -> Result<(), Box<dyn std::error::Error>> {
+//! use host_loader::DeviceBuffer;
+//! #[repr(C)]
+//! #[derive(Clone, Copy, Debug, PartialEq, device_std::KernelStruct)]
+//! struct Particle { id: u16, pos: f64 } // 6 bytes of padding after `id`
+//!
+//! let ps = DeviceBuffer::from_host(stream, &[Particle { id: 7, pos: 0.5 }; 256])?;
+//! assert_eq!(ps.to_host_vec(stream)?[0], Particle { id: 7, pos: 0.5 });
+//! # Ok(()) }
+//! ```
+//!
+//! ```compile_fail
+//! # fn demo(stream: &std::sync::Arc<host_loader::cudarc::driver::CudaStream>) -> Result<(), Box<dyn std::error::Error>> {
+//! #[repr(C)]
+//! #[derive(Clone, Copy, device_std::KernelStruct)]
+//! struct Particle { id: u16, pos: f64 }
+//! let ps = stream.clone_htod(&[Particle { id: 7, pos: 0.5 }; 256])?; // no DeviceRepr
+//! # Ok(()) }
 //! ```
 //!
 //! # The ABI
@@ -49,11 +87,11 @@
 //! |---|---|---|---|---|
 //! | `u8`/`i8`, `u16`/`i16`, `u32`/`i32`, `u64`/`i64`/`usize` | `.u8`, `.u16`, `.u32`, `.u64` | 1 | the same type | by value |
 //! | `f32`, `f64` | `.f32`, `.f64` | 1 | the same type | by value |
-//! | `*const T`, `*mut T` | `.u64 .ptr .align 1` | 2 | [`Ptr<T>`], [`PtrMut<T>`] | `&CudaSlice<T>`, `&mut CudaSlice<T>` |
+//! | `*const T`, `*mut T` | `.u64 .ptr .align 1` | 2 | [`Ptr<T>`], [`PtrMut<T>`] | `&CudaSlice<T>`, `&mut CudaSlice<T>` (`&buf`, `&mut buf` of a [`DeviceBuffer<T>`]) |
 //! | `*const *const T` (a pointer table) | `.u64 .ptr .align 1` | 2 | [`Ptr<u64>`] | `&CudaSlice<u64>` of device addresses |
 //! | `*mut c_void` (untyped) | `.u64 .ptr .align 1` | 2 | [`PtrMut<T>`], any `T` | `&mut CudaSlice<T>` |
-//! | `&[T]` | `.align 8 .b8 [16]` = `(ptr, len)` | 3 | [`Slice<T>`] | `&CudaSlice<T>` |
-//! | `DisjointSlice<T>`, `&mut [T]` | `.align 8 .b8 [16]` = `(ptr, len)` | 4 | [`SliceMut<T>`] | `&mut CudaSlice<T>` |
+//! | `&[T]` | `.align 8 .b8 [16]` = `(ptr, len)` | 3 | [`Slice<T>`] | `&CudaSlice<T>` (`&buf` of a [`DeviceBuffer<T>`]) |
+//! | `DisjointSlice<T>`, `&mut [T]` | `.align 8 .b8 [16]` = `(ptr, len)` | 4 | [`SliceMut<T>`] | `&mut CudaSlice<T>` (`&mut buf`) |
 //! | `#[derive(KernelStruct)]` struct `S` by value | `.align A .b8 [size]` | 5 | [`Struct<S>`] | `S` by value |
 //! | `tma::TensorMap<T, RANK, B0, ...>` | `.u64 .ptr .align 1` (the map's address) | 6 | [`tma::TensorMap<'static, T, RANK, B0, ...>`](tma::TensorMap) | `&tma::TensorMap` |
 //!
@@ -134,18 +172,20 @@
 //! crate's source (`gpu_build::BuildScript`, the build-time crate beside this one). With
 //! the bindings of this repository's fixture kernel crate
 //! (`tests/data/fixture_bindings.rs`, whose `vecadd` takes `&[f32]`, `&[f32]`,
-//! `DisjointSlice<f32>`), the right buffers compile:
+//! `DisjointSlice<f32>`), the right buffers compile ([`DeviceBuffer`]s, as here, or
+//! cudarc's `CudaSlice`s):
 //!
 //! ```no_run
 //! mod generated {
 //! #   #![allow(dead_code)]
 //!     include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fixture_bindings.rs"));
 //! }
+//! use host_loader::DeviceBuffer;
 //! fn run(
 //!     k: &generated::HostLoaderFixtureKernels,
 //!     s: &cudarc::driver::CudaStream,
-//!     a: &cudarc::driver::CudaSlice<f32>,
-//!     c: &mut cudarc::driver::CudaSlice<f32>,
+//!     a: &DeviceBuffer<f32>,
+//!     c: &mut DeviceBuffer<f32>,
 //! ) -> Result<(), host_loader::Error> {
 //!     let cfg = host_loader::for_num_elems(1, 1)?;
 //!     // SAFETY: vecadd stays within its buffers.
@@ -207,6 +247,9 @@ pub use launch::{
     MAX_GRID_DIM_YZ, MAX_THREADS_PER_BLOCK,
 };
 pub use layout::{ParamClass, ParamLayout, ScalarKind};
+/// Device memory for kernel data: upload, allocate, read back (see [the crate
+/// docs](crate#device-memory)).
+pub use memory::DeviceBuffer;
 pub use module::{EmbeddedPtx, LoadOptions, Module};
 pub use module_var::{ModuleVar, VarSpace};
 pub use param::{HostAbi, KernelParam, Ptr, PtrMut, RawSlice, Slice, SliceMut, Struct};
@@ -217,8 +260,10 @@ pub use signature::{
 /// The device-side struct trait, layout and value-class types, re-exported from
 /// `device_std`: derive `device_std::KernelStruct` on a `#[repr(C)]` struct to pass it as
 /// a [`Struct<T>`]; [`HasValueClass`] gives the element class of a [`Slice<T>`] or
-/// [`Ptr<T>`].
-pub use device_std::{FieldLayout, HasValueClass, KernelStruct, StructLayout, ValueClass};
+/// [`Ptr<T>`]; [`PlainData`] is the element bound of a [`DeviceBuffer<T>`].
+pub use device_std::{
+    FieldLayout, HasValueClass, KernelStruct, PlainData, StructLayout, ValueClass,
+};
 
 /// Embeds a kernel crate's linked PTX in the binary, as an [`EmbeddedPtx`] for
 /// [`Module::from_embedded`].

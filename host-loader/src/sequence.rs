@@ -39,7 +39,7 @@
 //! # Example
 //!
 //! ```no_run
-//! use host_loader::{for_num_elems, sequence, Module, Slice, SliceMut};
+//! use host_loader::{for_num_elems, sequence, DeviceBuffer, Module, Slice, SliceMut};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let (ctx, _legacy) = host_loader::open_device(0)?;
@@ -47,8 +47,11 @@
 //! let module = Module::from_ptx_file(&ctx, "target/ptx/vecadd-kernels.ptx")?;
 //! let vecadd = module.kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")?;
 //! let n = 1024;
-//! let b = stream.clone_htod(&vec![1.0f32; n])?;
-//! let mut x = [stream.clone_htod(&vec![0.0f32; n])?, stream.alloc_zeros::<f32>(n)?];
+//! let b = DeviceBuffer::from_host(&stream, &vec![1.0f32; n])?;
+//! let mut x = [
+//!     DeviceBuffer::<f32>::zeroed(&stream, n)?,
+//!     DeviceBuffer::<f32>::zeroed(&stream, n)?,
+//! ];
 //! let cfg = for_num_elems(n as u32, 256)?;
 //! let [x0, x1] = &mut x;
 //! // x1 = x0 + b, x0 = x1 + b, ... 1000 dependent launches, no event call between them.
@@ -61,7 +64,8 @@
 //!     Ok(())
 //! })?;
 //! // Ordered after the sequence by the buffers' events, on any stream.
-//! let x0_now = ctx.new_stream()?.clone_dtoh(&x[0])?;
+//! let other = ctx.new_stream()?;
+//! let x0_now = x[0].to_host_vec(&other)?;
 //! assert!(x0_now.iter().all(|&v| v == 1000.0));
 //! # Ok(()) }
 //! ```

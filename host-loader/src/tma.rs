@@ -7,9 +7,9 @@
 //!
 //! ```no_run
 //! # fn demo(stream: &std::sync::Arc<host_loader::cudarc::driver::CudaStream>) -> Result<(), Box<dyn std::error::Error>> {
-//! use host_loader::tma::TensorMap;
+//! use host_loader::{tma::TensorMap, DeviceBuffer};
 //! // A 1000 x 700 row-major f32 matrix, copied in 32 x 32 boxes.
-//! let m = stream.alloc_zeros::<f32>(1000 * 700)?;
+//! let m = DeviceBuffer::<f32>::zeroed(stream, 1000 * 700)?;
 //! let map = TensorMap::<f32, 2, 32, 32>::tiled(stream, &m, [700, 1000], &[700 * 4])?;
 //! // kernel.launch(stream, cfg, (&map, ...)) for a kernel taking `TensorMap<f32, 2, 32, 32>`
 //! # Ok(()) }

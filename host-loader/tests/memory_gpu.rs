@@ -32,9 +32,10 @@ struct AffineConfig {
 // SAFETY: opaque, the default: the ABI record compares its size only.
 unsafe impl host_loader::HasValueClass for AffineConfig {}
 
-/// A `Pod` element that is not a primitive (cudarc's own API needs `DeviceRepr`).
+/// A struct element that is not a primitive (cudarc's own API needs `DeviceRepr`):
+/// plain data through `KernelStruct`, as a device crate's struct is.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, PartialEq, device_std::KernelStruct)]
 struct Particle {
     pos: [f32; 3],
     id: u32,
@@ -156,7 +157,7 @@ fn gpu_device_buffer_round_trips() {
     whole.copy_from_device(s, &dev).unwrap();
     assert!(same_bits(&whole.to_host_vec(s).unwrap(), &want));
 
-    // A Pod struct element and an empty buffer.
+    // A struct element and an empty buffer.
     let ps: Vec<Particle> = (0..1000u32)
         .map(|i| Particle {
             pos: [i as f32, -(i as f32), 0.5],

@@ -1,4 +1,5 @@
-//! [`DeviceBuffer`]: device memory for `len` elements of a `Pod` type, on cudarc's
+//! [`DeviceBuffer`]: device memory for `len` elements of a plain-data type (every kernel
+//! slice element type, `#[derive(KernelStruct)]` structs included), on cudarc's
 //! [`CudaSlice`], freed in stream order.
 
 use std::ops::RangeBounds;
@@ -9,6 +10,7 @@ use bytemuck::Pod;
 use cudarc::driver::{
     result, sys, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DriverError,
 };
+use device_std::PlainData;
 
 use super::copy::{self, bind};
 use super::error::{alloc_error, driver, MemoryError};
@@ -17,11 +19,55 @@ use super::size::{alloc_bytes, byte_len, resolve_range};
 
 /// `len` elements of `T` in device memory: the `Vec<T>` of the GPU.
 ///
-/// A thin owner of cudarc's [`CudaSlice<T>`] (it derefs to it, so every cudarc API and
-/// every [`Slice<T>`](crate::Slice) / [`SliceMut<T>`](crate::SliceMut) launch argument
-/// takes `&buf` / `&mut buf`). What it adds: any [`bytemuck::Pod`] element type (no
-/// invalid bit patterns, so device bytes can always be read back), sizes checked before
-/// allocating, and typed errors instead of cudarc's panics for length mismatches.
+/// The one way to upload, allocate and read back device data for kernels, for every
+/// element type a kernel slice or pointer takes: primitives, arrays of them and
+/// `#[derive(KernelStruct)]` structs, padding included ([`PlainData`]).
+///
+/// ```no_run
+/// # fn demo(stream: &std::sync::Arc<host_loader::cudarc::driver::CudaStream>) -> Result<(), Box<dyn std::error::Error>> {
+/// use host_loader::memory::DeviceBuffer;
+///
+/// #[repr(C)]
+/// #[derive(Clone, Copy, Debug, PartialEq, device_std::KernelStruct)]
+/// struct Particle {
+///     id: u16, // then 6 bytes of padding
+///     pos: f64,
+///     alive: u8, // then 7 bytes of padding
+/// }
+///
+/// let host = vec![Particle { id: 1, pos: 0.5, alive: 1 }; 1024];
+/// let ps = DeviceBuffer::from_host(stream, &host)?; // upload
+/// let mut out = DeviceBuffer::<Particle>::zeroed(stream, host.len())?; // allocate
+/// // kernels.step(stream, cfg, &ps, &mut out)  (`&buf` is a `&CudaSlice<Particle>`)
+/// let back: Vec<Particle> = out.to_host_vec(stream)?; // read back
+/// # let _ = back; Ok(()) }
+/// ```
+///
+/// A thin owner of cudarc's [`CudaSlice<T>`]: it derefs to it, so every cudarc API and
+/// every [`Slice<T>`](crate::Slice) / [`SliceMut<T>`](crate::SliceMut) /
+/// [`Ptr<T>`](crate::Ptr) / [`PtrMut<T>`](crate::PtrMut) parameter takes `&buf` /
+/// `&mut buf`, in the generated bindings' arguments, in launch tuples, and in graph and
+/// sequence registrations. What it adds: every [`PlainData`] element type (each field
+/// accepts any bit pattern, so device bytes can always be read back; the driver copies
+/// padding bytes through pointers, and no Rust reference ever reads them), sizes checked
+/// before allocating, and typed errors instead of cudarc's panics for length mismatches.
+///
+/// A type whose bytes are not all valid values (`bool`, `char`, references, enums, a
+/// struct without `#[derive(KernelStruct)]`) is refused at compile time ("`bool` is not
+/// plain data"):
+///
+/// ```compile_fail
+/// # fn demo(stream: &std::sync::Arc<host_loader::cudarc::driver::CudaStream>) -> Result<(), Box<dyn std::error::Error>> {
+/// let flags = host_loader::DeviceBuffer::from_host(stream, &[true, false])?;
+/// # Ok(()) }
+/// ```
+///
+/// cudarc's own `clone_htod`, `alloc_zeros` and `clone_dtoh` need cudarc's `DeviceRepr`
+/// (and `ValidAsZeroBits`), which a struct defined in your device crate cannot get: the
+/// orphan rule keeps the host crate from implementing a foreign trait for a foreign type.
+/// The compiler then says "the trait bound `Particle: DeviceRepr` is not satisfied"; use
+/// this type instead ([`from_host`](Self::from_host), [`zeroed`](Self::zeroed),
+/// [`to_host_vec`](Self::to_host_vec)).
 ///
 /// | CUDA C++ | here |
 /// |---|---|
@@ -53,7 +99,7 @@ pub struct DeviceBuffer<T> {
     slice: CudaSlice<T>,
 }
 
-impl<T: Pod> DeviceBuffer<T> {
+impl<T: PlainData> DeviceBuffer<T> {
     /// `len` zeroed elements on `stream`'s device: `cuMemAllocAsync` (or `cuMemAlloc`
     /// without memory pools) and `cuMemsetD8Async` on `stream`; returns without waiting.
     ///
@@ -83,27 +129,16 @@ impl<T: Pod> DeviceBuffer<T> {
         Ok(buf)
     }
 
-    /// A device copy of the pinned buffer `src`, enqueued on `stream`
-    /// ([`copy_from_pinned_async`](Self::copy_from_pinned_async)).
+    /// A new `Vec` holding the buffer's contents, copied on `stream` after the work
+    /// enqueued there (and, across streams, after the buffer's last recorded write), and
+    /// waited for (`cuMemcpyDtoHAsync` + `cuStreamSynchronize`, into the `Vec`'s fresh
+    /// memory: no zero fill first). The readback for every element type, where cudarc's
+    /// `clone_dtoh` needs `T: DeviceRepr`.
     ///
-    /// Errors: as [`zeroed`](Self::zeroed) and
-    /// [`copy_from_pinned_async`](Self::copy_from_pinned_async).
-    pub fn from_pinned_async(
-        stream: &Arc<CudaStream>,
-        src: &PinnedBuffer<T>,
-    ) -> Result<Self, MemoryError> {
-        let mut buf = Self::alloc(stream, src.len())?;
-        buf.copy_from_pinned_async(stream, src)?;
-        Ok(buf)
-    }
-
-    /// A new `Vec` holding the buffer's contents (see [`copy_to_host`](Self::copy_to_host)).
-    ///
-    /// Errors: as [`copy_to_host`](Self::copy_to_host).
+    /// Errors: [`MemoryError::Driver`] (errors of earlier asynchronous work on `stream`
+    /// included); see [`memory::to_host_vec`](super::to_host_vec).
     pub fn to_host_vec(&self, stream: &CudaStream) -> Result<Vec<T>, MemoryError> {
-        let mut out = vec![T::zeroed(); self.len()];
-        self.copy_to_host(stream, &mut out)?;
-        Ok(out)
+        copy::to_host_vec(stream, &self.slice)
     }
 
     /// Copies the buffer into `dst` on `stream` and waits (`cuMemcpyDtoHAsync` +
@@ -134,30 +169,6 @@ impl<T: Pod> DeviceBuffer<T> {
         src: &Src,
     ) -> Result<(), MemoryError> {
         copy::copy_device(stream, &mut self.slice, src)
-    }
-
-    /// Enqueues a copy of all of `src` (pinned) into the buffer on `stream`
-    /// (`cuMemcpyHtoDAsync`), see [`copy_from_pinned_async`](super::copy_from_pinned_async).
-    ///
-    /// Errors: [`MemoryError::LengthMismatch`]; [`MemoryError::Driver`].
-    pub fn copy_from_pinned_async(
-        &mut self,
-        stream: &CudaStream,
-        src: &PinnedBuffer<T>,
-    ) -> Result<(), MemoryError> {
-        copy::copy_from_pinned_async(stream, &mut self.slice, src, ..)
-    }
-
-    /// Enqueues a copy of the buffer into all of `dst` (pinned) on `stream`
-    /// (`cuMemcpyDtoHAsync`), see [`copy_to_pinned_async`](super::copy_to_pinned_async).
-    ///
-    /// Errors: [`MemoryError::LengthMismatch`]; [`MemoryError::Driver`].
-    pub fn copy_to_pinned_async(
-        &self,
-        stream: &CudaStream,
-        dst: &mut PinnedBuffer<T>,
-    ) -> Result<(), MemoryError> {
-        copy::copy_to_pinned_async(stream, &self.slice, dst, ..)
     }
 
     /// Allocates `len` elements of uninitialized memory; every constructor fills them
@@ -207,6 +218,48 @@ impl<T: Pod> DeviceBuffer<T> {
                 })
             }
         }
+    }
+}
+
+/// The transfers through pinned memory, whose [`PinnedBuffer`] takes `bytemuck::Pod`
+/// elements.
+impl<T: PlainData + Pod> DeviceBuffer<T> {
+    /// A device copy of the pinned buffer `src`, enqueued on `stream`
+    /// ([`copy_from_pinned_async`](Self::copy_from_pinned_async)).
+    ///
+    /// Errors: as [`zeroed`](Self::zeroed) and
+    /// [`copy_from_pinned_async`](Self::copy_from_pinned_async).
+    pub fn from_pinned_async(
+        stream: &Arc<CudaStream>,
+        src: &PinnedBuffer<T>,
+    ) -> Result<Self, MemoryError> {
+        let mut buf = Self::alloc(stream, src.len())?;
+        buf.copy_from_pinned_async(stream, src)?;
+        Ok(buf)
+    }
+
+    /// Enqueues a copy of all of `src` (pinned) into the buffer on `stream`
+    /// (`cuMemcpyHtoDAsync`), see [`copy_from_pinned_async`](super::copy_from_pinned_async).
+    ///
+    /// Errors: [`MemoryError::LengthMismatch`]; [`MemoryError::Driver`].
+    pub fn copy_from_pinned_async(
+        &mut self,
+        stream: &CudaStream,
+        src: &PinnedBuffer<T>,
+    ) -> Result<(), MemoryError> {
+        copy::copy_from_pinned_async(stream, &mut self.slice, src, ..)
+    }
+
+    /// Enqueues a copy of the buffer into all of `dst` (pinned) on `stream`
+    /// (`cuMemcpyDtoHAsync`), see [`copy_to_pinned_async`](super::copy_to_pinned_async).
+    ///
+    /// Errors: [`MemoryError::LengthMismatch`]; [`MemoryError::Driver`].
+    pub fn copy_to_pinned_async(
+        &self,
+        stream: &CudaStream,
+        dst: &mut PinnedBuffer<T>,
+    ) -> Result<(), MemoryError> {
+        copy::copy_to_pinned_async(stream, &self.slice, dst, ..)
     }
 }
 
@@ -295,7 +348,7 @@ impl<T> DeviceBuffer<T> {
     }
 }
 
-impl<T: Pod> From<CudaSlice<T>> for DeviceBuffer<T> {
+impl<T: PlainData> From<CudaSlice<T>> for DeviceBuffer<T> {
     /// Adopts a slice allocated by cudarc.
     fn from(slice: CudaSlice<T>) -> Self {
         DeviceBuffer { slice }

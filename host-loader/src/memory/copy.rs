@@ -5,6 +5,7 @@
 //! | function | CUDA call | returns when |
 //! |---|---|---|
 //! | [`copy_to_host`] | `cuMemcpyDtoHAsync` + `cuStreamSynchronize` | the data is in `dst` |
+//! | [`to_host_vec`] | `cuMemcpyDtoHAsync` + `cuStreamSynchronize` | the data is in the new `Vec` |
 //! | [`copy_from_host`] | `cuMemcpyHtoDAsync` + `cuStreamSynchronize` | the copy is done |
 //! | [`copy_device`] | `cuMemcpyDtoDAsync` (peer copy across contexts) | enqueued |
 //! | [`copy_from_pinned_async`] | `cuMemcpyHtoDAsync` | enqueued |
@@ -21,7 +22,8 @@ use std::ops::RangeBounds;
 use std::sync::Arc;
 
 use bytemuck::Pod;
-use cudarc::driver::{result, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{result, sys, CudaStream, DevicePtr, DevicePtrMut};
+use device_std::PlainData;
 
 use super::error::{driver, MemoryError};
 use super::pinned::PinnedBuffer;
@@ -31,58 +33,120 @@ use super::size::{byte_len, resolve_range, same_len};
 /// (`cuMemcpyDtoHAsync` on `stream`, then `cuStreamSynchronize`); like `cudaMemcpy`
 /// with `cudaMemcpyDeviceToHost`.
 ///
-/// `stream` first waits for earlier writes of `src` on other streams.
+/// `T` is any [`PlainData`] type: a primitive, an array of them, or a
+/// `#[derive(KernelStruct)]` struct, padding included (the driver copies the bytes; every
+/// field accepts any bit pattern). `stream` first waits for earlier writes of `src` on
+/// other streams.
 ///
 /// Errors: [`MemoryError::LengthMismatch`] when the lengths (in elements) differ, before
 /// any CUDA call; [`MemoryError::ContextMismatch`] when `src` lives in another context;
 /// [`MemoryError::Driver`] when the copy or the synchronization fails (including errors
 /// of earlier asynchronous work on `stream`).
-pub fn copy_to_host<T: Pod, Src: DevicePtr<T> + ?Sized>(
+pub fn copy_to_host<T: PlainData, Src: DevicePtr<T> + ?Sized>(
     stream: &CudaStream,
     src: &Src,
     dst: &mut [T],
 ) -> Result<(), MemoryError> {
     same_len("copy_to_host", dst.len(), src.len())?;
-    same_context("copy_to_host", "the source", stream, src.stream())?;
-    if byte_len::<T>(dst.len())? == 0 {
+    // SAFETY: `dst` is `src.len()` writable elements, borrowed for the whole call.
+    unsafe { dtoh_into("copy_to_host", stream, src, dst.as_mut_ptr()) }
+}
+
+/// A new `Vec` holding the contents of device memory `src` (a
+/// [`DeviceBuffer`](super::DeviceBuffer), a `CudaSlice`, a view), copied as
+/// [`copy_to_host`] copies: the readback for every [`PlainData`] element type, structs
+/// with padding included, where cudarc's `clone_dtoh` needs `T: DeviceRepr`.
+///
+/// ```no_run
+/// # fn demo(stream: &std::sync::Arc<host_loader::cudarc::driver::CudaStream>) -> Result<(), Box<dyn std::error::Error>> {
+/// use host_loader::memory::{to_host_vec, DeviceBuffer};
+/// let buf = DeviceBuffer::from_host(stream, &[1u32, 2, 3, 4])?;
+/// assert_eq!(to_host_vec(stream, &buf.view(1..3)?)?, [2, 3]);
+/// # Ok(()) }
+/// ```
+///
+/// Errors: as [`copy_to_host`].
+pub fn to_host_vec<T: PlainData, Src: DevicePtr<T> + ?Sized>(
+    stream: &CudaStream,
+    src: &Src,
+) -> Result<Vec<T>, MemoryError> {
+    let len = src.len();
+    let mut out = Vec::<T>::with_capacity(len);
+    // SAFETY: `out` has room for `len == src.len()` elements. On success the driver has
+    // written all `len * size_of::<T>()` bytes and the stream is synchronized; each field
+    // of a `PlainData` type accepts any bit pattern, so the elements are initialized
+    // values (padding bytes are not part of the value).
+    unsafe {
+        dtoh_into("to_host_vec", stream, src, out.as_mut_ptr())?;
+        out.set_len(len);
+    }
+    Ok(out)
+}
+
+/// Copies `src.len()` elements of device memory `src` to `dst` and waits.
+///
+/// # Safety
+///
+/// `dst` is valid for writing `src.len()` elements of `T` and nothing else reads or
+/// writes them during the call.
+unsafe fn dtoh_into<T: PlainData, Src: DevicePtr<T> + ?Sized>(
+    op: &'static str,
+    stream: &CudaStream,
+    src: &Src,
+    dst: *mut T,
+) -> Result<(), MemoryError> {
+    same_context(op, "the source", stream, src.stream())?;
+    let bytes = byte_len::<T>(src.len())?;
+    if bytes == 0 {
         return Ok(());
     }
     bind(stream)?;
     let (ptr, record) = src.device_ptr(stream);
-    // SAFETY: `ptr` addresses `src.len()` elements of `T` in this stream's context and
-    // `dst` has exactly as many; `T: Pod` accepts any bytes; the stream is synchronized
-    // below, so the DMA has finished writing `dst` before the borrow ends.
-    let res = unsafe { result::memcpy_dtoh_async(dst, ptr, stream.cu_stream()) };
+    // SAFETY: `ptr` addresses `bytes` bytes in this stream's context, and `dst` as many
+    // (the caller's promise); the stream is synchronized below, so the DMA has finished
+    // writing `dst` before this returns. The driver writes through the pointer: no Rust
+    // reference to the bytes exists while they are being written.
+    let res =
+        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), ptr, bytes, stream.cu_stream()).result() };
     drop(record);
-    res.map_err(driver("cuMemcpyDtoHAsync (copy_to_host)"))?;
+    let failed = |context: String| move |source| MemoryError::Driver { context, source };
+    res.map_err(failed(format!("cuMemcpyDtoHAsync ({op})")))?;
     stream
         .synchronize()
-        .map_err(driver("cuStreamSynchronize after copy_to_host"))
+        .map_err(failed(format!("cuStreamSynchronize after {op}")))
 }
 
 /// Copies the host slice `src` into device memory `dst` and waits for the copy
 /// (`cuMemcpyHtoDAsync` on `stream`, then `cuStreamSynchronize`); like `cudaMemcpy` with
 /// `cudaMemcpyHostToDevice`.
 ///
-/// `stream` first waits for earlier reads and writes of `dst` on other streams.
+/// `T` is any [`PlainData`] type, as for [`copy_to_host`]: the driver reads the bytes of
+/// `src` through its pointer, padding included (those bytes are never read as values on
+/// either side). `stream` first waits for earlier reads and writes of `dst` on other
+/// streams.
 ///
 /// Errors: [`MemoryError::LengthMismatch`] when the lengths differ, before any CUDA
 /// call; [`MemoryError::ContextMismatch`]; [`MemoryError::Driver`].
-pub fn copy_from_host<T: Pod, Dst: DevicePtrMut<T> + ?Sized>(
+pub fn copy_from_host<T: PlainData, Dst: DevicePtrMut<T> + ?Sized>(
     stream: &CudaStream,
     dst: &mut Dst,
     src: &[T],
 ) -> Result<(), MemoryError> {
     same_len("copy_from_host", dst.len(), src.len())?;
     same_context("copy_from_host", "the destination", stream, dst.stream())?;
-    if byte_len::<T>(src.len())? == 0 {
+    let bytes = byte_len::<T>(src.len())?;
+    if bytes == 0 {
         return Ok(());
     }
     bind(stream)?;
     let (ptr, record) = dst.device_ptr_mut(stream);
-    // SAFETY: `ptr` addresses `src.len()` elements in this stream's context; the stream
-    // is synchronized below, so the DMA has finished reading `src` before the borrow ends.
-    let res = unsafe { result::memcpy_htod_async(ptr, src, stream.cu_stream()) };
+    // SAFETY: `ptr` addresses `src.len()` elements in this stream's context; the driver
+    // reads `bytes` bytes from `src`'s pointer (no Rust reference to padding bytes is
+    // made); the stream is synchronized below, so the DMA has finished reading `src`
+    // before the borrow ends.
+    let res = unsafe {
+        sys::cuMemcpyHtoDAsync_v2(ptr, src.as_ptr().cast(), bytes, stream.cu_stream()).result()
+    };
     drop(record);
     res.map_err(driver("cuMemcpyHtoDAsync (copy_from_host)"))?;
     stream

@@ -3,7 +3,9 @@
 //!
 //! Built on cudarc: allocation, views, streams, events and memory pools are cudarc's
 //! (`CudaSlice`, `CudaView(Mut)`, `CudaStream::fork`/`join`, `CudaEvent`,
-//! `PinnedHostSlice`); this module adds what cudarc lacks: a `Pod` element bound, checked
+//! `PinnedHostSlice`); this module adds what cudarc lacks: device buffers of every kernel
+//! element type (device-std's `PlainData`: primitives, arrays, `#[derive(KernelStruct)]`
+//! structs with padding, where cudarc's copies need its `DeviceRepr`), checked
 //! sizes and typed errors instead of panics, host access that can never race an
 //! in-flight copy, managed memory with prefetch/advice and a free-memory budget, the
 //! pageable-memory check, and the pipeline.
@@ -13,7 +15,7 @@
 //! | CUDA C++ | here | CUDA API underneath |
 //! |---|---|---|
 //! | `cudaMallocAsync`, `cudaFreeAsync` | [`DeviceBuffer::zeroed`], `drop` | `cuMemAllocAsync`, `cuMemFreeAsync` |
-//! | `cudaMemcpy` H→D / D→H | [`DeviceBuffer::from_host`], [`DeviceBuffer::copy_to_host`], [`copy_from_host`], [`copy_to_host`] | `cuMemcpyHtoDAsync` / `cuMemcpyDtoHAsync` + `cuStreamSynchronize` |
+//! | `cudaMemcpy` H→D / D→H | [`DeviceBuffer::from_host`], [`DeviceBuffer::to_host_vec`], [`DeviceBuffer::copy_to_host`], [`copy_from_host`], [`copy_to_host`], [`to_host_vec`] | `cuMemcpyHtoDAsync` / `cuMemcpyDtoHAsync` + `cuStreamSynchronize` |
 //! | `cudaMemcpyAsync` D→D | [`copy_device`] | `cuMemcpyDtoDAsync` |
 //! | `cudaMallocHost` | [`PinnedBuffer`] | `cuMemHostAlloc` |
 //! | `cudaMemcpyAsync` with pinned memory | [`copy_from_pinned_async`], [`copy_to_pinned_async`] | `cuMemcpyHtoDAsync`, `cuMemcpyDtoHAsync` |
@@ -89,7 +91,7 @@
 //! | drop of a [`DeviceBuffer`] | never, with memory pools (`cuMemFreeAsync` after GPU-side waits); without: its stream is done |
 //! | drop of a [`PinnedBuffer`] | the last asynchronous copy that uses it is done |
 //! | drop of a [`ManagedBuffer`] | its recorded uses and its stream are done (`cuMemFree` is not stream ordered) |
-//! | [`copy_to_host`], [`copy_from_host`] and the `DeviceBuffer` methods on slices | the copy is done |
+//! | [`copy_to_host`], [`copy_from_host`], [`to_host_vec`] and the `DeviceBuffer` methods on slices and `Vec`s | the copy is done |
 //! | `*_pinned_async`, [`copy_device`], [`DeviceBuffer::zeroed`], [`Pipeline::run`] | nothing (enqueued) |
 //! | [`PinnedBuffer::as_slice`] / [`as_mut_slice`](PinnedBuffer::as_mut_slice) | the last copy that uses it is done |
 //! | [`ManagedBuffer::as_slice`] / [`as_mut_slice`](ManagedBuffer::as_mut_slice) | the GPU work that uses it is done |
@@ -164,6 +166,7 @@ pub use buffer::DeviceBuffer;
 pub use caps::MemoryCaps;
 pub use copy::{
     copy_device, copy_from_host, copy_from_pinned_async, copy_to_host, copy_to_pinned_async,
+    to_host_vec,
 };
 pub use error::MemoryError;
 pub use hmm::{pageable_memory_access, HostPtr, HostRef};

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use bytemuck::Pod;
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
+use device_std::PlainData;
 
 use super::buffer::DeviceBuffer;
 use super::copy::{bind, enqueue_dtoh, enqueue_htod};
@@ -48,7 +49,9 @@ impl<I, O> fmt::Debug for Pipeline<I, O> {
     }
 }
 
-impl<I: Pod, O: Pod> Pipeline<I, O> {
+/// The chunks travel through [`PinnedBuffer`]s (`bytemuck::Pod` elements) and
+/// [`DeviceBuffer`]s ([`PlainData`] elements), so both element types are both.
+impl<I: Pod + PlainData, O: Pod + PlainData> Pipeline<I, O> {
     /// `depth` stages forked from `parent` (`CudaStream::fork`), each with a zeroed
     /// input buffer of `chunk_len` `I`s and output buffer of `chunk_len` `O`s.
     ///
