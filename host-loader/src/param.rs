@@ -4,7 +4,7 @@
 use std::marker::PhantomData;
 use std::mem::{align_of, size_of};
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, SyncOnDrop};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, SyncOnDrop};
 
 use device_std::{FieldLayout, HasValueClass, KernelStruct, ValueClass};
 
@@ -183,7 +183,9 @@ marker!(
     /// A read-only device slice: the kernel takes `&[T]`.
     ///
     /// PTX: `.param .align 8 .b8 NAME[16]`, holding `(ptr, len)` with `len` in elements.
-    /// Launch argument: `&CudaSlice<T>`; the launch waits for earlier writes to it and
+    /// Launch argument: `&CudaSlice<T>`, or a view of part of one (`&buf.slice(a..b)`,
+    /// CUDA's `d_data + offset`: the kernel's slice is the view, its length the view's),
+    /// anything cudarc's [`DevicePtr`] covers; the launch waits for earlier writes to it and
     /// records a read.
     Slice
 );
@@ -191,22 +193,23 @@ marker!(
     /// A writable device slice: the kernel takes `DisjointSlice<T>` or `&mut [T]`.
     ///
     /// PTX: `.param .align 8 .b8 NAME[16]`, holding `(ptr, len)` with `len` in elements.
-    /// Launch argument: `&mut CudaSlice<T>`; the launch waits for earlier reads and
-    /// writes of it and records a write.
+    /// Launch argument: `&mut CudaSlice<T>`, or a mutable view of part of one
+    /// (`&mut buf.slice_mut(a..b)`), anything cudarc's [`DevicePtrMut`] covers; the launch
+    /// waits for earlier reads and writes of it and records a write.
     SliceMut
 );
 marker!(
     /// A read-only raw device pointer: the kernel takes `*const T`.
     ///
-    /// PTX: `.param .u64 .ptr .align 1 NAME`. Launch argument: `&CudaSlice<T>` (its
-    /// first element's address); the length is not passed.
+    /// PTX: `.param .u64 .ptr .align 1 NAME`. Launch argument: `&CudaSlice<T>` or a view
+    /// (its first element's address); the length is not passed.
     Ptr
 );
 marker!(
     /// A writable raw device pointer: the kernel takes `*mut T`.
     ///
-    /// PTX: `.param .u64 .ptr .align 1 NAME`. Launch argument: `&mut CudaSlice<T>` (its
-    /// first element's address); the length is not passed.
+    /// PTX: `.param .u64 .ptr .align 1 NAME`. Launch argument: `&mut CudaSlice<T>` or a
+    /// mutable view (its first element's address); the length is not passed.
     PtrMut
 );
 
@@ -217,7 +220,7 @@ unsafe impl<T: HasValueClass> KernelParam for Slice<T> {
     const LAYOUT: ParamLayout = SLICE_LAYOUT;
     const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::Slice);
     type Arg<'a>
-        = &'a CudaSlice<T>
+        = &'a (dyn DevicePtr<T> + 'a)
     where
         Self: 'a;
     type Raw = RawSlice;
@@ -226,7 +229,10 @@ unsafe impl<T: HasValueClass> KernelParam for Slice<T> {
     where
         Self: 'a;
     #[inline(always)]
-    fn lower<'a>(arg: &'a CudaSlice<T>, stream: &'a CudaStream) -> (RawSlice, SyncOnDrop<'a>) {
+    fn lower<'a>(
+        arg: &'a (dyn DevicePtr<T> + 'a),
+        stream: &'a CudaStream,
+    ) -> (RawSlice, SyncOnDrop<'a>) {
         let len = arg.len() as u64;
         let (ptr, guard) = arg.device_ptr(stream);
         (RawSlice { ptr, len }, guard)
@@ -239,7 +245,7 @@ unsafe impl<T: HasValueClass> KernelParam for SliceMut<T> {
     const LAYOUT: ParamLayout = SLICE_LAYOUT;
     const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::DisjointSlice);
     type Arg<'a>
-        = &'a mut CudaSlice<T>
+        = &'a mut (dyn DevicePtrMut<T> + 'a)
     where
         Self: 'a;
     type Raw = RawSlice;
@@ -248,7 +254,10 @@ unsafe impl<T: HasValueClass> KernelParam for SliceMut<T> {
     where
         Self: 'a;
     #[inline(always)]
-    fn lower<'a>(arg: &'a mut CudaSlice<T>, stream: &'a CudaStream) -> (RawSlice, SyncOnDrop<'a>) {
+    fn lower<'a>(
+        arg: &'a mut (dyn DevicePtrMut<T> + 'a),
+        stream: &'a CudaStream,
+    ) -> (RawSlice, SyncOnDrop<'a>) {
         let len = arg.len() as u64;
         let (ptr, guard) = arg.device_ptr_mut(stream);
         (RawSlice { ptr, len }, guard)
@@ -261,7 +270,7 @@ unsafe impl<T: HasValueClass> KernelParam for Ptr<T> {
     const LAYOUT: ParamLayout = ParamLayout::pointer();
     const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::Pointer);
     type Arg<'a>
-        = &'a CudaSlice<T>
+        = &'a (dyn DevicePtr<T> + 'a)
     where
         Self: 'a;
     type Raw = u64;
@@ -270,7 +279,10 @@ unsafe impl<T: HasValueClass> KernelParam for Ptr<T> {
     where
         Self: 'a;
     #[inline(always)]
-    fn lower<'a>(arg: &'a CudaSlice<T>, stream: &'a CudaStream) -> (u64, SyncOnDrop<'a>) {
+    fn lower<'a>(
+        arg: &'a (dyn DevicePtr<T> + 'a),
+        stream: &'a CudaStream,
+    ) -> (u64, SyncOnDrop<'a>) {
         arg.device_ptr(stream)
     }
 }
@@ -281,7 +293,7 @@ unsafe impl<T: HasValueClass> KernelParam for PtrMut<T> {
     const LAYOUT: ParamLayout = ParamLayout::pointer();
     const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::Pointer);
     type Arg<'a>
-        = &'a mut CudaSlice<T>
+        = &'a mut (dyn DevicePtrMut<T> + 'a)
     where
         Self: 'a;
     type Raw = u64;
@@ -290,7 +302,10 @@ unsafe impl<T: HasValueClass> KernelParam for PtrMut<T> {
     where
         Self: 'a;
     #[inline(always)]
-    fn lower<'a>(arg: &'a mut CudaSlice<T>, stream: &'a CudaStream) -> (u64, SyncOnDrop<'a>) {
+    fn lower<'a>(
+        arg: &'a mut (dyn DevicePtrMut<T> + 'a),
+        stream: &'a CudaStream,
+    ) -> (u64, SyncOnDrop<'a>) {
         arg.device_ptr_mut(stream)
     }
 }

@@ -195,21 +195,27 @@ fn gpu_every_scalar_arrives_intact() {
         block_dim: (32, 1, 1),
         shared_mem_bytes: 0,
     };
-    let args = (
-        &mut out,
-        0xabu8,
-        0xbeefu16,
-        -123456i32,
-        1.5f32,
-        -0.1f64,
-        0xfedc_ba98_7654_3210u64,
-        true,
-        &s,
-        p,
-        -7i8,
-    );
     // SAFETY: echo writes out[0..13] from thread 0 and reads s[len - 1].
-    unsafe { k.launch(&stream, cfg, args) }.unwrap();
+    unsafe {
+        k.launch(
+            &stream,
+            cfg,
+            (
+                &mut out,
+                0xabu8,
+                0xbeefu16,
+                -123456i32,
+                1.5f32,
+                -0.1f64,
+                0xfedc_ba98_7654_3210u64,
+                true,
+                &s,
+                p,
+                -7i8,
+            ),
+        )
+    }
+    .unwrap();
     let got = stream.clone_dtoh(&out).unwrap();
     let want = [
         0xab,

@@ -386,11 +386,16 @@ fn gpu_dynamic_shared_above_48k() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_bindings_record_into_a_graph() {
-    let (_ctx, stream, m) = setup();
+    let (ctx, _, m) = setup();
+    // Stream capture needs a stream of its own (not the legacy default stream).
+    let stream = ctx.new_stream().unwrap();
     let k = generated::HostLoaderFixtureKernels::load(&m).unwrap();
     let n = 10_000;
     let (xs, ys) = (randoms(21, n), randoms(22, n));
-    let (a, b) = (stream.clone_htod(&xs).unwrap(), stream.clone_htod(&ys).unwrap());
+    let (a, b) = (
+        stream.clone_htod(&xs).unwrap(),
+        stream.clone_htod(&ys).unwrap(),
+    );
     let mut c = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
     let mut d = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
     let cfg = for_num_elems(n as u32, 128).unwrap();

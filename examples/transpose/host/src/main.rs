@@ -33,15 +33,20 @@ fn main() -> Result<()> {
         block_dim: (TILE as u32, BLOCK_ROWS as u32, 1),
         shared_mem_bytes: 0,
     };
-    let args = (
-        &input_dev,
-        &mut out_dev,
-        u32::try_from(rows)?,
-        u32::try_from(cols)?,
-    );
     // SAFETY: the kernel reads input through a bounds-checked slice and
     // writes each in-bounds output element from exactly one thread.
-    unsafe { transpose.launch(&stream, cfg, args) }?;
+    unsafe {
+        transpose.launch(
+            &stream,
+            cfg,
+            (
+                &input_dev,
+                &mut out_dev,
+                u32::try_from(rows)?,
+                u32::try_from(cols)?,
+            ),
+        )
+    }?;
     let got = stream.clone_dtoh(&out_dev)?;
 
     let mut want = vec![0.0f32; n];

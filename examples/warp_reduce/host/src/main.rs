@@ -38,17 +38,22 @@ fn main() -> Result<()> {
     let mut maxes_dev = stream.clone_htod(&vec![0xDEAD_BEEFu32; warps])?;
     let mut totals_dev = stream.clone_htod(&vec![i64::MIN; warps])?;
     let cfg = for_num_elems(u32::try_from(n)?, 256)?;
-    let args = (
-        &xs_dev,
-        &keys_dev,
-        &big_dev,
-        &mut sums_dev,
-        &mut maxes_dev,
-        &mut totals_dev,
-    );
     // SAFETY: inputs are read through bounds-checked slices; each output
     // element is written by one warp leader only.
-    unsafe { kernel.launch(&stream, cfg, args) }?;
+    unsafe {
+        kernel.launch(
+            &stream,
+            cfg,
+            (
+                &xs_dev,
+                &keys_dev,
+                &big_dev,
+                &mut sums_dev,
+                &mut maxes_dev,
+                &mut totals_dev,
+            ),
+        )
+    }?;
     let sums = stream.clone_dtoh(&sums_dev)?;
     let maxes = stream.clone_dtoh(&maxes_dev)?;
     let totals = stream.clone_dtoh(&totals_dev)?;
