@@ -7,8 +7,8 @@
 
 use std::process::ExitCode;
 
-use devlib::Affine;
-use host_loader::{for_num_elems, include_ptx, open_device, EmbeddedPtx, Module};
+use devlib::{Affine, Clamped};
+use host_loader::{for_num_elems, include_ptx, open_device, DeviceBuffer, EmbeddedPtx, Module};
 
 /// `OUT_DIR/standalone-kernels.ptx` (and its link map), written by build.rs.
 static PTX: EmbeddedPtx = include_ptx!("standalone-kernels");
@@ -22,7 +22,10 @@ mod kernels {
 /// Written into every output element before a run, so an element the kernel skipped
 /// shows.
 const POISON_F32: f32 = f32::from_bits(0x7fc0_dead);
-const POISON_I32: i32 = 0x5eed_dead;
+const POISON_CLAMPED: Clamped = Clamped {
+    value: 0x5eed_dead,
+    side: 0x5e,
+};
 const BLOCK: u32 = 256;
 
 struct Inputs {
@@ -35,7 +38,7 @@ struct Inputs {
 
 struct Outputs {
     transformed: Vec<f32>,
-    clamped: Vec<i32>,
+    clamped: Vec<Clamped>,
 }
 
 /// Command line (clap: what a user's copy would grow from).
@@ -115,10 +118,13 @@ fn run_gpu(inp: &Inputs) -> Result<Outputs, Box<dyn std::error::Error>> {
     let module = Module::from_embedded(&ctx, &PTX)?;
     let k = kernels::StandaloneKernels::load(&module)?;
     let n = inp.xs.len();
-    let xs = stream.clone_htod(&inp.xs)?;
-    let ints = stream.clone_htod(&inp.ints)?;
-    let mut transformed = stream.clone_htod(&vec![POISON_F32; n])?;
-    let mut clamped = stream.clone_htod(&vec![POISON_I32; n])?;
+    // Device memory, one form for every element type (numbers and `KernelStruct`s):
+    // `DeviceBuffer::from_host` uploads, `zeroed` allocates, `to_host_vec` reads back,
+    // and `&buf` / `&mut buf` are the kernels' slice arguments.
+    let xs = DeviceBuffer::from_host(&stream, &inp.xs)?;
+    let ints = DeviceBuffer::from_host(&stream, &inp.ints)?;
+    let mut transformed = DeviceBuffer::from_host(&stream, &vec![POISON_F32; n])?;
+    let mut clamped = DeviceBuffer::from_host(&stream, &vec![POISON_CLAMPED; n])?;
     let cfg = for_num_elems(u32::try_from(n).expect("n fits in u32"), BLOCK)?;
     // SAFETY: both kernels write out[i] only for i < out.len() and read xs[i] through
     // bounds-checked slices of the same length.
@@ -127,8 +133,8 @@ fn run_gpu(inp: &Inputs) -> Result<Outputs, Box<dyn std::error::Error>> {
         k.clamp_ints(&stream, cfg, &ints, inp.lo, inp.hi, &mut clamped)?;
     }
     Ok(Outputs {
-        transformed: stream.clone_dtoh(&transformed)?,
-        clamped: stream.clone_dtoh(&clamped)?,
+        transformed: transformed.to_host_vec(&stream)?,
+        clamped: clamped.to_host_vec(&stream)?,
     })
 }
 
@@ -141,7 +147,7 @@ fn run_emulated(inp: &Inputs) -> Result<Outputs, Box<dyn std::error::Error>> {
     launch(cfg, || {
         standalone_kernels::transform(inp.p, &inp.xs, out.disjoint())
     })?;
-    let mut clamped = vec![POISON_I32; n];
+    let mut clamped = vec![POISON_CLAMPED; n];
     let out = GlobalMut::new(&mut clamped);
     launch(cfg, || {
         standalone_kernels::clamp_ints(&inp.ints, inp.lo, inp.hi, out.disjoint())
@@ -167,10 +173,18 @@ fn count_transform_mismatches(inp: &Inputs, got: &[f32]) -> usize {
         .count()
 }
 
-fn count_clamp_mismatches(inp: &Inputs, got: &[i32]) -> usize {
+/// Elements whose value or side is wrong (padding is no part of the value).
+fn count_clamp_mismatches(inp: &Inputs, got: &[Clamped]) -> usize {
     inp.ints
         .iter()
         .zip(got)
-        .filter(|(&x, &y)| y != x.clamp(inp.lo, inp.hi))
+        .filter(|(&x, y)| {
+            let side = match (x < inp.lo, x > inp.hi) {
+                (true, _) => -1,
+                (_, true) => 1,
+                _ => 0,
+            };
+            (y.value, y.side) != (x.clamp(inp.lo, inp.hi), side)
+        })
         .count()
 }

@@ -3,7 +3,7 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 use device_std::{kernel, thread, DisjointSlice};
-use devlib::Affine;
+use devlib::{Affine, Clamped};
 
 /// `out[i] = clamp(p.scale * xs[i] + p.shift, p.lo, p.hi)`. Grid: at least `out.len()`
 /// threads in one dimension; `xs` at least as long as `out`.
@@ -16,13 +16,25 @@ pub fn transform(p: Affine, xs: &[f32], mut out: DisjointSlice<f32>) {
     }
 }
 
-/// `out[i] = clamp(xs[i], lo, hi)` on integers. Grid: at least `out.len()` threads;
-/// `xs` at least as long as `out`.
+/// `out[i] = clamp(xs[i], lo, hi)` on integers, with the side it was clamped on (a struct
+/// per element, which the host reads back). Grid: at least `out.len()` threads; `xs` at
+/// least as long as `out`.
 #[kernel]
-pub fn clamp_ints(xs: &[i32], lo: i32, hi: i32, mut out: DisjointSlice<i32>) {
+pub fn clamp_ints(xs: &[i32], lo: i32, hi: i32, mut out: DisjointSlice<Clamped>) {
     let i = thread::index_1d();
     let k = i.get();
     if let Some(y) = out.get_mut(&i) {
-        *y = devlib::clamp(xs[k], lo, hi);
+        let x = xs[k];
+        let side = if x < lo {
+            -1
+        } else if x > hi {
+            1
+        } else {
+            0
+        };
+        *y = Clamped {
+            value: devlib::clamp(x, lo, hi),
+            side,
+        };
     }
 }
