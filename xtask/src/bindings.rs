@@ -610,7 +610,10 @@ fn quote_expr(e: &syn::Expr) -> String {
     }
 }
 
-const SLICE_ARG: &str = "::host_loader::cudarc::driver::CudaSlice";
+/// What a slice or pointer parameter takes: any device memory cudarc's traits cover (a
+/// `CudaSlice`, a view of part of one, a `DeviceBuffer`), as `Kernel::launch` does.
+const SLICE_ARG: &str = "dyn ::host_loader::cudarc::driver::DevicePtr";
+const SLICE_ARG_MUT: &str = "dyn ::host_loader::cudarc::driver::DevicePtrMut";
 
 /// What a kernel's module declares that its parameter types may name: `use`d paths and
 /// type aliases.
@@ -700,10 +703,10 @@ fn bind_param(ctx: &Ctx<'_>, scope: &Scope<'_>, ty: &Type) -> Option<(String, St
                 Some(if r.mutability.is_some() {
                     (
                         format!("{hl}::SliceMut<{t}>"),
-                        format!("&'a mut {SLICE_ARG}<{t}>"),
+                        format!("&'a mut ({SLICE_ARG_MUT}<{t}> + 'a)"),
                     )
                 } else {
-                    (format!("{hl}::Slice<{t}>"), format!("&'a {SLICE_ARG}<{t}>"))
+                    (format!("{hl}::Slice<{t}>"), format!("&'a ({SLICE_ARG}<{t}> + 'a)"))
                 })
             }
             _ => None,
@@ -722,10 +725,10 @@ fn bind_param(ctx: &Ctx<'_>, scope: &Scope<'_>, ty: &Type) -> Option<(String, St
             Some(if p.mutability.is_some() {
                 (
                     format!("{hl}::PtrMut<{t}>"),
-                    format!("&'a mut {SLICE_ARG}<{t}>"),
+                    format!("&'a mut ({SLICE_ARG_MUT}<{t}> + 'a)"),
                 )
             } else {
-                (format!("{hl}::Ptr<{t}>"), format!("&'a {SLICE_ARG}<{t}>"))
+                (format!("{hl}::Ptr<{t}>"), format!("&'a ({SLICE_ARG}<{t}> + 'a)"))
             })
         }
         Type::Path(p) if p.qself.is_none() => {
@@ -764,7 +767,7 @@ fn bind_param(ctx: &Ctx<'_>, scope: &Scope<'_>, ty: &Type) -> Option<(String, St
                 let t = host_type(ctx, imports, elem)?;
                 return Some((
                     format!("{hl}::SliceMut<{t}>"),
-                    format!("&'a mut {SLICE_ARG}<{t}>"),
+                    format!("&'a mut ({SLICE_ARG_MUT}<{t}> + 'a)"),
                 ));
             }
             let t = host_type(ctx, imports, ty)?;
@@ -1079,6 +1082,8 @@ mod tests {
             "sum_u32: module.kernel(\"sum_u32\")?",
             "::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>, f32)>",
             "::host_loader::Kernel<(::host_loader::Slice<u32>, ::host_loader::SliceMut<u32>, u32)>",
+            "xs: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a),",
+            "out: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),",
             "pub unsafe fn record_sum_f32(",
             "xs: ::host_loader::graph::Buf<f32>,",
             "out: ::host_loader::graph::BufMut<f32>,",

@@ -122,9 +122,9 @@ impl HostLoaderFixtureKernels {
         stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
         q: ::host_loader_fixture_kernels::Quant,
-        xs: &'a ::host_loader::cudarc::driver::CudaSlice<i32>,
+        xs: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<i32> + 'a),
         bias: i32,
-        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
+        out: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.dequantize.launch(stream, cfg, (q, xs, bias, out)) }
@@ -166,9 +166,9 @@ impl HostLoaderFixtureKernels {
         &self,
         stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        ps: &'a ::host_loader::cudarc::driver::CudaSlice<::host_loader_fixture_kernels::Particle>,
+        ps: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<::host_loader_fixture_kernels::Particle> + 'a),
         step: ::host_loader_fixture_kernels::Particle,
-        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<::host_loader_fixture_kernels::Particle>,
+        out: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<::host_loader_fixture_kernels::Particle> + 'a),
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.advance.launch(stream, cfg, (ps, step, out)) }
@@ -207,9 +207,9 @@ impl HostLoaderFixtureKernels {
         &self,
         stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        a: &'a ::host_loader::cudarc::driver::CudaSlice<f32>,
-        b: &'a ::host_loader::cudarc::driver::CudaSlice<f32>,
-        c: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
+        a: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a),
+        b: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a),
+        c: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.vecadd.launch(stream, cfg, (a, b, c)) }
@@ -251,7 +251,7 @@ impl HostLoaderFixtureKernels {
         &self,
         stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        x: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
+        x: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),
         p: ::host_loader_fixture_kernels::Params,
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
@@ -291,8 +291,8 @@ impl HostLoaderFixtureKernels {
         stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
         q: ::host_loader_fixture_kernels::Cubic,
-        xs: &'a ::host_loader::cudarc::driver::CudaSlice<f32>,
-        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
+        xs: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a),
+        out: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.cubic.launch(stream, cfg, (q, xs, out)) }
@@ -331,9 +331,9 @@ impl HostLoaderFixtureKernels {
         &self,
         stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        xs: &'a ::host_loader::cudarc::driver::CudaSlice<f64>,
+        xs: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<f64> + 'a),
         k: u32,
-        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
+        out: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.widen.launch(stream, cfg, (xs, k, out)) }
@@ -376,8 +376,8 @@ impl HostLoaderFixtureKernels {
         &self,
         stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        xs: &'a ::host_loader::cudarc::driver::CudaSlice<f32>,
-        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
+        xs: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a),
+        out: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.smem_ends.launch(stream, cfg, (xs, out)) }
@@ -417,8 +417,8 @@ impl HostLoaderFixtureKernels {
         &self,
         stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        xs: &'a ::host_loader::cudarc::driver::CudaSlice<f32>,
-        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
+        xs: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a),
+        out: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.smem_declared.launch(stream, cfg, (xs, out)) }
@@ -498,10 +498,10 @@ impl HostLoaderFixtureKernels {
         &self,
         stream: &'a ::host_loader::cudarc::driver::CudaStream,
         cfg: ::host_loader::LaunchConfig,
-        table: &'a ::host_loader::cudarc::driver::CudaSlice<u64>,
-        flags: &'a mut ::host_loader::cudarc::driver::CudaSlice<bool>,
-        tags: &'a mut ::host_loader::cudarc::driver::CudaSlice<u8>,
-        out: &'a mut ::host_loader::cudarc::driver::CudaSlice<f32>,
+        table: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<u64> + 'a),
+        flags: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<bool> + 'a),
+        tags: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<u8> + 'a),
+        out: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),
     ) -> ::core::result::Result<(), ::host_loader::Error> {
         // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
         unsafe { self.gather.launch(stream, cfg, (table, flags, tags, out)) }
