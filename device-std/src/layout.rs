@@ -4,9 +4,10 @@
 //!
 //! The same struct definition serves both sides: a `#[repr(C)]` struct with
 //! `#[derive(device_std::KernelStruct)]` (padding allowed; `bytemuck::Pod` is not
-//! needed) is passed by value to a kernel, held in `host_loader::DeviceBuffer`s, and its [`StructLayout`] is written into
-//! the kernel's ABI record (see [`abi`](crate::abi)) and also readable on the
-//! host, where `host_loader` compares the two.
+//! needed) is passed by value to a kernel and held in `host_loader::DeviceBuffer`s, and
+//! its [`StructLayout`] is written into the kernel's ABI record (see
+//! [`abi`](crate::abi)) and also readable on the host, where `host_loader` compares the
+//! two.
 //!
 //! # Value classes
 //!
