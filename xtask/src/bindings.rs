@@ -706,7 +706,10 @@ fn bind_param(ctx: &Ctx<'_>, scope: &Scope<'_>, ty: &Type) -> Option<(String, St
                         format!("&'a mut ({SLICE_ARG_MUT}<{t}> + 'a)"),
                     )
                 } else {
-                    (format!("{hl}::Slice<{t}>"), format!("&'a ({SLICE_ARG}<{t}> + 'a)"))
+                    (
+                        format!("{hl}::Slice<{t}>"),
+                        format!("&'a ({SLICE_ARG}<{t}> + 'a)"),
+                    )
                 })
             }
             _ => None,
@@ -728,7 +731,10 @@ fn bind_param(ctx: &Ctx<'_>, scope: &Scope<'_>, ty: &Type) -> Option<(String, St
                     format!("&'a mut ({SLICE_ARG_MUT}<{t}> + 'a)"),
                 )
             } else {
-                (format!("{hl}::Ptr<{t}>"), format!("&'a ({SLICE_ARG}<{t}> + 'a)"))
+                (
+                    format!("{hl}::Ptr<{t}>"),
+                    format!("&'a ({SLICE_ARG}<{t}> + 'a)"),
+                )
             })
         }
         Type::Path(p) if p.qself.is_none() => {
