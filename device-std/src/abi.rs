@@ -14,6 +14,7 @@
 //! | `*const T`, `*mut T` (`T: HasValueClass`, sized) | [`POINTER`] | `.u64 .ptr .align 1` | 8 |
 //! | `&[T]` (`T: PlainData`) | [`SLICE`] | `.align 8 .b8 NAME[16]` = `(ptr: u64, len: u64)` | 16 |
 //! | `DisjointSlice<T, _>`, `&mut [T]` (`T: PlainData`) | [`DISJOINT_SLICE`] | `.align 8 .b8 NAME[16]` = `(ptr: u64, len: u64)` | 16 |
+//! | `Option<&[T]>`, `Option<DisjointSlice<T, _>>` | [`OPTIONAL_SLICE`], [`OPTIONAL_DISJOINT_SLICE`] | as the slice; `None` is `ptr = 0` | 16 |
 //! | `S: KernelStruct` by value | [`STRUCT`] | `.align A .b8 NAME[S]` | `size_of::<S>()` |
 //! | [`tma::TensorMap<T, RANK, B0, …>`](crate::tma::TensorMap) | [`TENSOR_MAP`] | `.u64` (the map's global address) | 8 |
 //! | [`texture::Texture<T, D>`](crate::texture::Texture) | [`TEXTURE`] | `.u64` (the `CUtexObject`) | 8 |
@@ -140,6 +141,12 @@ pub const TEXTURE: u32 = 7;
 /// `kind` of a [`texture::Surface<T, D>`](crate::texture::Surface): the `CUsurfObject`
 /// handle, described as [`TEXTURE`] is.
 pub const SURFACE: u32 = 8;
+/// `kind` of an optional read-only slice `Option<&[T]>`: the `(ptr, len)` of
+/// [`SLICE`], `None` being a null address (what the host passes for no buffer).
+pub const OPTIONAL_SLICE: u32 = 9;
+/// `kind` of an optional writable slice `Option<DisjointSlice<T, _>>`, as
+/// [`OPTIONAL_SLICE`] is.
+pub const OPTIONAL_DISJOINT_SLICE: u32 = 10;
 
 /// The record's fields of a [`TENSOR_MAP`] parameter with box extents `boxes`
 /// (innermost first; the first `RANK` of them are the parameter's fields) and a
@@ -297,6 +304,13 @@ unsafe impl<T: PlainData> KernelParam for &[T] {
 // SAFETY: as for `&[T]`.
 unsafe impl<T: PlainData> KernelParam for &mut [T] {
     const ABI: ParamAbi = ParamAbi::indirect::<T>(DISJOINT_SLICE, 16);
+}
+
+// SAFETY: `&[T]`'s address is never null, so the option is the same 16-byte
+// `(ptr, len)` aggregate with `None` as a null address: what the host passes for an
+// absent buffer (and never for a present one, empty or not).
+unsafe impl<T: PlainData> KernelParam for Option<&[T]> {
+    const ABI: ParamAbi = ParamAbi::indirect::<T>(OPTIONAL_SLICE, 16);
 }
 
 /// The number of `u32` words in the ABI record of a kernel with `params`.

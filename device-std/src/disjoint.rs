@@ -5,12 +5,16 @@ use crate::abi::{KernelParam, ParamAbi, DISJOINT_SLICE};
 use crate::index::{Index1D, IndexSpace, ThreadIndex};
 use crate::layout::PlainData;
 use core::marker::PhantomData;
+use core::ptr::NonNull;
 
 /// A kernel's mutable output slice, shared by all threads of a launch.
 ///
-/// ABI: `#[repr(C)]` `(ptr: *mut T, len: usize)`, 16 bytes aligned to 8. As a
+/// ABI: `#[repr(C)]` `(ptr: NonNull<T>, len: usize)`, 16 bytes aligned to 8. As a
 /// kernel parameter it arrives as one `.param .align 8 .b8 NAME[16]`, the
-/// same form as `&[T]`; `len` counts elements.
+/// same form as `&[T]`; `len` counts elements. The address is never null (the host
+/// passes an aligned dangling one for an empty buffer), so `Option<DisjointSlice<T>>`
+/// has the same form, `None` being a null address: an optional output
+/// (CUDA's `int *partial_sums = NULL`).
 ///
 /// Safe access goes through a witness of the slice's own `Space`: distinct
 /// threads hold distinct [`ThreadIndex`] values, so the `&mut T` they get
@@ -48,30 +52,39 @@ use core::marker::PhantomData;
 #[repr(C)]
 #[derive(Debug)]
 pub struct DisjointSlice<'a, T, Space: IndexSpace = Index1D> {
-    ptr: *mut T,
+    ptr: NonNull<T>,
     len: usize,
     _marker: PhantomData<(&'a mut [T], Space)>,
 }
 
 // SAFETY: rustc passes this `#[repr(C)] (ptr, len)` pair like `&mut [T]`: one
 // 16-byte aggregate aligned to 8. `T: PlainData`, so whatever bytes the host
-// left in the buffer are valid `T`s.
+// left in the buffer are valid `T`s; the host never passes a null address for it
+// (`host_loader` substitutes an aligned dangling one for an empty buffer).
 unsafe impl<T: PlainData, Space: IndexSpace> KernelParam for DisjointSlice<'_, T, Space> {
     const ABI: ParamAbi = ParamAbi::indirect::<T>(DISJOINT_SLICE, 16);
 }
 
+// SAFETY: `DisjointSlice`'s address is `NonNull`, so the option is the same 16-byte
+// `(ptr, len)` aggregate with `None` as a null address, which is what the host passes
+// for an absent buffer.
+unsafe impl<T: PlainData, Space: IndexSpace> KernelParam for Option<DisjointSlice<'_, T, Space>> {
+    const ABI: ParamAbi = ParamAbi::indirect::<T>(crate::abi::OPTIONAL_DISJOINT_SLICE, 16);
+}
+
 impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {
-    /// Wraps `len` elements at `ptr`.
+    /// Wraps `len` elements at `ptr` (a null `ptr` is taken as an aligned dangling one,
+    /// which only an empty slice may have).
     ///
     /// # Safety
     /// - `ptr` is valid for reads and writes of `len` elements of `T` and
-    ///   aligned for `T`, for `'a`;
+    ///   aligned for `T`, for `'a` (so not null unless `len` is 0);
     /// - nothing else reads or writes that memory during `'a` except through
     ///   this slice's witness-checked accessors.
     #[inline(always)]
     pub unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
         DisjointSlice {
-            ptr,
+            ptr: NonNull::new(ptr).unwrap_or(NonNull::dangling()),
             len,
             _marker: PhantomData,
         }
@@ -82,9 +95,10 @@ impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {
     /// own slice through `emulator::GlobalMut::disjoint` (feature `emulator`).
     #[cfg(not(target_arch = "nvptx64"))]
     pub fn from_mut_slice(slice: &'a mut [T]) -> Self {
+        let len = slice.len();
         DisjointSlice {
-            ptr: slice.as_mut_ptr(),
-            len: slice.len(),
+            ptr: NonNull::from(slice).cast(),
+            len,
             _marker: PhantomData,
         }
     }
@@ -122,7 +136,7 @@ impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {
         if i < self.len {
             // SAFETY: in bounds; witnesses of one space are unique per
             // thread, so no other thread forms a reference to element `i`.
-            Some(unsafe { &mut *self.ptr.add(i) })
+            Some(unsafe { &mut *self.ptr.as_ptr().add(i) })
         } else {
             None
         }
@@ -139,15 +153,20 @@ impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {
     #[inline(always)]
     pub unsafe fn get_unchecked_mut(&mut self, i: usize) -> &mut T {
         #[cfg(emulated)]
-        crate::emulator::global::claim(self.ptr as usize, i, core::mem::size_of::<T>(), self.len);
+        crate::emulator::global::claim(
+            self.ptr.as_ptr() as usize,
+            i,
+            core::mem::size_of::<T>(),
+            self.len,
+        );
         // SAFETY: the caller guarantees bounds and exclusivity.
-        unsafe { &mut *self.ptr.add(i) }
+        unsafe { &mut *self.ptr.as_ptr().add(i) }
     }
 
     /// Raw pointer to element 0.
     #[inline(always)]
     pub fn as_mut_ptr(&mut self) -> *mut T {
-        self.ptr
+        self.ptr.as_ptr()
     }
 }
 

@@ -732,3 +732,72 @@ fn a_generic_kernel_emits_one_entry_per_instance() {
     assert_eq!(record("block_reduce_f32_256"), "3");
     assert_eq!(record("block_reduce_u32_128"), "1");
 }
+
+/// `Option<&[T]>` and `Option<DisjointSlice<T>>` (issue 31, point 12) cross as the
+/// slice's own 16-byte `(ptr, len)` aggregate, with record kinds 9 and 10.
+#[test]
+fn optional_slices_are_the_slice_aggregate_with_their_own_kinds() {
+    let ptx = fixture();
+    let entry = ptx
+        .split(".visible .entry optional_buffers(")
+        .nth(1)
+        .expect("the optional_buffers entry");
+    let params: Vec<&str> = entry
+        .split(')')
+        .next()
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(params.len(), 4, "{params:?}");
+    for p in &params {
+        assert!(
+            p.starts_with(".param .align 8 .b8 optional_buffers_param_"),
+            "{p}"
+        );
+        assert!(p.trim_end_matches(',').ends_with("[16]"), "{p}");
+    }
+    let record = ptx
+        .lines()
+        .find(|l| l.contains(" __kernel_abi_optional_buffers["))
+        .expect("the record");
+    let bytes: Vec<u32> = record
+        .split('{')
+        .nth(1)
+        .unwrap()
+        .trim_end_matches("};")
+        .split(',')
+        .map(|b| b.trim().parse().unwrap())
+        .collect();
+    // Words: magic, version, count, then per parameter (kind, size, align, elem size,
+    // elem class, field count); each word little-endian.
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| c.iter().rev().fold(0, |w, &b| (w << 8) | b))
+        .collect();
+    let kinds: Vec<u32> = (0..4).map(|p| words[3 + 6 * p]).collect();
+    assert_eq!(kinds, [3, 9, 4, 10]);
+}
+
+/// The host checks optional slices against the record: `OptSlice`/`OptSliceMut` for
+/// `Option<&[T]>`/`Option<DisjointSlice<T>>`, and a plain `Slice` there is refused with
+/// the form to use.
+#[test]
+fn host_signatures_of_optional_slices() {
+    use host_loader::{OptSlice, OptSliceMut, Signatures, Slice, SliceMut};
+    let sigs = Signatures::parse("fixture", &fixture()).expect("parses");
+    sigs.check::<(Slice<f32>, OptSlice<f32>, SliceMut<f32>, OptSliceMut<f32>)>("optional_buffers")
+        .unwrap();
+    let e = sigs
+        .check::<(Slice<f32>, Slice<f32>, SliceMut<f32>, OptSliceMut<f32>)>("optional_buffers")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("optional read-only slice") && e.contains("OptSlice<T>"),
+        "{e}"
+    );
+    assert!(sigs
+        .check::<(Slice<f32>, OptSlice<u32>, SliceMut<f32>, OptSliceMut<f32>)>("optional_buffers")
+        .is_err());
+}

@@ -96,6 +96,11 @@ pub enum AbiKind {
     /// 8: a surface object handle (`device_std::texture::Surface<T, D>`), described as
     /// [`AbiKind::Texture`] is.
     Surface,
+    /// 9: an optional read-only slice `Option<&[T]>`: `(ptr, len)`, `None` a null `ptr`.
+    OptionalSlice,
+    /// 10: an optional writable slice `Option<DisjointSlice<T>>`, as
+    /// [`AbiKind::OptionalSlice`] is.
+    OptionalDisjointSlice,
 }
 
 impl AbiKind {
@@ -110,6 +115,8 @@ impl AbiKind {
             6 => AbiKind::TensorMap,
             7 => AbiKind::Texture,
             8 => AbiKind::Surface,
+            9 => AbiKind::OptionalSlice,
+            10 => AbiKind::OptionalDisjointSlice,
             _ => return None,
         })
     }
@@ -125,6 +132,8 @@ impl AbiKind {
             AbiKind::TensorMap => 6,
             AbiKind::Texture => 7,
             AbiKind::Surface => 8,
+            AbiKind::OptionalSlice => 9,
+            AbiKind::OptionalDisjointSlice => 10,
         }
     }
 
@@ -139,6 +148,10 @@ impl AbiKind {
             AbiKind::TensorMap => "a tensor map (`tma::TensorMap<T, RANK, B0, ...>`)",
             AbiKind::Texture => "a texture object (`texture::Texture<T, D>`)",
             AbiKind::Surface => "a surface object (`texture::Surface<T, D>`)",
+            AbiKind::OptionalSlice => "an optional read-only slice (`Option<&[T]>`)",
+            AbiKind::OptionalDisjointSlice => {
+                "an optional writable slice (`Option<DisjointSlice<T>>`)"
+            }
         }
     }
 
@@ -153,6 +166,8 @@ impl AbiKind {
             AbiKind::TensorMap => "`tma::TensorMap<T, RANK, B0, ...>` of the same shape",
             AbiKind::Texture => "`texture::Texture<T, D>` of the same texel type and dimensions",
             AbiKind::Surface => "`texture::Surface<T, D>` of the same texel type and dimensions",
+            AbiKind::OptionalSlice => "`OptSlice<T>`",
+            AbiKind::OptionalDisjointSlice => "`OptSliceMut<T>`",
         }
     }
 }
@@ -438,7 +453,11 @@ fn parse_param(w: &mut Words, param: usize) -> Result<AbiParam, AbiRecordError> 
         AbiKind::TensorMap | AbiKind::Texture | AbiKind::Surface => {
             !matches!(elem_class, ValueClass::Pointer | ValueClass::Bool)
         }
-        AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice => true,
+        AbiKind::Pointer
+        | AbiKind::Slice
+        | AbiKind::DisjointSlice
+        | AbiKind::OptionalSlice
+        | AbiKind::OptionalDisjointSlice => true,
     };
     if !class_ok {
         return Err(bad(

@@ -495,6 +495,16 @@ impl fmt::Display for AbiMismatch {
                     AbiKind::TensorMap => ("element classes", "a tensor map of ", " elements"),
                     AbiKind::Texture => ("texel classes", "a texture of ", " texels"),
                     AbiKind::Surface => ("texel classes", "a surface of ", " texels"),
+                    AbiKind::OptionalSlice => (
+                        "element classes",
+                        "an optional read-only slice of ",
+                        " elements",
+                    ),
+                    AbiKind::OptionalDisjointSlice => (
+                        "element classes",
+                        "an optional writable slice of ",
+                        " elements",
+                    ),
                 };
                 write!(
                     f,

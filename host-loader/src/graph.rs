@@ -171,7 +171,9 @@ use cudarc::driver::{
 use crate::error::{DriverMsg, Error};
 use crate::kernel::{Kernel, Shared};
 use crate::launch::LaunchAttributes;
-use crate::param::{KernelParam, Ptr, PtrMut, RawSlice, Slice, SliceMut, Struct};
+use crate::param::{
+    KernelParam, OptSlice, OptSliceMut, Ptr, PtrMut, RawSlice, Slice, SliceMut, Struct,
+};
 use crate::signature::KernelSignature;
 
 /// What went wrong while capturing, instantiating, launching or updating a graph.
@@ -646,13 +648,7 @@ unsafe impl<T: device_std::HasValueClass> GraphParam for Slice<T> {
     #[inline]
     fn lower_graph(arg: Buf<T>, table: &BindingTable) -> Result<(RawSlice, Option<Access>), Error> {
         let b = table.get(arg.graph, arg.index)?;
-        Ok((
-            RawSlice {
-                ptr: b.ptr,
-                len: b.len,
-            },
-            access(&b, false),
-        ))
+        Ok((RawSlice::present::<T>(b.ptr, b.len), access(&b, false)))
     }
 }
 
@@ -666,13 +662,37 @@ unsafe impl<T: device_std::HasValueClass> GraphParam for SliceMut<T> {
     ) -> Result<(RawSlice, Option<Access>), Error> {
         let b = table.get(arg.graph, arg.index)?;
         debug_assert!(b.writable);
-        Ok((
-            RawSlice {
-                ptr: b.ptr,
-                len: b.len,
-            },
-            access(&b, true),
-        ))
+        Ok((RawSlice::present::<T>(b.ptr, b.len), access(&b, true)))
+    }
+}
+
+// SAFETY: a present buffer as for `Slice<T>`, an absent one as `OptSlice<T>::lower`.
+unsafe impl<T: device_std::HasValueClass> GraphParam for OptSlice<T> {
+    type GraphArg = Option<Buf<T>>;
+    #[inline]
+    fn lower_graph(
+        arg: Option<Buf<T>>,
+        table: &BindingTable,
+    ) -> Result<(RawSlice, Option<Access>), Error> {
+        match arg {
+            Some(arg) => <Slice<T> as GraphParam>::lower_graph(arg, table),
+            None => Ok((RawSlice::ABSENT, None)),
+        }
+    }
+}
+
+// SAFETY: as for `OptSlice<T>`, writable.
+unsafe impl<T: device_std::HasValueClass> GraphParam for OptSliceMut<T> {
+    type GraphArg = Option<BufMut<T>>;
+    #[inline]
+    fn lower_graph(
+        arg: Option<BufMut<T>>,
+        table: &BindingTable,
+    ) -> Result<(RawSlice, Option<Access>), Error> {
+        match arg {
+            Some(arg) => <SliceMut<T> as GraphParam>::lower_graph(arg, table),
+            None => Ok((RawSlice::ABSENT, None)),
+        }
     }
 }
 

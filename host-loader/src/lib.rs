@@ -252,7 +252,9 @@ pub use layout::{ParamClass, ParamLayout, ScalarKind};
 pub use memory::DeviceBuffer;
 pub use module::{EmbeddedPtx, LoadOptions, Module};
 pub use module_var::{ModuleVar, VarSpace};
-pub use param::{HostAbi, KernelParam, Ptr, PtrMut, RawSlice, Slice, SliceMut, Struct};
+pub use param::{
+    HostAbi, KernelParam, OptSlice, OptSliceMut, Ptr, PtrMut, RawSlice, Slice, SliceMut, Struct,
+};
 pub use signature::{
     check_signature, check_signature_with_record, verify_layouts, KernelSignature, Signatures,
 };

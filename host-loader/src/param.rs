@@ -163,6 +163,25 @@ pub struct RawSlice {
 const SLICE_LAYOUT: ParamLayout =
     ParamLayout::aggregate(size_of::<RawSlice>() as u32, align_of::<RawSlice>() as u32);
 
+impl RawSlice {
+    /// The slice of `len` elements of `T` at `ptr`, with a null `ptr` (an empty
+    /// allocation can have one) replaced by `align_of::<T>()`: `&[T]` and
+    /// `DisjointSlice<T>` are never null on the device, and `Option<&[T]>` reads a null
+    /// address as `None`.
+    #[inline(always)]
+    pub fn present<T>(ptr: u64, len: u64) -> RawSlice {
+        let ptr = if ptr == 0 {
+            align_of::<T>() as u64
+        } else {
+            ptr
+        };
+        RawSlice { ptr, len }
+    }
+
+    /// An absent optional slice (`None` on the device): a null address, length 0.
+    pub const ABSENT: RawSlice = RawSlice { ptr: 0, len: 0 };
+}
+
 macro_rules! marker {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -235,7 +254,7 @@ unsafe impl<T: HasValueClass> KernelParam for Slice<T> {
     ) -> (RawSlice, SyncOnDrop<'a>) {
         let len = arg.len() as u64;
         let (ptr, guard) = arg.device_ptr(stream);
-        (RawSlice { ptr, len }, guard)
+        (RawSlice::present::<T>(ptr, len), guard)
     }
 }
 
@@ -260,7 +279,7 @@ unsafe impl<T: HasValueClass> KernelParam for SliceMut<T> {
     ) -> (RawSlice, SyncOnDrop<'a>) {
         let len = arg.len() as u64;
         let (ptr, guard) = arg.device_ptr_mut(stream);
-        (RawSlice { ptr, len }, guard)
+        (RawSlice::present::<T>(ptr, len), guard)
     }
 }
 
@@ -307,6 +326,82 @@ unsafe impl<T: HasValueClass> KernelParam for PtrMut<T> {
         stream: &'a CudaStream,
     ) -> (u64, SyncOnDrop<'a>) {
         arg.device_ptr_mut(stream)
+    }
+}
+
+marker!(
+    /// An optional read-only device slice: the kernel takes `Option<&[T]>` (CUDA's
+    /// `const float *x` that may be `NULL`).
+    ///
+    /// PTX: `.param .align 8 .b8 NAME[16]`, `(ptr, len)` as for [`Slice`]. Launch
+    /// argument: `Some(&buf)` (a `CudaSlice`, a `DeviceBuffer`, a view: what [`Slice`]
+    /// takes), or `None`, which the kernel sees as `None` (a null address).
+    OptSlice
+);
+marker!(
+    /// An optional writable device slice: the kernel takes `Option<DisjointSlice<T>>`
+    /// (CUDA's `int *partial_sums = NULL`).
+    ///
+    /// PTX: `.param .align 8 .b8 NAME[16]`, as for [`SliceMut`]. Launch argument:
+    /// `Some(&mut buf)` or `None`.
+    OptSliceMut
+);
+
+// SAFETY: the byte form of `Option<&[T]>` is `&[T]`'s with a null address for `None`:
+// `Some` passes a non-null address (`RawSlice::present`), `None` a null one. A present
+// buffer's guard orders the launch as for `Slice<T>`.
+unsafe impl<T: HasValueClass> KernelParam for OptSlice<T> {
+    const LAYOUT: ParamLayout = SLICE_LAYOUT;
+    const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::OptionalSlice);
+    type Arg<'a>
+        = Option<&'a (dyn DevicePtr<T> + 'a)>
+    where
+        Self: 'a;
+    type Raw = RawSlice;
+    type Guard<'a>
+        = Option<SyncOnDrop<'a>>
+    where
+        Self: 'a;
+    #[inline(always)]
+    fn lower<'a>(
+        arg: Option<&'a (dyn DevicePtr<T> + 'a)>,
+        stream: &'a CudaStream,
+    ) -> (RawSlice, Option<SyncOnDrop<'a>>) {
+        match arg {
+            Some(arg) => {
+                let (raw, guard) = <Slice<T> as KernelParam>::lower(arg, stream);
+                (raw, Some(guard))
+            }
+            None => (RawSlice::ABSENT, None),
+        }
+    }
+}
+
+// SAFETY: as for `OptSlice<T>`, with `SliceMut<T>`'s ordering for a present buffer.
+unsafe impl<T: HasValueClass> KernelParam for OptSliceMut<T> {
+    const LAYOUT: ParamLayout = SLICE_LAYOUT;
+    const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::OptionalDisjointSlice);
+    type Arg<'a>
+        = Option<&'a mut (dyn DevicePtrMut<T> + 'a)>
+    where
+        Self: 'a;
+    type Raw = RawSlice;
+    type Guard<'a>
+        = Option<SyncOnDrop<'a>>
+    where
+        Self: 'a;
+    #[inline(always)]
+    fn lower<'a>(
+        arg: Option<&'a mut (dyn DevicePtrMut<T> + 'a)>,
+        stream: &'a CudaStream,
+    ) -> (RawSlice, Option<SyncOnDrop<'a>>) {
+        match arg {
+            Some(arg) => {
+                let (raw, guard) = <SliceMut<T> as KernelParam>::lower(arg, stream);
+                (raw, Some(guard))
+            }
+            None => (RawSlice::ABSENT, None),
+        }
     }
 }
 

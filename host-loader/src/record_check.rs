@@ -128,7 +128,11 @@ pub(crate) fn param_detail(rec: &AbiParam, host: &HostAbi) -> Option<AbiMismatch
     match rec.kind {
         // The PTX check compared size and integer/float class already; the sign is here.
         AbiKind::Scalar => class(rec.size),
-        AbiKind::Pointer | AbiKind::Slice | AbiKind::DisjointSlice => {
+        AbiKind::Pointer
+        | AbiKind::Slice
+        | AbiKind::DisjointSlice
+        | AbiKind::OptionalSlice
+        | AbiKind::OptionalDisjointSlice => {
             if rec.elem_size != host.elem_size {
                 return Some(AbiMismatchDetail::ElemSize {
                     device: rec.elem_size,

@@ -762,6 +762,27 @@ fn bind_param(ctx: &Ctx<'_>, scope: &Scope<'_>, ty: &Type) -> Option<(String, St
                 // the parameter), rather than taken for a struct.
                 return None;
             }
+            if last.ident == "Option" {
+                // `Option<&[T]>` / `Option<DisjointSlice<T>>`: the slice's binding,
+                // optional (a null address on the device is `None`).
+                let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                    return None;
+                };
+                let Some(syn::GenericArgument::Type(inner)) = args.args.first() else {
+                    return None;
+                };
+                let (sig, arg) = bind_param(ctx, scope, inner)?;
+                let opt = |from: &str, to: &str| {
+                    sig.strip_prefix(from).map(|rest| {
+                        (
+                            format!("{to}{rest}"),
+                            format!("::core::option::Option<{arg}>"),
+                        )
+                    })
+                };
+                return opt(&format!("{hl}::SliceMut<"), &format!("{hl}::OptSliceMut<"))
+                    .or_else(|| opt(&format!("{hl}::Slice<"), &format!("{hl}::OptSlice<")));
+            }
             if last.ident == "DisjointSlice" {
                 let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
                     return None;
@@ -1009,6 +1030,12 @@ fn render_record(w: &mut String, k: &BoundKernel, args: &str) {
                 .strip_suffix('>')
                 .map(str::to_string)
         };
+        if let Some(t) = elem(&format!("{hl}::OptSliceMut<")) {
+            return Some(format!("::core::option::Option<{hl}::graph::BufMut<{t}>>"));
+        }
+        if let Some(t) = elem(&format!("{hl}::OptSlice<")) {
+            return Some(format!("::core::option::Option<{hl}::graph::Buf<{t}>>"));
+        }
         if let Some(t) =
             elem(&format!("{hl}::SliceMut<")).or_else(|| elem(&format!("{hl}::PtrMut<")))
         {
@@ -1078,7 +1105,8 @@ mod tests {
             &lib,
             "use device_std::{kernel, DisjointSlice, BlockIndex1D};\n\
              #[kernel(instances(sum_f32 = <f32, 256>, sum_u32 = <u32, 128>))]\n\
-             pub fn sum<T: Copy, const BLOCK: usize>(xs: &[T], out: DisjointSlice<T, BlockIndex1D>, k: T) {}\n",
+             pub fn sum<T: Copy, const BLOCK: usize>(xs: &[T], out: DisjointSlice<T, BlockIndex1D>, k: T, \
+             bias: Option<&[T]>, partial: Option<DisjointSlice<T>>) {}\n",
         )
         .unwrap();
         let text = generate("inst-kernels", &lib).unwrap();
@@ -1086,15 +1114,19 @@ mod tests {
         for want in [
             "sum_f32: module.kernel(\"sum_f32\")?",
             "sum_u32: module.kernel(\"sum_u32\")?",
-            "::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>, f32)>",
-            "::host_loader::Kernel<(::host_loader::Slice<u32>, ::host_loader::SliceMut<u32>, u32)>",
+            "::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>, f32, ::host_loader::OptSlice<f32>, ::host_loader::OptSliceMut<f32>)>",
+            "::host_loader::Kernel<(::host_loader::Slice<u32>, ::host_loader::SliceMut<u32>, u32, ::host_loader::OptSlice<u32>, ::host_loader::OptSliceMut<u32>)>",
             "xs: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a),",
             "out: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),",
             "pub unsafe fn record_sum_f32(",
+            "bias: ::core::option::Option<&'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a)>,",
+            "partial: ::core::option::Option<&'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a)>,",
+            "bias: ::core::option::Option<::host_loader::graph::Buf<f32>>,",
+            "::host_loader::OptSlice<f32>, ::host_loader::OptSliceMut<f32>",
             "xs: ::host_loader::graph::Buf<f32>,",
             "out: ::host_loader::graph::BufMut<f32>,",
             "k: f32,",
-            "unsafe { recorder.launch(&self.sum_f32, cfg, (xs, out, k)) }",
+            "unsafe { recorder.launch(&self.sum_f32, cfg, (xs, out, k, bias, partial)) }",
         ] {
             assert!(text.contains(want), "{want} missing from:\n{text}");
         }

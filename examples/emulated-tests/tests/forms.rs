@@ -133,3 +133,41 @@ fn declared_dynamic_shared_memory_is_checked_under_the_emulator() {
         assert!(msg.contains(part), "{part:?} missing from: {msg}");
     }
 }
+
+/// Optional buffers (issue 31, point 12): the kernel sees `None` or the buffer, in every
+/// combination.
+#[test]
+fn optional_buffers_are_none_or_the_buffer() {
+    let n = 300usize;
+    let xs: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let scale: Vec<f32> = (0..n).map(|i| 1.0 + (i % 7) as f32).collect();
+    let cfg = LaunchConfig::new((3, 1, 1), (128, 1, 1));
+    for (with_scale, with_firsts) in [(false, false), (true, false), (false, true), (true, true)] {
+        let mut out = vec![f32::NAN; n];
+        let mut firsts = vec![f32::NAN; 3];
+        {
+            let o = GlobalMut::new(&mut out);
+            let f = GlobalMut::new(&mut firsts);
+            emulator::launch(cfg, || {
+                k::optional_buffers(
+                    &xs,
+                    with_scale.then_some(&scale[..]),
+                    o.disjoint(),
+                    with_firsts.then(|| f.disjoint()),
+                )
+            })
+            .unwrap();
+        }
+        let want = |i: usize| if with_scale { xs[i] * scale[i] } else { xs[i] };
+        for (i, got) in out.iter().enumerate() {
+            assert_eq!(*got, want(i), "scale {with_scale}, i = {i}");
+        }
+        for (b, got) in firsts.iter().enumerate() {
+            if with_firsts && b * 128 < n {
+                assert_eq!(*got, want(b * 128), "block {b}");
+            } else {
+                assert!(got.is_nan(), "block {b} written without the buffer");
+            }
+        }
+    }
+}
