@@ -265,7 +265,7 @@ impl ParamAbi {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a kernel parameter",
     label = "no stable layout across the kernel boundary",
-    note = "kernel parameters are integers, floats, raw pointers, `&[T]`, `&mut [T]`, `DisjointSlice<T>` (T: PlainData), `#[derive(KernelStruct)]` structs and `tma::TensorMap<T, RANK, B0, ...>`"
+    note = "kernel parameters are integers, floats, raw pointers, `&[T]`, `&mut [T]`, `DisjointSlice<T>` (T: PlainData), their `Option`s (`Option<&[T]>`, `Option<DisjointSlice<T>>`), `#[derive(KernelStruct)]` structs, `tma::TensorMap<T, RANK, B0, ...>` and `texture::Texture`/`Surface`"
 )]
 pub unsafe trait KernelParam {
     /// How the parameter crosses the boundary.
