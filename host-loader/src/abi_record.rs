@@ -270,7 +270,7 @@ pub enum AbiRecordError {
     #[error(
         "parameter {param} (word {word}) has kind {found}; known kinds are 1 (scalar), \
          2 (pointer), 3 (slice), 4 (disjoint slice), 5 (struct), 6 (tensor map), \
-         7 (texture) and 8 (surface)"
+         7 (texture), 8 (surface), 9 (optional slice) and 10 (optional disjoint slice)"
     )]
     UnknownKind {
         /// 0-based parameter index.
@@ -689,14 +689,16 @@ mod tests {
 
     #[test]
     fn kind_and_class_words_round_trip() {
-        for k in 1..=8 {
+        for k in 1..=10 {
             assert_eq!(AbiKind::from_word(k).unwrap().word(), k);
         }
         assert_eq!(AbiKind::from_word(0), None);
         assert_eq!(AbiKind::from_word(6), Some(AbiKind::TensorMap));
         assert_eq!(AbiKind::from_word(7), Some(AbiKind::Texture));
         assert_eq!(AbiKind::from_word(8), Some(AbiKind::Surface));
-        assert_eq!(AbiKind::from_word(9), None);
+        assert_eq!(AbiKind::from_word(9), Some(AbiKind::OptionalSlice));
+        assert_eq!(AbiKind::from_word(10), Some(AbiKind::OptionalDisjointSlice));
+        assert_eq!(AbiKind::from_word(11), None);
         for c in 0..=7 {
             assert_eq!(ValueClass::from_word(c).unwrap().word(), c);
         }
@@ -875,12 +877,12 @@ mod tests {
     #[test]
     fn unknown_kind() {
         let mut w = vecadd_words();
-        w[9] = 9;
+        w[9] = 11;
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
-            "parameter 1 (word 9) has kind 9; known kinds are 1 (scalar), 2 (pointer), \
-             3 (slice), 4 (disjoint slice), 5 (struct), 6 (tensor map), 7 (texture) and \
-             8 (surface)"
+            "parameter 1 (word 9) has kind 11; known kinds are 1 (scalar), 2 (pointer), \
+             3 (slice), 4 (disjoint slice), 5 (struct), 6 (tensor map), 7 (texture), \
+             8 (surface), 9 (optional slice) and 10 (optional disjoint slice)"
         );
         w[9] = 0;
         assert!(matches!(

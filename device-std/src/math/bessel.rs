@@ -18,7 +18,10 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 /// The six functions for one float type `$F`, from that type's `fma`, `log`, `sincos`,
-/// `rsqrt` and coefficient tables (suffix `$T` in `bessel_coeffs`).
+/// `rsqrt` and coefficient tables (the `_F32` or `_F64` ones of `bessel_coeffs`), and four
+/// thresholds: `small` (below it J0 and J1 are their series), `miller_acc` (the start of
+/// Miller's recurrence is `n + √(miller_acc·n)`), `series_below` (below it `Jₙ` is the
+/// series' first two terms) and `rescale` (the backward recurrence's overflow guard).
 macro_rules! bessel_body {
     ($F:ident, $fma:path, $log:path, $sincos:path, $rsqrt:path,
      tables: $J0:ident $J0B:ident $J0A:ident, $J1:ident $J1B:ident $J1A:ident,
