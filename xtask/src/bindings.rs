@@ -12,9 +12,10 @@
 //! | device parameter | signature type | method argument |
 //! |---|---|---|
 //! | `u32`, `f32`, … | the same | by value |
-//! | `&[T]` | `Slice<T>` | `&CudaSlice<T>` |
-//! | `DisjointSlice<T, _>`, `&mut [T]` | `SliceMut<T>` | `&mut CudaSlice<T>` |
-//! | `*const T`, `*mut T` | `Ptr<T>`, `PtrMut<T>` | `&CudaSlice<T>`, `&mut CudaSlice<T>` |
+//! | `&[T]` | `Slice<T>` | `&dyn DevicePtr<T>`: a `CudaSlice<T>`, a `DeviceBuffer<T>` or a view of part of one |
+//! | `DisjointSlice<T, _>`, `&mut [T]` | `SliceMut<T>` | `&mut dyn DevicePtrMut<T>` (the same, writable) |
+//! | `Option<&[T]>`, `Option<DisjointSlice<T, _>>` | `OptSlice<T>`, `OptSliceMut<T>` | `Option<&dyn DevicePtr<T>>`, `Option<&mut dyn DevicePtrMut<T>>` |
+//! | `*const T`, `*mut T` | `Ptr<T>`, `PtrMut<T>` | `&dyn DevicePtr<T>`, `&mut dyn DevicePtrMut<T>` |
 //! | `*const *const T`, `*mut *mut T` (pointer tables) | `Ptr<u64>`, `PtrMut<u64>` | `&CudaSlice<u64>` of device addresses, `&mut CudaSlice<u64>` |
 //! | `*const c_void`, `*mut c_void` (untyped) | `Ptr<u8>`, `PtrMut<u8>` | `&CudaSlice<u8>`, `&mut CudaSlice<u8>` (bytes; `host_loader::Module::kernel` takes any element type) |
 //! | `tma::TensorMap<T, RANK, B0, …, SWIZZLE>` | `tma::TensorMap<'static, T, RANK, B0, …>` | `&tma::TensorMap<'a, T, RANK, B0, …>` (the encoded map) |
@@ -63,8 +64,13 @@
 //! when their type is a primitive, a named type or an array of them with a literal or
 //! constant length; others are left to `Module::constant`/`global` by hand.
 //!
+//! A generic kernel binds once per instance of its `#[kernel(instances(...))]`, under
+//! the instance's name. Each kernel also gets `NAME_kernel()` (its typed handle) and, when
+//! a graph can take its parameters, `record_NAME` (the launch recorded into a graph, the
+//! buffers as `graph::Buf`/`BufMut` tokens, `Option<…>` for the optional ones).
+//!
 //! Not supported: kernels declared by other macros, or in files reached through
-//! `#[path]` attributes; generic or renamed (`#[export_name]`) kernels.
+//! `#[path]` attributes; renamed (`#[export_name]`) kernels.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
