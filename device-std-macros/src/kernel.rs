@@ -30,7 +30,6 @@ fn expand_instances(func: &ItemFn, args: &Args) -> Result<TokenStream> {
     let params = generic_params(func)?;
     let mut out = quote! {
         #[inline(always)]
-        #[allow(clippy::too_many_arguments)]
         #func
     };
     for inst in instances {
