@@ -657,3 +657,75 @@ fn gpu_generated_bindings() {
     unsafe { kernels.empty(&stream, cfg) }.unwrap();
     stream.synchronize().unwrap();
 }
+
+/// Optional buffers (issue 31, point 12): `optional_axpy` through the bindings with each
+/// of `bias` and `lens` present or absent, a present but empty `bias` (told apart from an
+/// absent one on the device), `bias` as a view of part of a buffer, and a graph node with
+/// `bias` absent.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_optional_buffers() {
+    let (ctx, stream, m) = setup();
+    let k = generated::HostLoaderFixtureKernels::load(&m).unwrap();
+    let n = 50_001;
+    let a = 1.5f32;
+    let xs = randoms(31, n);
+    let bs = randoms(32, n + 7);
+    let dx = stream.clone_htod(&xs).unwrap();
+    let db = stream.clone_htod(&bs).unwrap();
+    let empty = stream.alloc_zeros::<f32>(0).unwrap();
+    let cfg = for_num_elems(n as u32, 256).unwrap();
+    // (bias given as: 0 absent, 1 whole buffer from 0, 2 a view from element 7, 3 empty)
+    for bias_form in 0..4 {
+        for with_lens in [false, true] {
+            let mut dy = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+            let mut dl = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+            let view = db.slice(7..);
+            let bias: Option<&dyn DevicePtr<f32>> = match bias_form {
+                0 => None,
+                1 => Some(&db),
+                2 => Some(&view),
+                _ => Some(&empty),
+            };
+            let lens: Option<&mut dyn cudarc::driver::DevicePtrMut<f32>> =
+                if with_lens { Some(&mut dl) } else { None };
+            // SAFETY: optional_axpy reads xs[i], bias[i] (checked) and writes y[i] and
+            // lens[i] for i < their lengths.
+            unsafe { k.optional_axpy(&stream, cfg, a, &dx, bias, &mut dy, lens) }.unwrap();
+            let (y, l) = (stream.clone_dtoh(&dy).unwrap(), stream.clone_dtoh(&dl).unwrap());
+            let (want_len, bias_at): (f32, &dyn Fn(usize) -> f32) = match bias_form {
+                0 => (-1.0, &|_| 0.0),
+                1 => ((n + 7) as f32, &|i| bs[i]),
+                2 => (n as f32, &|i| bs[i + 7]),
+                _ => (0.0, &|_| 1000.0),
+            };
+            for i in 0..n {
+                assert_eq!(y[i], a * xs[i] + bias_at(i), "bias {bias_form}, i={i}");
+                if with_lens {
+                    assert_eq!(l[i], want_len, "bias {bias_form}, i={i}");
+                } else {
+                    assert!(l[i].is_nan(), "lens absent but written at {i}");
+                }
+            }
+        }
+    }
+    // A graph node with bias absent and lens present.
+    let gs = ctx.new_stream().unwrap();
+    let mut dy = gs.clone_htod(&vec![f32::NAN; n]).unwrap();
+    let mut dl = gs.clone_htod(&vec![f32::NAN; n]).unwrap();
+    {
+        let (g, _) = host_loader::graph::capture(&gs, |r| {
+            let x_t = r.read(&dx)?;
+            let (y_t, l_t) = (r.write(&mut dy)?, r.write(&mut dl)?);
+            // SAFETY: as above.
+            unsafe { k.record_optional_axpy(r, cfg, a, x_t, None, y_t, Some(l_t)) }
+        })
+        .unwrap();
+        g.instantiate().unwrap().launch(&gs).unwrap();
+    }
+    let (y, l) = (gs.clone_dtoh(&dy).unwrap(), gs.clone_dtoh(&dl).unwrap());
+    for i in 0..n {
+        assert_eq!((y[i], l[i]), (a * xs[i], -1.0), "graph, i={i}");
+    }
+    ctx.synchronize().unwrap();
+}

@@ -15,6 +15,7 @@ pub struct HostLoaderFixtureKernels {
     smem_declared: ::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
     empty: ::host_loader::Kernel<()>,
     gather: ::host_loader::Kernel<(::host_loader::Ptr<u64>, ::host_loader::PtrMut<bool>, ::host_loader::PtrMut<u8>, ::host_loader::SliceMut<f32>)>,
+    optional_axpy: ::host_loader::Kernel<(f32, ::host_loader::Slice<f32>, ::host_loader::OptSlice<f32>, ::host_loader::SliceMut<f32>, ::host_loader::OptSliceMut<f32>)>,
 }
 
 #[allow(dead_code, clippy::type_complexity)]
@@ -35,6 +36,7 @@ impl HostLoaderFixtureKernels {
             smem_declared: module.kernel("smem_declared")?,
             empty: module.kernel("empty")?,
             gather: module.kernel("gather")?,
+            optional_axpy: module.kernel("optional_axpy")?,
         })
     }
 
@@ -106,6 +108,13 @@ impl HostLoaderFixtureKernels {
     /// occupancy queries, without writing the signature again.
     pub fn gather_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Ptr<u64>, ::host_loader::PtrMut<bool>, ::host_loader::PtrMut<u8>, ::host_loader::SliceMut<f32>)> {
         &self.gather
+    }
+
+    /// The checked handle of `optional_axpy`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.optional_axpy_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn optional_axpy_kernel(&self) -> &::host_loader::Kernel<(f32, ::host_loader::Slice<f32>, ::host_loader::OptSlice<f32>, ::host_loader::SliceMut<f32>, ::host_loader::OptSliceMut<f32>)> {
+        &self.optional_axpy
     }
 
     /// `out[i] = (xs[i] - q.zero) as f32 * q.scale + bias as f32` for `i < out.len()`.
@@ -526,5 +535,53 @@ impl HostLoaderFixtureKernels {
     ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Ptr<u64>, ::host_loader::PtrMut<bool>, ::host_loader::PtrMut<u8>, ::host_loader::SliceMut<f32>)>, ::host_loader::Error> {
         // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
         unsafe { recorder.launch(&self.gather, cfg, (table, flags, tags, out)) }
+    }
+
+    /// Optional buffers (CUDA's `const float *bias` and `float *lens` that may be `NULL`):
+    /// `y[i] = a·x[i] + bias[i]`, with `bias[i]` read as 0 when `bias` is absent and 1000 when
+    /// `i` is past its end (so an empty but present buffer is told from an absent one); when
+    /// `lens` is present, `lens[i]` receives `bias`'s length in elements (−1 when absent).
+    ///
+    /// Launches `optional_axpy` on `stream` (`host_loader::Kernel::launch`).
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::Kernel::launch`: the kernel stays within its
+    /// buffers, writes only through mutable ones, and its preconditions hold.
+    #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
+    pub unsafe fn optional_axpy<'a>(
+        &self,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
+        cfg: ::host_loader::LaunchConfig,
+        a: f32,
+        xs: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a),
+        bias: ::core::option::Option<&'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a)>,
+        y: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),
+        lens: ::core::option::Option<&'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a)>,
+    ) -> ::core::result::Result<(), ::host_loader::Error> {
+        // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
+        unsafe { self.optional_axpy.launch(stream, cfg, (a, xs, bias, y, lens)) }
+    }
+
+    /// Records `optional_axpy` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`optional_axpy`](Self::optional_axpy), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_optional_axpy(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+        a: f32,
+        xs: ::host_loader::graph::Buf<f32>,
+        bias: ::core::option::Option<::host_loader::graph::Buf<f32>>,
+        y: ::host_loader::graph::BufMut<f32>,
+        lens: ::core::option::Option<::host_loader::graph::BufMut<f32>>,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<(f32, ::host_loader::Slice<f32>, ::host_loader::OptSlice<f32>, ::host_loader::SliceMut<f32>, ::host_loader::OptSliceMut<f32>)>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.optional_axpy, cfg, (a, xs, bias, y, lens)) }
     }
 }
