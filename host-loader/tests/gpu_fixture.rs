@@ -692,7 +692,10 @@ fn gpu_optional_buffers() {
             // SAFETY: optional_axpy reads xs[i], bias[i] (checked) and writes y[i] and
             // lens[i] for i < their lengths.
             unsafe { k.optional_axpy(&stream, cfg, a, &dx, bias, &mut dy, lens) }.unwrap();
-            let (y, l) = (stream.clone_dtoh(&dy).unwrap(), stream.clone_dtoh(&dl).unwrap());
+            let (y, l) = (
+                stream.clone_dtoh(&dy).unwrap(),
+                stream.clone_dtoh(&dl).unwrap(),
+            );
             let (want_len, bias_at): (f32, &dyn Fn(usize) -> f32) = match bias_form {
                 0 => (-1.0, &|_| 0.0),
                 1 => ((n + 7) as f32, &|i| bs[i]),
