@@ -76,7 +76,7 @@ mod imp {
     }
 
     /// Bit `j` set when the body scan's fast operand pass stops at
-    /// `bytes[at + j]` (`crate::body::stops_at`), for `j` in
+    /// `bytes[at + j]` (`crate::body::operands::stops_at`), for `j` in
     /// 0..16. Needs `0 < at` and `at + 16 <= bytes.len()` (checked).
     #[inline]
     pub(crate) fn operand_stops(bytes: &[u8], at: usize) -> u32 {

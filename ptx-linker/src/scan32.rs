@@ -1,6 +1,6 @@
 //! The body scan's operand classification 32 bytes at a time with AVX2,
 //! chosen at run time (`is_x86_feature_detected!`): the SSE2 path of
-//! [`crate::scan16`] and the scalar loop of `body::first_stop` stay for
+//! [`crate::scan16`] and the scalar loop of `body::operands::first_stop` stay for
 //! machines without it and for the last bytes of a text.
 //!
 //! Each byte's classes come from two pairs of 16-entry tables indexed by
@@ -9,7 +9,7 @@
 //! nibble) pairs and a class is a union of bits.
 
 /// Bits of the "stop" tables: one rectangle of stop bytes each (see
-/// `body::OPERAND`): `" . /`, `: ;`, `@`, `{ }` and 0x7f, control bytes other
+/// `body::operands::OPERAND`): `" . /`, `: ;`, `@`, `{ }` and 0x7f, control bytes other
 /// than blanks (`\t`..`\r` but the vertical tab), 0x10..=0x1f but SUB (a
 /// blank), and 0x80..=0xff.
 const STOP_LO: [u8; 16] = {
@@ -178,7 +178,7 @@ mod imp {
         std::is_x86_feature_detected!("avx2")
     }
 
-    /// The first index from `at` (`0 < at`) where `body::stops_at` holds,
+    /// The first index from `at` (`0 < at`) where `body::operands::stops_at` holds,
     /// 32 bytes at a time, as long as 32 bytes are left.
     ///
     /// # Safety
@@ -198,7 +198,7 @@ mod imp {
         // Whether the byte before the chunk is glue (bit 0 of the shifted
         // glue mask).
         let mut glue_before = match at.checked_sub(1).and_then(|i| bytes.get(i)) {
-            Some(&b) => u32::from(crate::body::is_glue(b)),
+            Some(&b) => u32::from(crate::body::operands::is_glue(b)),
             None => 0,
         };
         while let Some(here) = bytes.get(at..at + 32) {
@@ -233,7 +233,7 @@ mod imp {
         Found::Before(at)
     }
 
-    /// `body::plain_operands` for the 32 bytes from `at` (`0 < at`): the
+    /// `body::operands::plain_operands` for the 32 bytes from `at` (`0 < at`): the
     /// glued qualifiers and the operands classified in one pass.
     ///
     /// # Safety
@@ -287,7 +287,7 @@ mod imp {
             let f64 = dot & (eq(b'f') >> 1) & (eq(b'6') >> 2) & (eq(b'4') >> 3) & !(ident >> 4);
             (run, f64 & within != 0)
         };
-        let glue_before = u32::from(crate::body::is_glue(before));
+        let glue_before = u32::from(crate::body::operands::is_glue(before));
         let mask = (stop | (letter & !((glue << 1) | glue_before))) & (!0u32 << q);
         if mask == 0 {
             return Operands::From(at + 32, f64);
@@ -341,7 +341,7 @@ mod tests {
     use super::*;
 
     /// Every byte, after every byte: the tables
-    /// agree with `body::stops_at` (checked through `first_stop` on a
+    /// agree with `body::operands::stops_at` (checked through `first_stop` on a
     /// 33-byte text with the pair at its start).
     #[test]
     fn the_nibble_tables_agree_with_the_byte_classes_for_every_pair() {
@@ -354,7 +354,7 @@ mod tests {
                 let mut text = vec![b'('; 34];
                 text[0] = before;
                 text[1] = b;
-                let expected = crate::body::stops_at(b, before);
+                let expected = crate::body::operands::stops_at(b, before);
                 // SAFETY: `available()` is true.
                 let got = unsafe { first_stop(&text, 1) };
                 let stopped_at_1 = matches!(got, Found::At(1));
