@@ -313,8 +313,8 @@ impl Signatures {
     }
 
     /// The kernels of a link map (`<crate>.map.json`, written by `cargo xtask build-ptx`
-    /// next to `<crate>.ptx`): signatures and dynamic shared memory alignment from the
-    /// map, ABI records read from `text`, the linked PTX the map describes.
+    /// next to `<crate>.ptx`): signatures, dynamic shared memory alignment and declared
+    /// size from the map, ABI records read from `text`, the linked PTX the map describes.
     ///
     /// Errors: none so far; a record that cannot be read (or is declared longer than
     /// [`MAX_RECORD_BYTES`]) fails [`check`](Self::check) for its kernel.
@@ -335,7 +335,14 @@ impl Signatures {
                     .as_deref()
                     .and_then(|sym| read_record(module, text, &parsed, sym)),
                 dynamic_shared_align: k.dynamic_shared_align,
-                dynamic_shared: read_dynamic_shared(module, text, &parsed, &k.name),
+                // Maps written before the field existed carry no declaration: read it.
+                dynamic_shared: k
+                    .dynamic_shared
+                    .map(|d| DynamicShared {
+                        bytes: d.bytes,
+                        per_thread: d.per_thread,
+                    })
+                    .or_else(|| read_dynamic_shared(module, text, &parsed, &k.name)),
             });
         }
         Ok(Signatures {

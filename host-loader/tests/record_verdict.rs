@@ -763,3 +763,28 @@ fn hand_built_record_round_trip() {
     assert_eq!(r.params[0].kind, AbiKind::Slice);
     assert_eq!(r.params[0].elem_class, Float);
 }
+
+/// The declared dynamic shared memory (`#[kernel(dynamic_shared_per_thread = 8)]` on
+/// `smem_declared`) reaches the link map, and the map and the PTX agree on every kernel.
+#[test]
+fn declared_dynamic_shared_in_the_map_and_the_ptx() {
+    assert_eq!(
+        device_std::abi::DYNAMIC_SHARED_PREFIX,
+        ptx_linker::DYNAMIC_SHARED_PREFIX
+    );
+    let map: ptx_linker::LinkMap = serde_json::from_str(FIXTURE_MAP).unwrap();
+    let (parsed, mapped) = (parsed(), mapped());
+    let mut declared = Vec::new();
+    for k in &map.kernels {
+        let want = k.dynamic_shared.map(|d| host_loader::DynamicShared {
+            bytes: d.bytes,
+            per_thread: d.per_thread,
+        });
+        assert_eq!(parsed.dynamic_shared(&k.name).unwrap(), want, "{}", k.name);
+        assert_eq!(mapped.dynamic_shared(&k.name).unwrap(), want, "{}", k.name);
+        if want.is_some() {
+            declared.push(k.name.as_str());
+        }
+    }
+    assert_eq!(declared, ["smem_declared"]);
+}

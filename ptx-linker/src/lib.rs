@@ -90,7 +90,7 @@ pub mod validate;
 pub use diagnostic::{Diagnostic, LinkError, LinkToError, Severity, Span};
 pub use input::{InputKind, LinkInput, LinkOptions, LinkOutput, LinkReport, SourceFile};
 pub use load::{load_input, LoadError};
-pub use map::{KernelInfo, LinkMap, SymbolInfo};
+pub use map::{DeclaredDynamicShared, KernelInfo, LinkMap, SymbolInfo, DYNAMIC_SHARED_PREFIX};
 pub use signature::{EntrySignature, Param, ParamKind};
 
 use ast::{FnKind, ItemKind, Module};

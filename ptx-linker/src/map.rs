@@ -41,9 +41,29 @@ pub struct KernelInfo {
     /// `__kernel_abi_<name>` when the output defines that variable: the
     /// kernel's ABI record, readable with [`crate::global_initializer`].
     pub abi_record: Option<String>,
+    /// The dynamic shared memory the kernel declares (`#[kernel(dynamic_shared = N,
+    /// dynamic_shared_per_thread = M)]`), read from the 8-byte `.global`
+    /// `__kernel_dynamic_shared_<name>` when the output defines it; `None` otherwise
+    /// (and in maps written before this field existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dynamic_shared: Option<DeclaredDynamicShared>,
     /// Input file that defined it.
     pub defined_in: String,
 }
+
+/// A kernel's declared dynamic shared memory: `bytes + per_thread × threads per block`
+/// bytes at launch (`__kernel_dynamic_shared_<name>`, two little-endian `u32`s).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DeclaredDynamicShared {
+    /// Bytes for the whole block.
+    pub bytes: u32,
+    /// Bytes per thread of the block.
+    pub per_thread: u32,
+}
+
+/// Name prefix of the `[bytes, per_thread]` variable `#[kernel(dynamic_shared = ...)]`
+/// emits: `.visible .global .align 4 .b8 __kernel_dynamic_shared_<kernel>[8]`.
+pub const DYNAMIC_SHARED_PREFIX: &str = "__kernel_dynamic_shared_";
 
 /// One module-scope symbol in a [`LinkMap`].
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -130,6 +150,28 @@ pub(crate) fn build(
         })
         .collect();
     let by_entry: rustc_hash::FxHashMap<_, _> = kernels.iter().map(|k| (k.entry, k)).collect();
+    let dynamic_shared_vars: rustc_hash::FxHashMap<&str, DeclaredDynamicShared> = emitted
+        .iter()
+        .filter(|&&(id, _)| res.chosen(id).is_some())
+        .filter_map(|&(id, r)| {
+            let kernel = res.out_name(id).strip_prefix(DYNAMIC_SHARED_PREFIX)?;
+            let module = &modules[r.module];
+            let ItemKind::Variable(v) = &module.items[r.item].kind else {
+                return None;
+            };
+            let bytes = crate::init::initializer_bytes(module.file, module.text, v).ok()?;
+            let [b0, b1, b2, b3, p0, p1, p2, p3] = bytes[..] else {
+                return None;
+            };
+            Some((
+                kernel,
+                DeclaredDynamicShared {
+                    bytes: u32::from_le_bytes([b0, b1, b2, b3]),
+                    per_thread: u32::from_le_bytes([p0, p1, p2, p3]),
+                },
+            ))
+        })
+        .collect();
     let defined_vars: rustc_hash::FxHashSet<&str> = emitted
         .iter()
         .filter(|&&(id, r)| {
@@ -153,6 +195,7 @@ pub(crate) fn build(
                 static_shared_bytes: k.static_shared_bytes,
                 dynamic_shared_align: k.dynamic_shared_align,
                 abi_record: has_abi.then_some(abi),
+                dynamic_shared: dynamic_shared_vars.get(name).copied(),
                 defined_in: paths[k.entry.module].to_string(),
             }
         })
