@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Markdown tables for BENCHMARKS.md from a math-bench log (LOG_DIR/math.txt of
-scripts/gpu-math.sh): one row per function with our maximum error, CUDA's measured
-and documented one, and the speed ratio to nvcc, then the summary line.
+"""Markdown tables for a run's entry in benches/LOG.md from a math-bench log
+(LOG_DIR/math.txt of scripts/gpu-math.sh): one row per function with our maximum
+error, CUDA's measured and documented one, and the speed ratio to nvcc, then the
+summary line; BENCHMARKS.md ("Math library", "Math library, every function") takes its
+figures from there.
 
     python3 benches/math/table.py LOG_DIR/math.txt
 """

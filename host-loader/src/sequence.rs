@@ -9,7 +9,7 @@
 //! (`cuStreamWaitEvent`) on the last write of each argument, and on the last read of each
 //! writable one, and records (`cuEventRecord`) the read or the write after the launch.
 //! For a kernel of three buffers that is 4 waits and 3 records beside one
-//! `cuLaunchKernel`: most of the host time of a launch (BENCHMARKS.md, "Launch path").
+//! `cuLaunchKernel`: most of the host time of a launch (benches/LOG.md, "Where the time went").
 //! None of it can be skipped per launch: the loader cannot see what other code does with
 //! a buffer between two launches.
 //!

@@ -47,7 +47,7 @@
 //! `ilogb`, `logb`, `modf`, `nextafter`, `fma`, `nan`. The norms of vectors of any
 //! length, `normf`/`norm` and `rnormf`/`rnorm` (a slice where CUDA takes `dim` and a
 //! pointer), carry the rounding of their sums, for which CUDA documents no bound. Details and
-//! speed against nvcc: `BENCHMARKS.md`, "Math library".
+//! speed against nvcc: `BENCHMARKS.md`, "Math library, every function".
 //!
 //! | function (`f32` / `f64`) | `f32` max ulp | CUDA `f32` bound | `f64` max ulp | CUDA `f64` bound |
 //! |---|---|---|---|---|

@@ -304,7 +304,7 @@ fn saxpy(env: &Env) -> Result<Vec<Row>> {
 
 /// 4 KiB rounds per block of `bulk_scale` (3-stage 12 KiB rings): a one-shot grid of
 /// `n / 4096` blocks that the block scheduler retires and refills in address order, the
-/// fastest shape measured (BENCHMARKS.md, "Bulk asynchronous copies", fourth round);
+/// fastest shape measured (benches/LOG.md, "Fourth round: the grid, not the ring");
 /// persistent grids of 3 blocks per SM reach 96% of the copy, this one 99-100%.
 const BULK_ROUNDS_PER_BLOCK: usize = 4;
 

@@ -237,7 +237,7 @@ fn bulk_scale_ring<const R: usize, const S: usize, const V: usize>(
 /// 1D grid of 256-thread blocks is correct; the fastest measured on the H200 is a one-shot
 /// grid of `n / 4096` blocks (4 rounds each), which the block scheduler retires and
 /// refills in address order: 99–100% of the copy bandwidth, against 96% for the best
-/// persistent grid (3 blocks per SM). BENCHMARKS.md has the shapes tried.
+/// persistent grid (3 blocks per SM). Shapes tried: benches/LOG.md, "Bulk asynchronous copies".
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[kernel]
 pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
@@ -254,7 +254,7 @@ pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
 /// `w` moves element `(row (l + k) % 64, column l + 32 h)` for `h` in 0..2 and
 /// `k = w, w + 8, ...`: it reads bank `l` and writes bank `(l + k) % 32`, so neither
 /// side has a bank conflict, though the copy engine wants both tiles dense.
-/// BENCHMARKS.md has the shapes tried.
+/// The shapes tried: benches/LOG.md, "Transpose with tensor copies".
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[kernel]
 pub fn transpose_tma(

@@ -513,7 +513,7 @@ pub fn gemm_mma(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, 
 /// once every copy has landed (each was waited for).
 ///
 /// On the H200 2–5% slower than [`gemm_mma`]: 383–390 TFLOP/s at 8192³ (0.52–0.54×
-/// cuBLAS), 434–440 at 4096³ (BENCHMARKS.md, "Third round"); use `gemm_mma` there.
+/// cuBLAS), 434–440 at 4096³ (benches/LOG.md, "Third round: tensor copies"): use `gemm_mma` there.
 ///
 /// PTX ISA 9.0: §9.7.9.27 "cp.async.bulk.tensor" (`.tile`, `mbarrier::complete_tx::bytes`),
 /// §9.7.13.15 "mbarrier" (`init`, `arrive.expect_tx`, `try_wait.parity`), §9.7.14.5.14
