@@ -56,7 +56,7 @@ use std::fmt;
 
 pub use device_std::ValueClass;
 
-use crate::error::{bytes, count};
+use crate::message::{bytes, count};
 
 /// Word 0 of every record: the bytes `IBAK` read as a little-endian `u32`.
 pub const ABI_MAGIC: u32 = 0x4B41_4249;

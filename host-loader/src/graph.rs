@@ -168,9 +168,10 @@ use cudarc::driver::{
     SyncOnDrop,
 };
 
-use crate::error::{DriverMsg, Error};
+use crate::error::Error;
 use crate::kernel::{Kernel, Shared};
 use crate::launch::LaunchAttributes;
+use crate::message::DriverMsg;
 use crate::param::{
     KernelParam, OptSlice, OptSliceMut, Ptr, PtrMut, RawSlice, Slice, SliceMut, Struct,
 };

@@ -12,7 +12,7 @@
 
 use object::read::elf::ElfFile64;
 
-use crate::error::bytes;
+use crate::message::bytes;
 use object::{Endianness, Object, ObjectSection, ObjectSegment};
 
 const FATBIN_MAGIC: u32 = 0xBA55_ED50;

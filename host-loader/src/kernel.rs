@@ -671,9 +671,9 @@ impl<S: KernelSignature> Kernel<S> {
                     "{} of dynamic shared memory asked; the kernel declares {} of static \
                      shared memory and the device allows {} per block \
                      (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN), so at most {max}",
-                    crate::error::bytes(u64::from(bytes)),
-                    crate::error::bytes(u64::from(s.static_shared_bytes)),
-                    crate::error::bytes(u64::from(s.limits.max_shared_per_block_optin))
+                    crate::message::bytes(u64::from(bytes)),
+                    crate::message::bytes(u64::from(s.static_shared_bytes)),
+                    crate::message::bytes(u64::from(s.limits.max_shared_per_block_optin))
                 ),
             ));
         }

@@ -192,7 +192,7 @@ impl fmt::Display for ParamLayout {
         write!(
             f,
             "{} aligned to {} ({})",
-            crate::error::bytes(u64::from(self.size)),
+            crate::message::bytes(u64::from(self.size)),
             self.align,
             self.class_name()
         )

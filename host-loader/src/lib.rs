@@ -223,6 +223,7 @@ mod kernel;
 mod launch;
 pub mod layout;
 pub mod memory;
+mod message;
 mod module;
 mod module_var;
 mod param;

@@ -90,7 +90,7 @@ impl fmt::Display for MemoryCaps {
             f,
             "  memory: {} free of {}",
             self.free_bytes,
-            crate::error::bytes(self.total_bytes as u64)
+            crate::message::bytes(self.total_bytes as u64)
         )?;
         let rows = [
             ("MEMORY_POOLS_SUPPORTED", b(self.memory_pools)),

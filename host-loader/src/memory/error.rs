@@ -5,7 +5,7 @@ use std::fmt;
 
 use cudarc::driver::{sys, DriverError};
 
-use crate::error::bytes;
+use crate::message::bytes;
 
 /// An error from an allocation, a copy, a managed-memory call or a pageable-memory check.
 ///
