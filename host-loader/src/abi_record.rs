@@ -356,7 +356,7 @@ impl Words {
 
 /// "version N; this host-loader reads version 2 only …; rebuild …": the
 /// message for a record of another version, in [`AbiRecordError`] and
-/// [`crate::AbiRecordProblem`] alike.
+/// [`AbiRecordProblem`] alike.
 pub(crate) fn version_message(found: u32) -> String {
     let older = if found < ABI_VERSION {
         " (older records carry no value classes)"
@@ -367,6 +367,64 @@ pub(crate) fn version_message(found: u32) -> String {
         "version {found}; this host-loader reads ABI record version {ABI_VERSION} only{older}; \
          rebuild the kernels with the device-std that matches this host-loader"
     )
+}
+
+/// What is wrong with an ABI record, in [`Error::AbiRecord`](crate::Error::AbiRecord).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AbiRecordProblem {
+    /// Its bytes do not parse.
+    #[error("is malformed: {0}")]
+    Malformed(AbiRecordError),
+    /// Its version (word 1) is not [`ABI_VERSION`], the only one this crate reads.
+    #[error("has {}", version_message(*found))]
+    UnsupportedVersion {
+        /// The version found.
+        found: u32,
+    },
+    /// Its initializer cannot be read from the PTX (a `ptx-linker` diagnostic).
+    #[error("cannot be read: {0}")]
+    Unreadable(String),
+    /// It lists a different number of parameters than the `.entry`.
+    #[error("lists {record} parameters, the PTX `.entry` has {ptx}; the record is stale")]
+    ParamCount {
+        /// Parameters in the record.
+        record: usize,
+        /// Parameters in the PTX.
+        ptx: usize,
+    },
+    /// A parameter's size or alignment in the record differs from the PTX `.param`.
+    #[error(
+        "says parameter {param} is {} aligned to {record_align}, the PTX declares {} aligned \
+         to {ptx_align}; the record is stale",
+        bytes(u64::from(*record_size)),
+        bytes(u64::from(*ptx_size))
+    )]
+    ParamLayout {
+        /// 0-based parameter index.
+        param: usize,
+        /// Size in the record.
+        record_size: u32,
+        /// Alignment in the record.
+        record_align: u32,
+        /// Size in the PTX.
+        ptx_size: u32,
+        /// Alignment in the PTX.
+        ptx_align: u32,
+    },
+}
+
+impl From<AbiRecordError> for AbiRecordProblem {
+    /// [`AbiRecordProblem::UnsupportedVersion`] for a version error, else
+    /// [`AbiRecordProblem::Malformed`].
+    fn from(e: AbiRecordError) -> Self {
+        match e {
+            AbiRecordError::UnsupportedVersion { found } => {
+                AbiRecordProblem::UnsupportedVersion { found }
+            }
+            other => AbiRecordProblem::Malformed(other),
+        }
+    }
 }
 
 impl AbiRecord {

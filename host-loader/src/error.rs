@@ -4,8 +4,9 @@ use std::fmt;
 
 use cudarc::driver::DriverError;
 
-use crate::abi_record::{AbiField, AbiKind, AbiRecordError};
-use crate::layout::ParamLayout;
+use crate::abi_record::{AbiField, AbiKind, AbiRecordProblem};
+use crate::graph::error::GraphError;
+use crate::layout::LayoutMismatch;
 use crate::message::{article, bytes, location, DriverMsg};
 use device_std::ValueClass;
 
@@ -186,7 +187,7 @@ pub enum Error {
     /// Capturing, instantiating, launching or updating a CUDA graph failed
     /// ([`crate::graph`]).
     #[error("{0}")]
-    Graph(#[from] crate::graph::GraphError),
+    Graph(#[from] GraphError),
 
     /// The launch's block has more threads than the kernel can run with: its
     /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`, which the driver sets from the entry's
@@ -222,95 +223,6 @@ pub enum Error {
         /// What is wrong and the limit that applies.
         reason: String,
     },
-}
-
-/// The details of [`Error::LayoutMismatch`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{}kernel `{kernel}` parameter {param_index} (`{param_name}`): the PTX expects {} \
-     aligned to {} ({ptx_decl}), the Rust argument `{rust_type}` is {found}; use {}",
-    location(module, *line),
-    bytes(u64::from(expected.size)),
-    expected.align,
-    expected.rust_hint()
-)]
-pub struct LayoutMismatch {
-    /// Module display name (file path), when known.
-    pub module: Option<String>,
-    /// 1-based line of the `.entry` in the module (0 when unknown).
-    pub line: u32,
-    /// The kernel (`.entry`) name.
-    pub kernel: String,
-    /// 0-based parameter index, as in rustc's `NAME_param_N`.
-    pub param_index: usize,
-    /// The PTX parameter name.
-    pub param_name: String,
-    /// The layout the PTX declares.
-    pub expected: ParamLayout,
-    /// The layout of the Rust argument type.
-    pub found: ParamLayout,
-    /// The PTX declaration, e.g. `.u64` or `.align 8 .b8 [16]`.
-    pub ptx_decl: String,
-    /// The Rust argument type, e.g. `u32` or `Slice<f32>`.
-    pub rust_type: String,
-}
-
-/// What is wrong with an ABI record, in [`Error::AbiRecord`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum AbiRecordProblem {
-    /// Its bytes do not parse.
-    #[error("is malformed: {0}")]
-    Malformed(AbiRecordError),
-    /// Its version (word 1) is not [`ABI_VERSION`](crate::abi_record::ABI_VERSION), the only one this crate reads.
-    #[error("has {}", crate::abi_record::version_message(*found))]
-    UnsupportedVersion {
-        /// The version found.
-        found: u32,
-    },
-    /// Its initializer cannot be read from the PTX (a `ptx-linker` diagnostic).
-    #[error("cannot be read: {0}")]
-    Unreadable(String),
-    /// It lists a different number of parameters than the `.entry`.
-    #[error("lists {record} parameters, the PTX `.entry` has {ptx}; the record is stale")]
-    ParamCount {
-        /// Parameters in the record.
-        record: usize,
-        /// Parameters in the PTX.
-        ptx: usize,
-    },
-    /// A parameter's size or alignment in the record differs from the PTX `.param`.
-    #[error(
-        "says parameter {param} is {} aligned to {record_align}, the PTX declares {} aligned \
-         to {ptx_align}; the record is stale",
-        bytes(u64::from(*record_size)),
-        bytes(u64::from(*ptx_size))
-    )]
-    ParamLayout {
-        /// 0-based parameter index.
-        param: usize,
-        /// Size in the record.
-        record_size: u32,
-        /// Alignment in the record.
-        record_align: u32,
-        /// Size in the PTX.
-        ptx_size: u32,
-        /// Alignment in the PTX.
-        ptx_align: u32,
-    },
-}
-
-impl From<AbiRecordError> for AbiRecordProblem {
-    /// [`AbiRecordProblem::UnsupportedVersion`] for a version error, else
-    /// [`AbiRecordProblem::Malformed`].
-    fn from(e: AbiRecordError) -> Self {
-        match e {
-            AbiRecordError::UnsupportedVersion { found } => {
-                AbiRecordProblem::UnsupportedVersion { found }
-            }
-            other => AbiRecordProblem::Malformed(other),
-        }
-    }
 }
 
 /// The details of [`Error::AbiMismatch`]: one parameter whose Rust type the kernel's ABI

@@ -10,6 +10,8 @@ use std::fmt;
 
 use ptx_linker::{Param, ParamKind};
 
+use crate::message::{bytes, location};
+
 /// What kind of scalar a parameter holds.
 ///
 /// PTX spells integers as `.uN`/`.sN`, floats as `.fN` and untyped bits as `.bN`. rustc
@@ -192,7 +194,7 @@ impl fmt::Display for ParamLayout {
         write!(
             f,
             "{} aligned to {} ({})",
-            crate::message::bytes(u64::from(self.size)),
+            bytes(u64::from(self.size)),
             self.align,
             self.class_name()
         )
@@ -271,6 +273,37 @@ pub(crate) fn short_type_name(full: &str) -> String {
         }
     }
     out
+}
+
+/// The details of [`Error::LayoutMismatch`](crate::Error::LayoutMismatch).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{}kernel `{kernel}` parameter {param_index} (`{param_name}`): the PTX expects {} \
+     aligned to {} ({ptx_decl}), the Rust argument `{rust_type}` is {found}; use {}",
+    location(module, *line),
+    bytes(u64::from(expected.size)),
+    expected.align,
+    expected.rust_hint()
+)]
+pub struct LayoutMismatch {
+    /// Module display name (file path), when known.
+    pub module: Option<String>,
+    /// 1-based line of the `.entry` in the module (0 when unknown).
+    pub line: u32,
+    /// The kernel (`.entry`) name.
+    pub kernel: String,
+    /// 0-based parameter index, as in rustc's `NAME_param_N`.
+    pub param_index: usize,
+    /// The PTX parameter name.
+    pub param_name: String,
+    /// The layout the PTX declares.
+    pub expected: ParamLayout,
+    /// The layout of the Rust argument type.
+    pub found: ParamLayout,
+    /// The PTX declaration, e.g. `.u64` or `.align 8 .b8 [16]`.
+    pub ptx_decl: String,
+    /// The Rust argument type, e.g. `u32` or `Slice<f32>`.
+    pub rust_type: String,
 }
 
 #[cfg(test)]

@@ -234,20 +234,20 @@ mod signature;
 pub mod texture;
 pub mod tma;
 
-pub use abi_record::{AbiField, AbiKind, AbiParam, AbiRecord, AbiRecordError};
+pub use abi_record::{AbiField, AbiKind, AbiParam, AbiRecord, AbiRecordError, AbiRecordProblem};
 /// The `cudarc` this crate is built on (0.19, driver API), re-exported so that a host crate
 /// and generated bindings name the same `CudaSlice` and `CudaStream` types without
 /// repeating its version and features.
 pub use cudarc;
 pub use device::open_device;
-pub use error::{AbiMismatch, AbiMismatchDetail, AbiRecordProblem, Error, LayoutMismatch};
+pub use error::{AbiMismatch, AbiMismatchDetail, Error};
 pub use kernel::Kernel;
 pub use launch::{
     for_num_elems, validate_config, DeviceLimits, DynamicShared, LaunchAttributes, LaunchConfig,
     DEFAULT_SHARED_MEMORY_PER_BLOCK, MAX_BLOCK_DIM_XY, MAX_BLOCK_DIM_Z, MAX_GRID_DIM_X,
     MAX_GRID_DIM_YZ, MAX_THREADS_PER_BLOCK,
 };
-pub use layout::{ParamClass, ParamLayout, ScalarKind};
+pub use layout::{LayoutMismatch, ParamClass, ParamLayout, ScalarKind};
 /// Device memory for kernel data: upload, allocate, read back (see [the crate
 /// docs](crate#device-memory)).
 pub use memory::DeviceBuffer;

@@ -26,8 +26,8 @@
 
 use ptx_linker::EntrySignature;
 
-use crate::abi_record::{AbiField, AbiKind, AbiParam, AbiRecord};
-use crate::error::{AbiMismatch, AbiMismatchDetail, AbiRecordProblem, Error};
+use crate::abi_record::{AbiField, AbiKind, AbiParam, AbiRecord, AbiRecordProblem};
+use crate::error::{AbiMismatch, AbiMismatchDetail, Error};
 use crate::param::HostAbi;
 use crate::ValueClass;
 

@@ -8,10 +8,12 @@ use ptx_linker::ast::{ItemKind, Module as PtxModule, Space, Variable};
 use ptx_linker::diagnostic::FileId;
 use ptx_linker::{EntrySignature, LinkMap};
 
-use crate::abi_record::{record_symbol, AbiRecord, AbiRecordError, MAX_RECORD_BYTES};
-use crate::error::{AbiRecordProblem, Error, LayoutMismatch};
+use crate::abi_record::{
+    record_symbol, AbiRecord, AbiRecordError, AbiRecordProblem, MAX_RECORD_BYTES,
+};
+use crate::error::Error;
 use crate::launch::{DynamicShared, LaunchAttributes};
-use crate::layout::{ptx_decl, ParamLayout};
+use crate::layout::{ptx_decl, LayoutMismatch, ParamLayout};
 use crate::param::{HostAbi, KernelParam};
 use crate::record_check::verify_record;
 
