@@ -240,7 +240,7 @@ pub use abi_record::{AbiField, AbiKind, AbiParam, AbiRecord, AbiRecordError, Abi
 /// repeating its version and features.
 pub use cudarc;
 pub use device::open_device;
-pub use error::{AbiMismatch, AbiMismatchDetail, Error};
+pub use error::Error;
 pub use kernel::Kernel;
 pub use launch::{
     for_num_elems, validate_config, DeviceLimits, DynamicShared, LaunchAttributes, LaunchConfig,
@@ -256,6 +256,7 @@ pub use module_var::{ModuleVar, VarSpace};
 pub use param::{
     HostAbi, KernelParam, OptSlice, OptSliceMut, Ptr, PtrMut, RawSlice, Slice, SliceMut, Struct,
 };
+pub use record_check::{AbiMismatch, AbiMismatchDetail};
 pub use signature::{
     check_signature, check_signature_with_record, verify_layouts, KernelSignature, Signatures,
 };

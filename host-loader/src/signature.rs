@@ -160,7 +160,9 @@ pub fn check_signature_with_record<S: KernelSignature>(
     record: &AbiRecord,
 ) -> Result<(), Error> {
     verify(entry, Some(module), S::LAYOUTS, &|| S::type_names())?;
-    verify_record(entry, module, record, S::ABIS, &|| S::type_names())
+    Ok(verify_record(entry, module, record, S::ABIS, &|| {
+        S::type_names()
+    })?)
 }
 
 /// Checks a list of Rust parameter layouts against a PTX `.entry` signature. Needs no GPU.

@@ -26,25 +26,49 @@
 
 use ptx_linker::EntrySignature;
 
+use device_std::ValueClass;
+
 use crate::abi_record::{AbiField, AbiKind, AbiParam, AbiRecord, AbiRecordProblem};
-use crate::error::{AbiMismatch, AbiMismatchDetail, Error};
 use crate::param::HostAbi;
-use crate::ValueClass;
+
+mod mismatch;
+
+pub use mismatch::{AbiMismatch, AbiMismatchDetail};
+
+/// Why [`verify_record`] refused: this module's own error type, which the crate's
+/// [`Error`](crate::Error) turns into [`Error::AbiRecord`](crate::Error::AbiRecord) or
+/// [`Error::AbiMismatch`](crate::Error::AbiMismatch) (`From`, so `?` converts it).
+#[derive(Debug)]
+pub(crate) enum RecordRefusal {
+    /// The record contradicts the PTX `.entry`: it is stale.
+    Stale {
+        /// Module display name.
+        module: String,
+        /// The kernel.
+        kernel: String,
+        /// What is wrong.
+        problem: AbiRecordProblem,
+    },
+    /// A Rust parameter type differs from what the record says the kernel takes (boxed,
+    /// as in [`Error::AbiMismatch`](crate::Error::AbiMismatch)).
+    Mismatch(Box<AbiMismatch>),
+}
 
 /// Checks the Rust parameters `host` (one [`HostAbi`] per parameter, named by `names`)
 /// against `record`, the ABI record of `entry`. `module` names the module in messages.
 ///
-/// Errors: [`Error::AbiRecord`] when the record contradicts the PTX `.entry` (parameter
-/// count, or a parameter's size or alignment); else [`Error::AbiMismatch`] for the first
-/// parameter whose kind, element size, element class or struct fields differ.
+/// Errors: [`RecordRefusal::Stale`] (the crate's `Error::AbiRecord`) when the record
+/// contradicts the PTX `.entry` (parameter count, or a parameter's size or alignment);
+/// else [`RecordRefusal::Mismatch`] (`Error::AbiMismatch`) for the first parameter whose
+/// kind, element size, element class or struct fields differ.
 pub(crate) fn verify_record(
     entry: &EntrySignature,
     module: &str,
     record: &AbiRecord,
     host: &[HostAbi],
     names: &dyn Fn() -> Vec<String>,
-) -> Result<(), Error> {
-    let stale = |problem| Error::AbiRecord {
+) -> Result<(), RecordRefusal> {
+    let stale = |problem| RecordRefusal::Stale {
         module: module.to_string(),
         kernel: entry.name.clone(),
         problem,
@@ -76,7 +100,7 @@ pub(crate) fn verify_record(
         .enumerate()
     {
         if let Some(detail) = param_detail(rec, host) {
-            return Err(Error::AbiMismatch(Box::new(AbiMismatch {
+            return Err(RecordRefusal::Mismatch(Box::new(AbiMismatch {
                 module: Some(module.to_string()),
                 line: entry.line,
                 kernel: entry.name.clone(),
@@ -226,6 +250,7 @@ pub(crate) fn param_detail(rec: &AbiParam, host: &HostAbi) -> Option<AbiMismatch
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use crate::param::KernelParam;
     use crate::ValueClass;
     use crate::{Ptr, PtrMut, Slice, SliceMut, Struct};
@@ -269,7 +294,7 @@ mod tests {
     fn check(record: &AbiRecord, host: &[HostAbi], names: &[&str]) -> Result<(), String> {
         let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
         verify_record(&entry(record), "m.ptx", record, host, &|| names.clone())
-            .map_err(|e| e.to_string())
+            .map_err(|e| Error::from(e).to_string())
     }
 
     /// `k(xs: &[f32], out: DisjointSlice<f32>, p: *mut f32)`.
@@ -446,7 +471,7 @@ mod tests {
         )
         .unwrap_err();
         match e {
-            Error::AbiMismatch(m) => {
+            RecordRefusal::Mismatch(m) => {
                 assert_eq!(m.param_index, 2);
                 assert_eq!(
                     m.detail,
@@ -458,7 +483,7 @@ mod tests {
                     }
                 );
             }
-            other => panic!("{other}"),
+            other => panic!("{}", Error::from(other)),
         }
     }
 
@@ -914,17 +939,17 @@ mod tests {
         );
     }
 
-    fn check_detail(record: &AbiRecord, host: &[HostAbi]) -> Error {
+    fn check_detail(record: &AbiRecord, host: &[HostAbi]) -> RecordRefusal {
         verify_record(&entry(record), "m.ptx", record, host, &|| {
             vec![String::new(); host.len()]
         })
         .unwrap_err()
     }
 
-    fn detail(e: Error) -> AbiMismatchDetail {
+    fn detail(e: RecordRefusal) -> AbiMismatchDetail {
         match e {
-            Error::AbiMismatch(m) => m.detail,
-            other => panic!("expected an ABI mismatch, got {other}"),
+            RecordRefusal::Mismatch(m) => m.detail,
+            other => panic!("expected an ABI mismatch, got {}", Error::from(other)),
         }
     }
 }
