@@ -8,11 +8,10 @@ use std::marker::PhantomData;
 
 use cudarc::driver::{sys, CudaSlice, CudaStream, DriverError, LaunchConfig};
 
-use super::driver;
 use super::error::{capture_cause, GraphError};
 use super::exec::Graph;
 use super::params::GraphSignature;
-use super::parts::{KernelRecord, Parts};
+use super::parts::{driver, KernelRecord, Parts};
 use super::tokens::{next_id, BindingTable, Buf, BufMut, KernelNode};
 use crate::error::Error;
 use crate::kernel::Kernel;

@@ -7,10 +7,9 @@ use std::fmt;
 
 use cudarc::driver::{sys, CudaSlice, CudaStream, LaunchConfig, SyncOnDrop};
 
-use super::driver;
 use super::error::GraphError;
 use super::params::GraphSignature;
-use super::parts::Parts;
+use super::parts::{driver, Parts};
 use super::tokens::{Buf, BufMut, KernelNode};
 use crate::error::Error;
 use crate::kernel::Kernel;

@@ -164,18 +164,9 @@ mod parts;
 mod tests;
 mod tokens;
 
-use cudarc::driver::DriverError;
-
-use crate::error::Error;
-
 pub use capture::{capture, capture_with_mode, CaptureMode, Recorder};
 pub use error::GraphError;
 pub use exec::{Graph, GraphExec};
 pub use params::{Access, GraphParam, GraphSignature};
 pub(crate) use tokens::{next_id, Binding};
 pub use tokens::{BindingTable, Buf, BufMut, KernelNode};
-
-fn driver(context: impl Into<String>) -> impl FnOnce(DriverError) -> Error {
-    let context = context.into();
-    move |source| Error::Driver { context, source }
-}

@@ -5,14 +5,19 @@
 use std::sync::Arc;
 
 use cudarc::driver::{
-    sys, CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, SyncOnDrop,
+    sys, CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DriverError, SyncOnDrop,
 };
 
-use super::driver;
 use super::error::GraphError;
 use super::tokens::{Binding, BindingTable, Buf, BufMut};
 use crate::error::Error;
 use crate::kernel::Shared;
+
+/// Maps a driver error to [`Error::Driver`] with `context` (the call and its subject).
+pub(super) fn driver(context: impl Into<String>) -> impl FnOnce(DriverError) -> Error {
+    let context = context.into();
+    move |source| Error::Driver { context, source }
+}
 
 /// A borrowed, registered buffer: orders a replay on a stream (cudarc's event tracking)
 /// and gives the `CudaSlice` back to the host between replays.
