@@ -2,7 +2,7 @@
 //! before a number, a place in a module, a driver error code.
 //!
 //! The bottom layer: it uses nothing else of this crate, so any module's error type can
-//! use it without reaching [`crate::error`].
+//! use it without reaching `error.rs`.
 
 use std::fmt;
 
