@@ -7,7 +7,9 @@
 # against the C++ runtime and a bare cuLaunchKernel) and graph-bench: a chain of 1000
 # dependent tiny kernels launched one by one (Kernel::launch, a sequence, C++ <<<>>>), as
 # our graph and as a CUDA C++ graph, interleaved, three seeds, plus one run at 64 Ki
-# elements.
+# elements; node-bench: one small kernel as a graph node, Rust against nvcc (issue 30,
+# point 2); threads-bench: 1, 2, 4 and 8 host threads each launching into a stream of
+# its own, Rust against C++ (point 3).
 #
 # Stage (on a build machine, from the repo root; needs Rust, no GPU):
 #   bash scripts/gpu-graphs.sh --stage [DEST]           # -> .gpu/graphs/ (self-contained)
@@ -21,7 +23,8 @@ if [ "${1:-}" = "--stage" ]; then
   cd "$(dirname "$0")/.."
   dest=${2:-.gpu/graphs}
   cargo xtask build-ptx -p bench-kernels
-  cargo build --release --quiet -p gpu-bench --bin graph-bench --bin launch-bench
+  cargo build --release --quiet -p gpu-bench --bin graph-bench --bin launch-bench \
+    --bin node-bench --bin threads-bench
   test_exe() {
     cargo test --release -p host-loader --test "$1" --no-run --message-format=json 2>/dev/null |
       python3 -c 'import json,sys
@@ -35,9 +38,9 @@ for l in sys.stdin:
   rm -rf "$dest" && mkdir -p "$dest/cu"
   cp "$exe" "$dest/test-graph"
   cp "$streams_exe" "$dest/test-streams"
-  cp "${CARGO_TARGET_DIR:-target}/release/"{graph-bench,launch-bench} "$dest/"
+  cp "${CARGO_TARGET_DIR:-target}/release/"{graph-bench,launch-bench,node-bench,threads-bench} "$dest/"
   cp "${CARGO_TARGET_DIR:-target}/ptx/bench-kernels.ptx" host-loader/tests/data/fixture.ptx "$dest/"
-  cp benches/gpu/reference.cu benches/gpu/graph_reference.cu "$dest/cu/"
+  cp benches/gpu/reference.cu benches/gpu/graph_reference.cu benches/gpu/node_reference.cu "$dest/cu/"
   cp scripts/gpu-graphs.sh "$dest/"
   git rev-parse HEAD > "$dest/commit"
   ls -la "$dest"
@@ -117,6 +120,24 @@ for seed in 1 2 3; do
 done
 step "graph-bench 1000 x 65536 floats, seed 4" bench-64k.txt "${bench[@]}" --seed 4 --n 65536
 
+# One small kernel as a graph node, Rust against nvcc, one block (issue 30, point 2).
+step "nvcc node_reference.cu -> PTX" build.log \
+  nvcc -O3 -arch=sm_90 -ptx "$bin/cu/node_reference.cu" -o "$logs/node_reference.ptx"
+ref=$logs/node_reference.ptx bk=$bin/bench-kernels.ptx
+nodes=(--variant "nvcc vecadd (float4)=$ref:vecadd_ref:raw:4"
+  --variant "rust vecadd (float4)=$bk:vecadd:slices:4"
+  --variant "nvcc vecadd_each=$ref:vecadd_each_ref:raw:1"
+  --variant "rust vecadd_each (a[k] + b[k])=$bk:vecadd_each:slices:1"
+  --variant "rust vecadd_each_get (get)=$bk:vecadd_each_get:slices:1"
+  --variant "rust vecadd_each_nocheck=$bk:vecadd_each_nocheck:slices:1")
+for seed in 1 2 3; do
+  step "node-bench 1000 nodes x 1024 floats, one block, seed $seed" "nodes-$seed.txt" \
+    "$bin/node-bench" "${nodes[@]}" --seed $seed
+done
+# Host threads each launching into a stream of its own (issue 30, point 3).
+step "threads-bench 1, 2, 4, 8 threads" threads.txt \
+  "$bin/threads-bench" --rust-ptx "$bin/bench-kernels.ptx" --ref-lib "$logs/libgraphref.so"
+
 echo
 echo "graphs GPU summary ($(head -1 "$logs/gpu.txt"))"
 grep -hE "^test .* \.\.\. (ok|FAILED)$" "$logs/tests.log" | sed 's/^/  /'
@@ -131,5 +152,11 @@ for f in "$logs"/bench-*.txt; do
   echo "-- $(basename "$f")"
   sed -n '/^variant/,$p' "$f"
 done
+for f in "$logs"/nodes-*.txt; do
+  echo "-- $(basename "$f")"
+  grep -h "^NODE" "$f"
+done
+echo "-- threads.txt"
+grep -hE "^THREADS|bar" "$logs/threads.txt"
 printf '%s\n' "${summary[@]}"
 exit $fail

@@ -780,3 +780,164 @@ pub fn sgemm(a: &[f32], b: &[f32], c: DisjointSlice<f32>, n: u32) {
         i += 1;
     }
 }
+
+/// `c = a + b`, one element per thread, as most users write it: `node-bench` compares it
+/// with nvcc's form as a graph node (issue 30, point 2). `a`, `b` at least as long as `c`.
+#[kernel]
+pub fn vecadd_each(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let i = thread::index_1d();
+    let k = i.get();
+    if let Some(out) = c.get_mut(&i) {
+        *out = a[k] + b[k];
+    }
+}
+
+/// [`vecadd_each`] without the bounds checks of `a` and `b` (nvcc's form): what those
+/// checks cost a small kernel.
+///
+/// # Safety
+/// `a` and `b` at least as long as `c`.
+#[kernel]
+pub unsafe fn vecadd_each_nocheck(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let i = thread::index_1d();
+    let k = i.get();
+    if let Some(out) = c.get_mut(&i) {
+        // SAFETY: the caller's contract.
+        *out = unsafe { *a.get_unchecked(k) + *b.get_unchecked(k) };
+    }
+}
+
+/// [`vecadd_each_nocheck`] indexed by `blockIdx.x * blockDim.x + threadIdx.x` alone,
+/// without `index_1d`'s branch on the launch shape.
+///
+/// # Safety
+/// A 1D launch; `a` and `b` at least as long as `c`.
+#[kernel]
+pub unsafe fn vecadd_each_flat(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let k = thread::global_x();
+    if k < c.len() {
+        // SAFETY: the caller's contract: in a 1D launch `k` is this thread's own index.
+        unsafe { *c.get_unchecked_mut(k) = *a.get_unchecked(k) + *b.get_unchecked(k) };
+    }
+}
+
+/// node-bench experiment: `index_1d`'s linear index with both forms computed and one
+/// selected, no branch.
+#[inline(always)]
+fn linear_select() -> usize {
+    use thread::*;
+    let (tx, bx, nx) = (threadIdx_x(), blockIdx_x(), blockDim_x());
+    let fast = bx as u64 * nx as u64 + tx as u64;
+    let general = ((blockIdx_z() as u64 * gridDim_y() as u64 + blockIdx_y() as u64)
+        * gridDim_x() as u64
+        + bx as u64)
+        * (nx * blockDim_y() * blockDim_z()) as u64
+        + ((threadIdx_z() * blockDim_y() + threadIdx_y()) * nx + tx) as u64;
+    let one_d = (blockDim_y() | blockDim_z() | gridDim_y() | gridDim_z()) == 1;
+    (if one_d { fast } else { general }) as usize
+}
+
+/// node-bench experiment: `index_1d`'s linear index with the x registers read before
+/// the branch on the launch shape.
+#[inline(always)]
+fn linear_hoisted() -> usize {
+    use thread::*;
+    let (tx, bx, nx) = (threadIdx_x(), blockIdx_x(), blockDim_x());
+    let (ny, nz, gy, gz) = (blockDim_y(), blockDim_z(), gridDim_y(), gridDim_z());
+    let fast = bx as u64 * nx as u64 + tx as u64;
+    if (ny | nz | gy | gz) == 1 {
+        fast as usize
+    } else {
+        let block = (blockIdx_z() as u64 * gy as u64 + blockIdx_y() as u64) * gridDim_x() as u64
+            + bx as u64;
+        let inner = (threadIdx_z() * ny + threadIdx_y()) * nx + tx;
+        (block * (nx * ny * nz) as u64 + inner as u64) as usize
+    }
+}
+
+/// [`vecadd_each_flat`] indexed by [`linear_select`].
+///
+/// # Safety
+/// `a` and `b` at least as long as `c`.
+#[kernel]
+pub unsafe fn vecadd_each_select(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let k = linear_select();
+    if k < c.len() {
+        // SAFETY: the caller's contract; `k` is unique per thread in any launch.
+        unsafe { *c.get_unchecked_mut(k) = *a.get_unchecked(k) + *b.get_unchecked(k) };
+    }
+}
+
+/// [`vecadd_each_flat`] indexed by [`linear_hoisted`].
+///
+/// # Safety
+/// `a` and `b` at least as long as `c`.
+#[kernel]
+pub unsafe fn vecadd_each_hoisted(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let k = linear_hoisted();
+    if k < c.len() {
+        // SAFETY: the caller's contract; `k` is unique per thread in any launch.
+        unsafe { *c.get_unchecked_mut(k) = *a.get_unchecked(k) + *b.get_unchecked(k) };
+    }
+}
+
+/// [`vecadd_each`] with `a` and `b` cut to `c`'s length once at the top (the bounds
+/// checks uniform, before the index): the idiom that keeps checks off each access.
+#[kernel]
+pub fn vecadd_each_sliced(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let n = c.len();
+    let (a, b) = (&a[..n], &b[..n]);
+    let i = thread::index_1d();
+    let k = i.get();
+    if let Some(out) = c.get_mut(&i) {
+        *out = a[k] + b[k];
+    }
+}
+
+/// node-bench experiment: `index_1d`'s linear index without a branch: `blockIdx.x ×
+/// blockDim.x + threadIdx.x` plus the terms a 1D launch makes zero.
+#[inline(always)]
+fn linear_arith() -> usize {
+    use thread::*;
+    let (tx, bx, nx) = (
+        threadIdx_x() as u64,
+        blockIdx_x() as u64,
+        blockDim_x() as u64,
+    );
+    let (ny, nz) = (blockDim_y() as u64, blockDim_z() as u64);
+    let (by, bz, gx, gy) = (
+        blockIdx_y() as u64,
+        blockIdx_z() as u64,
+        gridDim_x() as u64,
+        gridDim_y() as u64,
+    );
+    let (ty, tz) = (threadIdx_y() as u64, threadIdx_z() as u64);
+    // block_in_grid × block_size + thread_in_block, with block_in_grid = bx + gx(by + gy·bz)
+    // and block_size = nx·ny·nz: bx·nx + tx, plus bx·nx(ny·nz − 1), plus the rest.
+    let block_size = nx * ny * nz;
+    let extra = bx * (block_size - nx) + gx * (by + gy * bz) * block_size + nx * (ty + ny * tz);
+    (bx * nx + tx + extra) as usize
+}
+
+/// [`vecadd_each_flat`] indexed by [`linear_arith`].
+///
+/// # Safety
+/// `a` and `b` at least as long as `c`.
+#[kernel]
+pub unsafe fn vecadd_each_arith(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let k = linear_arith();
+    if k < c.len() {
+        // SAFETY: the caller's contract; `k` is unique per thread in any launch.
+        unsafe { *c.get_unchecked_mut(k) = *a.get_unchecked(k) + *b.get_unchecked(k) };
+    }
+}
+
+/// [`vecadd_each`] with `get` instead of indexing: one combined check, no panics.
+#[kernel]
+pub fn vecadd_each_get(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let i = thread::index_1d();
+    let k = i.get();
+    if let (Some(out), Some(x), Some(y)) = (c.get_mut(&i), a.get(k), b.get(k)) {
+        *out = x + y;
+    }
+}
