@@ -3,7 +3,7 @@
 
     python3 device-std/src/math/remez.py NAME      # prints the Rust constants of NAME
 
-Each table in single.rs names the entry of TABLES below that produced it. A fit
+Each table in single/ names the entry of TABLES below that produced it. A fit
 approximates g(t) by sum(c_i * t^i), i = 0..deg, minimising the maximum of
 |w(t) * (g(t) - p(t))| over [a, b] with the Remez exchange on a dense grid; the
 coefficients are then rounded to f32 one at a time from the lowest degree up, each
