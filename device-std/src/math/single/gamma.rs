@@ -91,7 +91,7 @@ fn two_sum(a: f32, b: f32) -> (f32, f32) {
     (s, (a - (s - bb)) + (b - bb))
 }
 
-/// `ln|Γ(x)|` for finite `x > −0.5`, `x ≠ 0`, as `lgamma_main` in `double.rs`: each
+/// `ln|Γ(x)|` for finite `x > −0.5`, `x ≠ 0`, as `lgamma_main` in `double/gamma.rs`: each
 /// range writes the result as `m·ln(h + l) + s·log1p(a) + (c + c2 + cl)`, and one
 /// logarithm and one `log1pf` serve them all.
 #[inline(always)]

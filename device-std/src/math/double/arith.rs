@@ -1,0 +1,78 @@
+//! The arithmetic every `f64` module builds on: exact sums and products and
+//! double-double (`hi + lo`) steps (TwoSum, Fast2Sum, the FMA product error), exact
+//! powers of two and scaling by them, and Horner's rule ([`poly`]).
+
+use super::consts::TWO54;
+use crate::math::prim::fma;
+
+/// `a + b` as `s + e` exactly (Knuth's TwoSum; any magnitudes).
+#[inline(always)]
+pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// `a + b` as `s + e` exactly when `|a| ≥ |b|` (or `a` is 0).
+#[inline(always)]
+pub(super) fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    (s, b - (s - a))
+}
+
+/// `a * b` as `p + e` exactly (barring over/underflow).
+#[inline(always)]
+pub(super) fn two_prod(a: f64, b: f64) -> (f64, f64) {
+    let p = a * b;
+    (p, fma(a, b, -p))
+}
+
+/// `(ah + al) * (bh + bl)` to about 2^-104 relative.
+#[inline(always)]
+pub(super) fn dd_mul(ah: f64, al: f64, bh: f64, bl: f64) -> (f64, f64) {
+    let (p, e) = two_prod(ah, bh);
+    fast_two_sum(p, e + (ah * bl + al * bh))
+}
+
+/// `2^k` for `k` in -1022..=1023.
+#[inline(always)]
+pub(super) fn pow2(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// `v * 2^k` for `|k| ≤ 2044`, rounded once: the first factor is exact for the
+/// `v` (in about 2^-2..2^2) the callers pass.
+#[inline(always)]
+pub(super) fn scale(v: f64, k: i32) -> f64 {
+    let k1 = k >> 1;
+    v * pow2(k1) * pow2(k - k1)
+}
+
+/// `c[0] + c[1] z + … ` (Horner, one `fma` a step; the loop is unrolled).
+#[inline(always)]
+pub(super) fn poly<const N: usize>(z: f64, c: &[f64; N]) -> f64 {
+    let Some((&last, rest)) = c.split_last() else {
+        return 0.0;
+    };
+    let mut acc = last;
+    for &ci in rest.iter().rev() {
+        acc = fma(acc, z, ci);
+    }
+    acc
+}
+
+/// `v · 2^k` by adding `k` to the exponent field, for `v` and `v · 2^k` normal.
+#[inline(always)]
+pub(super) fn scale_normal(v: f64, k: i32) -> f64 {
+    f64::from_bits(v.to_bits().wrapping_add(((k as i64) << 52) as u64))
+}
+
+/// `(|x| scaled to normal, its power-of-two scale exponent)`.
+#[inline(always)]
+pub(super) fn normalize(a: f64) -> (f64, i32) {
+    if a < f64::MIN_POSITIVE {
+        (a * TWO54, -54)
+    } else {
+        (a, 0)
+    }
+}
