@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Polynomial coefficients for device-std's f64 math functions (double.rs).
+"""Polynomial coefficients for device-std's f64 math functions (`device-std/src/math/double/`, each table beside the functions that use it).
 
     python3 scripts/math_coeffs_f64.py            # every table
     python3 scripts/math_coeffs_f64.py exp sin    # some
 
-Each table in double.rs names the entry of TABLES below that produced it. A fit
+Each table in double/ names the entry of TABLES below that produced it. A fit
 interpolates g(v) at the n+1 Chebyshev points of [a, b] (a near-minimax fit, within a
 small factor of the minimax error), solves for the monomial coefficients in v with
 mpmath at 60 digits, rounds them to f64 (Python floats) and reports the largest
@@ -204,7 +204,7 @@ TABLES = {
     "erfinv_t3": (g_erfinv_tail(mp.mpf(12)), -4, 4, 19, "T3(s - 12) = erfinv(x)"),
     "erfinv_t4": (g_erfinv_tail(mp.mpf("21.75")), -5.75, 5.75, 15, "T4(s - 21.75) = erfinv(x)"),
     # cyl_bessel_i0/i1: 1 + z P(z), z = x^2 <= 12^2 (error relative to 1 + z P); then
-    # e^x/sqrt(x) H(1/x) (H's constant term is split into head and tail in double.rs)
+    # e^x/sqrt(x) H(1/x) (H's constant term is split into head and tail in double/erf.rs)
     "bessel_i0_small": (g_bessel_i_small(0), 0, 144.1, 18, "P(z) = (I0(sqrt z) - 1)/z",
                         lambda z: 1 + z * g_bessel_i_small(0)(z)),
     "bessel_i1_small": (g_bessel_i_small(1), 0, 144.1, 18, "P(z) = (2 I1(sqrt z)/sqrt z - 1)/z",
