@@ -18,7 +18,7 @@ if [ "${1:-}" = "--stage" ]; then
   (cd "$repo/examples/standalone" && tar --exclude=./target --exclude=./Cargo.lock -cf - .) | (cd "$ws" && tar -xf -)
   sed -i -e "s|path = \"../../device-std\"|path = \"$repo/device-std\"|" \
          -e "s|path = \"../../host-loader\"|path = \"$repo/host-loader\"|" \
-         -e "s|path = \"../../xtask\"|path = \"$repo/xtask\"|" "$ws/Cargo.toml"
+         -e "s|path = \"../../gpu-build\"|path = \"$repo/gpu-build\"|" "$ws/Cargo.toml"
   if grep -q '"\.\./\.\./' "$ws/Cargo.toml"; then echo "unrewritten path in $ws/Cargo.toml" >&2; exit 1; fi
   (cd "$ws" && cargo build --release --quiet -p standalone-host)
   rm -rf "$repo/.gpu/standalone" && mkdir -p "$repo/.gpu/standalone"

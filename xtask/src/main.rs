@@ -1,6 +1,6 @@
-//! `cargo-ptx`: the toolkit's build driver as a command (`cargo install --path xtask`,
-//! then `cargo ptx build-ptx` in any workspace). This repository's `cargo xtask` alias
-//! runs it too. Everything it does is in the `gpu_build` library.
+//! This repository's `cargo xtask` (`.cargo/config.toml`): the toolkit's build driver,
+//! exactly as a user's workspace calls it (`examples/standalone/xtask`). Everything it
+//! does is in the `gpu_build` library (`gpu-build/`).
 
 fn main() {
     gpu_build::cli::main()

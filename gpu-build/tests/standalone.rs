@@ -94,7 +94,7 @@ fn copy_template(name: &str, dependency: impl Fn(&str, &str) -> String) -> PathB
     for (krate, dir) in [
         ("device-std", "device-std"),
         ("host-loader", "host-loader"),
-        ("gpu-build", "xtask"),
+        ("gpu-build", "gpu-build"),
     ] {
         let from = format!("{krate} = {{ path = \"../../{dir}\" }}");
         let to = format!("{krate} = {{ {} }}", dependency(krate, dir));
@@ -258,7 +258,7 @@ fn template_builds_three_ways_outside_the_repository() {
     let root = std::env::temp_dir().join("gpu-build-standalone/install");
     run(cargo(&ws)
         .args(["install", "--quiet", "--debug", "--force", "--path"])
-        .arg(repo().join("xtask"))
+        .arg(repo().join("gpu-build"))
         .arg("--root")
         .arg(&root)
         .env("CARGO_TARGET_DIR", root.join("target")));

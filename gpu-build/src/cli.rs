@@ -1,6 +1,6 @@
 //! The command line: `cargo xtask build-ptx | setup | test | ptxas-path` in this
 //! repository and in any workspace whose own `xtask` calls [`main`], and
-//! `cargo ptx ...` once `cargo install --path xtask` has installed `cargo-ptx`.
+//! `cargo ptx ...` once `cargo install --path gpu-build` has installed `cargo-ptx`.
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | their own `xtask` | `fn main() { gpu_build::cli::main() }` and a `.cargo/config.toml` alias | `cargo xtask build-ptx` |
 //! | a host crate's `build.rs` | `gpu_build::BuildScript::new("../kernels").run();` | `cargo build` (stable) |
-//! | the installed command | nothing (`cargo install --path xtask`) | `cargo ptx build-ptx` |
+//! | the installed command | nothing (`cargo install --path gpu-build`) | `cargo ptx build-ptx` |
 //!
 //! Each finds the workspace as cargo does (current directory, or `--manifest-path`),
 //! compiles with the nightly toolchain through `rustup run nightly cargo` (so the caller
