@@ -116,13 +116,22 @@ fn global_row() -> usize {
 /// another thread's.
 #[inline(always)]
 pub fn index_1d<'kernel>() -> ThreadIndex<'kernel, Index1D> {
-    // A 1D launch (the common case, a uniform branch on the launch shape) needs only
-    // `blockIdx.x * blockDim.x + threadIdx.x`, which the general form reduces to there.
-    let linear = if (blockDim_y() | blockDim_z() | gridDim_y() | gridDim_z()) == 1 {
-        blockIdx_x() as u64 * blockDim_x() as u64 + threadIdx_x() as u64
-    } else {
-        block_in_grid() * block_size() as u64 + thread_in_block() as u64
-    };
+    // The general form without a branch: `blockIdx.x * blockDim.x + threadIdx.x` plus the
+    // terms a 1D launch makes zero. A branch on the launch shape ahead of the first load
+    // cost a one-block kernel 30 ns per launch, this form half that; `grid_stride` loops
+    // gain once per loop (benches/LOG.md, "One small kernel as a graph node").
+    let (tx, bx, nx) = (
+        threadIdx_x() as u64,
+        blockIdx_x() as u64,
+        blockDim_x() as u64,
+    );
+    let block_size = nx * blockDim_y() as u64 * blockDim_z() as u64;
+    let higher_blocks =
+        gridDim_x() as u64 * (blockIdx_y() as u64 + gridDim_y() as u64 * blockIdx_z() as u64);
+    let higher_threads = nx * (threadIdx_y() as u64 + blockDim_y() as u64 * threadIdx_z() as u64);
+    // = block_in_grid() * block_size() + thread_in_block(), block_in_grid = bx + higher_blocks.
+    let linear =
+        bx * nx + tx + bx * (block_size - nx) + higher_blocks * block_size + higher_threads;
     ThreadIndex::new(linear as usize, 0)
 }
 

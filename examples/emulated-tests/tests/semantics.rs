@@ -267,3 +267,36 @@ fn a_partial_sync_warp_orders_only_the_lanes_in_its_mask() {
         "{err}"
     );
 }
+
+/// Per thread: `index_1d` and the documented linearisation, `block_in_grid() ×
+/// block_size() + thread_in_block()`, written at the index.
+#[kernel]
+pub fn linear_indices(mut out: DisjointSlice<[u64; 2]>) {
+    let i = thread::index_1d();
+    let want = thread::block_in_grid() * thread::block_size() as u64
+        + thread::thread_in_block() as u64;
+    let k = i.get() as u64;
+    if let Some(o) = out.get_mut(&i) {
+        *o = [k, want];
+    }
+}
+
+#[test]
+fn index_1d_linearises_every_launch_shape_without_gaps() {
+    for (grid, block) in [
+        ((3, 1, 1), (64, 1, 1)),
+        ((2, 3, 1), (8, 4, 1)),
+        ((2, 3, 2), (4, 2, 3)),
+        ((1, 1, 5), (1, 1, 7)),
+        ((4, 1, 1), (2, 5, 1)),
+    ] {
+        let cfg = LaunchConfig::new(grid, block);
+        let n = (grid.0 * grid.1 * grid.2 * block.0 * block.1 * block.2) as usize;
+        let mut v = vec![[u64::MAX; 2]; n];
+        let out = GlobalMut::new(&mut v);
+        emulator::launch(cfg, || linear_indices(out.disjoint())).unwrap();
+        for (j, [k, want]) in v.iter().enumerate() {
+            assert_eq!((*k, *want), (j as u64, j as u64), "grid {grid:?} block {block:?}");
+        }
+    }
+}
