@@ -74,7 +74,8 @@ impl BuildScript {
         }
     }
 
-    /// `sm_XX` (or `sm_XXa`); `GPU_BUILD_ARCH` overrides it. Default `sm_90`.
+    /// `sm_XX` (or `sm_XXa`); `GPU_BUILD_ARCH` overrides it. Default `sm_90`. One
+    /// architecture: a list is refused (see [`BuildPtx::arch`] for fatbins).
     pub fn arch(mut self, arch: impl Into<String>) -> Self {
         self.build = self.build.arch(arch);
         self
@@ -129,6 +130,15 @@ impl BuildScript {
             .out_dir(&out_dir);
         if let Ok(arch) = std::env::var("GPU_BUILD_ARCH") {
             build = build.arch(arch);
+        }
+        if build.arch_spec().contains(',') {
+            return Err(Error::config(format!(
+                "BuildScript builds one architecture, and `{}` lists several; fix: name one \
+                 (GPU_BUILD_ARCH or BuildScript::arch) — a fatbin of several comes from \
+                 `cargo xtask build-ptx --arch {}`, which the embedded module cannot carry yet",
+                build.arch_spec(),
+                build.arch_spec()
+            )));
         }
         let built = build.run()?;
         let module = built.modules.into_iter().next().ok_or_else(|| {

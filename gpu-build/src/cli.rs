@@ -54,7 +54,9 @@ struct BuildArgs {
     /// directory, as cargo does).
     #[arg(long)]
     manifest_path: Option<PathBuf>,
-    /// GPU architecture to compile for (sm_70 or newer).
+    /// GPU architecture to compile for (sm_70 or newer), or a comma-separated list
+    /// (sm_80,sm_90a): each kernel crate built for every one, assembled by ptxas and packed
+    /// into <out>/<crate>.fatbin with a manifest <crate>.fatbin.json.
     #[arg(long, default_value = "sm_90")]
     arch: String,
     /// Build with the release profile (the default).

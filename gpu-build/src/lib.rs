@@ -38,6 +38,7 @@ mod build_script;
 mod cargo_device;
 pub mod cli;
 mod error;
+pub mod fatbin;
 mod link;
 mod pipeline;
 mod preflight;

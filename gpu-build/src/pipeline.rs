@@ -22,6 +22,7 @@ use cargo_metadata::{Metadata, Package, PackageId};
 
 use crate::cargo_device::{self, BuildFailure, BuildRequest, CratePtx};
 use crate::error::{Error, ErrorKind, Result};
+use crate::fatbin;
 use crate::link;
 use crate::preflight;
 use crate::progress::Progress;
@@ -85,6 +86,8 @@ pub struct BuildPtx {
     verify: Verify,
     toolchain: String,
     progress: Progress,
+    /// Write into `<out>/<arch>/` (one architecture of a multi-architecture build).
+    arch_subdir: bool,
 }
 
 impl Default for BuildPtx {
@@ -109,6 +112,11 @@ pub struct LinkedModule {
     pub map: PathBuf,
     /// Whether `ptxas` assembled it.
     pub verified: bool,
+    /// In a build for several architectures (`arch("sm_80,sm_90a")`):
+    /// `<out>/<package>.fatbin`, every architecture's cubin and PTX, with its manifest
+    /// `<package>.fatbin.json` beside it ([`crate::fatbin`]); `ptx` and `map` are then the
+    /// first architecture's (`<out>/<arch>/`). `None` in a build for one.
+    pub fatbin: Option<PathBuf>,
     /// Every file the module was built from that can change: the sources of the crate
     /// and of its path dependencies (from rustc's dep-info), their `Cargo.toml`s, the
     /// workspace's `Cargo.toml` and `Cargo.lock`.
@@ -142,6 +150,7 @@ impl BuildPtx {
             verify: Verify::default(),
             toolchain: toolchain::DEFAULT_TOOLCHAIN.to_string(),
             progress: Progress::default(),
+            arch_subdir: false,
         }
     }
 
@@ -167,10 +176,17 @@ impl BuildPtx {
         self
     }
 
-    /// `sm_XX` (or `sm_XXa`), at least `sm_70`. Default `sm_90`.
+    /// `sm_XX` (or `sm_XXa`), at least `sm_70`. Default `sm_90`. A comma-separated list
+    /// (`"sm_80,sm_90a"`) builds every kernel crate for each and packs them into one
+    /// fatbin per crate ([`LinkedModule::fatbin`], [`crate::fatbin`]).
     pub fn arch(mut self, arch: impl Into<String>) -> Self {
         self.arch = arch.into();
         self
+    }
+
+    /// The architecture (or comma-separated list) [`arch`](Self::arch) set.
+    pub(crate) fn arch_spec(&self) -> &str {
+        &self.arch
     }
 
     /// Release profile (`true`, the default) or dev profile (overflow checks and debug
@@ -228,8 +244,114 @@ impl BuildPtx {
     /// ([`ErrorKind::Config`]); a crate pulls in `std` through a dependency (the chain is
     /// named) or does not compile ([`ErrorKind::Compile`]); the linker refuses
     /// ([`ErrorKind::Link`]); ptxas refuses ([`ErrorKind::Verify`]). Nothing partial or
-    /// refused is left in the output directory.
+    /// refused is left in the output directory. For several architectures also: ptxas or
+    /// `fatbinary` missing, or verification turned off ([`ErrorKind::Toolchain`],
+    /// [`ErrorKind::Config`]).
     pub fn run(&self) -> Result<Built> {
+        let archs: Vec<&str> = self
+            .arch
+            .split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .collect();
+        if archs.len() > 1 {
+            return self.run_archs(&archs);
+        }
+        self.run_one()
+    }
+
+    /// [`run`](Self::run) for several architectures: each built into `<out>/<arch>/`,
+    /// assembled into a cubin, and every crate's images packed into a fatbin.
+    fn run_archs(&self, archs: &[&str]) -> Result<Built> {
+        let mut seen = BTreeSet::new();
+        if let Some(dup) = archs.iter().find(|a| !seen.insert(**a)) {
+            return Err(Error::config(format!(
+                "--arch lists {dup} twice; fix: name each architecture once"
+            )));
+        }
+        if self.verify == Verify::Never {
+            return Err(Error::config(
+                "a build for several architectures assembles each module into a cubin with \
+                 ptxas; fix: drop --no-verify (Verify::Never)",
+            ));
+        }
+        let ptxas = toolchain::require_ptxas()?;
+        let fatbinary = fatbin::find_fatbinary(&ptxas).ok_or_else(|| {
+            Error::toolchain(format!(
+                "fatbinary not found (next to {}, in $FATBINARY or on PATH): it packs the \
+                 architectures into one fatbin; fix: run `cargo xtask setup` (it ships with \
+                 ptxas in the nvidia-cuda-nvcc wheel) or set FATBINARY",
+                ptxas.display()
+            ))
+        })?;
+        let mut builds = Vec::new();
+        for arch in archs {
+            let mut one = self.clone();
+            one.arch = arch.to_string();
+            one.arch_subdir = true;
+            builds.push((*arch, one.run_one()?));
+        }
+        let (_, first) = &builds[0];
+        let out_dir = first
+            .out_dir
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| first.out_dir.clone());
+        let mut modules = Vec::new();
+        for module in &first.modules {
+            let mut images = Vec::new();
+            for (arch, built) in &builds {
+                let m = built
+                    .modules
+                    .iter()
+                    .find(|m| m.package == module.package)
+                    .ok_or_else(|| {
+                        Error::new(
+                            ErrorKind::Compile,
+                            format!("no {arch} module was built for {}", module.package),
+                        )
+                    })?;
+                let rel = |p: &Path| {
+                    p.strip_prefix(&out_dir)
+                        .unwrap_or(p)
+                        .to_string_lossy()
+                        .into_owned()
+                };
+                let cubin = m.ptx.with_extension("cubin");
+                self.progress.status(
+                    "Assembling",
+                    &format!("{} (ptxas -arch={arch})", link::display(&cubin, &first.workspace_root)),
+                );
+                fatbin::assemble(&ptxas, &m.ptx, arch, &cubin)?;
+                images.push(fatbin::FatbinImage {
+                    arch: arch.to_string(),
+                    ptx: rel(&m.ptx),
+                    map: rel(&m.map),
+                    cubin: rel(&cubin),
+                    kernels: fatbin::kernels_of(&m.map)?,
+                });
+            }
+            self.progress.status(
+                "Packing",
+                &format!(
+                    "{}.fatbin ({})",
+                    module.package,
+                    archs.join(", ")
+                ),
+            );
+            let manifest = fatbin::pack(&fatbinary, &out_dir, &module.package, images)?;
+            let mut m = module.clone();
+            m.fatbin = Some(out_dir.join(&manifest.fatbin));
+            modules.push(m);
+        }
+        Ok(Built {
+            workspace_root: first.workspace_root.clone(),
+            out_dir,
+            modules,
+        })
+    }
+
+    fn run_one(&self) -> Result<Built> {
         let started = Instant::now();
         let arch = self.check_arch()?;
         toolchain::check_nightly(&self.toolchain)?;
@@ -300,7 +422,10 @@ impl BuildPtx {
         let built = cargo_device::build(&request)
             .map_err(|(e, failure)| explain_failure(e, &failure, &metadata, &kernel_crates))?;
 
-        let out_dir = self.out_dir.clone().unwrap_or_else(|| target.join("ptx"));
+        let mut out_dir = self.out_dir.clone().unwrap_or_else(|| target.join("ptx"));
+        if self.arch_subdir {
+            out_dir = out_dir.join(&self.arch);
+        }
         std::fs::create_dir_all(&out_dir)
             .map_err(|e| Error::io(format!("creating {}", out_dir.display()), e))?;
         let mut modules = Vec::new();
@@ -345,6 +470,7 @@ impl BuildPtx {
                 map: link::map_path(&output),
                 ptx: output,
                 verified: ptxas.is_some(),
+                fatbin: None,
                 inputs: inputs(&metadata, &kernel_crate.id, &deps, &dep_info),
             });
         }

@@ -1,6 +1,6 @@
 //! The tools a device build needs: a nightly toolchain with `rust-src` (through
 //! `rustup`), and `ptxas` (found by [`ptx_linker::ptxas::find`], installed by [`setup`]
-//! from the `nvidia-cuda-nvcc` wheel).
+//! from the `nvidia-cuda-nvcc` wheel, with `fatbinary` for multi-architecture builds).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -148,11 +148,13 @@ pub fn setup(toolchain: &str, progress: &Progress) -> Result<()> {
     let dir = wheel_dir()?;
     let ptxas = dir.join("nvidia/cu13/bin/ptxas");
     if ptxas.exists() {
-        // Older setups unpacked nvlink without its executable bit; the linker's
-        // differential test runs it.
-        let nvlink = dir.join("nvidia/cu13/bin/nvlink");
-        if nvlink.exists() {
-            make_executable(&nvlink)?;
+        // Older setups unpacked nvlink and fatbinary without their executable bits; the
+        // linker's differential test runs nvlink, a multi-architecture build fatbinary.
+        for tool in ["nvlink", "fatbinary"] {
+            let path = dir.join("nvidia/cu13/bin").join(tool);
+            if path.exists() {
+                make_executable(&path)?;
+            }
         }
         progress.status("Fresh", &format!("ptxas at {}", ptxas.display()));
         return Ok(());
@@ -189,7 +191,7 @@ pub fn setup(toolchain: &str, progress: &Progress) -> Result<()> {
         ])
         .arg(&wheel)
         .arg(&dir))?;
-    for tool in ["ptxas", "nvlink"] {
+    for tool in ["ptxas", "nvlink", "fatbinary"] {
         make_executable(&dir.join("nvidia/cu13/bin").join(tool))?;
     }
     progress.status("Installed", &format!("ptxas at {}", ptxas.display()));

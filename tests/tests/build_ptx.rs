@@ -232,3 +232,96 @@ fn an_architecture_rustc_cannot_target_is_refused_before_building() {
         "built before refusing:\n{stderr}"
     );
 }
+
+/// `(kind, sm)` of every entry of a fatbin: kind 1 PTX, 2 ELF (cubin); read from the
+/// container and entry headers, independently of the tool that wrote them.
+fn fatbin_entries(bytes: &[u8]) -> Vec<(u16, u32)> {
+    let u16_at = |o: usize| u16::from_le_bytes(bytes[o..o + 2].try_into().unwrap());
+    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+    assert_eq!(u32_at(0), 0xBA55_ED50, "fatbin magic");
+    let header = u16_at(6) as usize;
+    let end = header + u64_at(8) as usize;
+    assert_eq!(end, bytes.len(), "one container, spanning the file");
+    let mut at = header;
+    let mut entries = Vec::new();
+    while at < end {
+        let (kind, entry_header, payload) = (u16_at(at), u32_at(at + 4), u64_at(at + 8));
+        entries.push((kind, u32_at(at + 28)));
+        at += entry_header as usize + payload as usize;
+    }
+    assert_eq!(at, end, "the entries tile the container");
+    entries
+}
+
+#[test]
+fn several_architectures_pack_into_one_fatbin() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = xtask(&[
+        "build-ptx",
+        "-p",
+        "vecadd-kernels",
+        "-p",
+        "mma_gemm-kernels",
+        "--arch",
+        "sm_80,sm_90a",
+        "--out-dir",
+        out,
+    ]);
+    assert!(
+        o.status.success(),
+        "multi-architecture build failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for package in ["vecadd-kernels", "mma_gemm-kernels"] {
+        let manifest: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(format!("{package}.fatbin.json"))).unwrap(),
+        )
+        .unwrap();
+        let images = manifest["images"].as_array().unwrap();
+        let archs: Vec<&str> = images.iter().map(|i| i["arch"].as_str().unwrap()).collect();
+        assert_eq!(archs, ["sm_80", "sm_90a"], "{package}");
+        for image in images {
+            for key in ["ptx", "map", "cubin"] {
+                let p = dir.path().join(image[key].as_str().unwrap());
+                assert!(p.is_file(), "{package}: {} missing", p.display());
+            }
+        }
+        let fatbin = std::fs::read(dir.path().join(format!("{package}.fatbin"))).unwrap();
+        let mut entries = fatbin_entries(&fatbin);
+        entries.sort();
+        assert_eq!(entries, [(1, 80), (1, 90), (2, 80), (2, 90)], "{package}");
+    }
+    // The wgmma kernels exist for sm_90a only, and the manifest says so.
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("mma_gemm-kernels.fatbin.json")).unwrap(),
+    )
+    .unwrap();
+    let has = |i: usize, k: &str| {
+        manifest["images"][i]["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == k)
+    };
+    assert!(has(0, "gemm_mma") && has(1, "gemm_mma"));
+    assert!(!has(0, "gemm_wgmma") && has(1, "gemm_wgmma"));
+}
+
+#[test]
+fn a_repeated_architecture_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = xtask(&[
+        "build-ptx",
+        "-p",
+        "vecadd-kernels",
+        "--arch",
+        "sm_80,sm_80",
+        "--out-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--arch lists sm_80 twice"), "{err}");
+}
