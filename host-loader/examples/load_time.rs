@@ -5,7 +5,10 @@
 //! signatures read from the PTX of the image the device runs) on 2^20 random floats,
 //! output poisoned, and compares with the CPU.
 //!
-//! `load_time PTX FATBIN ROUNDS [--vecadd SIG_PTX]`
+//! With `--manifest MANIFEST` instead, the same launch goes through
+//! `Module::from_fatbin` (the image, its PTX and link map chosen for the device).
+//!
+//! `load_time PTX FATBIN ROUNDS [--vecadd SIG_PTX | --manifest MANIFEST]`
 
 use std::time::Instant;
 
@@ -52,11 +55,17 @@ fn main() {
         "LOAD {ptx_path}: PTX {p:.3} ms, fatbin {f:.3} ms ({:.0}x), median of {rounds}",
         p / f
     );
-    if let [flag, sig_ptx] = rest {
-        assert_eq!(flag, "--vecadd");
-        let text = std::fs::read_to_string(sig_ptx).expect("reading the signature PTX");
-        let sigs = Signatures::parse(sig_ptx, &text).expect("signatures");
-        let m = Module::from_image(&ctx, sigs, &fatbin, &LoadOptions::new()).expect("fatbin");
+    if let [flag, arg] = rest {
+        let m = match flag.as_str() {
+            "--vecadd" => {
+                let text = std::fs::read_to_string(arg).expect("reading the signature PTX");
+                let sigs = Signatures::parse(arg, &text).expect("signatures");
+                Module::from_image(&ctx, sigs, &fatbin, &LoadOptions::new()).expect("fatbin")
+            }
+            "--manifest" => Module::from_fatbin(&ctx, arg).expect("Module::from_fatbin"),
+            other => panic!("unknown option {other}"),
+        };
+        println!("loaded for vecadd through {flag}");
         let k = m
             .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")
             .expect("vecadd");

@@ -123,6 +123,28 @@ pub enum Error {
         available: Vec<String>,
     },
 
+    /// A module loaded from a multi-architecture fatbin ([`Module::from_fatbin`]) has
+    /// no kernel `name` in the image this device runs; other architectures' images do.
+    ///
+    /// [`Module::from_fatbin`]: crate::Module::from_fatbin
+    #[error(
+        "kernel `{name}` of `{module}` is built only for {}; this device runs the \
+         `{device_arch}` image, which lacks it; fix: add this device's architecture to \
+         the kernel crate's build (`--arch`) where the kernel compiles for it, or choose \
+         another kernel on this device",
+        built_for.join(", ")
+    )]
+    KernelNotForDevice {
+        /// The fatbin's display name.
+        module: String,
+        /// The kernel asked for.
+        name: String,
+        /// The architecture of the image the device runs (`sm_80`).
+        device_arch: String,
+        /// The architectures whose images have the kernel.
+        built_for: Vec<String>,
+    },
+
     /// The PTX text could not be read for signatures (a `ptx-linker` diagnostic).
     #[error("cannot read kernel signatures: {0}")]
     Parse(#[from] ptx_linker::LinkError),

@@ -217,6 +217,7 @@
 pub mod abi_record;
 mod device;
 mod error;
+pub mod fatbin;
 pub mod graph;
 mod image;
 mod kernel;

@@ -236,7 +236,12 @@ pub struct Signatures {
     entries: Vec<EntrySignature>,
     facts: Vec<KernelFacts>,
     vars: Option<ModuleVars>,
+    /// For a fatbin's module: the image the device runs and the other images' kernels.
+    other_images: Option<(String, OtherImages)>,
 }
+
+/// The other images of a fatbin: (architecture, kernels) each.
+type OtherImages = Vec<(String, Vec<String>)>;
 
 /// The module-scope variables a PTX text defines and the module-variable records among
 /// them (`__const_abi_NAME`, `__global_abi_NAME`; `device_std::module_var`), so that
@@ -313,6 +318,7 @@ impl Signatures {
             entries,
             facts,
             vars: Some(vars),
+            other_images: None,
         })
     }
 
@@ -354,6 +360,7 @@ impl Signatures {
             entries,
             facts,
             vars: Some(vars),
+            other_images: None,
         })
     }
 
@@ -367,6 +374,7 @@ impl Signatures {
             entries,
             facts,
             vars: None,
+            other_images: None,
         }
     }
 
@@ -407,7 +415,30 @@ impl Signatures {
         self.entries.iter().position(|e| e.name == name)
     }
 
+    /// Records that these signatures are the `device_arch` image of a fatbin whose
+    /// other images (architecture, kernels) are `others`, so that a kernel only they
+    /// have is reported as [`Error::KernelNotForDevice`].
+    pub(crate) fn with_other_images(mut self, device_arch: String, others: OtherImages) -> Self {
+        self.other_images = Some((device_arch, others));
+        self
+    }
+
     fn find(&self, name: &str) -> Result<usize, Error> {
+        if let (None, Some((device_arch, others))) = (self.index(name), &self.other_images) {
+            let built_for: Vec<String> = others
+                .iter()
+                .filter(|(_, kernels)| kernels.iter().any(|k| k == name))
+                .map(|(arch, _)| arch.clone())
+                .collect();
+            if !built_for.is_empty() {
+                return Err(Error::KernelNotForDevice {
+                    module: self.module.clone(),
+                    name: name.to_string(),
+                    device_arch: device_arch.clone(),
+                    built_for,
+                });
+            }
+        }
         self.index(name).ok_or_else(|| Error::NoSuchKernel {
             module: self.module.clone(),
             name: name.to_string(),
