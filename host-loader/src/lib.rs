@@ -9,6 +9,7 @@
 //! | [`KernelParam`], [`KernelSignature`] | Rust parameter types and signature tuples; the lowering of launch arguments | none |
 //! | [`check_signature`], [`Signatures`] | the verdict: Rust signature vs PTX `.entry` and ABI record, no GPU needed | none |
 //! | [`Module`] | load PTX (file, embedded, with a link map), a cubin or a fatbin, with JIT options | `cuModuleLoadDataEx` |
+//! | [`fatbin`] | a multi-architecture build (`build-ptx --arch sm_80,sm_90a`): the image the device runs, checked against its own PTX and link map | `cuDeviceGetAttribute`, `cuModuleLoadData` |
 //! | [`Kernel`] | checked handle; launch with limits checked and the dynamic shared memory opt-in set | `cuModuleGetFunction`, `cuFuncGetAttribute`, `cuFuncGetParamInfo`, `cuFuncSetAttribute`, `cuLaunchKernel` |
 //! | [`LaunchAttributes`] | programmatic dependent launch, launch priority, cluster shape (checked against the grid, the kernel's compiled shape and the device); stream priorities are cudarc's (`CudaContext::new_stream_with_priority`, range from `cudarc::driver::result::stream::get_priority_range`) | `cuLaunchKernelEx`, `cuOccupancyMaxPotentialClusterSize` |
 //! | [`tma`] | tensor maps for the TMA, encoded after the driver's rules are checked, compared with the kernel's record | `cuTensorMapEncodeTiled` |
