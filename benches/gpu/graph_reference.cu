@@ -79,3 +79,41 @@ int graphref_destroy(void* exec) {
 }
 
 }  // extern "C"
+
+// The chain's kernel written for programmatic dependent launch (the Rust vecadd_pdl):
+// one element per thread; lets the next launch start at once and waits for the previous
+// one before touching memory.
+extern "C" __global__ void vecadd_pdl_ref(const float* __restrict__ a,
+                                          const float* __restrict__ b,
+                                          float* __restrict__ c, unsigned long long n) {
+    cudaTriggerProgrammaticLaunchCompletion();
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    cudaGridDependencySynchronize();
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+extern "C" {
+
+// The chain of vecadd_pdl_ref, launched one by one with cudaLaunchKernelEx, with the
+// programmatic stream serialization attribute when `pdl` is non-zero.
+int graphref_pdl_loop(void* stream, const float* b, float* x0, float* x1,
+                      unsigned long long n, int steps, unsigned grid, unsigned block, int pdl) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.stream = static_cast<cudaStream_t>(stream);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = pdl ? 1 : 0;
+    float* x[2] = {x0, x1};
+    for (int i = 0; i < steps; ++i) {
+        cudaError_t e = cudaLaunchKernelEx(&cfg, vecadd_pdl_ref, (const float*)x[i % 2], b,
+                                           x[(i + 1) % 2], n);
+        if (e != cudaSuccess) return static_cast<int>(e);
+    }
+    return 0;
+}
+
+}  // extern "C"

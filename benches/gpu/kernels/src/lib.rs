@@ -816,3 +816,19 @@ pub fn vecadd_each_get(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
         *out = x + y;
     }
 }
+
+/// `c = a + b`, one element per thread, written for programmatic dependent launch: the
+/// next launch may start at once, and this one waits for the previous before touching
+/// memory (graph-bench's PDL chain; CUDA twin `vecadd_pdl_ref` in `graph_reference.cu`).
+/// Correct with or without the launch attribute. Minimum sm_90 for the overlap (the
+/// instructions are no-ops without it).
+#[kernel]
+pub fn vecadd_pdl(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    device_std::grid_dependency::launch_dependents();
+    let i = thread::index_1d();
+    let k = i.get();
+    device_std::grid_dependency::wait();
+    if let (Some(out), Some(x), Some(y)) = (c.get_mut(&i), a.get(k), b.get(k)) {
+        *out = x + y;
+    }
+}

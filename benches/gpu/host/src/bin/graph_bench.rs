@@ -1,5 +1,5 @@
 //! `graph-bench`: a chain of `--steps` (1000) dependent tiny kernels — `x[(i+1)%2] =
-//! x[i%2] + b` over `--n` (1024) floats — eight ways, in one process, interleaved:
+//! x[i%2] + b` over `--n` (1024) floats — twelve ways, in one process, interleaved:
 //!
 //! | variant | kernel | how |
 //! |---|---|---|
@@ -11,6 +11,8 @@
 //! | `rust graph` | Rust `vecadd` | `host_loader::graph` capture, `GraphExec::launch` |
 //! | `rust graph (nvcc kernel)` | nvcc `vecadd_ref`, loaded by host-loader | `host_loader::graph` |
 //! | `c++ graph` | nvcc `vecadd_ref` | `cudaStreamBeginCapture` … `cudaGraphLaunch` (graph_reference.cu) |
+//! | `rust sequence, pdl kernel` / `(PDL)` | Rust `vecadd_pdl`, one element per thread | `Sequence::launch_with`, without / with programmatic stream serialization |
+//! | `c++ loop, pdl kernel` / `(PDL)` | nvcc `vecadd_pdl_ref` | `cudaLaunchKernelEx`, without / with the attribute (`graphref_pdl_loop`) |
 //!
 //! nvcc 13.0 writes `vecadd_ref`'s pointers as plain `.u64` parameters (no `.ptr`), which
 //! `Ptr<T>` refuses; then the nvcc variants pass raw addresses (`u64`), the loop making
@@ -39,7 +41,9 @@ use clap::Parser;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use host_loader::graph::{self, GraphExec};
 use host_loader::sequence;
-use host_loader::{for_num_elems, Kernel, LaunchConfig, Module, Ptr, PtrMut, Slice, SliceMut};
+use host_loader::{
+    for_num_elems, Kernel, LaunchAttributes, LaunchConfig, Module, Ptr, PtrMut, Slice, SliceMut,
+};
 use rand::{Rng, SeedableRng};
 
 /// Command-line options.
@@ -87,6 +91,17 @@ type CaptureFn = unsafe extern "C" fn(
     *mut *mut c_void,
 ) -> i32;
 type ExecFn = unsafe extern "C" fn(*mut c_void, *mut c_void) -> i32;
+type PdlLoopFn = unsafe extern "C" fn(
+    *mut c_void,
+    *const f32,
+    *mut f32,
+    *mut f32,
+    u64,
+    i32,
+    u32,
+    u32,
+    i32,
+) -> i32;
 type DestroyFn = unsafe extern "C" fn(*mut c_void) -> i32;
 
 type RustSig = (Slice<f32>, Slice<f32>, SliceMut<f32>);
@@ -147,6 +162,8 @@ struct State<'a> {
     x_loop_nvcc: [CudaSlice<f32>; 2],
     x_seq: [CudaSlice<f32>; 2],
     x_seq_nvcc: [CudaSlice<f32>; 2],
+    /// The PDL chain: Rust plain, Rust PDL, C++ plain, C++ PDL.
+    x_pdl: [[CudaSlice<f32>; 2]; 4],
 }
 
 /// The buffers of one step of the ping-pong chain: `(source, destination)`.
@@ -193,6 +210,9 @@ fn main() -> Result<()> {
             *lib.get::<DestroyFn>(b"graphref_destroy")?,
         )
     };
+    // SAFETY: the symbol has this signature in graph_reference.cu.
+    let cpp_pdl_loop = unsafe { *lib.get::<PdlLoopFn>(b"graphref_pdl_loop")? };
+    let vecadd_pdl = rust.kernel::<RustSig>("vecadd_pdl")?;
 
     let (n, steps) = (o.n, o.steps);
     let mut r = rand::rngs::StdRng::seed_from_u64(seed);
@@ -339,6 +359,7 @@ fn main() -> Result<()> {
         x_loop_nvcc,
         x_seq,
         x_seq_nvcc,
+        x_pdl: [fresh()?, fresh()?, fresh()?, fresh()?],
     };
     let rust_loop = |s: &mut State| -> Result<()> {
         for i in 0..steps {
@@ -432,6 +453,64 @@ fn main() -> Result<()> {
             None => Ok(()),
         }
     };
+    // The PDL chain: one element per thread, the same kernel with and without the
+    // programmatic stream serialization attribute, Rust (a sequence) and C++.
+    let cfg_pdl = for_num_elems(n as u32, 256)?;
+    let pdl_attrs = [
+        LaunchAttributes::new(),
+        LaunchAttributes::new().programmatic_stream_serialization(true),
+    ];
+    let rust_pdl = |s: &mut State, k: usize| -> Result<()> {
+        let [x0, x1] = &mut s.x_pdl[k];
+        sequence::run(&stream, |seq| {
+            let (b, x) = (seq.read(&b_d)?, [seq.write(x0)?, seq.write(x1)?]);
+            for i in 0..steps {
+                // SAFETY: vecadd_pdl reads a[k], b[k] and writes c[k] for k < c.len() = n,
+                // after waiting for the previous launch.
+                unsafe {
+                    seq.launch_with(
+                        &vecadd_pdl,
+                        cfg_pdl,
+                        &pdl_attrs[k],
+                        (x[i % 2].read(), b, x[(i + 1) % 2]),
+                    )
+                }?;
+            }
+            Ok(())
+        })?;
+        Ok(())
+    };
+    let pdl_addr: Vec<(u64, u64)> = (2..4)
+        .map(|k| {
+            (
+                addr(&state.x_pdl[k][0], &stream),
+                addr(&state.x_pdl[k][1], &stream),
+            )
+        })
+        .collect();
+    let cpp_pdl = |_: &mut State, k: usize| -> Result<()> {
+        let (p0, p1) = pdl_addr[k];
+        // SAFETY: live n-float buffers on this stream's context.
+        let rc = unsafe {
+            cpp_pdl_loop(
+                raw_stream,
+                b_addr as *const f32,
+                p0 as *mut f32,
+                p1 as *mut f32,
+                n64,
+                steps as i32,
+                cfg_pdl.grid_dim.0,
+                cfg_pdl.block_dim.0,
+                k as i32,
+            )
+        };
+        ensure!(rc == 0, "graphref_pdl_loop: cudaError {rc}");
+        Ok(())
+    };
+    let rust_pdl_plain = |s: &mut State| rust_pdl(s, 0);
+    let rust_pdl_on = |s: &mut State| rust_pdl(s, 1);
+    let cpp_pdl_plain = |s: &mut State| cpp_pdl(s, 0);
+    let cpp_pdl_on = |s: &mut State| cpp_pdl(s, 1);
     let mut variants: Vec<(&str, timing::Launch<'_, State>)> = vec![
         ("rust loop", &rust_loop),
         ("c++ loop", &cpp_loop_run),
@@ -441,6 +520,10 @@ fn main() -> Result<()> {
         ("rust loop (nvcc kernel)", &nvcc_loop),
         ("rust sequence", &rust_seq),
         ("rust sequence (nvcc kernel)", &nvcc_seq),
+        ("rust sequence, pdl kernel", &rust_pdl_plain),
+        ("rust sequence, pdl kernel (PDL)", &rust_pdl_on),
+        ("c++ loop, pdl kernel", &cpp_pdl_plain),
+        ("c++ loop, pdl kernel (PDL)", &cpp_pdl_on),
     ];
     if simple.is_some() {
         variants.push(("rust graph (simple kernel)", &simple_graph_run));
@@ -467,6 +550,18 @@ fn main() -> Result<()> {
         [&x[0], &x[1]],
         &want,
     )?;
+    for (k, what) in [
+        "rust sequence, pdl kernel",
+        "rust sequence, pdl kernel (PDL)",
+        "c++ loop, pdl kernel",
+        "c++ loop, pdl kernel (PDL)",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let x = &state.x_pdl[k];
+        check(what, &stream, [&x[0], &x[1]], &want)?;
+    }
     let g = &state.rust_graph;
     let xs = [g.slice(rg_tokens[0].read())?, g.slice(rg_tokens[1].read())?];
     check("rust graph", &stream, xs, &want)?;
@@ -505,6 +600,15 @@ fn main() -> Result<()> {
         ("rust sequence", "c++ loop"),
         ("rust sequence (nvcc kernel)", "c++ loop"),
         ("rust loop", "rust sequence"),
+        (
+            "rust sequence, pdl kernel (PDL)",
+            "rust sequence, pdl kernel",
+        ),
+        ("c++ loop, pdl kernel (PDL)", "c++ loop, pdl kernel"),
+        (
+            "rust sequence, pdl kernel (PDL)",
+            "c++ loop, pdl kernel (PDL)",
+        ),
     ] {
         if variants.iter().any(|v| v.0 == a) {
             println!("ratio {:<44} = {:.3}", format!("{a} / {b}"), t(a) / t(b));
