@@ -3,7 +3,7 @@
 //! then block 0 sums the partials. CUDA C++ needs cooperative groups' `grid.sync()`
 //! and `cudaLaunchCooperativeKernel` for the same (`grid_sync.cu`, the timing twin).
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 use device_std::{grid, kernel, thread, SharedArray};
 
