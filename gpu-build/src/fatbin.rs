@@ -56,9 +56,8 @@ impl FatbinManifest {
     pub fn read(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
-        serde_json::from_str(&text).map_err(|e| {
-            Error::config(format!("{} is not a fatbin manifest: {e}", path.display()))
-        })
+        serde_json::from_str(&text)
+            .map_err(|e| Error::config(format!("{} is not a fatbin manifest: {e}", path.display())))
     }
 
     /// The architectures that have kernel `name`.
@@ -160,7 +159,8 @@ pub fn pack(
             String::from_utf8_lossy(&run.stderr).trim_end()
         )));
     }
-    std::fs::rename(&tmp, &out).map_err(|e| Error::io(format!("renaming to {}", out.display()), e))?;
+    std::fs::rename(&tmp, &out)
+        .map_err(|e| Error::io(format!("renaming to {}", out.display()), e))?;
     let manifest = FatbinManifest {
         package: package.to_string(),
         fatbin: name,

@@ -320,7 +320,10 @@ impl BuildPtx {
                 let cubin = m.ptx.with_extension("cubin");
                 self.progress.status(
                     "Assembling",
-                    &format!("{} (ptxas -arch={arch})", link::display(&cubin, &first.workspace_root)),
+                    &format!(
+                        "{} (ptxas -arch={arch})",
+                        link::display(&cubin, &first.workspace_root)
+                    ),
                 );
                 fatbin::assemble(&ptxas, &m.ptx, arch, &cubin)?;
                 images.push(fatbin::FatbinImage {
@@ -333,11 +336,7 @@ impl BuildPtx {
             }
             self.progress.status(
                 "Packing",
-                &format!(
-                    "{}.fatbin ({})",
-                    module.package,
-                    archs.join(", ")
-                ),
+                &format!("{}.fatbin ({})", module.package, archs.join(", ")),
             );
             let manifest = fatbin::pack(&fatbinary, &out_dir, &module.package, images)?;
             let mut m = module.clone();

@@ -273,8 +273,8 @@ fn a_partial_sync_warp_orders_only_the_lanes_in_its_mask() {
 #[kernel]
 pub fn linear_indices(mut out: DisjointSlice<[u64; 2]>) {
     let i = thread::index_1d();
-    let want = thread::block_in_grid() * thread::block_size() as u64
-        + thread::thread_in_block() as u64;
+    let want =
+        thread::block_in_grid() * thread::block_size() as u64 + thread::thread_in_block() as u64;
     let k = i.get() as u64;
     if let Some(o) = out.get_mut(&i) {
         *o = [k, want];
@@ -296,7 +296,11 @@ fn index_1d_linearises_every_launch_shape_without_gaps() {
         let out = GlobalMut::new(&mut v);
         emulator::launch(cfg, || linear_indices(out.disjoint())).unwrap();
         for (j, [k, want]) in v.iter().enumerate() {
-            assert_eq!((*k, *want), (j as u64, j as u64), "grid {grid:?} block {block:?}");
+            assert_eq!(
+                (*k, *want),
+                (j as u64, j as u64),
+                "grid {grid:?} block {block:?}"
+            );
         }
     }
 }
