@@ -46,6 +46,23 @@ pub struct FatbinImage {
     pub cubin: String,
     /// The `.entry` names of the module, in the map's order.
     pub kernels: Vec<String>,
+    /// FNV-1a (64-bit, hex) of the PTX and its link map, so a loader can tell that they
+    /// were rebuilt after the fatbin was packed ([`content_hash`]).
+    pub hash: String,
+}
+
+/// FNV-1a, 64-bit, of `bytes`, as 16 hex digits: the manifest's fingerprint of an
+/// image's PTX followed by its link map (not a cryptographic hash; it catches a rebuild,
+/// not an adversary).
+pub fn content_hash(parts: &[&[u8]]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
 }
 
 impl FatbinManifest {
@@ -134,19 +151,19 @@ pub fn pack(
 ) -> Result<FatbinManifest> {
     let name = format!("{package}.fatbin");
     let out = dir.join(&name);
-    let tmp = dir.join(format!("{name}.tmp"));
+    let tmp_name = format!("{name}.tmp");
+    let tmp = dir.join(&tmp_name);
+    // fatbinary splits `--image3` on commas: run it in `dir` with the relative names
+    // (`sm_80/K.cubin`; architectures and package names hold no commas), so a comma in
+    // the output directory's path cannot reach it.
     let mut cmd = Command::new(fatbinary);
-    cmd.arg("-64").arg(format!("--create={}", tmp.display()));
+    cmd.current_dir(dir)
+        .arg("-64")
+        .arg(format!("--create={tmp_name}"));
     for i in &images {
         let sm = sm_value(&i.arch);
-        cmd.arg(format!(
-            "--image3=kind=elf,sm={sm},file={}",
-            dir.join(&i.cubin).display()
-        ));
-        cmd.arg(format!(
-            "--image3=kind=ptx,sm={sm},file={}",
-            dir.join(&i.ptx).display()
-        ));
+        cmd.arg(format!("--image3=kind=elf,sm={sm},file={}", i.cubin));
+        cmd.arg(format!("--image3=kind=ptx,sm={sm},file={}", i.ptx));
     }
     let run = cmd
         .output()
@@ -188,6 +205,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_content_hash_is_fnv1a_over_all_parts() {
+        // FNV-1a 64 of "" and of "a" (the published test vectors).
+        assert_eq!(content_hash(&[]), "cbf29ce484222325");
+        assert_eq!(content_hash(&[b"a"]), "af63dc4c8601ec8c");
+        assert_eq!(content_hash(&[b"a", b""]), content_hash(&[b"", b"a"]));
+    }
+
+    #[test]
     fn sm_values_follow_fatbinary() {
         assert_eq!(sm_value("sm_80"), "80");
         assert_eq!(sm_value("sm_90a"), "90a");
@@ -202,6 +227,7 @@ mod tests {
             map: String::new(),
             cubin: String::new(),
             kernels: kernels.iter().map(|s| s.to_string()).collect(),
+            hash: String::new(),
         };
         let m = FatbinManifest {
             package: "k".into(),

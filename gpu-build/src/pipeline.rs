@@ -254,20 +254,45 @@ impl BuildPtx {
             .map(str::trim)
             .filter(|a| !a.is_empty())
             .collect();
-        if archs.len() > 1 {
-            return self.run_archs(&archs);
+        match archs[..] {
+            [] => Err(Error::config(format!(
+                "`{}` names no architecture; fix: pass --arch sm_90 (or a list, sm_80,sm_90a)",
+                self.arch
+            ))),
+            [one] if one != self.arch => {
+                let mut single = self.clone();
+                single.arch = one.to_string();
+                single.run_one()
+            }
+            [_] => self.run_one(),
+            _ => self.run_archs(&archs),
         }
-        self.run_one()
     }
 
     /// [`run`](Self::run) for several architectures: each built into `<out>/<arch>/`,
     /// assembled into a cubin, and every crate's images packed into a fatbin.
     fn run_archs(&self, archs: &[&str]) -> Result<Built> {
-        let mut seen = BTreeSet::new();
-        if let Some(dup) = archs.iter().find(|a| !seen.insert(**a)) {
-            return Err(Error::config(format!(
-                "--arch lists {dup} twice; fix: name each architecture once"
-            )));
+        // Every name checked before anything is built, and no two for one GPU: the
+        // driver would pick one of two cubins for it, unknown to the loader.
+        let mut parsed: Vec<(&str, targets::Arch)> = Vec::new();
+        for a in archs {
+            let mut one = self.clone();
+            one.arch = a.to_string();
+            parsed.push((a, one.check_arch()?));
+        }
+        for (i, (a, pa)) in parsed.iter().enumerate() {
+            if let Some((b, _)) = parsed[..i].iter().find(|(_, pb)| pb == pa) {
+                return Err(Error::config(format!(
+                    "--arch lists {b} twice ({a}); fix: name each architecture once"
+                )));
+            }
+            if let Some((b, _)) = parsed[..i].iter().find(|(_, pb)| pb.sm == pa.sm) {
+                return Err(Error::config(format!(
+                    "--arch lists {b} and {a}, two cubins for the same GPU (sm_{}): the \
+                     driver picks one of them and the loader cannot know which; fix: keep one",
+                    pa.sm
+                )));
+            }
         }
         if self.verify == Verify::Never {
             return Err(Error::config(
@@ -326,12 +351,16 @@ impl BuildPtx {
                     ),
                 );
                 fatbin::assemble(&ptxas, &m.ptx, arch, &cubin)?;
+                let read = |p: &Path| {
+                    std::fs::read(p).map_err(|e| Error::io(format!("reading {}", p.display()), e))
+                };
                 images.push(fatbin::FatbinImage {
                     arch: arch.to_string(),
                     ptx: rel(&m.ptx),
                     map: rel(&m.map),
                     cubin: rel(&cubin),
                     kernels: fatbin::kernels_of(&m.map)?,
+                    hash: fatbin::content_hash(&[&read(&m.ptx)?, &read(&m.map)?]),
                 });
             }
             self.progress.status(

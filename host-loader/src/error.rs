@@ -271,6 +271,18 @@ impl From<RecordRefusal> for Error {
     }
 }
 
+impl Error {
+    /// Whether the error says the kernel asked for is not in the loaded module:
+    /// [`Error::NoSuchKernel`], or [`Error::KernelNotForDevice`] (a fatbin whose other
+    /// architectures have it). For code that treats a kernel as optional.
+    pub fn is_missing_kernel(&self) -> bool {
+        matches!(
+            self,
+            Error::NoSuchKernel { .. } | Error::KernelNotForDevice { .. }
+        )
+    }
+}
+
 fn list_or_none(names: &[String]) -> String {
     if names.is_empty() {
         "(none)".into()

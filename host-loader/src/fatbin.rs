@@ -37,6 +37,21 @@ pub struct FatbinImage {
     pub cubin: String,
     /// The kernels this architecture's module has.
     pub kernels: Vec<String>,
+    /// [`content_hash`] of the PTX and the link map when the fatbin was packed.
+    pub hash: String,
+}
+
+/// FNV-1a (64-bit, 16 hex digits) over `parts` in order: the manifest's fingerprint of
+/// an image's PTX and link map (`gpu_build::fatbin::content_hash`, the same function).
+pub fn content_hash(parts: &[&[u8]]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
 }
 
 /// `sm_90a` → `(90, 'a')`, `sm_80` → `(80, ' ')`.
@@ -49,6 +64,7 @@ fn parse_arch(arch: &str) -> Option<(u32, char)> {
 
 /// The image the driver runs on a device of compute capability `sm` (major × 10 +
 /// minor), as it chooses: the cubin built for exactly that architecture, else the newest
+/// family cubin (`sm_100f`) of the same major version at or below it, else the newest
 /// portable PTX (not an `a`/`f` variant) below it, JIT-compiled.
 ///
 /// Errors (as text for the caller's error): two cubins match (`sm_90` and `sm_90a`), so
@@ -69,6 +85,15 @@ pub fn choose_image(m: &FatbinManifest, sm: u32) -> Result<&FatbinImage, String>
             ))
         }
         [] => {}
+    }
+    let family = m
+        .images
+        .iter()
+        .filter_map(|i| parse_arch(&i.arch).map(|(n, s)| (n, s, i)))
+        .filter(|&(n, s, _)| s == 'f' && n / 10 == sm / 10 && n <= sm)
+        .max_by_key(|&(n, _, _)| n);
+    if let Some((_, _, image)) = family {
+        return Ok(image);
     }
     m.images
         .iter()
@@ -146,8 +171,20 @@ impl Module {
                 reason: format!("cannot read: {e}"),
             })
         };
-        let ptx = String::from_utf8_lossy(&read(&image.ptx)?).into_owned();
+        let ptx_bytes = read(&image.ptx)?;
         let map_bytes = read(&image.map)?;
+        if content_hash(&[&ptx_bytes, &map_bytes]) != image.hash {
+            return Err(Error::InvalidPtx {
+                module: path.display().to_string(),
+                reason: format!(
+                    "{} and {} changed after {} was packed (a later build of {} failed or \
+                     stopped before packing), so the checks would not describe the code \
+                     that runs; fix: rebuild with the same --arch list",
+                    image.ptx, image.map, m.fatbin, image.arch
+                ),
+            });
+        }
+        let ptx = String::from_utf8_lossy(&ptx_bytes).into_owned();
         let map: ptx_linker::LinkMap =
             serde_json::from_slice(&map_bytes).map_err(|e| Error::InvalidPtx {
                 module: dir.join(&image.map).display().to_string(),
@@ -183,6 +220,7 @@ mod tests {
                     map: String::new(),
                     cubin: String::new(),
                     kernels: Vec::new(),
+                    hash: String::new(),
                 })
                 .collect(),
         }
@@ -207,6 +245,18 @@ mod tests {
                 .arch,
             "sm_90"
         );
+        // A family cubin runs on its family's later GPUs: sm_100f on sm_103.
+        let m = manifest(&["sm_80", "sm_100f"]);
+        assert_eq!(choose_image(&m, 103).unwrap().arch, "sm_100f");
+        assert_eq!(choose_image(&m, 100).unwrap().arch, "sm_100f");
+        assert_eq!(choose_image(&m, 120).unwrap().arch, "sm_80");
+        assert_eq!(choose_image(&m, 90).unwrap().arch, "sm_80");
+    }
+
+    #[test]
+    fn the_content_hash_is_fnv1a() {
+        assert_eq!(content_hash(&[]), "cbf29ce484222325");
+        assert_eq!(content_hash(&[b"a"]), "af63dc4c8601ec8c");
     }
 
     #[test]

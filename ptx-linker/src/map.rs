@@ -159,6 +159,11 @@ pub(crate) fn build(
             let ItemKind::Variable(v) = &module.items[r.item].kind else {
                 return None;
             };
+            // Only the 8 bytes `#[kernel]` declares: a huge declared size is not read
+            // (the initializer is padded to it).
+            if v.size_bytes() != Some(8) {
+                return None;
+            }
             let bytes = crate::init::initializer_bytes(module.file, module.text, v).ok()?;
             let [b0, b1, b2, b3, p0, p1, p2, p3] = bytes[..] else {
                 return None;

@@ -256,8 +256,10 @@ fn fatbin_entries(bytes: &[u8]) -> Vec<(u16, u32)> {
 
 #[test]
 fn several_architectures_pack_into_one_fatbin() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_str().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    // A comma in the output path: fatbinary splits its image arguments on commas.
+    let dir = root.path().join("out,dir");
+    let out = dir.to_str().unwrap();
     let o = xtask(&[
         "build-ptx",
         "-p",
@@ -276,7 +278,7 @@ fn several_architectures_pack_into_one_fatbin() {
     );
     for package in ["vecadd-kernels", "mma_gemm-kernels"] {
         let manifest: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.path().join(format!("{package}.fatbin.json"))).unwrap(),
+            &std::fs::read_to_string(dir.join(format!("{package}.fatbin.json"))).unwrap(),
         )
         .unwrap();
         let images = manifest["images"].as_array().unwrap();
@@ -284,18 +286,25 @@ fn several_architectures_pack_into_one_fatbin() {
         assert_eq!(archs, ["sm_80", "sm_90a"], "{package}");
         for image in images {
             for key in ["ptx", "map", "cubin"] {
-                let p = dir.path().join(image[key].as_str().unwrap());
+                let p = dir.join(image[key].as_str().unwrap());
                 assert!(p.is_file(), "{package}: {} missing", p.display());
             }
+            // The loader's fingerprint of the PTX and map equals the one packed.
+            let read = |key: &str| std::fs::read(dir.join(image[key].as_str().unwrap())).unwrap();
+            assert_eq!(
+                host_loader::fatbin::content_hash(&[&read("ptx"), &read("map")]),
+                image["hash"].as_str().unwrap(),
+                "{package}"
+            );
         }
-        let fatbin = std::fs::read(dir.path().join(format!("{package}.fatbin"))).unwrap();
+        let fatbin = std::fs::read(dir.join(format!("{package}.fatbin"))).unwrap();
         let mut entries = fatbin_entries(&fatbin);
         entries.sort();
         assert_eq!(entries, [(1, 80), (1, 90), (2, 80), (2, 90)], "{package}");
     }
     // The wgmma kernels exist for sm_90a only, and the manifest says so.
     let manifest: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("mma_gemm-kernels.fatbin.json")).unwrap(),
+        &std::fs::read_to_string(dir.join("mma_gemm-kernels.fatbin.json")).unwrap(),
     )
     .unwrap();
     let has = |i: usize, k: &str| {
@@ -308,9 +317,8 @@ fn several_architectures_pack_into_one_fatbin() {
     assert!(has(0, "gemm_mma") && has(1, "gemm_mma"));
     assert!(!has(0, "gemm_wgmma") && has(1, "gemm_wgmma"));
     // The loader reads the same manifest and picks the image a device runs.
-    let m =
-        host_loader::fatbin::FatbinManifest::read(&dir.path().join("mma_gemm-kernels.fatbin.json"))
-            .unwrap();
+    let m = host_loader::fatbin::FatbinManifest::read(&dir.join("mma_gemm-kernels.fatbin.json"))
+        .unwrap();
     assert_eq!(m.archs_with("gemm_wgmma"), ["sm_90a"]);
     let pick = |sm| host_loader::fatbin::choose_image(&m, sm).map(|i| i.arch.clone());
     assert_eq!(pick(90).unwrap(), "sm_90a");
@@ -333,4 +341,21 @@ fn a_repeated_architecture_is_refused() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--arch lists sm_80 twice"), "{err}");
+    // Two cubins for one GPU: refused before anything is built.
+    let o = xtask(&[
+        "build-ptx",
+        "-p",
+        "vecadd-kernels",
+        "--arch",
+        "sm_90,sm_90a",
+        "--out-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("two cubins for the same GPU (sm_90)"), "{err}");
+    assert!(
+        !err.contains("Compiling"),
+        "refused after building started: {err}"
+    );
 }
