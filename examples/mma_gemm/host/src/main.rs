@@ -155,7 +155,7 @@ fn transposed(
     // Present when the module was built for sm_90 or newer (the tma module's minimum).
     let mma_tma = match module.kernel::<TmaSig>("gemm_mma_tma") {
         Ok(kernel) => Some(kernel),
-        Err(host_loader::Error::NoSuchKernel { .. }) if !wgmma => None,
+        Err(e) if e.is_missing_kernel() && !wgmma => None,
         Err(e) => return Err(e.into()),
     };
     let gemm = if wgmma {
