@@ -368,6 +368,13 @@ impl BuildPtx {
                 &format!("{}.fatbin ({})", module.package, archs.join(", ")),
             );
             let manifest = fatbin::pack(&fatbinary, &out_dir, &module.package, images)?;
+            // A single-architecture build's module of the same crate would now be stale.
+            for stale in [
+                format!("{}.ptx", module.package),
+                format!("{}.map.json", module.package),
+            ] {
+                remove_if_present(&out_dir.join(stale))?;
+            }
             let mut m = module.clone();
             m.fatbin = Some(out_dir.join(&manifest.fatbin));
             modules.push(m);
@@ -487,6 +494,12 @@ impl BuildPtx {
                     &format!("{} (ptxas -arch={arch})", link::display(&output, &root)),
                 );
                 link::verify(ptxas, &output, arch)?;
+            }
+            if !self.arch_subdir {
+                // A multi-architecture build's fatbin of the same crate would now be stale.
+                for stale in ["fatbin", "fatbin.json"] {
+                    remove_if_present(&out_dir.join(format!("{}.{stale}", kernel_crate.name)))?;
+                }
             }
             let dep_info = cargo_device::dep_info_path(&target_dir, self.release, &own.crate_name);
             modules.push(LinkedModule {
@@ -714,4 +727,19 @@ fn inputs(
     files.sort();
     files.dedup();
     files
+}
+
+/// Removes `path` when it exists (an output of the other build layout that would be
+/// stale beside this one).
+///
+/// Errors: [`ErrorKind::Io`] when it exists and cannot be removed.
+fn remove_if_present(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(
+            format!("removing the stale {}", path.display()),
+            e,
+        )),
+    }
 }

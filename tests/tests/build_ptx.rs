@@ -324,6 +324,37 @@ fn several_architectures_pack_into_one_fatbin() {
     assert_eq!(pick(90).unwrap(), "sm_90a");
     assert_eq!(pick(86).unwrap(), "sm_80");
     assert!(pick(75).is_err());
+    // One layout replaces the other's outputs of the same crate: no stale module stays.
+    let single = xtask(&["build-ptx", "-p", "vecadd-kernels", "--out-dir", out]);
+    assert!(
+        single.status.success(),
+        "{}",
+        String::from_utf8_lossy(&single.stderr)
+    );
+    assert!(dir.join("vecadd-kernels.ptx").is_file());
+    assert!(!dir.join("vecadd-kernels.fatbin").exists());
+    assert!(!dir.join("vecadd-kernels.fatbin.json").exists());
+    assert!(
+        dir.join("mma_gemm-kernels.fatbin.json").is_file(),
+        "another crate's is kept"
+    );
+    let multi = xtask(&[
+        "build-ptx",
+        "-p",
+        "vecadd-kernels",
+        "--arch",
+        "sm_80,sm_90a",
+        "--out-dir",
+        out,
+    ]);
+    assert!(
+        multi.status.success(),
+        "{}",
+        String::from_utf8_lossy(&multi.stderr)
+    );
+    assert!(dir.join("vecadd-kernels.fatbin.json").is_file());
+    assert!(!dir.join("vecadd-kernels.ptx").exists());
+    assert!(!dir.join("vecadd-kernels.map.json").exists());
 }
 
 #[test]
