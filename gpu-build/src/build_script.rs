@@ -131,7 +131,13 @@ impl BuildScript {
         if let Ok(arch) = std::env::var("GPU_BUILD_ARCH") {
             build = build.arch(arch);
         }
-        if build.arch_spec().split(',').filter(|a| !a.trim().is_empty()).count() > 1 {
+        if build
+            .arch_spec()
+            .split(',')
+            .filter(|a| !a.trim().is_empty())
+            .count()
+            > 1
+        {
             return Err(Error::config(format!(
                 "BuildScript builds one architecture, and `{}` lists several; fix: name one \
                  (GPU_BUILD_ARCH or BuildScript::arch) — a fatbin of several comes from \
