@@ -104,10 +104,12 @@ pub fn find_fatbinary(ptxas: &Path) -> Option<PathBuf> {
     })
 }
 
-/// `ptxas -arch=<arch> <ptx> -o <cubin>`.
+/// `ptxas -arch=<arch> <ptx> -o <cubin>`: the multi-architecture build's check of each
+/// linked module and its cubin in one pass.
 ///
-/// Errors: [`ErrorKind::Verify`] with ptxas's messages (no cubin is left);
-/// [`ErrorKind::Toolchain`] when ptxas cannot be run.
+/// Errors: [`ErrorKind::Verify`] with ptxas's messages (no cubin is left, and the refused
+/// module and its link map are removed); [`ErrorKind::Toolchain`] when ptxas cannot be
+/// run.
 pub fn assemble(ptxas: &Path, ptx: &Path, arch: &str, cubin: &Path) -> Result<()> {
     let tmp = cubin.with_extension("cubin.tmp");
     let out = Command::new(ptxas)
@@ -119,10 +121,12 @@ pub fn assemble(ptxas: &Path, ptx: &Path, arch: &str, cubin: &Path) -> Result<()
         .map_err(|e| Error::toolchain(format!("cannot run {}: {e}", ptxas.display())))?;
     if !out.status.success() {
         let _ = std::fs::remove_file(&tmp);
+        let _ = std::fs::remove_file(ptx);
+        let _ = std::fs::remove_file(link::map_path(ptx));
         return Err(Error::new(
             ErrorKind::Verify,
             format!(
-                "ptxas -arch={arch} rejected {}:\n{}",
+                "ptxas -arch={arch} rejected {} (removed it and its link map):\n{}",
                 ptx.display(),
                 String::from_utf8_lossy(&out.stderr).trim_end()
             ),
