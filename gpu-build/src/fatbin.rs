@@ -15,77 +15,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{Error, ErrorKind, Result};
 use crate::link;
 
-/// What a fatbin holds, written next to it as `<package>.fatbin.json`: per architecture
-/// its files (relative to the manifest's directory) and kernels, so a loader can report a
-/// kernel that exists only for some targets before it launches.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FatbinManifest {
-    /// The kernel crate's package name.
-    pub package: String,
-    /// `<package>.fatbin`.
-    pub fatbin: String,
-    /// One per architecture, in the order given to the build.
-    pub images: Vec<FatbinImage>,
-}
-
-/// One architecture of a [`FatbinManifest`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FatbinImage {
-    /// `sm_80`, `sm_90a`, ...
-    pub arch: String,
-    /// The linked PTX (`<arch>/<package>.ptx`), also packed in the fatbin.
-    pub ptx: String,
-    /// Its link map.
-    pub map: String,
-    /// The cubin `ptxas -arch=<arch>` made of it.
-    pub cubin: String,
-    /// The `.entry` names of the module, in the map's order.
-    pub kernels: Vec<String>,
-    /// FNV-1a (64-bit, hex) of the PTX and its link map, so a loader can tell that they
-    /// were rebuilt after the fatbin was packed ([`content_hash`]).
-    pub hash: String,
-}
-
-/// FNV-1a, 64-bit, of `bytes`, as 16 hex digits: the manifest's fingerprint of an
-/// image's PTX followed by its link map (not a cryptographic hash; it catches a rebuild,
-/// not an adversary).
-pub fn content_hash(parts: &[&[u8]]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for &b in *part {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    format!("{h:016x}")
-}
-
-impl FatbinManifest {
-    /// Reads `<package>.fatbin.json`.
-    ///
-    /// Errors: [`ErrorKind::Io`] when it cannot be read; [`ErrorKind::Config`] when it is
-    /// not a manifest.
-    pub fn read(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
-        serde_json::from_str(&text)
-            .map_err(|e| Error::config(format!("{} is not a fatbin manifest: {e}", path.display())))
-    }
-
-    /// The architectures that have kernel `name`.
-    pub fn archs_with(&self, name: &str) -> Vec<&str> {
-        self.images
-            .iter()
-            .filter(|i| i.kernels.iter().any(|k| k == name))
-            .map(|i| i.arch.as_str())
-            .collect()
-    }
-}
+pub use ptx_linker::fatbin_map::{content_hash, FatbinImage, FatbinManifest};
 
 /// NVIDIA's `fatbinary`: `$FATBINARY`, else next to `ptxas` (the `nvidia-cuda-nvcc` wheel
 /// `cargo xtask setup` installs has both), else on `PATH`.
@@ -209,37 +142,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_content_hash_is_fnv1a_over_all_parts() {
-        // FNV-1a 64 of "" and of "a" (the published test vectors).
-        assert_eq!(content_hash(&[]), "cbf29ce484222325");
-        assert_eq!(content_hash(&[b"a"]), "af63dc4c8601ec8c");
-        assert_eq!(content_hash(&[b"a", b""]), content_hash(&[b"", b"a"]));
-    }
-
-    #[test]
     fn sm_values_follow_fatbinary() {
         assert_eq!(sm_value("sm_80"), "80");
         assert_eq!(sm_value("sm_90a"), "90a");
         assert_eq!(sm_value("sm_100f"), "100f");
-    }
-
-    #[test]
-    fn archs_with_lists_the_images_that_have_a_kernel() {
-        let image = |arch: &str, kernels: &[&str]| FatbinImage {
-            arch: arch.into(),
-            ptx: String::new(),
-            map: String::new(),
-            cubin: String::new(),
-            kernels: kernels.iter().map(|s| s.to_string()).collect(),
-            hash: String::new(),
-        };
-        let m = FatbinManifest {
-            package: "k".into(),
-            fatbin: "k.fatbin".into(),
-            images: vec![image("sm_80", &["a"]), image("sm_90a", &["a", "wgmma"])],
-        };
-        assert_eq!(m.archs_with("a"), ["sm_80", "sm_90a"]);
-        assert_eq!(m.archs_with("wgmma"), ["sm_90a"]);
-        assert!(m.archs_with("missing").is_empty());
     }
 }

@@ -9,57 +9,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cudarc::driver::CudaContext;
-use serde::Deserialize;
+use targets::{Arch, Variant};
 
 use crate::{Error, LoadOptions, Module, Signatures};
 
-/// `<crate>.fatbin.json`, as `gpu_build::fatbin::FatbinManifest` writes it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct FatbinManifest {
-    /// The kernel crate's package name.
-    pub package: String,
-    /// The fatbin's file name, beside the manifest.
-    pub fatbin: String,
-    /// One per architecture.
-    pub images: Vec<FatbinImage>,
-}
+pub use ptx_linker::fatbin_map::{content_hash, FatbinImage, FatbinManifest};
 
-/// One architecture of a [`FatbinManifest`].
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct FatbinImage {
-    /// `sm_80`, `sm_90a`, ...
-    pub arch: String,
-    /// The linked PTX, relative to the manifest.
-    pub ptx: String,
-    /// Its link map, relative to the manifest.
-    pub map: String,
-    /// The cubin, relative to the manifest.
-    pub cubin: String,
-    /// The kernels this architecture's module has.
-    pub kernels: Vec<String>,
-    /// [`content_hash`] of the PTX and the link map when the fatbin was packed.
-    pub hash: String,
-}
-
-/// FNV-1a (64-bit, 16 hex digits) over `parts` in order: the manifest's fingerprint of
-/// an image's PTX and link map (`gpu_build::fatbin::content_hash`, the same function).
-pub fn content_hash(parts: &[&[u8]]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for &b in *part {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    format!("{h:016x}")
-}
-
-/// `sm_90a` → `(90, 'a')`, `sm_80` → `(80, ' ')`.
-fn parse_arch(arch: &str) -> Option<(u32, char)> {
-    let rest = arch.strip_prefix("sm_")?;
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    let suffix = rest[digits.len()..].chars().next().unwrap_or(' ');
-    Some((digits.parse().ok()?, suffix))
+/// The image's architecture (`sm_90a`), `None` when it is no `sm_` name.
+fn arch_of(image: &FatbinImage) -> Option<Arch> {
+    image.arch.parse().ok()
 }
 
 /// The image the driver runs on a device of compute capability `sm` (major × 10 +
@@ -73,7 +31,7 @@ pub fn choose_image(m: &FatbinManifest, sm: u32) -> Result<&FatbinImage, String>
     let exact: Vec<&FatbinImage> = m
         .images
         .iter()
-        .filter(|i| parse_arch(&i.arch).is_some_and(|(n, _)| n == sm))
+        .filter(|i| arch_of(i).is_some_and(|a| a.sm == sm))
         .collect();
     match exact[..] {
         [one] => return Ok(one),
@@ -89,18 +47,18 @@ pub fn choose_image(m: &FatbinManifest, sm: u32) -> Result<&FatbinImage, String>
     let family = m
         .images
         .iter()
-        .filter_map(|i| parse_arch(&i.arch).map(|(n, s)| (n, s, i)))
-        .filter(|&(n, s, _)| s == 'f' && n / 10 == sm / 10 && n <= sm)
-        .max_by_key(|&(n, _, _)| n);
-    if let Some((_, _, image)) = family {
+        .filter_map(|i| arch_of(i).map(|a| (a, i)))
+        .filter(|(a, _)| a.variant == Variant::FamilySpecific && a.sm / 10 == sm / 10 && a.sm <= sm)
+        .max_by_key(|(a, _)| a.sm);
+    if let Some((_, image)) = family {
         return Ok(image);
     }
     m.images
         .iter()
-        .filter_map(|i| parse_arch(&i.arch).map(|(n, s)| (n, s, i)))
-        .filter(|&(n, s, _)| n < sm && s == ' ')
-        .max_by_key(|&(n, _, _)| n)
-        .map(|(_, _, i)| i)
+        .filter_map(|i| arch_of(i).map(|a| (a, i)))
+        .filter(|(a, _)| a.sm < sm && a.variant == Variant::Generic)
+        .max_by_key(|(a, _)| a.sm)
+        .map(|(_, i)| i)
         .ok_or_else(|| {
             format!(
                 "no image runs on this device (sm_{sm}): the fatbin has {}, and only a cubin \
@@ -115,29 +73,15 @@ pub fn choose_image(m: &FatbinManifest, sm: u32) -> Result<&FatbinImage, String>
         })
 }
 
-impl FatbinManifest {
-    /// Reads `<crate>.fatbin.json`.
-    ///
-    /// Errors: [`Error::InvalidPtx`] naming the file when it cannot be read or is no
-    /// manifest.
-    pub fn read(path: &Path) -> Result<Self, Error> {
-        let invalid = |reason: String| Error::InvalidPtx {
-            module: path.display().to_string(),
-            reason,
-        };
-        let text =
-            std::fs::read_to_string(path).map_err(|e| invalid(format!("cannot read: {e}")))?;
-        serde_json::from_str(&text).map_err(|e| invalid(format!("not a fatbin manifest: {e}")))
-    }
-
-    /// The architectures whose module has kernel `name`.
-    pub fn archs_with(&self, name: &str) -> Vec<String> {
-        self.images
-            .iter()
-            .filter(|i| i.kernels.iter().any(|k| k == name))
-            .map(|i| i.arch.clone())
-            .collect()
-    }
+/// Reads `<crate>.fatbin.json` ([`FatbinManifest::read`]).
+///
+/// Errors: [`Error::InvalidPtx`] naming the file when it cannot be read or is no
+/// manifest.
+pub fn read_manifest(path: &Path) -> Result<FatbinManifest, Error> {
+    FatbinManifest::read(path).map_err(|reason| Error::InvalidPtx {
+        module: path.display().to_string(),
+        reason,
+    })
 }
 
 impl Module {
@@ -153,7 +97,7 @@ impl Module {
     /// [`Error::ModuleLoad`] when the driver rejects the fatbin.
     pub fn from_fatbin(ctx: &Arc<CudaContext>, manifest: impl AsRef<Path>) -> Result<Self, Error> {
         let path = manifest.as_ref();
-        let m = FatbinManifest::read(path)?;
+        let m = read_manifest(path)?;
         let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
         let (major, minor) = ctx.compute_capability().map_err(|e| Error::Driver {
             context: "cuDeviceGetAttribute(COMPUTE_CAPABILITY)".into(),
@@ -251,20 +195,6 @@ mod tests {
         assert_eq!(choose_image(&m, 100).unwrap().arch, "sm_100f");
         assert_eq!(choose_image(&m, 120).unwrap().arch, "sm_80");
         assert_eq!(choose_image(&m, 90).unwrap().arch, "sm_80");
-    }
-
-    #[test]
-    fn the_content_hash_is_fnv1a() {
-        assert_eq!(content_hash(&[]), "cbf29ce484222325");
-        assert_eq!(content_hash(&[b"a"]), "af63dc4c8601ec8c");
-    }
-
-    #[test]
-    fn arch_names_parse() {
-        assert_eq!(parse_arch("sm_90a"), Some((90, 'a')));
-        assert_eq!(parse_arch("sm_100f"), Some((100, 'f')));
-        assert_eq!(parse_arch("sm_80"), Some((80, ' ')));
-        assert_eq!(parse_arch("compute_80"), None);
     }
 }
 

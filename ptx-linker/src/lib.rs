@@ -68,6 +68,7 @@ pub mod body;
 pub mod diagnostic;
 pub mod emit;
 pub mod entry_directives;
+pub mod fatbin_map;
 pub mod gc;
 pub mod init;
 pub mod input;

@@ -317,8 +317,7 @@ fn several_architectures_pack_into_one_fatbin() {
     assert!(has(0, "gemm_mma") && has(1, "gemm_mma"));
     assert!(!has(0, "gemm_wgmma") && has(1, "gemm_wgmma"));
     // The loader reads the same manifest and picks the image a device runs.
-    let m = host_loader::fatbin::FatbinManifest::read(&dir.join("mma_gemm-kernels.fatbin.json"))
-        .unwrap();
+    let m = host_loader::fatbin::read_manifest(&dir.join("mma_gemm-kernels.fatbin.json")).unwrap();
     assert_eq!(m.archs_with("gemm_wgmma"), ["sm_90a"]);
     let pick = |sm| host_loader::fatbin::choose_image(&m, sm).map(|i| i.arch.clone());
     assert_eq!(pick(90).unwrap(), "sm_90a");
