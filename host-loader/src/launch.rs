@@ -402,6 +402,16 @@ pub struct DynamicShared {
     pub per_thread: u32,
 }
 
+impl From<ptx_linker::DeclaredDynamicShared> for DynamicShared {
+    /// The declaration as the link map records it.
+    fn from(d: ptx_linker::DeclaredDynamicShared) -> Self {
+        DynamicShared {
+            bytes: d.bytes,
+            per_thread: d.per_thread,
+        }
+    }
+}
+
 impl DynamicShared {
     /// The bytes a block of `threads` threads needs (`u64`: no overflow).
     pub fn bytes_for(&self, threads: u32) -> u64 {

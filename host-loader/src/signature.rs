@@ -348,10 +348,7 @@ impl Signatures {
                 // Maps written before the field existed carry no declaration: read it.
                 dynamic_shared: k
                     .dynamic_shared
-                    .map(|d| DynamicShared {
-                        bytes: d.bytes,
-                        per_thread: d.per_thread,
-                    })
+                    .map(DynamicShared::from)
                     .or_else(|| read_dynamic_shared(module, text, &parsed, &k.name)),
             });
         }
@@ -527,14 +524,8 @@ fn read_dynamic_shared(
     if !defined {
         return None;
     }
-    let bytes = ptx_linker::global_initializer(module, text, &symbol).ok()??;
-    let [b0, b1, b2, b3, p0, p1, p2, p3] = bytes[..] else {
-        return None;
-    };
-    Some(DynamicShared {
-        bytes: u32::from_le_bytes([b0, b1, b2, b3]),
-        per_thread: u32::from_le_bytes([p0, p1, p2, p3]),
-    })
+    let init = ptx_linker::global_initializer(module, text, &symbol).ok()??;
+    ptx_linker::DeclaredDynamicShared::from_le_bytes(&init).map(DynamicShared::from)
 }
 
 /// Reads and parses the record in variable `symbol` of `text` (`parsed` is its parse);

@@ -776,10 +776,7 @@ fn declared_dynamic_shared_in_the_map_and_the_ptx() {
     let (parsed, mapped) = (parsed(), mapped());
     let mut declared = Vec::new();
     for k in &map.kernels {
-        let want = k.dynamic_shared.map(|d| host_loader::DynamicShared {
-            bytes: d.bytes,
-            per_thread: d.per_thread,
-        });
+        let want = k.dynamic_shared.map(host_loader::DynamicShared::from);
         assert_eq!(parsed.dynamic_shared(&k.name).unwrap(), want, "{}", k.name);
         assert_eq!(mapped.dynamic_shared(&k.name).unwrap(), want, "{}", k.name);
         if want.is_some() {

@@ -61,6 +61,20 @@ pub struct DeclaredDynamicShared {
     pub per_thread: u32,
 }
 
+impl DeclaredDynamicShared {
+    /// Decodes the variable's initializer: exactly 8 bytes, two little-endian `u32`s
+    /// (`[bytes, per_thread]`); `None` for any other length.
+    pub fn from_le_bytes(init: &[u8]) -> Option<Self> {
+        let [b0, b1, b2, b3, p0, p1, p2, p3] = *init else {
+            return None;
+        };
+        Some(DeclaredDynamicShared {
+            bytes: u32::from_le_bytes([b0, b1, b2, b3]),
+            per_thread: u32::from_le_bytes([p0, p1, p2, p3]),
+        })
+    }
+}
+
 /// Name prefix of the `[bytes, per_thread]` variable `#[kernel(dynamic_shared = ...)]`
 /// emits: `.visible .global .align 4 .b8 __kernel_dynamic_shared_<kernel>[8]`.
 pub const DYNAMIC_SHARED_PREFIX: &str = "__kernel_dynamic_shared_";
@@ -164,17 +178,8 @@ pub(crate) fn build(
             if v.size_bytes() != Some(8) {
                 return None;
             }
-            let bytes = crate::init::initializer_bytes(module.file, module.text, v).ok()?;
-            let [b0, b1, b2, b3, p0, p1, p2, p3] = bytes[..] else {
-                return None;
-            };
-            Some((
-                kernel,
-                DeclaredDynamicShared {
-                    bytes: u32::from_le_bytes([b0, b1, b2, b3]),
-                    per_thread: u32::from_le_bytes([p0, p1, p2, p3]),
-                },
-            ))
+            let init = crate::init::initializer_bytes(module.file, module.text, v).ok()?;
+            Some((kernel, DeclaredDynamicShared::from_le_bytes(&init)?))
         })
         .collect();
     let defined_vars: rustc_hash::FxHashSet<&str> = emitted
