@@ -276,9 +276,7 @@ impl BuildPtx {
         // driver would pick one of two cubins for it, unknown to the loader.
         let mut parsed: Vec<(&str, targets::Arch)> = Vec::new();
         for a in archs {
-            let mut one = self.clone();
-            one.arch = a.to_string();
-            parsed.push((a, one.check_arch()?));
+            parsed.push((a, check_arch_name(a)?));
         }
         for (i, (a, pa)) in parsed.iter().enumerate() {
             if let Some((b, _)) = parsed[..i].iter().find(|(_, pb)| pb == pa) {
@@ -535,21 +533,7 @@ impl BuildPtx {
     }
 
     fn check_arch(&self) -> Result<targets::Arch> {
-        let fix = "fix: pass --arch sm_70 or newer, e.g. sm_80, sm_90 or sm_90a (in a build \
-                   script: BuildScript::arch or GPU_BUILD_ARCH)";
-        let arch: targets::Arch = self
-            .arch
-            .parse()
-            .map_err(|e| Error::config(format!("{e}\n  {fix}")))?;
-        arch.info()
-            .map_err(|e| Error::config(format!("{e}\n  {fix}")))?;
-        if arch.sm < MIN_DEVICE_SM {
-            return Err(Error::config(format!(
-                "rustc's nvptx64 backend cannot build for {arch} (\"target cpu `{arch}` is \
-                 known but unsupported\"): device crates need sm_{MIN_DEVICE_SM} or newer\n  {fix}"
-            )));
-        }
-        Ok(arch)
+        check_arch_name(&self.arch)
     }
 
     /// The kernel crates this build links.
@@ -730,6 +714,27 @@ fn inputs(
     files.sort();
     files.dedup();
     files
+}
+
+/// Parses and checks one architecture name: known, and one rustc's nvptx64 backend
+/// builds for.
+///
+/// Errors: [`ErrorKind::Config`] with the fix.
+fn check_arch_name(name: &str) -> Result<targets::Arch> {
+    let fix = "fix: pass --arch sm_70 or newer, e.g. sm_80, sm_90 or sm_90a (in a build \
+               script: BuildScript::arch or GPU_BUILD_ARCH)";
+    let arch: targets::Arch = name
+        .parse()
+        .map_err(|e| Error::config(format!("{e}\n  {fix}")))?;
+    arch.info()
+        .map_err(|e| Error::config(format!("{e}\n  {fix}")))?;
+    if arch.sm < MIN_DEVICE_SM {
+        return Err(Error::config(format!(
+            "rustc's nvptx64 backend cannot build for {arch} (\"target cpu `{arch}` is \
+             known but unsupported\"): device crates need sm_{MIN_DEVICE_SM} or newer\n  {fix}"
+        )));
+    }
+    Ok(arch)
 }
 
 /// Removes `path` when it exists (an output of the other build layout that would be
