@@ -32,6 +32,9 @@
 #[path = "../timing.rs"]
 mod timing;
 
+#[path = "../chain.rs"]
+mod chain;
+
 use std::ffi::c_void;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -108,18 +111,6 @@ type RustSig = (Slice<f32>, Slice<f32>, SliceMut<f32>);
 type NvccSig = (Ptr<f32>, Ptr<f32>, PtrMut<f32>, u64);
 type NvccRawSig = (u64, u64, u64, u64);
 
-/// `x` after `steps` launches of the chain, as the GPU computes it (f32 adds in order).
-fn chain_ref(x0: &[f32], x1: &[f32], b: &[f32], steps: usize) -> [Vec<f32>; 2] {
-    let mut x = [x0.to_vec(), x1.to_vec()];
-    for i in 0..steps {
-        let (src, dst) = (i % 2, (i + 1) % 2);
-        for k in 0..b.len() {
-            x[dst][k] = x[src][k] + b[k];
-        }
-    }
-    x
-}
-
 fn check(
     what: &str,
     stream: &Arc<CudaStream>,
@@ -128,11 +119,7 @@ fn check(
 ) -> Result<()> {
     for k in 0..2 {
         let got = stream.clone_dtoh(x[k])?;
-        let bad = got
-            .iter()
-            .zip(&want[k])
-            .filter(|(g, w)| g.to_bits() != w.to_bits())
-            .count();
+        let bad = chain::mismatches(&got, &want[k]);
         ensure!(
             bad == 0,
             "{what}: x{k}: {bad} of {} elements differ from the CPU",
@@ -219,7 +206,7 @@ fn main() -> Result<()> {
     let x0: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
     let b: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
     let nan = vec![f32::NAN; n];
-    let want = chain_ref(&x0, &nan, &b, steps);
+    let want = chain::chain_ref(&x0, &nan, &b, steps);
     let b_d = stream.clone_htod(&b)?;
     let fresh = || -> Result<[CudaSlice<f32>; 2]> {
         Ok([stream.clone_htod(&x0)?, stream.clone_htod(&nan)?])
@@ -652,11 +639,7 @@ fn check_raw(
         unsafe {
             cudarc::driver::sys::cuMemcpyDtoH_v2(got.as_mut_ptr().cast(), x[k], n * 4).result()?
         };
-        let bad = got
-            .iter()
-            .zip(&want[k])
-            .filter(|(g, w)| g.to_bits() != w.to_bits())
-            .count();
+        let bad = chain::mismatches(&got, &want[k]);
         ensure!(
             bad == 0,
             "{what}: x{k}: {bad} of {n} elements differ from the CPU"

@@ -19,6 +19,9 @@
 #[path = "../timing.rs"]
 mod timing;
 
+#[path = "../chain.rs"]
+mod chain;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -115,13 +118,7 @@ fn main() -> Result<()> {
     let x0: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
     let b: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
     let nan = vec![f32::NAN; n];
-    let mut want = [x0.clone(), nan.clone()];
-    for i in 0..steps {
-        let (src, dst) = (i % 2, (i + 1) % 2);
-        for k in 0..n {
-            want[dst][k] = want[src][k] + b[k];
-        }
-    }
+    let want = chain::chain_ref(&x0, &nan, &b, steps);
     let b_d = stream.clone_htod(&b)?;
     let b_addr = b_d.device_ptr(&stream).0;
     let mut bufs = Vec::new();
@@ -174,11 +171,7 @@ fn main() -> Result<()> {
         stream.synchronize()?;
         for k in 0..2 {
             let got = stream.clone_dtoh(e.slice(xt[k].read())?)?;
-            let bad = got
-                .iter()
-                .zip(&want[k])
-                .filter(|(g, w)| g.to_bits() != w.to_bits())
-                .count();
+            let bad = chain::mismatches(&got, &want[k]);
             ensure!(bad == 0, "{}: x{k}: {bad} of {n} elements differ", v.label);
         }
         println!("PASS {}: both buffers equal the CPU reference", v.label);

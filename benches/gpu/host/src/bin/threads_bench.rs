@@ -17,6 +17,9 @@
 
 #![allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
 
+#[path = "../chain.rs"]
+mod chain;
+
 use std::ffi::c_void;
 use std::path::PathBuf;
 use std::sync::{Arc, Barrier};
@@ -202,13 +205,7 @@ fn main() -> Result<()> {
     let x0: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
     let b: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
     let nan = vec![f32::NAN; n];
-    let mut want = [x0.clone(), nan.clone()];
-    for i in 0..steps {
-        let (src, dst) = (i % 2, (i + 1) % 2);
-        for k in 0..n {
-            want[dst][k] = want[src][k] + b[k];
-        }
-    }
+    let want = chain::chain_ref(&x0, &nan, &b, steps);
     let ways = [Way::RustLaunch, Way::RustSequence, Way::Cpp];
     println!(
         "chains of {steps} dependent vecadd launches over {n} floats, one stream per host \
@@ -236,11 +233,7 @@ fn main() -> Result<()> {
             for (t, lane) in lanes.iter().enumerate() {
                 for (k, want) in want.iter().enumerate() {
                     let got = lane.stream.clone_dtoh(&lane.x[k])?;
-                    let bad = got
-                        .iter()
-                        .zip(want)
-                        .filter(|(g, w)| g.to_bits() != w.to_bits())
-                        .count();
+                    let bad = chain::mismatches(&got, want);
                     ensure!(
                         bad == 0,
                         "{} with {threads} threads: thread {t}, x{k}: {bad} of {n} elements differ",
