@@ -284,6 +284,20 @@ TABLES = {
     "LOG1P_Q3": (q_log1p, lambda t: t**2 / mp.log1p(t) if t != 0 else 0, -mp.mpf(1) / 3 - 1e-7, mp.mpf(1) / 3 + 1e-7, 10, ()),
     # log1p(f) = f + f^2 q(f), f = m - 1, m in [sqrt(1/2), sqrt(2)).
     "LOG1P_Q": (q_log1p, lambda t: t**2 / mp.log1p(t) if t != 0 else 0, mp.sqrt(0.5) - 1, mp.sqrt(2) - 1, 8, ()),
+    # e^t = 1 + t + t^2 q(t), |t| <= ln2/2: expf's fast path, error relative to e^t.
+    "EXP_Q": (q_exp, lambda t: t**2 / mp.exp(t), -LN2_2 * 1.01, LN2_2 * 1.01, 5, ()),
+    # 2^t = 1 + t p(t), |t| <= 1/2: exp2f's fast path, relative to 2^t.
+    "EXP2_P": (lambda t: (mp.power(2, t) - 1) / t if t != 0 else mp.log(2),
+               lambda t: t / mp.power(2, t) if t != 0 else 0, -0.5, 0.5, 6, ()),
+    # 10^t = 1 + t p(t), |t| <= log10(2)/2: exp10f's fast path, relative to 10^t.
+    "EXP10_P": (lambda t: (mp.power(10, t) - 1) / t if t != 0 else mp.log(10),
+                lambda t: t / mp.power(10, t) if t != 0 else 0, -0.1506, 0.1506, 6, ()),
+    # log2(1 + t) = t/ln2 + t^2 q(t), 1 + t in [sqrt(1/2), sqrt(2)): log2f, relative error.
+    "LOG2_Q": (lambda t: (mp.log1p(t) - t) / mp.log(2) / t**2 if t != 0 else -1 / (2 * mp.log(2)),
+               lambda t: t**2 / (mp.log1p(t) / mp.log(2)) if t != 0 else 0, mp.sqrt(0.5) - 1, mp.sqrt(2) - 1, 10, ()),
+    # log10(1 + t) = t/ln10 + t^2 q(t), as LOG2_Q: log10f.
+    "LOG10_Q": (lambda t: (mp.log1p(t) - t) / mp.log(10) / t**2 if t != 0 else -1 / (2 * mp.log(10)),
+                lambda t: t**2 / (mp.log1p(t) / mp.log(10)) if t != 0 else 0, mp.sqrt(0.5) - 1, mp.sqrt(2) - 1, 10, ()),
     # log(m) = 2s + s^3 q(s^2), |s| <= (sqrt2-1)/(sqrt2+1).
     "LOG_ATANH_Q": (q_atanh_s, lambda u: 1 / q_atanh_s(u), 0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2 * 1.01, 4, ()),
     # sin(r) = r + r^3 q(r^2) on |r| <= pi/4, relative error of sin.
@@ -297,6 +311,8 @@ TABLES = {
     "COSPI_Q": (q_cospi, lambda u: u / mp.cos(mp.pi * mp.sqrt(u)), 0, 0.0625 * 1.01, 4, ()),
     "TANH_Q": (q_tanh, lambda u: (mp.sqrt(u) ** 3 / mp.tanh(mp.sqrt(u))) if u != 0 else 0, 0, 0.5625 * 1.01, 5, ()),
     "ERF_Q": (q_erf, lambda u: u / (2 / mp.sqrt(mp.pi)) if u != 0 else 0, 0, 0.5625 * 1.01, 6, ()),
+    # ln erfc(t) on [0.75, 3.93], absolute error weighted by erfc(t): erff above 0.75.
+    "LN_ERFC": (lambda t: mp.log(mp.erfc(t)), lambda t: mp.erfc(t), 0.75, 3.93, 9, ()),
     # erfc(t) = e^(-t^2) g(t - 11/8), t in [0.75, 2]: g is entire, so low degrees do.
     "ERFC_NEAR": (lambda v: mp.erfc(v + mp.mpf(11) / 8) * mp.exp((v + mp.mpf(11) / 8) ** 2),
                   lambda v: 1 / (mp.erfc(v + mp.mpf(11) / 8) * mp.exp((v + mp.mpf(11) / 8) ** 2)),

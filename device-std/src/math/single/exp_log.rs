@@ -3,10 +3,10 @@
 //! share (the reduction by ln 2, `e^x` of a head and tail, `log` as a head and tail).
 
 use super::arith::{
-    fast_two_sum, mul_dd, poly, poly_from1, pow2i, recip_rough, round_magic, round_magic_bits,
-    scale_1p, scale_1p_bits,
+    fast_two_sum, mul_dd, poly, poly_from1, pow2i, round_magic, round_magic_bits, scale_1p,
+    scale_1p_bits,
 };
-use super::consts::{INV_LN2, LN2, LN2_HI, LN2_HI_LO, LN2_LO};
+use super::consts::{INV_LN2, LN2, LN2_LO};
 use crate::math::prim::{fmaf, truncf as p_trunc};
 
 const INV_LN2_LO: f32 = f32::from_bits(0x32a5_7060);
@@ -43,6 +43,68 @@ const LOG1P_Q: [f32; 10] = [
     0.108_253_695,
     -0.131_143_47,
     0.117_071_53,
+];
+/// 1.5·2^23: `(x + MAGIC) − MAGIC` is `x` rounded to an integer for `|x| < 2^22`.
+const MAGIC: f32 = 12_582_912.0;
+// EXP_Q: e^r = 1 + r + r^2 q(r), |r| <= ln2/2: remez.py EXP_Q, relative error 2^-31.1.
+const EXP_Q: [f32; 6] = [
+    0.5,
+    0.166_666_48,
+    0.041_666_48,
+    0.008_337_774,
+    0.001_393_376,
+    0.000_174_423_46,
+];
+// EXP2_P: 2^r = 1 + r p(r), |r| <= 1/2: remez.py EXP2_P, relative error 2^-30.0.
+#[allow(clippy::approx_constant)] // fitted: the first coefficient rounds to ln 2 / ln 10
+const EXP2_P: [f32; 7] = [
+    0.693_147_2,
+    0.240_226_51,
+    0.055_504_005,
+    0.009_618_057,
+    0.001_334_195_1,
+    0.000_154_613_68,
+    1.335_974e-5,
+];
+// EXP10_P: 10^r = 1 + r p(r), |r| <= log10(2)/2: remez.py EXP10_P, relative error
+// 2^-29.2.
+#[allow(clippy::approx_constant)] // fitted: the first coefficient rounds to ln 2 / ln 10
+const EXP10_P: [f32; 7] = [
+    2.302_585_1,
+    2.650_949_2,
+    2.034_679,
+    1.171_218_4,
+    0.538_842_1,
+    0.208_752_17,
+    0.089_632_71,
+];
+// LOG2_Q: log2(1 + f) = f/ln2 + f^2 q(f), 1 + f in [sqrt(1/2), sqrt(2)): remez.py
+// LOG2_Q, relative error 2^-27.4.
+const LOG2_Q: [f32; 11] = [
+    -0.721_347_5,
+    0.480_898_35,
+    -0.360_672_38,
+    0.288_537_4,
+    -0.240_519_9,
+    0.206_212_03,
+    -0.178_877_7,
+    0.157_316_33,
+    -0.156_525_09,
+    0.163_364_84,
+    -0.096_972_555,
+];
+// LOG10_Q: as LOG2_Q for log10 (remez.py LOG10_Q), relative error 2^-26.3.
+const LOG10_Q: [f32; 10] = [
+    -0.217_147_19,
+    0.144_764_8,
+    -0.108_580_3,
+    0.086_867_675,
+    -0.072_140_24,
+    0.061_592_564,
+    -0.057_396_7,
+    0.055_924_326,
+    -0.033_683_654,
+    0.000_919_610_4,
 ];
 // LOG_ATANH_Q: log(m) = 2s + s^3 q(s^2), s = (m-1)/(m+1), m in [sqrt(1/2), sqrt(2)):
 // the series 2/(2i+3) (u = s^2 <= 0.0295: the first term left out, 2u^5/13, is 2^-27.5
@@ -179,6 +241,29 @@ fn log_special(x: f32) -> Option<f32> {
     }
 }
 
+/// 2^23, to scale a subnormal into the normal range.
+const TWO_23: f32 = 8_388_608.0;
+
+/// `(e, f)` with `x = 2^e·(1 + f)` exactly and `1 + f` in [2/3, 4/3), for positive
+/// normal `x`.
+#[inline(always)]
+fn split_two_thirds(x: f32) -> (f32, f32) {
+    let ix = x.to_bits().wrapping_sub(0x3f2a_aaab); // 2/3 rounded up
+    let ebits = ix & 0xff80_0000;
+    let f = f32::from_bits(x.to_bits().wrapping_sub(ebits)) - 1.0;
+    ((ebits as i32 >> 23) as f32, f)
+}
+
+/// `(e, f)` with `x = 2^e·(1 + f)` exactly and `1 + f` in [√½, √2), for positive
+/// normal `x`.
+#[inline(always)]
+fn split_sqrt2_f(x: f32) -> (f32, f32) {
+    let ix = x.to_bits().wrapping_sub(0x3f35_04f3);
+    let ebits = ix & 0xff80_0000;
+    let f = f32::from_bits(x.to_bits().wrapping_sub(ebits)) - 1.0;
+    ((ebits as i32 >> 23) as f32, f)
+}
+
 /// Whether `y` is an integer, and whether an odd one (finite `y`).
 #[inline(always)]
 fn integer_parity(y: f32) -> (bool, bool) {
@@ -192,15 +277,57 @@ fn integer_parity(y: f32) -> (bool, bool) {
     (true, (t as i32) & 1 != 0)
 }
 
+/// `2^j` for the sum `big = 1.5·2^23 + j` of the rounding trick (`j` in -126..=127):
+/// the low bits of `big` are `j`, so one shift and add make the exponent field.
+#[inline(always)]
+fn pow2_of_magic_sum(big: f32) -> f32 {
+    f32::from_bits((big.to_bits() << 23).wrapping_add(0x3f80_0000))
+}
+
 /// `e^x` (CUDA `expf`, bound 2 ulp). Every target.
 #[inline]
 pub fn expf(x: f32) -> f32 {
+    if !(x.abs() <= 87.0) {
+        return exp_slow(x); // results near or beyond the normal range, and NaN
+    }
+    exp_normal(x)
+}
+
+/// `e^x` for `|x| <= 87` (a normal result), at most 0.98 ulp, no branch.
+#[inline(always)]
+pub(super) fn exp_normal(x: f32) -> f32 {
+    // x = j·ln2 + r, |r| <= ln2/2 (x − j·LN2 is exact, the tail rounded once);
+    // e^x = 2^j·(1 + r + r²q(r)), one rounding.
+    let big = fmaf(x, INV_LN2, MAGIC);
+    let j = big - MAGIC;
+    let r = fmaf(-j, LN2_LO, fmaf(-j, LN2, x));
+    let em = fmaf(r * r, poly(r, &EXP_Q), r);
+    let t = pow2_of_magic_sum(big);
+    fmaf(t, em, t)
+}
+
+/// [`expf`] outside [-87, 87], out of line: subnormal and overflowing results.
+#[inline(never)]
+fn exp_slow(x: f32) -> f32 {
     exp_core(x)
 }
 
 /// `2^x` (CUDA `exp2f`, bound 2 ulp). Every target.
 #[inline]
 pub fn exp2f(x: f32) -> f32 {
+    if !(x.abs() <= 126.0) {
+        return exp2_slow(x);
+    }
+    // x = j + r exactly, |r| <= 1/2; 2^x = 2^j·(1 + r·p(r)).
+    let big = x + MAGIC;
+    let r = x - (big - MAGIC);
+    let t = pow2_of_magic_sum(big);
+    fmaf(t, r * poly(r, &EXP2_P), t)
+}
+
+/// [`exp2f`] outside [-126, 126], out of line.
+#[inline(never)]
+fn exp2_slow(x: f32) -> f32 {
     let x = x.clamp(-152.0, 129.0);
     let (kf, b) = round_magic_bits(x);
     let r = x - kf; // exact
@@ -212,6 +339,20 @@ pub fn exp2f(x: f32) -> f32 {
 /// `10^x` (CUDA `exp10f`, bound 2 ulp). Every target.
 #[inline]
 pub fn exp10f(x: f32) -> f32 {
+    if !(x.abs() <= 37.5) {
+        return exp10_slow(x);
+    }
+    // x = j·log10(2) + r, |r| <= log10(2)/2, as expf; 10^x = 2^j·(1 + r·p(r)).
+    let big = fmaf(x, LOG2_10, MAGIC);
+    let j = big - MAGIC;
+    let r = fmaf(-j, LOG10_2_LO, fmaf(-j, LOG10_2, x));
+    let t = pow2_of_magic_sum(big);
+    fmaf(t, r * poly(r, &EXP10_P), t)
+}
+
+/// [`exp10f`] outside [-37.5, 37.5], out of line.
+#[inline(never)]
+fn exp10_slow(x: f32) -> f32 {
     let x = x.clamp(-46.0, 39.0);
     let (kf, b) = round_magic_bits(x * LOG2_10);
     let r1 = fmaf(-kf, LOG10_2, x); // exact
@@ -250,71 +391,131 @@ pub fn expm1f(x: f32) -> f32 {
     h + ((e + cl) + t * tail)
 }
 
+/// Whether `x` is positive, normal and finite: one integer comparison.
+#[inline(always)]
+fn is_positive_normal(x: f32) -> bool {
+    x.to_bits().wrapping_sub(0x0080_0000) < 0x7f00_0000
+}
+
 /// `ln x` (CUDA `logf`, bound 1 ulp). Every target.
 #[inline]
 pub fn logf(x: f32) -> f32 {
-    if let Some(s) = log_special(x) {
-        return s;
+    if !is_positive_normal(x) {
+        return log_slow(x);
     }
-    let (e, lh, ll) = log_poly(x);
-    let (s, err) = fast_two_sum(e * LN2_HI, lh);
-    s + (err + fmaf(e, LN2_HI_LO, ll))
+    ln_scaled(x, 0.0)
+}
+
+/// `ln(x·2^bias)` for positive normal `x`: `x = 2^e·(1 + f)`, `f` in [-1/3, 1/3),
+/// `ln = (e + bias)·ln2 + f + f²q(f)`, two roundings.
+#[inline(always)]
+fn ln_scaled(x: f32, bias: f32) -> f32 {
+    let (e, f) = split_two_thirds(x);
+    let r = fmaf(f, f * poly(f, &LOG1P_Q), f);
+    fmaf(e + bias, LN2, r)
+}
+
+/// [`logf`] for subnormal, zero, negative, infinite or NaN `x`, out of line.
+#[inline(never)]
+fn log_slow(x: f32) -> f32 {
+    match log_special(x) {
+        Some(v) => v,
+        None => ln_scaled(x * TWO_23, -23.0),
+    }
 }
 
 /// `log2 x` (CUDA `log2f`, bound 1 ulp); exact at powers of two. Every target.
 #[inline]
 pub fn log2f(x: f32) -> f32 {
-    if let Some(s) = log_special(x) {
-        return s;
+    if !is_positive_normal(x) {
+        return log2_slow(x);
     }
-    let (e, lh, ll) = log_poly(x);
-    let (ph, pl) = mul_dd(lh, ll, INV_LN2, INV_LN2_LO);
-    let (s, err) = fast_two_sum(e, ph);
-    s + (err + pl)
+    log2_scaled(x, 0.0)
+}
+
+/// `log2(x·2^bias)` for positive normal `x`: `x = 2^e·(1 + f)`, `1 + f` in [√½, √2),
+/// `log2 = (e + bias) + f/ln2 + f²q(f)`, where `|f/ln2 + …| < 1/2` so that its rounding
+/// is at most half an ulp of the sum's for `e + bias ≠ 0`.
+#[inline(always)]
+fn log2_scaled(x: f32, bias: f32) -> f32 {
+    let (e, f) = split_sqrt2_f(x);
+    let t = f * (f * poly(f, &LOG2_Q));
+    (e + bias) + fmaf(f, INV_LN2, fmaf(f, INV_LN2_LO, t))
+}
+
+/// [`log2f`] for the inputs [`log_slow`] takes, out of line.
+#[inline(never)]
+fn log2_slow(x: f32) -> f32 {
+    match log_special(x) {
+        Some(v) => v,
+        None => log2_scaled(x * TWO_23, -23.0),
+    }
 }
 
 /// `log10 x` (CUDA `log10f`, bound 2 ulp). Every target.
 #[inline]
 pub fn log10f(x: f32) -> f32 {
-    if let Some(s) = log_special(x) {
-        return s;
+    if !is_positive_normal(x) {
+        return log10_slow(x);
     }
-    let (e, lh, ll) = log_poly(x);
-    let (ph, pl) = mul_dd(lh, ll, INV_LN10, INV_LN10_LO);
-    let (s, err) = fast_two_sum(e * LOG10_2_HI, ph);
-    s + (err + fmaf(e, LOG10_2_HI_LO, pl))
+    log10_scaled(x, 0.0)
+}
+
+/// `log10(x·2^bias)` as [`log2_scaled`]; `e·log10(2)` as a 16-bit head (an exact
+/// product) and a tail.
+#[inline(always)]
+fn log10_scaled(x: f32, bias: f32) -> f32 {
+    let (e, f) = split_sqrt2_f(x);
+    let e = e + bias;
+    let t = f * (f * poly(f, &LOG10_Q));
+    let r = fmaf(f, INV_LN10, fmaf(f, INV_LN10_LO, t));
+    fmaf(e, LOG10_2_HI, fmaf(e, LOG10_2_HI_LO, r))
+}
+
+/// [`log10f`] for the inputs [`log_slow`] takes, out of line.
+#[inline(never)]
+fn log10_slow(x: f32) -> f32 {
+    match log_special(x) {
+        Some(v) => v,
+        None => log10_scaled(x * TWO_23, -23.0),
+    }
 }
 
 /// `ln(1 + x)`, accurate near 0 (CUDA `log1pf`, bound 1 ulp). Every target.
 #[inline]
 pub fn log1pf(x: f32) -> f32 {
-    if x.abs() < 0.333_333_3 {
-        // log1p(x) = x − x²/2 + x³q'(x) directly (the range log_poly's f covers).
-        let f2 = x * x;
-        let f2l = fmaf(x, x, -f2);
-        let (h, hl) = fast_two_sum(x, -0.5 * f2);
-        let v = h + (hl + fmaf(f2, x * poly_from1(x, &LOG1P_Q), -0.5 * f2l));
-        return if x == 0.0 { x } else { v }; // −0 stays −0
+    if !(x > -1.0 && x < 1.0e30) {
+        return log1p_special(x);
     }
-    if !(x > -1.0) || x == f32::INFINITY {
-        return if x == -1.0 {
-            f32::NEG_INFINITY
-        } else if x == f32::INFINITY {
-            x
-        } else {
-            f32::NAN
-        };
-    }
-    // 1 + x = a + c exactly; log(1 + x) = log(a) + c/a.
-    let a = 1.0 + x;
-    let c = if x > 1.0 {
-        (x - a) + 1.0
+    // 1 + x = u + c exactly; u = 2^e·(1 + f) as in logf, so ln(1 + x) = e·ln2 +
+    // ln(1 + f) + c·2^-e/(1 + f), the last term to first order in f·c.
+    let u = 1.0 + x;
+    let v = u - 1.0;
+    let c = (1.0 - (u - v)) + (x - v);
+    let ebits = u.to_bits().wrapping_sub(0x3f2a_aaab) & 0xff80_0000;
+    let s = f32::from_bits(0x3f80_0000u32.wrapping_sub(ebits)); // 2^-e, normal for e <= 100
+    let f = fmaf(u, s, -1.0); // exact
+    let corr = (c * s) * poly(f, &[1.0, -1.0, 1.0]);
+    let r = f + fmaf(f, f * poly(f, &LOG1P_Q), corr);
+    let e = (ebits as i32 >> 23) as f32;
+    let y = fmaf(e, LN2, r);
+    if x == 0.0 {
+        x // −0 stays −0
     } else {
-        (1.0 - a) + x
-    };
-    let (e, lh, ll) = log_poly(a);
-    let (s, err) = fast_two_sum(e * LN2_HI, lh);
-    s + (err + fmaf(e, LN2_HI_LO, fmaf(c, recip_rough(a.min(1.0e30)), ll)))
+        y
+    }
+}
+
+/// `log1pf` for `x` at most −1, from 10^30 up, or NaN, out of line.
+#[inline(never)]
+fn log1p_special(x: f32) -> f32 {
+    if x >= 1.0e30 {
+        logf(x) // ln(1 + x) − ln x < 10^-30: below an ulp
+    } else if x == -1.0 {
+        f32::NEG_INFINITY
+    } else {
+        f32::NAN
+    }
 }
 
 /// `x^y` (CUDA `powf`, bound 4 ulp), with C99's special cases: `powf(x, ±0) = 1` and

@@ -1,11 +1,21 @@
 //! Hyperbolic functions and their inverses in `f32`: `sinhf`, `coshf`, `tanhf`,
 //! `asinhf`, `acoshf`, `atanhf`.
 
-use super::arith::{fast_two_sum, poly, pow2i, recip_1_2, scale_1p};
+use super::arith::{poly, scale_1p};
 use super::consts::LN2;
-use super::exp_log::{expm1_kernel, expm1_tail, log1pf, logf, reduce_ln2};
+use super::exp_log::{exp_normal, expm1_kernel, log1pf, logf, reduce_ln2};
 use crate::math::prim::{fmaf, sqrtf as p_sqrt};
 
+// TANH_Q: tanh(t) = t + t^3 q(t^2), t in [0, 0.754]: remez.py TANH_Q, relative error
+// 2^-29.0.
+const TANH_Q: [f32; 6] = [
+    -0.333_333_13,
+    0.133_326_47,
+    -0.053_888_462,
+    0.021_435_365,
+    -0.007_627_933_3,
+    0.001_717_892_2,
+];
 // SINH_Q: sinh(t) = t + t^3 q(t^2), t in [0, 1]; relative error 2^-27.7 (the rounding of
 // 1/6).
 const SINH_Q: [f32; 6] = [
@@ -42,6 +52,15 @@ pub fn coshf(x: f32) -> f32 {
 /// `e^t / 2` for `t >= 0`, without overflowing before the result does.
 #[inline(always)]
 fn half_exp(t: f32) -> f32 {
+    if t <= 87.0 {
+        return 0.5 * exp_normal(t);
+    }
+    half_exp_large(t)
+}
+
+/// [`half_exp`] above 87 (and NaN), out of line.
+#[inline(never)]
+fn half_exp_large(t: f32) -> f32 {
     let t = if t > 90.0 { 90.0 } else { t }; // NaN passes
     let (k, rh, rl) = reduce_ln2(t);
     scale_1p(k - 1, expm1_kernel(rh, rl))
@@ -49,30 +68,17 @@ fn half_exp(t: f32) -> f32 {
 
 /// `tanh x` (CUDA `tanhf`, bound 2 ulp). Every target.
 ///
-/// One path for every `x` (no branch to diverge on): `tanh t = −M/(2 + M)`, `M =
-/// expm1(−2t)` in (−1, 0] as head and tail, so that both the relative accuracy near 0
-/// and `1 − tanh t` for large `t` hold; the quotient from an FMA reciprocal of the
-/// head of `2 + M` (in [1, 2]) and one correction with the exact residual.
+/// Both forms, then a select (no branch to diverge on): below 0.75 the odd polynomial
+/// `t + t³q(t²)`, above `1 − 2/(e^2t + 1)` with `t` capped at 9.1, from where `tanh`
+/// rounds to 1.
 #[inline]
 pub fn tanhf(x: f32) -> f32 {
     let t = x.abs();
-    let t = if t > 9.1 { 9.1 } else { t }; // tanh rounds to 1 from 9.01 on; NaN passes
-    let (k, rh, rl) = reduce_ln2(-2.0 * t); // k in -26..=0
-    let tail = expm1_tail(rh, rl);
-    // M = (p − 1) + p·rh + p·tail, p = 2^k: p − 1 is exact down to k = −24, below
-    // which it is −1 and p goes to the tail.
-    let p = pow2i(k);
-    let c = p - 1.0;
-    let cl = p - (c + 1.0);
-    let (h, e) = fast_two_sum(c, p * rh);
-    let (h, e2) = fast_two_sum(h, p * tail); // |h| >= |p·tail| (or both 0)
-    let ml = (e + cl) + e2;
-    let (dh, de) = fast_two_sum(2.0, h);
-    let dl = de + ml;
-    let r = recip_1_2(dh);
-    let q0 = -h * r;
-    let rho = -(fmaf(q0, dh, h) + fmaf(q0, dl, ml));
-    let v = fmaf(rho, r, q0);
+    let u = t * t;
+    let near = fmaf(u * t, poly(u, &TANH_Q), t);
+    let e = exp_normal(2.0 * t.min(9.1));
+    let far = 1.0 - 2.0 / (e + 1.0);
+    let v = if t < 0.75 { near } else { far };
     if x.is_nan() {
         x
     } else {

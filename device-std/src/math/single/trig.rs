@@ -81,6 +81,39 @@ fn reduce_pio2(x: f32) -> (i32, f32, f32) {
     }
 }
 
+/// [`reduce_pio2`] for `|x| <= 2^17` without its branch and conversion: `x = j·π/2 +
+/// (rh + rl)`, `j` in the low bits of the returned word (wrapping), `|rh| <= π/4`.
+#[inline(always)]
+fn reduce_pio2_fast(x: f32) -> (u32, f32, f32) {
+    const MAGIC: f32 = 12_582_912.0; // 1.5·2^23
+    let big = fmaf(x, TWO_OVER_PI, MAGIC);
+    let j = big - MAGIC;
+    let r1 = fmaf(-j, PIO2, x); // exact
+                                // r1 − j·PIO2_LO as a sum with its error (th + tl = j·PIO2_LO exactly): near a
+                                // multiple of π/2 r1 and th cancel, and their difference is exact.
+    let th = j * PIO2_LO;
+    let tl = fmaf(j, PIO2_LO, -th);
+    let rh = r1 - th;
+    let rl = ((r1 - rh) - th) - fmaf(j, PIO2_LO2, tl);
+    (big.to_bits(), rh, rl)
+}
+
+/// `(sin, cos)` of `rh + rl` from [`reduce_pio2_fast`]: one FMA rounding each after
+/// the polynomials (`(rh + rl)²` taken to first order in `rl`).
+#[inline(always)]
+fn sincos_lean(rh: f32, rl: f32) -> (f32, f32) {
+    let r2 = fmaf(rh, rh, rh * (rl + rl));
+    let s = rh + fmaf(r2 * rh, poly(r2, &SIN_Q), rl);
+    let c = fmaf(r2, fmaf(r2, poly(r2, &COS_Q), -0.5), 1.0);
+    (s, c)
+}
+
+/// `v` negated when bit 1 of `q` is set (`q` as [`reduce_pio2_fast`] gives it).
+#[inline(always)]
+fn negate_if_bit1(v: f32, q: u32) -> f32 {
+    f32::from_bits(v.to_bits() ^ ((q & 2) << 30))
+}
+
 /// The reduction of a huge finite `x` with the bits of 2/π (Payne–Hanek).
 #[inline(never)]
 fn payne_hanek(x: f32) -> (i32, f32, f32) {
@@ -157,18 +190,15 @@ fn sincos_core(x: f32) -> (f32, f32) {
 /// every finite `x` (Payne–Hanek above 2^17). Every target.
 #[inline]
 pub fn sinf(x: f32) -> f32 {
-    if !x.is_finite() {
-        return x - x;
-    }
-    if x.abs() < TINY_TRIG {
-        return x;
+    if !(x.abs() <= CODY_WAITE_MAX) {
+        return sincos_slow(x).0;
     }
     // Both kernels, then a select: cheaper than a branch that diverges by quadrant.
-    let (q, rh, rl) = reduce_pio2(x);
-    let (s, c) = (sin_kernel(rh, rl), cos_kernel(rh, rl));
-    let v = if q & 1 != 0 { c } else { s };
-    if q & 2 != 0 {
-        -v
+    let (q, rh, rl) = reduce_pio2_fast(x);
+    let (s, c) = sincos_lean(rh, rl);
+    let v = negate_if_bit1(if q & 1 != 0 { c } else { s }, q);
+    if x == 0.0 {
+        x // the reduction's sums turn −0 into +0
     } else {
         v
     }
@@ -177,34 +207,57 @@ pub fn sinf(x: f32) -> f32 {
 /// `cos x`, `x` in radians (CUDA `cosf`, bound 2 ulp). Every target.
 #[inline]
 pub fn cosf(x: f32) -> f32 {
-    if !x.is_finite() {
-        return x - x;
+    if !(x.abs() <= CODY_WAITE_MAX) {
+        return sincos_slow(x).1;
     }
-    let (q, rh, rl) = reduce_pio2(x);
-    let (s, c) = (sin_kernel(rh, rl), cos_kernel(rh, rl));
-    let v = if q & 1 != 0 { s } else { c };
-    if (q + 1) & 2 != 0 {
-        -v
-    } else {
-        v
-    }
+    let (q, rh, rl) = reduce_pio2_fast(x);
+    let (s, c) = sincos_lean(rh, rl);
+    negate_if_bit1(if q & 1 != 0 { s } else { c }, q.wrapping_add(1))
+}
+
+/// [`sincos_core`] for huge or non-finite `x`, out of line.
+#[inline(never)]
+fn sincos_slow(x: f32) -> (f32, f32) {
+    sincos_core(x)
 }
 
 /// `(sin x, cos x)` from one argument reduction (CUDA `sincosf`, bound 2 ulp each).
 /// Every target.
 #[inline]
 pub fn sincosf(x: f32) -> (f32, f32) {
-    sincos_core(x)
+    if !(x.abs() <= CODY_WAITE_MAX) {
+        return sincos_slow(x);
+    }
+    let (q, rh, rl) = reduce_pio2_fast(x);
+    let (s, c) = sincos_lean(rh, rl);
+    let (s, c) = if q & 1 != 0 { (c, -s) } else { (s, c) };
+    let s = if x == 0.0 { x } else { negate_if_bit1(s, q) };
+    (s, negate_if_bit1(c, q))
 }
 
 /// `tan x`, `x` in radians (CUDA `tanf`, bound 4 ulp). Every target.
 #[inline]
 pub fn tanf(x: f32) -> f32 {
+    if !(x.abs() <= CODY_WAITE_MAX) {
+        return tan_slow(x);
+    }
+    let (q, rh, rl) = reduce_pio2_fast(x);
+    let r2 = rh * rh;
+    let t = rh + fmaf(r2 * rh, poly(r2, &TAN_Q), rl * (1.0 + r2));
+    if q & 1 != 0 {
+        -1.0 / t
+    } else if x == 0.0 {
+        x // −0 stays −0
+    } else {
+        t
+    }
+}
+
+/// [`tanf`] for huge or non-finite `x`, out of line.
+#[inline(never)]
+fn tan_slow(x: f32) -> f32 {
     if !x.is_finite() {
         return x - x;
-    }
-    if x.abs() < TINY_TRIG {
-        return x;
     }
     let (q, rh, rl) = reduce_pio2(x);
     let r2 = rh * rh;
@@ -233,6 +286,34 @@ pub fn cospif(x: f32) -> f32 {
 /// `(sin πx, cos πx)` (CUDA `sincospif`, bound 1 ulp each). Every target.
 #[inline]
 pub fn sincospif(x: f32) -> (f32, f32) {
+    if !(x.abs() >= 1.0e-30 && x.abs() < 2_097_152.0) {
+        return sincospi_slow(x);
+    }
+    // x = n/2 + r exactly, |r| <= 1/4 (n by the 1.5·2^23 trick: MAGIC + 2x < 2^24).
+    const MAGIC: f32 = 12_582_912.0;
+    let big = (x + x) + MAGIC;
+    let n = big - MAGIC;
+    let q = big.to_bits();
+    let r = fmaf(n, -0.5, x);
+    let r2 = r * r;
+    // sin(πr) = πr + r³q(r²) with π as head and tail, rounded once.
+    let s = fmaf(r, PI, r * fmaf(r2, poly(r2, &SINPI_Q), PI_LO));
+    let c = fmaf(r2, poly(r2, &COSPI_Q), 1.0);
+    let (s, c) = if q & 1 != 0 { (c, -s) } else { (s, c) };
+    let flip = (q & 2) << 30;
+    let (s, c) = (
+        f32::from_bits(s.to_bits() ^ flip),
+        f32::from_bits(c.to_bits() ^ flip),
+    );
+    // Exact zeros: sin at integers takes the sign of x, cos at half-integers is +0.
+    let s = if s == 0.0 { 0.0f32.copysign(x) } else { s };
+    let c = if c == 0.0 { 0.0 } else { c };
+    (s, c)
+}
+
+/// [`sincospif`] for zero, tiny, huge or non-finite `x`, out of line.
+#[inline(never)]
+fn sincospi_slow(x: f32) -> (f32, f32) {
     if !x.is_finite() {
         return (x - x, x - x);
     }
