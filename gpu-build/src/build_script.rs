@@ -160,7 +160,7 @@ impl BuildScript {
             println!(
                 "cargo:warning={} was not validated: {}",
                 module.ptx.display(),
-                ptx_linker::ptxas::NOT_FOUND_FIX.replace('\n', " ")
+                ptx_linker::ptxas::not_found_fix().replace('\n', " ")
             );
         }
         let bindings = if self.bindings {

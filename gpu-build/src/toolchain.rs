@@ -127,7 +127,7 @@ fn wheel_dir() -> Result<PathBuf> {
 
 /// The `ptxas` to validate with, or an error with the fix.
 pub fn require_ptxas() -> Result<PathBuf> {
-    ptx_linker::ptxas::find().ok_or_else(|| Error::toolchain(ptx_linker::ptxas::NOT_FOUND_FIX))
+    ptx_linker::ptxas::find().ok_or_else(|| Error::toolchain(ptx_linker::ptxas::not_found_fix()))
 }
 
 /// `setup`: installs `rust-src` for `toolchain` and `ptxas` (from [`PTXAS_WHEEL`], with

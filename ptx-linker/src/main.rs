@@ -153,8 +153,9 @@ fn run(args: &Args) -> Result<(), Failure> {
 /// Runs ptxas on the linked module (the file `ptx`): `-arch=max(target, sm_75)` (ptxas 13
 /// assembles nothing older), `-c` when symbols stay external.
 fn verify(ptx: &Path, target: &str, compile_only: bool) -> Result<(), Failure> {
-    let ptxas = ptx_linker::ptxas::find()
-        .ok_or_else(|| Failure::Usage(format!("--verify: {}", ptx_linker::ptxas::NOT_FOUND_FIX)))?;
+    let ptxas = ptx_linker::ptxas::find().ok_or_else(|| {
+        Failure::Usage(format!("--verify: {}", ptx_linker::ptxas::not_found_fix()))
+    })?;
     let dir = std::env::temp_dir().join(format!("ptx-linker-verify-{}", std::process::id()));
     std::fs::create_dir_all(&dir)
         .map_err(|e| Failure::Usage(format!("--verify: cannot create `{}`: {e}", dir.display())))?;

@@ -13,12 +13,32 @@
 //! differential tests compare the linker against it), is found the same
 //! way by [`find_nvlink`]: `$NVLINK`, else beside that `ptxas`, else `PATH`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// The message a caller shows when [`find`] returns `None`.
+/// The message a caller shows when [`find`] returns `None`, with the default cache
+/// directory; [`not_found_fix`] names the one this process actually searched.
 pub const NOT_FOUND_FIX: &str = "ptxas not found: $PTXAS is unset, nothing is installed \
     under ~/.cache/gpu-toolkit, and no ptxas is on PATH.\n  fix: cargo xtask setup   (or \
     `cargo ptx setup`; or set PTXAS=/path/to/ptxas, e.g. from a CUDA toolkit)";
+
+/// [`NOT_FOUND_FIX`] naming the directory [`cache_dir`] gives in this environment
+/// (`$XDG_CACHE_HOME/gpu-toolkit` when that is set), or saying that neither
+/// `XDG_CACHE_HOME` nor `HOME` is set.
+pub fn not_found_fix() -> String {
+    not_found_fix_in(cache_dir().as_deref())
+}
+
+fn not_found_fix_in(cache: Option<&Path>) -> String {
+    let where_ = match cache {
+        Some(dir) => format!("nothing is installed under {}", dir.display()),
+        None => "neither XDG_CACHE_HOME nor HOME is set (no cache directory)".to_string(),
+    };
+    format!(
+        "ptxas not found: $PTXAS is unset, {where_}, and no ptxas is on PATH.\n  fix: cargo \
+         xtask setup   (or `cargo ptx setup`; or set PTXAS=/path/to/ptxas, e.g. from a CUDA \
+         toolkit)"
+    )
+}
 
 /// `$XDG_CACHE_HOME/gpu-toolkit`, else `~/.cache/gpu-toolkit`: where setup unpacks
 /// `nvidia-cuda-nvcc-VERSION/nvidia/cu13/bin/ptxas`. `None` when neither variable is set.
@@ -42,7 +62,7 @@ pub fn cached() -> Option<PathBuf> {
 }
 
 /// The `ptxas` to run: `$PTXAS`, else [`cached`], else `ptxas` on `PATH`; `None` when
-/// there is none (show [`NOT_FOUND_FIX`]).
+/// there is none (show [`not_found_fix`]).
 pub fn find() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PTXAS") {
         return Some(PathBuf::from(p));
@@ -75,4 +95,21 @@ pub fn find_nvlink() -> Option<PathBuf> {
                 .map(|d| d.join("nvlink"))
                 .find(|p| p.is_file())
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_found_message_names_the_searched_directory() {
+        let m = not_found_fix_in(Some(Path::new("/x/cache/gpu-toolkit")));
+        assert!(
+            m.contains("nothing is installed under /x/cache/gpu-toolkit"),
+            "{m}"
+        );
+        assert!(m.contains("fix: cargo xtask setup"), "{m}");
+        let m = not_found_fix_in(None);
+        assert!(m.contains("neither XDG_CACHE_HOME nor HOME is set"), "{m}");
+    }
 }
