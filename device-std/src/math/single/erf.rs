@@ -189,7 +189,7 @@ pub fn erfcxf(x: f32) -> f32 {
 #[inline]
 pub fn erff(x: f32) -> f32 {
     // Both sides and a select (they diverge inside a warp); erf rounds to ±1 from
-    // 3.92 on, so t is held to 4.
+    // 3.92 on, so t is held to 3.93 (the end of LN_ERFC's interval).
     // Above 0.75, erf t = 1 − e^(p(t)) with p ≈ ln erfc t (absolute error of erf
     // below 2^-34): erf needs erfc only to 2^-26 absolute, not relative.
     let t = x.abs();
