@@ -244,25 +244,19 @@ fn log_special(x: f32) -> Option<f32> {
 /// 2^23, to scale a subnormal into the normal range.
 const TWO_23: f32 = 8_388_608.0;
 
-/// `(e, f)` with `x = 2^e·(1 + f)` exactly and `1 + f` in [2/3, 4/3), for positive
-/// normal `x`.
+/// `(e, f)` with `x = 2^e·(1 + f)` exactly and `1 + f` in `[low, 2·low)`, for positive
+/// normal `x`; `low` given by its bits (2/3 or √½ rounded up).
 #[inline(always)]
-fn split_two_thirds(x: f32) -> (f32, f32) {
-    let ix = x.to_bits().wrapping_sub(0x3f2a_aaab); // 2/3 rounded up
-    let ebits = ix & 0xff80_0000;
+fn split_from(x: f32, low_bits: u32) -> (f32, f32) {
+    let ebits = x.to_bits().wrapping_sub(low_bits) & 0xff80_0000;
     let f = f32::from_bits(x.to_bits().wrapping_sub(ebits)) - 1.0;
     ((ebits as i32 >> 23) as f32, f)
 }
 
-/// `(e, f)` with `x = 2^e·(1 + f)` exactly and `1 + f` in [√½, √2), for positive
-/// normal `x`.
-#[inline(always)]
-fn split_sqrt2_f(x: f32) -> (f32, f32) {
-    let ix = x.to_bits().wrapping_sub(0x3f35_04f3);
-    let ebits = ix & 0xff80_0000;
-    let f = f32::from_bits(x.to_bits().wrapping_sub(ebits)) - 1.0;
-    ((ebits as i32 >> 23) as f32, f)
-}
+/// The bits of 2/3 rounded up and of √½ rounded up: the low ends of [`split_from`]'s
+/// two ranges.
+const TWO_THIRDS_BITS: u32 = 0x3f2a_aaab;
+const SQRT_HALF_BITS: u32 = 0x3f35_04f3;
 
 /// Whether `y` is an integer, and whether an odd one (finite `y`).
 #[inline(always)]
@@ -410,7 +404,7 @@ pub fn logf(x: f32) -> f32 {
 /// `ln = (e + bias)·ln2 + f + f²q(f)`, two roundings.
 #[inline(always)]
 fn ln_scaled(x: f32, bias: f32) -> f32 {
-    let (e, f) = split_two_thirds(x);
+    let (e, f) = split_from(x, TWO_THIRDS_BITS);
     let r = fmaf(f, f * poly(f, &LOG1P_Q), f);
     fmaf(e + bias, LN2, r)
 }
@@ -418,9 +412,16 @@ fn ln_scaled(x: f32, bias: f32) -> f32 {
 /// [`logf`] for subnormal, zero, negative, infinite or NaN `x`, out of line.
 #[inline(never)]
 fn log_slow(x: f32) -> f32 {
+    log_special_or_scaled(x, ln_scaled)
+}
+
+/// The special values of the logarithms, else `scaled(x·2^23, −23)` for a subnormal
+/// `x`: the out-of-line part of `logf`, `log2f` and `log10f`.
+#[inline(always)]
+fn log_special_or_scaled(x: f32, scaled: fn(f32, f32) -> f32) -> f32 {
     match log_special(x) {
         Some(v) => v,
-        None => ln_scaled(x * TWO_23, -23.0),
+        None => scaled(x * TWO_23, -23.0),
     }
 }
 
@@ -438,7 +439,7 @@ pub fn log2f(x: f32) -> f32 {
 /// is at most half an ulp of the sum's for `e + bias ≠ 0`.
 #[inline(always)]
 fn log2_scaled(x: f32, bias: f32) -> f32 {
-    let (e, f) = split_sqrt2_f(x);
+    let (e, f) = split_from(x, SQRT_HALF_BITS);
     let t = f * (f * poly(f, &LOG2_Q));
     (e + bias) + fmaf(f, INV_LN2, fmaf(f, INV_LN2_LO, t))
 }
@@ -446,10 +447,7 @@ fn log2_scaled(x: f32, bias: f32) -> f32 {
 /// [`log2f`] for the inputs [`log_slow`] takes, out of line.
 #[inline(never)]
 fn log2_slow(x: f32) -> f32 {
-    match log_special(x) {
-        Some(v) => v,
-        None => log2_scaled(x * TWO_23, -23.0),
-    }
+    log_special_or_scaled(x, log2_scaled)
 }
 
 /// `log10 x` (CUDA `log10f`, bound 2 ulp). Every target.
@@ -465,7 +463,7 @@ pub fn log10f(x: f32) -> f32 {
 /// product) and a tail.
 #[inline(always)]
 fn log10_scaled(x: f32, bias: f32) -> f32 {
-    let (e, f) = split_sqrt2_f(x);
+    let (e, f) = split_from(x, SQRT_HALF_BITS);
     let e = e + bias;
     let t = f * (f * poly(f, &LOG10_Q));
     let r = fmaf(f, INV_LN10, fmaf(f, INV_LN10_LO, t));
@@ -475,10 +473,7 @@ fn log10_scaled(x: f32, bias: f32) -> f32 {
 /// [`log10f`] for the inputs [`log_slow`] takes, out of line.
 #[inline(never)]
 fn log10_slow(x: f32) -> f32 {
-    match log_special(x) {
-        Some(v) => v,
-        None => log10_scaled(x * TWO_23, -23.0),
-    }
+    log_special_or_scaled(x, log10_scaled)
 }
 
 /// `ln(1 + x)`, accurate near 0 (CUDA `log1pf`, bound 1 ulp). Every target.
@@ -492,7 +487,7 @@ pub fn log1pf(x: f32) -> f32 {
     let u = 1.0 + x;
     let v = u - 1.0;
     let c = (1.0 - (u - v)) + (x - v);
-    let ebits = u.to_bits().wrapping_sub(0x3f2a_aaab) & 0xff80_0000;
+    let ebits = u.to_bits().wrapping_sub(TWO_THIRDS_BITS) & 0xff80_0000;
     let s = f32::from_bits(0x3f80_0000u32.wrapping_sub(ebits)); // 2^-e, normal for e <= 100
     let f = fmaf(u, s, -1.0); // exact
     let corr = (c * s) * poly(f, &[1.0, -1.0, 1.0]);

@@ -2,16 +2,14 @@
 //! `cospif`, `sincospif`, with the reduction by π/2 (Cody–Waite, Payne–Hanek for huge
 //! arguments) and the sine and cosine kernels.
 
-use super::arith::{fast_two_sum, mul_dd, poly, round_magic};
+use super::arith::{fast_two_sum, mul_dd, poly};
 use super::consts::{PI, PIO2, PIO2_LO, PI_LO};
 use crate::math::prim::{fmaf, rintf as p_rint};
 
 /// The third term of π/2 = PIO2 + PIO2_LO + PIO2_LO2 (Cody–Waite reduction).
 const PIO2_LO2: f32 = -1.715_124_5e-15;
 const TWO_OVER_PI: f32 = f32::from_bits(0x3f22_f983);
-/// Below this (2^-12), `sin x` and `tan x` round to `x` (and `cos x` to 1).
-const TINY_TRIG: f32 = 2.441_406_3e-4;
-/// Above this, [`reduce_pio2`] takes the Payne–Hanek path.
+/// Above this, the functions take the Payne–Hanek reduction (out of line).
 const CODY_WAITE_MAX: f32 = 131_072.0;
 
 // SIN_Q: sin(r) = r + r^3 q(r^2), |r| <= pi/4; relative error 2^-32.5.
@@ -64,25 +62,8 @@ static TWO_OVER_PI_BITS: [u32; 9] = [
     0xdebb_c561,
 ];
 
-/// `x = q·π/2 + (rh + rl)`, `|rh| <= π/4` (slightly more for huge `x`), `q` mod 4 in
-/// the low bits. Finite `x` only.
-#[inline(always)]
-fn reduce_pio2(x: f32) -> (i32, f32, f32) {
-    if x.abs() <= CODY_WAITE_MAX {
-        let (j, q) = round_magic(x * TWO_OVER_PI);
-        let r1 = fmaf(-j, PIO2, x); // exact
-        let th = j * PIO2_LO;
-        let tl = fmaf(j, PIO2_LO, -th);
-        let rh = r1 - th;
-        let rl = ((r1 - rh) - th) - fmaf(j, PIO2_LO2, tl);
-        (q, rh, rl)
-    } else {
-        payne_hanek(x)
-    }
-}
-
-/// [`reduce_pio2`] for `|x| <= 2^17` without its branch and conversion: `x = j·π/2 +
-/// (rh + rl)`, `j` in the low bits of the returned word (wrapping), `|rh| <= π/4`.
+/// The Cody–Waite reduction for `|x| <= 2^17`: `x = j·π/2 + (rh + rl)`, `j` in the low
+/// bits of the returned word (wrapping), `|rh| <= π/4`. Larger `x` take [`payne_hanek`].
 #[inline(always)]
 fn reduce_pio2_fast(x: f32) -> (u32, f32, f32) {
     const MAGIC: f32 = 12_582_912.0; // 1.5·2^23
@@ -166,26 +147,6 @@ fn cos_kernel(rh: f32, rl: f32) -> f32 {
     w + (fmaf(r2 * r2, poly(r2, &COS_Q), err) - fmaf(0.5, e2, rh * rl))
 }
 
-/// `(sin x, cos x)` from one reduction.
-#[inline(always)]
-fn sincos_core(x: f32) -> (f32, f32) {
-    if !x.is_finite() {
-        return (x - x, x - x);
-    }
-    if x.abs() < TINY_TRIG {
-        return (x, 1.0);
-    }
-    let (q, rh, rl) = reduce_pio2(x);
-    let s = sin_kernel(rh, rl);
-    let c = cos_kernel(rh, rl);
-    let (s, c) = if q & 1 != 0 { (c, -s) } else { (s, c) };
-    if q & 2 != 0 {
-        (-s, -c)
-    } else {
-        (s, c)
-    }
-}
-
 /// `sin x`, `x` in radians (CUDA `sinf`, bound 2 ulp), with the exact reduction of
 /// every finite `x` (Payne–Hanek above 2^17). Every target.
 #[inline]
@@ -215,10 +176,22 @@ pub fn cosf(x: f32) -> f32 {
     negate_if_bit1(if q & 1 != 0 { s } else { c }, q.wrapping_add(1))
 }
 
-/// [`sincos_core`] for huge or non-finite `x`, out of line.
+/// `(sin x, cos x)` for `|x| > 2^17` or non-finite `x`, out of line: the Payne–Hanek
+/// reduction and the head-and-tail kernels.
 #[inline(never)]
 fn sincos_slow(x: f32) -> (f32, f32) {
-    sincos_core(x)
+    if !x.is_finite() {
+        return (x - x, x - x);
+    }
+    let (q, rh, rl) = payne_hanek(x);
+    let s = sin_kernel(rh, rl);
+    let c = cos_kernel(rh, rl);
+    let (s, c) = if q & 1 != 0 { (c, -s) } else { (s, c) };
+    if q & 2 != 0 {
+        (-s, -c)
+    } else {
+        (s, c)
+    }
 }
 
 /// `(sin x, cos x)` from one argument reduction (CUDA `sincosf`, bound 2 ulp each).
@@ -242,31 +215,33 @@ pub fn tanf(x: f32) -> f32 {
         return tan_slow(x);
     }
     let (q, rh, rl) = reduce_pio2_fast(x);
+    if x == 0.0 {
+        x // −0 stays −0
+    } else {
+        tan_quadrant(q & 1 != 0, rh, rl)
+    }
+}
+
+/// `tan(rh + rl)`, or `−1/tan(rh + rl)` in an odd quadrant, for `|rh| <= π/4`.
+#[inline(always)]
+fn tan_quadrant(odd: bool, rh: f32, rl: f32) -> f32 {
     let r2 = rh * rh;
     let t = rh + fmaf(r2 * rh, poly(r2, &TAN_Q), rl * (1.0 + r2));
-    if q & 1 != 0 {
+    if odd {
         -1.0 / t
-    } else if x == 0.0 {
-        x // −0 stays −0
     } else {
         t
     }
 }
 
-/// [`tanf`] for huge or non-finite `x`, out of line.
+/// [`tanf`] for `|x| > 2^17` or non-finite `x`, out of line (Payne–Hanek).
 #[inline(never)]
 fn tan_slow(x: f32) -> f32 {
     if !x.is_finite() {
         return x - x;
     }
-    let (q, rh, rl) = reduce_pio2(x);
-    let r2 = rh * rh;
-    let t = rh + fmaf(r2 * rh, poly(r2, &TAN_Q), rl * (1.0 + r2));
-    if q & 1 != 0 {
-        -1.0 / t
-    } else {
-        t
-    }
+    let (q, rh, rl) = payne_hanek(x);
+    tan_quadrant(q & 1 != 0, rh, rl)
 }
 
 /// `sin(πx)`, exact reduction for every `x` (CUDA `sinpif`, bound 1 ulp); odd, so
