@@ -2,7 +2,7 @@
 //! double-double (`hi + lo`) steps (TwoSum, Fast2Sum, the FMA product error), exact
 //! powers of two and scaling by them, and Horner's rule ([`poly`]).
 
-use super::consts::TWO54;
+use super::consts::{ROUND_MAGIC, TWO54};
 use crate::math::prim::fma;
 
 /// `a + b` as `s + e` exactly (Knuth's TwoSum; any magnitudes).
@@ -61,10 +61,45 @@ pub(super) fn poly<const N: usize>(z: f64, c: &[f64; N]) -> f64 {
     acc
 }
 
-/// `v · 2^k` by adding `k` to the exponent field, for `v` and `v · 2^k` normal.
+/// `v · 2^k` by adding `k` to the exponent field, for `v` and `v · 2^k` normal (an
+/// add to the high word alone: a 64-bit add would carry through the low word).
 #[inline(always)]
 pub(super) fn scale_normal(v: f64, k: i32) -> f64 {
-    f64::from_bits(v.to_bits().wrapping_add(((k as i64) << 52) as u64))
+    with_high_word(v, high_word(v).wrapping_add((k as u32) << 20))
+}
+
+/// The high 32 bits of `x` (sign, exponent, top 20 mantissa bits).
+#[inline(always)]
+pub(super) fn high_word(x: f64) -> u32 {
+    (x.to_bits() >> 32) as u32
+}
+
+/// `x` with its high 32 bits replaced by `h` (the low word kept).
+#[inline(always)]
+pub(super) fn with_high_word(x: f64, h: u32) -> f64 {
+    f64::from_bits(((h as u64) << 32) | (x.to_bits() & 0xFFFF_FFFF))
+}
+
+/// `x` as an `f32`, truncated toward zero, by bit arithmetic: for a positive `x` in
+/// `f32`'s normal range (an estimate's input; `as f32` is a conversion instruction at a
+/// quarter of the `f64` rate on sm_90).
+#[inline(always)]
+pub(super) fn f32_truncated(x: f64) -> f32 {
+    f32::from_bits(((x.to_bits() >> 29) as u32).wrapping_sub(896 << 23))
+}
+
+/// `r` as an `f64` (exact) by bit arithmetic, for a positive normal `r`.
+#[inline(always)]
+pub(super) fn f64_of_f32(r: f32) -> f64 {
+    f64::from_bits(((r.to_bits() as u64) << 29) + (896 << 52))
+}
+
+/// `k` as an `f64` (exact) by bit arithmetic and one subtraction, for `|k| < 2^31`:
+/// `k` added to the low bits of 1.5·2^52, which is then subtracted. `as f64` is a
+/// conversion instruction at a quarter of the `f64` rate on sm_90.
+#[inline(always)]
+pub(super) fn f64_of_int(k: i32) -> f64 {
+    f64::from_bits(ROUND_MAGIC.to_bits().wrapping_add(k as i64 as u64)) - ROUND_MAGIC
 }
 
 /// `(|x| scaled to normal, its power-of-two scale exponent)`.

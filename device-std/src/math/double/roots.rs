@@ -2,7 +2,10 @@
 //! `norm3d`/`norm4d` and their reciprocals, the norms of vectors of any length (`norm`,
 //! `rnorm`), and the square root of a double-double.
 
-use super::arith::{fast_two_sum, normalize, pow2, scale, scale_normal, two_prod, two_sum};
+use super::arith::{
+    f32_truncated, f64_of_f32, fast_two_sum, high_word, normalize, pow2, scale, scale_normal,
+    two_prod, two_sum, with_high_word,
+};
 use super::basic::{ilogb, scalbn};
 use super::consts::TWO54;
 use crate::math::prim;
@@ -72,27 +75,39 @@ pub fn rcbrt(x: f64) -> f64 {
 /// `rsqrt`: 1 ulp). Every target. Source: CUDA Math API `rsqrt`.
 #[inline]
 pub fn rsqrt(x: f64) -> f64 {
-    if !(x > 0.0 && x < f64::INFINITY) {
-        return 1.0 / prim::sqrt(x); // ±0, negative, +∞, NaN
-    }
-    // x = m·4^k with m in [1, 4); rsqrt(x) = rsqrt(m)·2^-k, no division or square
-    // root: an f32 estimate (f32 runs at twice the f64 rate or more), then one
-    // third-order step in f64.
-    let (xn, sc) = if x < f64::MIN_POSITIVE {
-        (x * TWO54, 27)
+    // Positive normal: the high word in [0x0010_0000, 0x7FF0_0000), one unsigned compare.
+    if high_word(x).wrapping_sub(0x0010_0000) < 0x7FE0_0000 {
+        rsqrt_normal(x)
     } else {
-        (x, 0)
-    };
-    let bits = xn.to_bits();
-    let k = ((bits >> 52) as i32 - 1023) >> 1;
-    let m = f64::from_bits(bits.wrapping_sub(((2 * k) as i64 as u64) << 52));
-    let r = rsqrt_f32_estimate(m as f32) as f64;
+        rsqrt_rare(x)
+    }
+}
+
+/// [`rsqrt`] of a positive normal `x`. x = m·4^k with m in [1, 4); rsqrt(x) =
+/// rsqrt(m)·2^-k, no division, square root or conversion instruction: an `f32`
+/// estimate (`f32` runs at twice the `f64` rate or more), then one third-order step in
+/// `f64`.
+#[inline(always)]
+fn rsqrt_normal(x: f64) -> f64 {
+    let hi = high_word(x);
+    let k = ((hi >> 20) as i32 - 1023) >> 1;
+    let m = with_high_word(x, hi.wrapping_sub((k as u32) << 21));
+    let r = f64_of_f32(rsqrt_f32_estimate(f32_truncated(m)));
     // t = m r² - 1 with the rounding of m·r kept; rsqrt(m) = r (1 + t)^(-1/2)
     // = r (1 - t/2 + 3t²/8 - …), |t| ≤ 2^-21, so the t³ term is below 2^-63.
     let (mr, mre) = two_prod(m, r);
     let t = fma(mr, r, -1.0) + mre * r;
     let u = t * fma(t, 0.375, -0.5);
-    scale_normal(fma(r, u, r), sc - k)
+    scale_normal(fma(r, u, r), -k)
+}
+
+/// [`rsqrt`] of a subnormal, zero, negative, infinite or NaN `x`, out of line.
+#[inline(never)]
+fn rsqrt_rare(x: f64) -> f64 {
+    if x > 0.0 && x < f64::MIN_POSITIVE {
+        return scale_normal(rsqrt_normal(x * TWO54), 27);
+    }
+    1.0 / prim::sqrt(x) // ±0, negative, +∞, NaN
 }
 
 /// `1/sqrt(m)` to about 2^-22 relative for `m` in [1, 16): a bit estimate (3.5% off)
@@ -213,7 +228,7 @@ pub fn hypot(x: f64, y: f64) -> f64 {
 /// `f32` reciprocal square root and two Newton steps `y + (w - y²)/(2 sqrt w)`.
 #[inline(always)]
 fn sqrt_dd_round(wh: f64, wl: f64) -> f64 {
-    let hr = 0.5 * rsqrt_f32_estimate(wh as f32) as f64;
+    let hr = 0.5 * f64_of_f32(rsqrt_f32_estimate(f32_truncated(wh)));
     let y0 = wh * (2.0 * hr);
     let y1 = fma(fma(-y0, y0, wh) + wl, hr, y0);
     fma(fma(-y1, y1, wh) + wl, hr, y1)
