@@ -93,7 +93,7 @@
 //! | `y1f` / `y1` (`x < 8`²) | 4.643 | 9 | 3.625 | 7 |
 //! | `lgammaf` / `lgamma` (outside CUDA's unbounded interval¹) | 4.823 | 6 | 2.317 | 4 |
 //! | `tgammaf` / `tgamma` | 3.950 | 5 | 3.265 | 10 |
-//! | `powf` / `pow` | 0.796 | 4 | 0.816 | 2 |
+//! | `powf` / `pow` | 0.796 | 4 | 1.116 | 2 |
 //! | `hypotf` / `hypot` | 1.027 | 3 | 0.500 | 2 |
 //!
 //! ¹ `lgamma` has zeros between its negative poles; CUDA documents no bound inside

@@ -68,6 +68,15 @@ pub(super) fn scale_normal(v: f64, k: i32) -> f64 {
     with_high_word(v, high_word(v).wrapping_add((k as u32) << 20))
 }
 
+/// `|x| < h·2^32` (`h` the high word of a bound whose low word is 0), false for NaN:
+/// one `f32` comparison of `x`'s high word (the `f64` comparison uses the slower
+/// `f64` pipe). The high word read as an `f32` orders like `|x|`, and is NaN only for
+/// `|x| ≥ 2^1017` or NaN.
+#[inline(always)]
+pub(super) fn abs_below(x: f64, h: u32) -> bool {
+    f32::from_bits(high_word(x)).abs() < f32::from_bits(h)
+}
+
 /// The high 32 bits of `x` (sign, exponent, top 20 mantissa bits).
 #[inline(always)]
 pub(super) fn high_word(x: f64) -> u32 {

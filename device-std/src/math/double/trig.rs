@@ -2,7 +2,7 @@
 //! `sincospi`, with the reduction by π/2 (Cody–Waite, Payne–Hanek from `|x| ≥ 2^30`)
 //! and the sine and cosine kernels.
 
-use super::arith::{dd_mul, poly, two_prod, two_sum};
+use super::arith::{abs_below, dd_mul, poly, two_prod, two_sum};
 use super::consts::{MANT, PIO2_H, PIO2_M, PI_H, PI_L, ROUND_MAGIC, TINY};
 use crate::math::prim;
 use crate::math::prim::fma;
@@ -75,28 +75,35 @@ static TWO_OVER_PI: [u64; 32] = [
 /// three-part Cody–Waite below 2^30, Payne–Hanek above. Returns `(n mod 4, rh, rl)`.
 #[inline(always)]
 fn rem_pio2(x: f64) -> (u32, f64, f64) {
-    if x.abs() < 1073741824.0 {
+    if abs_below(x, 0x41D0_0000) {
+        // |x| < 2^30 (false for ±∞ and NaN).
         let t = fma(x, FRAC_2_PI, ROUND_MAGIC);
         let kf = t - ROUND_MAGIC;
+        let k = t.to_bits() as u32;
         // Exact: kf·PIO2_H is exact in the fma and the difference has ≤ 53 bits.
         let r1 = fma(-kf, PIO2_H, x);
         let rh = fma(-kf, PIO2_M, r1);
-        // |rh| > 2^-20 > 2^-50 |kf| > 14 |kf·PIO2_M|: r1 and rh are within a factor
+        // |rh| ≥ 2^-20 > 2^-50 |kf| > 14 |kf·PIO2_M|: r1 and rh are within a factor
         // 2, so r1 - rh is exact (Sterbenz) and the second fma gives rh's rounding
-        // error. Otherwise (x within 2^-20 of a multiple of π/2: rare) the exact
+        // error; with k = 0 every step is exact (rh = x, rl = 0), tiny x included.
+        // Otherwise (x within 2^-20 of a nonzero multiple of π/2: rare) the exact
         // sums below.
-        if rh.abs() > 9.5367431640625e-7 {
+        if k == 0 || !abs_below(rh, 0x3EB0_0000) {
             let rl = fma(-kf, PIO2_T, fma(-kf, PIO2_M, r1 - rh));
-            return (t.to_bits() as u32 & 3, rh, rl);
+            return (k & 3, rh, rl);
         }
     }
     rem_pio2_slow(x)
 }
 
 /// [`rem_pio2`] where the short form does not apply: Cody–Waite with exact
-/// products and sums near multiples of π/2 below 2^30, Payne–Hanek above.
+/// products and sums near multiples of π/2 below 2^30, Payne–Hanek above; NaN for
+/// ±∞ and NaN.
 #[inline(never)]
 fn rem_pio2_slow(x: f64) -> (u32, f64, f64) {
+    if !x.is_finite() {
+        return (0, x - x, 0.0); // NaN: every caller's result is NaN
+    }
     if x.abs() < 1073741824.0 {
         let t = fma(x, FRAC_2_PI, ROUND_MAGIC);
         let kf = t - ROUND_MAGIC;
@@ -221,8 +228,11 @@ fn sin_q(n: u32, rh: f64, rl: f64) -> f64 {
         acc = fma(acc, z, c(i));
     }
     let v = hi + fma(a, acc, b);
-    // The sign of quadrants 2 and 3 as a bit flip, not an f64 negation.
-    f64::from_bits(v.to_bits() ^ (((n & 2) as u64) << 62))
+    // The sine keeps rh's sign (its tail is smaller than |rh|), also at rh = -0, where
+    // the sum gives +0; the sign of quadrants 2 and 3 as a bit flip, not an f64
+    // negation.
+    let sign = rh.to_bits() & !m & (1 << 63);
+    f64::from_bits((v.to_bits() | sign) ^ (((n & 2) as u64) << 62))
 }
 
 /// Sine of `x` radians. `sin(±0) = ±0`, `sin(±∞) = NaN`; exact reduction for every
@@ -230,12 +240,6 @@ fn sin_q(n: u32, rh: f64, rl: f64) -> f64 {
 /// 2 ulp). Every target. Source: CUDA Math API `sin`; C99 F.9.1.6.
 #[inline]
 pub fn sin(x: f64) -> f64 {
-    if x.abs() < TINY {
-        return x;
-    }
-    if !x.is_finite() {
-        return x - x;
-    }
     let (n, rh, rl) = rem_pio2(x);
     sin_q(n, rh, rl)
 }
@@ -245,12 +249,6 @@ pub fn sin(x: f64) -> f64 {
 /// F.9.1.5.
 #[inline]
 pub fn cos(x: f64) -> f64 {
-    if x.abs() < TINY {
-        return 1.0;
-    }
-    if !x.is_finite() {
-        return x - x;
-    }
     let (n, rh, rl) = rem_pio2(x);
     sin_q(n.wrapping_add(1), rh, rl)
 }
