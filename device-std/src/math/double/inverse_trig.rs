@@ -1,8 +1,10 @@
 //! Inverse trigonometric functions in `f64`: `atan`, `atan2`, `asin`, `acos`.
 
-use super::arith::{fast_two_sum, poly, two_sum};
+use super::arith::{
+    f32_truncated, f64_of_f32, fast_two_sum, high_word, poly, two_sum, with_high_word,
+};
 use super::consts::{PIO2_H, PIO2_M, PI_H, PI_L};
-use crate::math::prim;
+use super::roots::rsqrt_f32_estimate;
 use crate::math::prim::fma;
 
 /// `scripts/math_coeffs_f64.py atan`: A(z) = (atan sqrt z - sqrt z) / z^1.5 on [0, 1], degree 22: max rel err 2^-61.1 (2^-54.0 with the coefficients rounded to f64).
@@ -55,7 +57,12 @@ const ASIN_C: [f64; 14] = [
 #[inline(always)]
 fn atan_k(t: f64, tl: f64) -> (f64, f64) {
     let z = t * t;
-    let p = poly(z, &ATAN_C);
+    atan_k_tail(t, tl, z, poly(z, &ATAN_C))
+}
+
+/// [`atan_k`] from `z = t²` and `p = A(z)`.
+#[inline(always)]
+fn atan_k_tail(t: f64, tl: f64, z: f64, p: f64) -> (f64, f64) {
     // tl / (1 + z), to a few bits: it is below ulp(t).
     let c = tl * (1.0 - z * (1.0 - 0.5 * z));
     (t, fma(t * z, p, c))
@@ -75,16 +82,24 @@ fn pio2_minus(h: f64, t: f64) -> (f64, f64) {
 #[inline]
 pub fn atan(x: f64) -> f64 {
     let a = x.abs();
-    let r = if a > 1.0 {
+    // Above 1, atan a = π/2 - atan(1/a). One polynomial for both sides: a warp whose
+    // lanes fall on both would run two.
+    let big = a > 1.0;
+    let (t, tl) = if big {
         let a = if a > 1e300 { 1e300 } else { a }; // atan(∞) = π/2 too, without 0·∞
         let u = 1.0 / a;
-        let ul = fma(-u, a, 1.0) * u;
-        let (h, t) = atan_k(u, ul);
-        let (s, e) = pio2_minus(h, t);
+        (u, fma(-u, a, 1.0) * u)
+    } else {
+        (a, 0.0)
+    };
+    let z = t * t;
+    let p = poly(z, &ATAN_C);
+    let r = if big {
+        let (h, tail) = atan_k_tail(t, tl, z, p);
+        let (s, e) = pio2_minus(h, tail);
         s + e
     } else {
-        let z = a * a;
-        fma(a * z, poly(z, &ATAN_C), a) // atan_k without a tail
+        fma(t * z, p, t) // atan_k without a tail
     };
     r.copysign(x)
 }
@@ -137,13 +152,22 @@ fn asin_k(h: f64, hl: f64) -> (f64, f64) {
     (h, fma(h * z, poly(z, &ASIN_C), hl))
 }
 
-/// `sqrt((1 - a)/2)` as a double-double, for `1/2 ≤ a ≤ 1`.
+/// `sqrt((1 - a)/2)` as a double-double `s + sl` (to about 2^-75 relative), for
+/// `1/2 ≤ a ≤ 1`, without a square root or division instruction: `hr ≈ 1/(2 sqrt w)`
+/// from an `f32` estimate (2^-22), three steps `s + (w - s²)·hr` (each gains 22 bits),
+/// and the tail `(w - s²)·hr` of the rounded result. `w` is 0 or at least 2^-54.
 #[inline(always)]
 fn half_complement_sqrt(a: f64) -> (f64, f64) {
     let w = (1.0 - a) * 0.5; // exact
-    let s = prim::sqrt(w);
-    let d = if s == 0.0 { 1.0 } else { s };
-    (s, fma(-s, s, w) * 0.5 / d)
+                             // The estimate of w held at 2^-54 or above (one integer max on the high word), so
+                             // that it stays finite at w = 0 (a = 1), where every step below then gives 0.
+    let w_est = with_high_word(w, high_word(w).max(0x3C90_0000));
+    let r = f64_of_f32(rsqrt_f32_estimate(f32_truncated(w_est)));
+    let hr = 0.5 * r;
+    let s0 = w * r;
+    let s1 = fma(fma(-s0, s0, w), hr, s0);
+    let s2 = fma(fma(-s1, s1, w), hr, s1);
+    (s2, fma(-s2, s2, w) * hr)
 }
 
 /// Arc sine, in `[-π/2, π/2]`. `asin(±0) = ±0`, `asin(±1) = ±π/2`,
@@ -155,14 +179,20 @@ pub fn asin(x: f64) -> f64 {
     if !(a <= 1.0) {
         return (x - x) / (x - x);
     }
-    let r = if a <= 0.5 {
-        let (h, t) = asin_k(a, 0.0);
-        h + t
+    // Above 1/2, asin a = π/2 - 2 asin(sqrt((1 - a)/2)). One polynomial for both sides
+    // (a warp whose lanes fall on both would run two).
+    let big = a > 0.5;
+    let (h, hl) = if big {
+        half_complement_sqrt(a)
     } else {
-        let (s, sl) = half_complement_sqrt(a);
-        let (h, t) = asin_k(s, sl);
+        (a, 0.0)
+    };
+    let (h, t) = asin_k(h, hl);
+    let r = if big {
         let (p, e) = pio2_minus(2.0 * h, 2.0 * t);
         p + e
+    } else {
+        h + t
     };
     r.copysign(x)
 }
@@ -176,15 +206,19 @@ pub fn acos(x: f64) -> f64 {
     if !(a <= 1.0) {
         return (x - x) / (x - x);
     }
-    if a <= 0.5 {
-        let (h, t) = asin_k(a, 0.0);
+    // As asin: one polynomial for both sides.
+    let big = a > 0.5;
+    let (h, hl) = if big {
+        half_complement_sqrt(a)
+    } else {
+        (a, 0.0)
+    };
+    let (h, t) = asin_k(h, hl);
+    if !big {
         let (h, t) = (h.copysign(x), t.copysign(x));
         let (p, e) = pio2_minus(h, t);
-        return p + e;
-    }
-    let (s, sl) = half_complement_sqrt(a);
-    let (h, t) = asin_k(s, sl);
-    if x > 0.0 {
+        p + e
+    } else if x > 0.0 {
         2.0 * h + 2.0 * t
     } else {
         let (p, e) = two_sum(PI_H, -2.0 * h);

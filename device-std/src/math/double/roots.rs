@@ -110,10 +110,10 @@ fn rsqrt_rare(x: f64) -> f64 {
     1.0 / prim::sqrt(x) // ±0, negative, +∞, NaN
 }
 
-/// `1/sqrt(m)` to about 2^-22 relative for `m` in [1, 16): a bit estimate (3.5% off)
-/// and three Newton steps, in `f32`.
+/// `1/sqrt(m)` to about 2^-22 relative for a positive normal `m`: a bit estimate
+/// (3.5% off) and three Newton steps, in `f32`.
 #[inline(always)]
-fn rsqrt_f32_estimate(m: f32) -> f32 {
+pub(super) fn rsqrt_f32_estimate(m: f32) -> f32 {
     let mut r = f32::from_bits(0x5f37_59df - (m.to_bits() >> 1));
     let h = 0.5 * m;
     for _ in 0..3 {
