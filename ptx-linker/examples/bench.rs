@@ -1,8 +1,8 @@
 //! Link throughput on a synthetic input of many rustc-like modules.
 //!
 //! ```text
-//! cargo run --release -p ptx-linker --example bench -- gen DIR [MEGABYTES]
-//! cargo run --release -p ptx-linker --example bench -- run DIR
+//! cargo run --release -p gpu-ptx-linker --example bench -- gen DIR [MEGABYTES]
+//! cargo run --release -p gpu-ptx-linker --example bench -- run DIR
 //! ```
 //! `gen` writes `DIR/m00000.ptx` … (about 92 KB each, 200 MB by default):
 //! each module has a kernel and 24 `.visible` functions with unique names,

@@ -4,8 +4,8 @@
 //! definitions must win (space, size, bytes and address relocations of
 //! every global data symbol in the two cubins).
 //!
-//! `cargo test -p ptx-linker --test differential` runs 64 cases. A longer run:
-//! `PTX_DIFF_CASES=5000 cargo test -p ptx-linker --test differential -- --nocapture`.
+//! `cargo test -p gpu-ptx-linker --test differential` runs 64 cases. A longer run:
+//! `PTX_DIFF_CASES=5000 cargo test -p gpu-ptx-linker --test differential -- --nocapture`.
 //! Case `i` is generated from seed `PTX_DIFF_SEED + i` (default seed
 //! [`DEFAULT_SEED`]); a disagreement prints its seed and modules, and
 //! `PTX_DIFF_SEED=<seed> PTX_DIFF_CASES=1` runs that case alone.
