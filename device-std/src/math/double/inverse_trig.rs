@@ -170,6 +170,22 @@ fn half_complement_sqrt(a: f64) -> (f64, f64) {
     (s2, fma(-s2, s2, w) * hr)
 }
 
+/// The shared part of [`asin`] and [`acos`] for `0 ≤ a ≤ 1`: whether `a > 1/2`, and
+/// `asin` of the reduced argument as `h + t` (`a` itself, or `sqrt((1 - a)/2)` above
+/// 1/2, where `asin a = π/2 - 2 (h + t)`). One polynomial for both sides: a warp whose
+/// lanes fall on both would run two.
+#[inline(always)]
+fn asin_reduced(a: f64) -> (bool, f64, f64) {
+    let big = a > 0.5;
+    let (h, hl) = if big {
+        half_complement_sqrt(a)
+    } else {
+        (a, 0.0)
+    };
+    let (h, t) = asin_k(h, hl);
+    (big, h, t)
+}
+
 /// Arc sine, in `[-π/2, π/2]`. `asin(±0) = ±0`, `asin(±1) = ±π/2`,
 /// `asin(|x| > 1) = NaN`. Max error: 0.68 ulp measured (CUDA `asin`: 2 ulp).
 /// Every target. Source: CUDA Math API `asin`; C99 F.9.1.2.
@@ -179,15 +195,7 @@ pub fn asin(x: f64) -> f64 {
     if !(a <= 1.0) {
         return (x - x) / (x - x);
     }
-    // Above 1/2, asin a = π/2 - 2 asin(sqrt((1 - a)/2)). One polynomial for both sides
-    // (a warp whose lanes fall on both would run two).
-    let big = a > 0.5;
-    let (h, hl) = if big {
-        half_complement_sqrt(a)
-    } else {
-        (a, 0.0)
-    };
-    let (h, t) = asin_k(h, hl);
+    let (big, h, t) = asin_reduced(a);
     let r = if big {
         let (p, e) = pio2_minus(2.0 * h, 2.0 * t);
         p + e
@@ -206,14 +214,7 @@ pub fn acos(x: f64) -> f64 {
     if !(a <= 1.0) {
         return (x - x) / (x - x);
     }
-    // As asin: one polynomial for both sides.
-    let big = a > 0.5;
-    let (h, hl) = if big {
-        half_complement_sqrt(a)
-    } else {
-        (a, 0.0)
-    };
-    let (h, t) = asin_k(h, hl);
+    let (big, h, t) = asin_reduced(a);
     if !big {
         let (h, t) = (h.copysign(x), t.copysign(x));
         let (p, e) = pio2_minus(h, t);
