@@ -1,7 +1,7 @@
 //! Gamma functions in `f32`: `lgammaf`, `tgammaf`.
 
 use super::arith::{fast_two_sum, poly, poly_from1, recip_rough};
-use super::basic::floorf;
+use super::basic::{floorf, truncf};
 use super::consts::{LN2_HI, LN2_HI_LO, PI};
 use super::exp_log::{exp_dd, exp_dd_times, log1pf, log_poly};
 use super::trig::sinpif;
@@ -102,24 +102,24 @@ fn lgamma_mainf(x: f32) -> f32 {
         let (lh, ll) = ln_df(x);
         return fmaf(x, lh - 1.0, x * ll);
     }
+    // One polynomial for every range below 8, on v = x below 1 and the fraction of x
+    // above (exact): a warp whose lanes span several ranges evaluates it once.
+    let v = if x < 1.0 { x } else { x - truncf(x) };
+    let (w, q) = rgamma_m1f(v);
     let (mut m, mut h, mut l) = (0.0f32, 1.0f32, 0.0f32);
-    let (mut s, mut a) = (-1.0f32, 0.0f32);
+    let (mut s, mut a) = (-1.0f32, w);
     let (mut c, mut c2, mut cl) = (0.0f32, 0.0f32, 0.0f32);
     if x < 0.5 {
         // Γ(x) = Γ(1 + x)/x: −ln|x| − log1p(1/Γ(1 + x) − 1), for x < 0 too.
         m = -1.0;
         h = x.abs();
-        a = rgamma_m1f(x).0;
     } else if x < 1.0 {
         // x·(1/Γ(1 + x)) − 1 = (x − 1)(1 + x²Q(x)): exact near the zero at 1.
-        let (_, q) = rgamma_m1f(x);
         a = (x - 1.0) * fmaf(x * x, q, 1.0);
     } else if x < 2.0 {
-        a = rgamma_m1f(x - 1.0).0; // lgammaf(1) = +0
+        // 1/Γ(x) − 1 with v = x − 1; lgammaf(1) = +0.
     } else if x < 3.0 {
         // Γ(2 + v) − 1 = v(1 − (v − 1)Q)/(1 + w) as head and tail: exact near 2.
-        let v = x - 2.0;
-        let (w, q) = rgamma_m1f(v);
         let cv = fmaf(-(v - 1.0), q, 1.0);
         let nh = v * cv;
         let nl = fmaf(v, cv, -nh);
@@ -132,15 +132,14 @@ fn lgamma_mainf(x: f32) -> f32 {
     } else if x < 8.0 {
         // Γ(x) = (1 + v)·(2 + v)·…·(x − 1) / (1 + w), v = x − n − 2 in [0, 1).
         let n = x as u32 - 2;
-        let v = x - (n + 2) as f32;
         (h, l) = rising_df(v + 2.0, n, 1.0 + v);
         m = 1.0;
-        a = rgamma_m1f(v).0;
     } else {
         // Stirling: (x − ½) ln x − x + ln√(2π) + S(1/x²)/x.
         m = x - 0.5;
         h = x;
         s = 0.0;
+        a = 0.0;
         c = -x;
         c2 = LN_SQRT_2PI;
         let w = recip_rough(x);
@@ -173,35 +172,23 @@ pub fn lgammaf(x: f32) -> f32 {
     if x == floorf(x) && x <= 0.0 {
         return f32::INFINITY; // ±0 and the negative integers
     }
-    if x > -0.5 {
-        return lgamma_mainf(x);
+    // Γ(x)·(−x)·Γ(−x) = π / sin(πx), with −x exact, below −½: one lgamma_mainf for
+    // the whole warp, on x or −x.
+    let reflect = x <= -0.5;
+    let main = lgamma_mainf(if reflect { -x } else { x });
+    if !reflect {
+        return main;
     }
-    // Γ(x)·(−x)·Γ(−x) = π / sin(πx), with −x exact.
     let s = sinpif(x);
     let ph = (s * x).abs();
     let pl = fmaf(s, x, -(s * x)).copysign(s * x);
     let (lh, ll) = ln_df(ph);
-    (LN_PI - lh) + ((LN_PI_LO - (ll + pl / ph)) - lgamma_mainf(-x))
+    (LN_PI - lh) + ((LN_PI_LO - (ll + pl / ph)) - main)
 }
 
-/// `Γ(x)` for finite `x > 0` (+∞ on overflow).
+/// `Γ(x)` for `x ≥ 10` by Stirling's series (+∞ on overflow).
 #[inline(always)]
-fn tgamma_posf(x: f32) -> f32 {
-    if x < 1.0 {
-        return (1.0 / x) / (1.0 + rgamma_m1f(x).0);
-    }
-    if x < 2.0 {
-        return 1.0 / (1.0 + rgamma_m1f(x - 1.0).0);
-    }
-    if x < 10.0 {
-        // y·(y + 1)·…·(x − 1) / (1 + w), y = x − n in [1, 2).
-        let n = x as u32 - 1;
-        let v = x - (n + 1) as f32;
-        let (ph, pl) = rising_df(v + 1.0, n, 1.0);
-        let d = 1.0 + rgamma_m1f(v).0;
-        let r = ph / d;
-        return r + (fmaf(-r, d, ph) + pl) / d;
-    }
+fn tgamma_stirlingf(x: f32) -> f32 {
     match stirling_df(x) {
         Some((h, l)) if h < 89.0 => exp_dd(h, l),
         _ => f32::INFINITY,
@@ -220,32 +207,62 @@ pub fn tgammaf(x: f32) -> f32 {
     if x == 0.0 {
         return 1.0 / x;
     }
-    if x > 0.0 {
-        return tgamma_posf(x);
+    if x >= 10.0 {
+        return tgamma_stirlingf(x);
     }
-    if x == floorf(x) {
+    if x <= 0.0 && x == floorf(x) {
         return f32::NAN; // negative integers and −∞
     }
-    if x > -0.5 {
-        return (1.0 / x) / (1.0 + rgamma_m1f(x).0);
+    if x <= -10.0 {
+        // Γ(x) = −π / (x·sin(πx)·Γ(−x)), Γ(−x) as e^(ln Γ) (subnormal results).
+        let s = -x * sinpif(x);
+        return match stirling_df(-x) {
+            Some((h, l)) if h < 140.0 => exp_dd_times(-h, -l, PI / s),
+            _ => 0.0f32.copysign(s),
+        };
     }
-    if x > -10.0 {
-        // Γ(x) = Γ(y) / (x·(x + 1)·…·(x + n − 1)), y = x + n in (0, 1) (exact, as each
-        // factor is): fewer roundings than reflecting.
-        let n = (-x) as u32 + 1;
-        let y = x + n as f32;
-        let (ph, pl) = rising_df(x, n, 1.0);
-        let r = ((1.0 / y) / (1.0 + rgamma_m1f(y).0)) / ph;
-        return fmaf(-r, pl / ph, r);
+    // |x| < 10 with one polynomial and one rising product for the whole warp, on the
+    // reduced argument v of each range:
+    // - (−½, 1): Γ(x) = (1/x) / (1 + w(x));
+    // - [1, 2): Γ(x) = 1 / (1 + w(x − 1));
+    // - [2, 10): Γ(x) = y·(y + 1)·…·(x − 1) / (1 + w(v)), y = 1 + v, v the fraction of x;
+    // - (−10, −½]: Γ(x) = Γ(y) / (x·(x + 1)·…·(x + n − 1)), y = x + n in (0, 1) (exact,
+    //   as each factor is): fewer roundings than reflecting.
+    let below = x <= -0.5;
+    let rising = below || x >= 2.0;
+    let n = if below {
+        (-x) as u32 + 1
+    } else if rising {
+        x as u32 - 1
+    } else {
+        0
+    };
+    let v = if below {
+        x + n as f32
+    } else if x < 1.0 {
+        x
+    } else {
+        x - truncf(x)
+    };
+    let d = 1.0 + rgamma_m1f(v).0;
+    let a = if below || x < 1.0 { v } else { 1.0 };
+    let q = (1.0 / a) / d;
+    if !rising {
+        return q;
     }
-    // Γ(x) = −π / (x·sin(πx)·Γ(−x)); past 10, Γ(−x) as e^(ln Γ) (subnormal results).
-    let s = -x * sinpif(x);
-    let y = -x;
-    if y < 10.0 {
-        return PI / (s * tgamma_posf(y));
-    }
-    match stirling_df(y) {
-        Some((h, l)) if h < 140.0 => exp_dd_times(-h, -l, PI / s),
-        _ => 0.0f32.copysign(s),
+    let (ph, pl) = rising_df(if below { x } else { v + 1.0 }, n, 1.0);
+    // [2, 10): ph/d plus the quotient's tail; below: q/ph times (1 − pl/ph).
+    let (num, den) = if below { (q, ph) } else { (ph, d) };
+    let r = num / den;
+    let (tail, den) = if below {
+        (pl, ph)
+    } else {
+        (fmaf(-r, d, ph) + pl, d)
+    };
+    let e = tail / den;
+    if below {
+        fmaf(-r, e, r)
+    } else {
+        r + e
     }
 }
