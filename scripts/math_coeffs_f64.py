@@ -65,6 +65,20 @@ def g_exp(r):
     return (mp.exp(r) - 1 - r) / r**2
 
 
+def g_exp2(f):
+    # 2^f = 1 + f P2(f)
+    if f == 0:
+        return mp.log(2)
+    return (mp.mpf(2) ** f - 1) / f
+
+
+def g_exp10(y):
+    # 10^y = 1 + y P10(y)
+    if y == 0:
+        return mp.log(10)
+    return (mp.mpf(10) ** y - 1) / y
+
+
 def g_cos(z):
     if z == 0:
         return mp.mpf(1) / 24
@@ -174,6 +188,11 @@ def g_bessel_i_large(n):
 TABLES = {
     # e^r = 1 + r + r^2 Q(r) on |r| <= ln2/2 (+ slack)
     "exp": (g_exp, -0.3467, 0.3467, 10, "Q(r) = (e^r - 1 - r) / r^2"),
+    # The short path of log, log2, log10: ln m = u + u^3 P(u^2), u = 2(m - 1)/(m + 1)
+    "log_short": (odd_tail(lambda u: 2 * mp.atanh(u / 2)), 0, 0.1178, 6, "P(v) = (2 atanh(sqrt(v)/2) - sqrt v) / v^1.5"),
+    # The short paths of exp2 and exp10: 2^f = 1 + f P2(f), 10^y = 1 + y P10(y)
+    "exp2_short": (g_exp2, -0.5, 0.5, 10, "P2(f) = (2^f - 1) / f"),
+    "exp10_short": (g_exp10, -0.1506, 0.1506, 10, "P10(y) = (10^y - 1) / y"),
     # sin r = r + r^3 S(r^2), |r| <= pi/4 (+ slack)
     "sin": (odd_tail(mp.sin), 0, 0.6170, 6, "S(z) = (sin sqrt z - sqrt z) / z^1.5"),
     # cos r = 1 - r^2/2 + r^4 C(r^2)

@@ -3,14 +3,15 @@
 //! of a double-double, `log` as a double-double).
 
 use super::arith::{
-    dd_mul, f32_truncated, f64_of_f32, f64_of_int, fast_two_sum, poly, pow2, scale, scale_normal,
-    two_prod, two_sum,
+    abs_below, f32_truncated, f64_of_f32, f64_of_int, fast_two_sum, high_word, poly, pow2, scale,
+    scale_normal, two_prod, two_sum, with_high_word,
 };
 use super::consts::{LN2_H, LN2_L, ROUND_MAGIC, TWO54};
 use crate::math::prim;
 use crate::math::prim::fma;
 
 const LOG2E: f64 = core::f64::consts::LOG2_E;
+const LOG2_10: f64 = core::f64::consts::LOG2_10;
 
 /// ln 2 with 42 significant bits (`e * LN2_H42` is exact for |e| < 2^11), and the rest.
 const LN2_H42: f64 = 0.6931471805598903;
@@ -121,28 +122,114 @@ pub(super) fn exp_dd(xh: f64, xl: f64) -> f64 {
 
 /// `e^x`. `exp(±0) = 1`, `exp(-∞) = +0`, `exp(+∞) = +∞`; overflows to +∞ above
 /// 709.78…, results below 2^-1022 are subnormal (`exp(-745.13)` is the smallest).
-/// Max error: 0.59 ulp measured (CUDA `exp`: 1 ulp). Every target. Source: CUDA
+/// Max error: 0.87 ulp measured, 0.90 for subnormal results (CUDA `exp`: 1 ulp).
+/// Every target. Source: CUDA
 /// Math API `exp`; C99 F.9.3.1.
 #[inline]
 pub fn exp(x: f64) -> f64 {
-    exp_dd(x, 0.0)
+    // x = k ln 2 + r, |r| ≤ 0.347: the first step is exact (|x - k·LN2_H| < 1/2 and
+    // both are multiples of ulp(x) or 2^-53), the second rounds once.
+    let t = fma(x, LOG2E, ROUND_MAGIC);
+    let kf = t - ROUND_MAGIC;
+    let r = fma(-kf, LN2_L, fma(-kf, LN2_H, x));
+    // e^r = 1 + r (1 + r Q(r)), one rounding at the end.
+    let v = fma(r, fma(r, poly(r, &EXP_C), 1.0), 1.0);
+    scale_or_limit(x, abs_below(x, EXP_FAST_HI), v, t, 709.8, -745.2)
 }
 
-/// `2^x`; special values as [`exp`]. Exact for integer `x`. Max error: 0.64 ulp
-/// measured (CUDA `exp2`: 1 ulp). Every target. Source: CUDA Math API `exp2`; C99
+/// The high word of [`EXP_FAST`] (its low word is 0).
+const EXP_FAST_HI: u32 = 0x4086_1800;
+
+/// The exponentials' last step: `v · 2^k`, `k` the low word of `t`, when `normal`
+/// (the fast path's range); otherwise the result for NaN `x` (NaN), `x > hi` (+∞),
+/// `x < lo` (+0), or `v · 2^k` in two steps (overflow to +∞, subnormal results; `v` is
+/// rounded twice there, below half an ulp of the subnormal result).
+#[inline(always)]
+fn scale_or_limit(x: f64, normal: bool, v: f64, t: f64, hi: f64, lo: f64) -> f64 {
+    let k = t.to_bits() as i32;
+    if normal {
+        return scale_normal(v, k);
+    }
+    if x.is_nan() {
+        x + x
+    } else if x > hi {
+        f64::INFINITY
+    } else if x < lo {
+        0.0
+    } else {
+        scale(v, k)
+    }
+}
+
+/// `scripts/math_coeffs_f64.py exp2_short`: P2(f) = (2^f - 1) / f on [-0.5, 0.5], degree 11: max rel err 2^-61.7 (2^-54.2 with the coefficients rounded to f64),
+/// without its constant term `ln 2` (which the code adds as `LN2_H + LN2_L`).
+#[allow(clippy::excessive_precision)]
+const EXP2_SHORT_C: [f64; 11] = [
+    0.24022650695910072,
+    0.055504108664821625,
+    0.00961812910762848,
+    0.001333355814640647,
+    0.00015403530393370734,
+    1.5252733841556773e-05,
+    1.3215486808705563e-06,
+    1.0178057087733941e-07,
+    7.0548973041554995e-09,
+    4.4558179083360645e-10,
+    2.5729324177362305e-11,
+];
+
+/// `scripts/math_coeffs_f64.py exp10_short`: P10(y) = (10^y - 1) / y on [-0.1506, 0.1506], degree 11: max rel err 2^-61.7 (2^-53.2 with the coefficients rounded to f64),
+/// without its constant term `ln 10` (added as `LN10_H + LN10_L`).
+#[allow(clippy::excessive_precision)]
+const EXP10_SHORT_C: [f64; 11] = [
+    2.650949055239199,
+    2.034678592293478,
+    1.1712551489122673,
+    0.5393829291946886,
+    0.20699584869672127,
+    0.06808936524239452,
+    0.01959769465409708,
+    0.005013914554228571,
+    0.0011544974308532708,
+    0.00024222617541417793,
+    4.646351721606715e-05,
+];
+
+/// `2^x`; special values as [`exp`]. Exact for integer `x`. Max error: 0.83 ulp
+/// measured, 0.90 for subnormal results (CUDA `exp2`: 1 ulp). Every target. Source: CUDA Math API `exp2`; C99
 /// F.9.3.2.
 #[inline]
 pub fn exp2(x: f64) -> f64 {
-    let h = x * LN2_H;
-    exp_dd(h, fma(x, LN2_H, -h) + x * LN2_L)
+    // x = k + f exactly, |f| ≤ 1/2; 2^f = 1 + f P2(f), P2's constant term ln 2 as a
+    // head and a tail (the head alone would cost up to 0.1 ulp).
+    let t = x + ROUND_MAGIC;
+    let f = x - (t - ROUND_MAGIC);
+    let v = fma(f, LN2_H + fma(f, poly(f, &EXP2_SHORT_C), LN2_L), 1.0);
+    scale_or_limit(x, abs_below(x, 0x408F_E000), v, t, 1024.0, -1075.0) // 1020
 }
 
-/// `10^x`; special values as [`exp`]. Max error: 0.71 ulp measured (CUDA
+/// `10^x`; special values as [`exp`]. Max error: 0.84 ulp measured, about 0.92 for
+/// subnormal results (CUDA
 /// `exp10`: 1 ulp). Every target. Source: CUDA Math API `exp10`.
 #[inline]
 pub fn exp10(x: f64) -> f64 {
-    let h = x * LN10_H;
-    exp_dd(h, fma(x, LN10_H, -h) + x * LN10_L)
+    // x = k log10(2) + y, |y| ≤ 0.1506: the first step is exact (as in `exp`), the
+    // second rounds once (up to 0.21 ulp of the result). 10^y = 1 + y P10(y): the
+    // leading term y·ln 10 as an exact product (y·LN10_H and its error) and 1 + y·LN10_H
+    // as an exact sum, the rest added once. Rounding P10 itself (near 2, where its ulp
+    // doubles) before the product would cost up to 0.25 ulp more, past 1 ulp in all.
+    let t = fma(x, LOG2_10, ROUND_MAGIC);
+    let kf = t - ROUND_MAGIC;
+    let y = fma(-kf, LOG10_2_L, fma(-kf, LOG10_2_H, x));
+    let p = y * LN10_H;
+    let q = fma(
+        y,
+        fma(y, poly(y, &EXP10_SHORT_C), LN10_L),
+        fma(y, LN10_H, -p),
+    );
+    let (s, se) = fast_two_sum(1.0, p);
+    let v = s + (se + q);
+    scale_or_limit(x, abs_below(x, 0x4073_3000), v, t, 308.3, -323.7) // 307
 }
 
 /// `e^x - 1` as `2^k (sh + sl)`, for `|x| <` [`EXP_FAST`].
@@ -289,46 +376,111 @@ fn log_special(x: f64) -> f64 {
     }
 }
 
+/// `scripts/math_coeffs_f64.py log_short`: P(v) = (2 atanh(sqrt(v)/2) - sqrt v) / v^1.5 on [0, 0.1178], degree 6: max rel err 2^-51.0 (2^-50.9 with the coefficients rounded to f64).
+#[allow(clippy::excessive_precision)]
+const LOG_SHORT_C: [f64; 7] = [
+    0.08333333333333337,
+    0.012499999999968512,
+    0.0022321428614137414,
+    0.0004340275608426594,
+    8.878364529636525e-05,
+    1.871542240010725e-05,
+    4.460765853513077e-06,
+];
+
+/// The short path of `log`, `log2`, `log10`: `ln x = e·ln 2 + (u + ut)` for `x > 0`
+/// finite (subnormals scaled here; other `x` give garbage the callers replace), `u +
+/// ut` to about 2^-57 relative. No division or conversion instruction.
+#[inline(always)]
+fn log_short(x: f64) -> (f64, f64, f64) {
+    let sub = high_word(x) < 0x0010_0000;
+    let (x, eadj) = if sub { (x * TWO54, -54) } else { (x, 0) };
+    let hi = high_word(x);
+    // m = x / 2^e in [0.70710676…, 1.41421353…) (the high word of √½ as the edge).
+    let e = (hi.wrapping_sub(0x3FE6_A09E) as i32) >> 20;
+    let m = with_high_word(x, hi.wrapping_sub((e as u32) << 20));
+    // f = m - 1 is exact. ln m = 2 atanh(u/2) = u + u³ P(u²), u = 2f / (m + 1), |u| ≤
+    // 0.3432. y ≈ 1/(m + 1) to about 2^-53 (an f32 estimate, one third-order step);
+    // u = 2f·y, then ut from the residual 2f - u·(2 + f), exact but for its last
+    // rounding (f - u is exact by Sterbenz's lemma), corrects u to 2^-90. ut stays near
+    // 2^-53·u, so the polynomial is evaluated at u alone and ut added with its slope.
+    let f = m - 1.0;
+    let d = m + 1.0;
+    let y0 = f64_of_f32(recip_f32_estimate(f32_truncated(d)));
+    let e0 = fma(-d, y0, 1.0);
+    let y = fma(y0, fma(e0, e0, e0), y0);
+    let u = (f + f) * y;
+    let t = f - u;
+    let ut = fma(-u, f, t + t) * y;
+    let v = u * u;
+    (
+        f64_of_int(e + eadj),
+        u,
+        // ut enters with the slope of 2 atanh(u/2), 1/(1 - u²/4) ≈ 1 + u²/4 (up to 1.03).
+        fma(u, v * poly(v, &LOG_SHORT_C), fma(ut, 0.25 * v, ut)),
+    )
+}
+
+/// Whether `x` is positive and finite (zero, negative, ∞ and NaN are not).
+#[inline(always)]
+fn positive_finite(x: f64) -> bool {
+    x.to_bits().wrapping_sub(1) < 0x7FEF_FFFF_FFFF_FFFF
+}
+
 /// Natural logarithm. `log(±0) = -∞`, `log(1) = +0`, `log(x < 0) = NaN`,
 /// `log(+∞) = +∞`; subnormal inputs are exact-scaled, not flushed. Max error:
-/// 0.50 ulp measured (CUDA `log`: 1 ulp). Every target. Source: CUDA Math API
+/// 0.55 ulp measured (CUDA `log`: 1 ulp). Every target. Source: CUDA Math API
 /// `log`; C99 F.9.3.7.
 #[inline]
 pub fn log(x: f64) -> f64 {
-    if !(x > 0.0 && x < f64::INFINITY) {
-        return log_special(x);
+    let (e, u, ut) = log_short(x);
+    // e·LN2_H42 is exact; |e ln 2| ≥ |u| unless e = 0, so Fast2Sum is exact.
+    let (s, se) = fast_two_sum(e * LN2_H42, u);
+    let r = s + (se + fma(e, LN2_L42, ut));
+    if positive_finite(x) {
+        r
+    } else {
+        log_special(x)
     }
-    let (h, l) = log_dd1(x);
-    h + l
 }
 
 /// Base-2 logarithm; special values as [`log`], exact for powers of two. Max
-/// error: 0.50 ulp measured (CUDA `log2`: 1 ulp). Every target. Source: CUDA Math
+/// error: 0.57 ulp measured (CUDA `log2`: 1 ulp). Every target. Source: CUDA Math
 /// API `log2`; C99 F.9.3.10.
 #[inline]
 pub fn log2(x: f64) -> f64 {
-    if !(x > 0.0 && x < f64::INFINITY) {
-        return log_special(x);
+    let (e, u, ut) = log_short(x);
+    // e + (u + ut)·log2(e): the product's head and its exact error; |e| ≥ |p| or e = 0.
+    let p = u * INVLN2_H;
+    let pe = fma(u, INVLN2_H, -p);
+    let (s, se) = fast_two_sum(e, p);
+    let r = s + (se + (pe + fma(ut, INVLN2_H, u * INVLN2_L)));
+    if positive_finite(x) {
+        r
+    } else {
+        log_special(x)
     }
-    let (e, mh, ml) = log_parts::<false>(x, 0.0);
-    let (p, pe) = dd_mul(mh, ml, INVLN2_H, INVLN2_L);
-    let (s, se) = two_sum(e, p);
-    s + (se + pe)
 }
 
-/// Base-10 logarithm; special values as [`log`]. Max error: 0.50 ulp measured
+/// Base-10 logarithm; special values as [`log`]. Max error: 0.55 ulp measured
 /// (CUDA `log10`: 1 ulp). Every target. Source: CUDA Math API `log10`; C99 F.9.3.8.
 #[inline]
 pub fn log10(x: f64) -> f64 {
-    if !(x > 0.0 && x < f64::INFINITY) {
-        return log_special(x);
+    let (e, u, ut) = log_short(x);
+    // e·log10(2) + (u + ut)·log10(e), each product as a head and its exact error;
+    // |e log10 2| ≥ 0.30 > |u log10 e| unless e = 0.
+    let a = e * LOG10_2_H;
+    let ae = fma(e, LOG10_2_H, -a);
+    let b = u * INVLN10_H;
+    let be = fma(u, INVLN10_H, -b);
+    let (s, se) = fast_two_sum(a, b);
+    let lo = fma(e, LOG10_2_L, fma(ut, INVLN10_H, u * INVLN10_L));
+    let r = s + (se + ((ae + be) + lo));
+    if positive_finite(x) {
+        r
+    } else {
+        log_special(x)
     }
-    let (e, mh, ml) = log_parts::<false>(x, 0.0);
-    let (a, ae) = two_prod(e, LOG10_2_H);
-    let ae = ae + e * LOG10_2_L;
-    let (b, be) = dd_mul(mh, ml, INVLN10_H, INVLN10_L);
-    let (s, se) = two_sum(a, b);
-    s + (se + (ae + be))
 }
 
 /// `ln(1 + x)`, accurate for small `|x|`. `log1p(±0) = ±0`, `log1p(-1) = -∞`,
