@@ -18,6 +18,10 @@
 //!     // ... the same over the scalar heads and tails.
 //! }
 //! ```
+//!
+//! Where the buffers are usually aligned (every `cuMemAlloc` buffer is), test that
+//! once with [`split_vectors`] and [`DisjointSlice::split_vectors_mut`] and keep the
+//! general split for the rest: fewer branches before the first load.
 
 use crate::disjoint::DisjointSlice;
 use crate::index::{Index1D, ThreadIndex};
@@ -110,7 +114,54 @@ pub fn split_aligned<V: Vector>(s: &[V::Elem]) -> (&[V::Elem], &[V], &[V::Elem])
     unsafe { s.align_to::<V>() }
 }
 
+/// `s` as whole 16-byte vectors and a scalar tail of fewer than `LANES` elements,
+/// when `s` starts 16-byte aligned (every buffer from `cuMemAlloc`, which aligns to
+/// 256 bytes); `None` otherwise, or for an empty `s` with a misaligned pointer. The
+/// cheap form of [`split_aligned`] for kernels whose buffers are aligned: one test of
+/// the pointer, no head. Lengths in elements of `V` and of `V::Elem`. Every target.
+#[inline(always)]
+pub fn split_vectors<V: Vector>(s: &[V::Elem]) -> Option<(&[V], &[V::Elem])> {
+    if !(s.as_ptr() as usize).is_multiple_of(16) {
+        return None;
+    }
+    let vectors = s.len() / V::LANES;
+    let (body, tail) = s.split_at(vectors * V::LANES);
+    // SAFETY: `body` starts 16-byte aligned and holds `vectors` whole runs of `LANES`
+    // elements, each a valid `V` (the `Vector` contract).
+    Some((
+        unsafe { core::slice::from_raw_parts(body.as_ptr().cast::<V>(), vectors) },
+        tail,
+    ))
+}
+
 impl<'a, T> DisjointSlice<'a, T, Index1D> {
+    /// Splits the slice like [`split_vectors`]: whole 16-byte vectors and a scalar
+    /// tail, each its own `DisjointSlice`, when the slice starts 16-byte aligned;
+    /// otherwise the slice back as `Err`, for the general [`split_aligned_mut`](Self::split_aligned_mut).
+    #[inline(always)]
+    pub fn split_vectors_mut<V: Vector<Elem = T>>(
+        mut self,
+    ) -> Result<(DisjointSlice<'a, V>, DisjointSlice<'a, T>), Self> {
+        let (ptr, len) = (self.as_mut_ptr(), self.len());
+        if !(ptr as usize).is_multiple_of(16) {
+            return Err(self);
+        }
+        let vectors = len / V::LANES;
+        // SAFETY: the two parts tile `ptr[..len]` without overlap; the first starts
+        // 16-byte aligned and holds whole vectors; `self` is consumed, so nothing else
+        // accesses the memory except through the parts, whose witness rules are the
+        // same as this slice's.
+        unsafe {
+            Ok((
+                DisjointSlice::from_raw_parts(ptr.cast::<V>(), vectors),
+                DisjointSlice::from_raw_parts(
+                    ptr.add(vectors * V::LANES),
+                    len - vectors * V::LANES,
+                ),
+            ))
+        }
+    }
+
     /// Splits the slice like [`split_aligned`]: a scalar head, 16-byte
     /// vectors, a scalar tail, each its own `DisjointSlice` over disjoint
     /// memory. A witness `i` then names element `i` of whichever part it

@@ -69,3 +69,82 @@ fn softmax_matches_the_f64_reference_on_rows_of_different_scales() {
     let worst = reference::worst_relative_error(&y, &want);
     assert!(worst < 2e-5, "worst relative error {worst:e}");
 }
+
+/// Sixteen-byte-aligned storage, so a slice of it at offset `k` floats starts
+/// 16-byte aligned exactly when `k % 4 == 0` (a host `Vec<f32>` is only 4-aligned).
+#[repr(C, align(16))]
+struct Aligned([f32; 4096]);
+
+/// `bench_kernels::vecadd` on `a[ao..][..n] + b[bo..][..n]` into `c[co..][..n]`, with
+/// `grid` blocks of 64 threads: `(got, want)`.
+fn vecadd_at(
+    n: usize,
+    (ao, bo, co): (usize, usize, usize),
+    grid: u32,
+    seed: u64,
+) -> (Vec<f32>, Vec<f32>) {
+    let mut r = rng(seed);
+    let (mut a, mut b, mut c) = (
+        Aligned([0.0; 4096]),
+        Aligned([0.0; 4096]),
+        Aligned([POISON; 4096]),
+    );
+    a.0[..ao + n].copy_from_slice(&random_f32(&mut r, ao + n, -100.0, 100.0));
+    b.0[..bo + n].copy_from_slice(&random_f32(&mut r, bo + n, -100.0, 100.0));
+    let (a, b) = (&a.0[ao..ao + n], &b.0[bo..bo + n]);
+    let out = GlobalMut::new(&mut c.0[co..co + n]);
+    emulator::launch(LaunchConfig::new((grid, 1, 1), (64, 1, 1)), || {
+        bench_kernels::vecadd(a, b, out.disjoint())
+    })
+    .unwrap();
+    let want: Vec<f32> = a.iter().zip(b).map(|(x, y)| x + y).collect();
+    (c.0[co..co + n].to_vec(), want)
+}
+
+#[test]
+fn vecadd_matches_the_cpu_aligned_and_misaligned() {
+    // (0, 0, 0): the aligned path (vectors + tail); the others: the general path with a
+    // head, mismatched input alignment, or both.
+    let offsets = [
+        (0, 0, 0),
+        (1, 1, 1),
+        (0, 1, 0),
+        (0, 0, 3),
+        (2, 0, 2),
+        (3, 1, 2),
+    ];
+    for (k, &o) in offsets.iter().enumerate() {
+        for (n, grid) in [
+            (0, 1),
+            (1, 1),
+            (3, 1),
+            (4, 1),
+            (1023, 1),
+            (1024, 2),
+            (3001, 3),
+        ] {
+            let (got, want) = vecadd_at(n, o, grid, 700 + k as u64);
+            assert_eq!(
+                count_mismatches("bench vecadd", &got, &want, 0.0),
+                0,
+                "n = {n}, offsets (a, b, c) = {o:?}, grid {grid}"
+            );
+        }
+    }
+}
+
+#[test]
+fn vecadd_takes_the_aligned_path_only_with_long_enough_inputs() {
+    // `a` shorter than `c`: the kernel's `&a[..n]` must panic on either path.
+    let (a, b) = (Aligned([1.0; 4096]), Aligned([2.0; 4096]));
+    let mut c = Aligned([POISON; 4096]);
+    let out = GlobalMut::new(&mut c.0[..64]);
+    let got = emulator::launch(LaunchConfig::new((1, 1, 1), (64, 1, 1)), || {
+        bench_kernels::vecadd(&a.0[..60], &b.0[..64], out.disjoint())
+    });
+    assert!(
+        matches!(got, Err(EmulatorError::Panic { .. })),
+        "{:?}",
+        got.map(|_| ())
+    );
+}

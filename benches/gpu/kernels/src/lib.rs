@@ -7,7 +7,7 @@
 
 use device_std::atomic::{self, Ordering::Relaxed, Scope};
 use device_std::ldg::{ldg, ldg_unchecked};
-use device_std::vector::{grid_stride, split_aligned, F32x4, U8x16};
+use device_std::vector::{grid_stride, split_aligned, split_vectors, F32x4, U8x16};
 use device_std::{kernel, math, thread, warp, DisjointSlice, DynamicSharedArray, SharedArray};
 
 const FULL: u32 = 0xffff_ffff;
@@ -62,6 +62,37 @@ fn for_each_scalar(
 #[kernel]
 pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
     let n = c.len();
+    // The common case behind one test: all three 16-byte aligned (buffers from
+    // cuMemAlloc) and the inputs long enough, so no head and no bounds branches.
+    let c = match (split_vectors::<F32x4>(a), split_vectors::<F32x4>(b)) {
+        (Some((a4, _)), Some((b4, _)))
+            if (a.len() >= n) & (b.len() >= n) & (a4.len() >= n / 4) & (b4.len() >= n / 4) =>
+        {
+            match c.split_vectors_mut::<F32x4>() {
+                Ok((mut body, mut tail)) => {
+                    let (a4, b4) = (&a4[..body.len()], &b4[..body.len()]);
+                    for i in grid_stride(body.len()) {
+                        let k = i.get();
+                        if let Some(out) = body.get_mut(&i) {
+                            *out = a4[k].zip_with(b4[k], |x, y| x + y);
+                        }
+                    }
+                    let t0 = n - tail.len();
+                    for i in grid_stride(tail.len()) {
+                        let k = t0 + i.get();
+                        if let (Some(out), Some(x), Some(y)) =
+                            (tail.get_mut(&i), a.get(k), b.get(k))
+                        {
+                            *out = x + y;
+                        }
+                    }
+                    return;
+                }
+                Err(c) => c,
+            }
+        }
+        _ => c,
+    };
     let (a, b) = (&a[..n], &b[..n]);
     let (mut head, mut body, mut tail) = c.split_aligned_mut::<F32x4>();
     let (ah, a4, _) = split_aligned::<F32x4>(a);
