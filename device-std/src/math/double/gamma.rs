@@ -1,7 +1,7 @@
 //! Gamma functions in `f64`: `lgamma`, `tgamma`.
 
 use super::arith::{fast_two_sum, poly, scale, two_prod, two_sum};
-use super::basic::floor;
+use super::basic::{floor, trunc};
 use super::exp_log::{exp_dd, exp_parts, exp_value, log1p, log_dd, log_dd1};
 use super::trig::sinpi;
 use crate::math::prim::fma;
@@ -96,25 +96,25 @@ fn lgamma_main(x: f64) -> f64 {
         let (lh, ll) = log_dd1(x);
         return fma(x, lh - 1.0, x * ll);
     }
+    // One polynomial for every range below 8, on v = x below 1 and the fraction of x
+    // above (exact): a warp whose lanes span several ranges evaluates it once.
+    let v = if x < 1.0 { x } else { x - trunc(x) };
+    let (w, q) = rgamma_m1(v);
     let (mut m, mut h, mut l) = (0.0, 1.0, 0.0);
-    let (mut s, mut a) = (-1.0, 0.0);
+    let (mut s, mut a) = (-1.0, w);
     let (mut c, mut c2, mut cl) = (0.0, 0.0, 0.0);
     if x < 0.5 {
         // Γ(x) = Γ(1 + x)/x: −ln|x| − log1p(1/Γ(1 + x) − 1), for x < 0 too.
         m = -1.0;
         h = x.abs();
-        a = rgamma_m1(x).0;
     } else if x < 1.0 {
         // x·(1/Γ(1 + x)) − 1 = (x − 1)(1 + x²Q(x)): exact near the zero at 1.
-        let (_, q) = rgamma_m1(x);
         a = (x - 1.0) * fma(x * x, q, 1.0);
     } else if x < 2.0 {
-        a = rgamma_m1(x - 1.0).0; // lgamma(1) = +0: s·log1p(0) = −0, added to +0
+        // 1/Γ(x) − 1 with v = x − 1; lgamma(1) = +0: s·log1p(0) = −0, added to +0.
     } else if x < 3.0 {
         // Γ(2 + v) − 1 = (1 + v)/(1 + w) − 1 = v(1 − (v − 1)Q)/(1 + w): exact near 2;
         // the quotient as head and tail, log1p(a + t) = log1p(a) + t/(1 + a).
-        let v = x - 2.0;
-        let (w, q) = rgamma_m1(v);
         let (nh, nl) = two_prod(v, fma(-(v - 1.0), q, 1.0));
         let (dh, dl) = fast_two_sum(1.0, w);
         a = nh / dh;
@@ -123,15 +123,14 @@ fn lgamma_main(x: f64) -> f64 {
     } else if x < 8.0 {
         // Γ(x) = (1 + v)·(2 + v)·…·(x − 1) / (1 + w), v = x − n − 2 in [0, 1).
         let n = x as u32 - 2;
-        let v = x - (n + 2) as f64;
         (h, l) = rising_dd(v + 2.0, n, 1.0 + v);
         m = 1.0;
-        a = rgamma_m1(v).0;
     } else {
         // Stirling: (x − ½) ln x − x + ln√(2π) + S(1/x²)/x.
         m = x - 0.5;
         h = x;
         s = 0.0;
+        a = 0.0;
         c = -x;
         c2 = LN_SQRT_2PI;
         let w = 1.0 / x;
@@ -158,14 +157,17 @@ pub fn lgamma(x: f64) -> f64 {
     if x == floor(x) && x <= 0.0 {
         return f64::INFINITY; // ±0 and the negative integers
     }
-    if x > -0.5 {
-        return lgamma_main(x);
+    // Γ(x)·(−x)·Γ(−x) = π / sin(πx), with −x exact (1 − x would round), below −½:
+    // one lgamma_main for the whole warp, on x or −x.
+    let reflect = x <= -0.5;
+    let main = lgamma_main(if reflect { -x } else { x });
+    if !reflect {
+        return main;
     }
-    // Γ(x)·(−x)·Γ(−x) = π / sin(πx), with −x exact (1 − x would round).
     let (ph, pl) = two_prod(sinpi(x), x);
     let (ph, pl) = if ph < 0.0 { (-ph, -pl) } else { (ph, pl) };
     let (lh, ll) = log_dd(ph, pl);
-    (LN_PI - lh) + ((LN_PI_LO - ll) - lgamma_main(-x))
+    (LN_PI - lh) + ((LN_PI_LO - ll) - main)
 }
 
 /// `Γ(x)` for finite `x > 0` (+∞ on overflow).
