@@ -72,15 +72,15 @@ fn bessel_i_large(a: f32, c: &[f32; 8], c0_lo: f32) -> f32 {
 /// 91.9 (overflow). Every target. Source: CUDA Math API `cyl_bessel_i0f`.
 #[inline]
 pub fn cyl_bessel_i0f(x: f32) -> f32 {
-    // 1 + t·P(t), t = x², up to 7.75; e^x/√x·H(1/x) above. Both, then a select.
+    // 1 + t·P(t), t = x², up to 7.75; e^x/√x·H(1/x) above. A branch, not both and a
+    // select: computing both in every call let ptxas interleave the 16 calls of the
+    // benchmark kernel in 137 registers.
     let a = x.abs();
-    let t = a * a;
-    let small = fmaf(t, poly(t, &BESSEL_I0_SMALL), 1.0);
-    let large = bessel_i_large(a, &BESSEL_I0_LARGE, BESSEL_I0_LARGE_LO);
     if a <= 7.75 || x.is_nan() {
-        small
+        let t = a * a;
+        fmaf(t, poly(t, &BESSEL_I0_SMALL), 1.0)
     } else {
-        large
+        bessel_i_large(a, &BESSEL_I0_LARGE, BESSEL_I0_LARGE_LO)
     }
 }
 
@@ -90,14 +90,13 @@ pub fn cyl_bessel_i0f(x: f32) -> f32 {
 #[inline]
 pub fn cyl_bessel_i1f(x: f32) -> f32 {
     // (x/2)(1 + t·P(t)), t = x², up to 7.75; e^x/√x·H(1/x) above.
+    // A branch, as in `cyl_bessel_i0f`.
     let a = x.abs();
-    let t = a * a;
-    let small = (0.5 * a) * fmaf(t, poly(t, &BESSEL_I1_SMALL), 1.0);
-    let large = bessel_i_large(a, &BESSEL_I1_LARGE, BESSEL_I1_LARGE_LO);
     let r = if a <= 7.75 || x.is_nan() {
-        small
+        let t = a * a;
+        (0.5 * a) * fmaf(t, poly(t, &BESSEL_I1_SMALL), 1.0)
     } else {
-        large
+        bessel_i_large(a, &BESSEL_I1_LARGE, BESSEL_I1_LARGE_LO)
     };
     r.copysign(x)
 }
