@@ -118,7 +118,8 @@ pub fn split_aligned<V: Vector>(s: &[V::Elem]) -> (&[V::Elem], &[V], &[V::Elem])
 /// when `s` starts 16-byte aligned (every buffer from `cuMemAlloc`, which aligns to
 /// 256 bytes); `None` otherwise, or for an empty `s` with a misaligned pointer. The
 /// cheap form of [`split_aligned`] for kernels whose buffers are aligned: one test of
-/// the pointer, no head. Lengths in elements of `V` and of `V::Elem`. Every target.
+/// the pointer, no head. Lengths in elements of `V` and of `V::Elem`. Every target;
+/// the 16-byte alignment is what `ld.v4`/`st.v4` require (PTX ISA §9.7.9.8 `ld`).
 #[inline(always)]
 pub fn split_vectors<V: Vector>(s: &[V::Elem]) -> Option<(&[V], &[V::Elem])> {
     if !(s.as_ptr() as usize).is_multiple_of(16) {
@@ -137,7 +138,10 @@ pub fn split_vectors<V: Vector>(s: &[V::Elem]) -> Option<(&[V], &[V::Elem])> {
 impl<'a, T> DisjointSlice<'a, T, Index1D> {
     /// Splits the slice like [`split_vectors`]: whole 16-byte vectors and a scalar
     /// tail, each its own `DisjointSlice`, when the slice starts 16-byte aligned;
-    /// otherwise the slice back as `Err`, for the general [`split_aligned_mut`](Self::split_aligned_mut).
+    /// otherwise the slice back as `Err`, for the general
+    /// [`split_aligned_mut`](Self::split_aligned_mut). A witness `i` names vector `i` of
+    /// the first part or element `i` of the tail. Lengths in vectors and in elements.
+    /// Every target.
     #[inline(always)]
     pub fn split_vectors_mut<V: Vector<Elem = T>>(
         mut self,
