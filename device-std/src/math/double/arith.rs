@@ -4,6 +4,7 @@
 
 use super::consts::{ROUND_MAGIC, TWO54};
 use crate::math::prim::fma;
+use crate::math::single::arith::recip_1_2;
 
 /// `a + b` as `s + e` exactly (Knuth's TwoSum; any magnitudes).
 #[inline(always)]
@@ -75,6 +76,22 @@ pub(super) fn scale_normal(v: f64, k: i32) -> f64 {
 #[inline(always)]
 pub(super) fn abs_below(x: f64, h: u32) -> bool {
     f32::from_bits(high_word(x)).abs() < f32::from_bits(h)
+}
+
+/// `1/a` for `1 < a ≤ 2^1000` without a division instruction: `div.rn.f64` calls a
+/// slow path, and a call inside an unrolled loop makes ptxas reload every constant
+/// after it. `a = m·2^e`, an `f32` estimate of `1/m` (2^-23), one third-order step
+/// (about 2^-68 before rounding), then `2^-e` exactly: the correctly rounded
+/// reciprocal but for rare ties. Callers carry the residual `fma(-u, a, 1)`.
+#[inline(always)]
+pub(super) fn recip_above_1(a: f64) -> f64 {
+    let h = high_word(a);
+    let e = (h >> 20) - 1023;
+    let m = with_high_word(a, (h & 0x000F_FFFF) | 0x3FF0_0000);
+    let y0 = f64_of_f32(recip_1_2(f32_truncated(m)));
+    let e0 = fma(-m, y0, 1.0);
+    let y = fma(y0, fma(e0, e0, e0), y0);
+    with_high_word(y, high_word(y).wrapping_sub(e << 20))
 }
 
 /// The high 32 bits of `x` (sign, exponent, top 20 mantissa bits).

@@ -1,7 +1,8 @@
 //! Inverse trigonometric functions in `f64`: `atan`, `atan2`, `asin`, `acos`.
 
 use super::arith::{
-    f32_truncated, f64_of_f32, fast_two_sum, high_word, poly, two_sum, with_high_word,
+    f32_truncated, f64_of_f32, fast_two_sum, high_word, poly, recip_above_1, two_sum,
+    with_high_word,
 };
 use super::consts::{PIO2_H, PIO2_M, PI_H, PI_L};
 use super::roots::rsqrt_f32_estimate;
@@ -87,7 +88,7 @@ pub fn atan(x: f64) -> f64 {
     let big = a > 1.0;
     let (t, tl) = if big {
         let a = if a > 1e300 { 1e300 } else { a }; // atan(∞) = π/2 too, without 0·∞
-        let u = 1.0 / a;
+        let u = recip_above_1(a);
         (u, fma(-u, a, 1.0) * u)
     } else {
         (a, 0.0)

@@ -109,7 +109,7 @@ pub(super) fn recip_rough(x: f32) -> f32 {
 /// `1/m` for `m` in [1, 2) to within 2^-23 relative: a quadratic start (RECIP_P,
 /// 2^-6.6) and two Newton steps, all FMA.
 #[inline(always)]
-pub(super) fn recip_1_2(m: f32) -> f32 {
+pub(in crate::math) fn recip_1_2(m: f32) -> f32 {
     let y = poly(m, &RECIP_P);
     let y = fmaf(y, fmaf(-m, y, 1.0), y);
     fmaf(y, fmaf(-m, y, 1.0), y)

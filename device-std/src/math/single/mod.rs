@@ -33,7 +33,7 @@
     clippy::neg_cmp_op_on_partial_ord
 )]
 
-mod arith;
+pub(in crate::math) mod arith;
 mod basic;
 mod bessel_i;
 mod consts;
