@@ -122,7 +122,8 @@ pub fn split_aligned<V: Vector>(s: &[V::Elem]) -> (&[V::Elem], &[V], &[V::Elem])
 /// the 16-byte alignment is what `ld.v4`/`st.v4` require (PTX ISA §9.7.9.8 `ld`).
 #[inline(always)]
 pub fn split_vectors<V: Vector>(s: &[V::Elem]) -> Option<(&[V], &[V::Elem])> {
-    if !(s.as_ptr() as usize).is_multiple_of(16) {
+    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+    if (s.as_ptr() as usize) % 16 != 0 {
         return None;
     }
     let vectors = s.len() / V::LANES;
@@ -141,13 +142,15 @@ impl<'a, T> DisjointSlice<'a, T, Index1D> {
     /// otherwise the slice back as `Err`, for the general
     /// [`split_aligned_mut`](Self::split_aligned_mut). A witness `i` names vector `i` of
     /// the first part or element `i` of the tail. Lengths in vectors and in elements.
-    /// Every target.
+    /// Every target; the 16-byte alignment is what `ld.v4`/`st.v4` require (PTX ISA
+    /// §9.7.9.8 `ld`).
     #[inline(always)]
     pub fn split_vectors_mut<V: Vector<Elem = T>>(
         mut self,
     ) -> Result<(DisjointSlice<'a, V>, DisjointSlice<'a, T>), Self> {
         let (ptr, len) = (self.as_mut_ptr(), self.len());
-        if !(ptr as usize).is_multiple_of(16) {
+        #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+        if (ptr as usize) % 16 != 0 {
             return Err(self);
         }
         let vectors = len / V::LANES;
@@ -238,6 +241,60 @@ impl<'kernel> Iterator for GridStride<'kernel> {
             Some(ThreadIndex::new(i, 0))
         } else {
             None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[repr(C, align(16))]
+    struct Aligned([f32; 64]);
+
+    #[test]
+    fn split_vectors_takes_only_aligned_starts() {
+        let a = Aligned(core::array::from_fn(|k| k as f32));
+        for off in 0..4 {
+            for n in 0..=9 {
+                let s = &a.0[off..off + n];
+                match split_vectors::<F32x4>(s) {
+                    Some((v, t)) => {
+                        assert_eq!(off, 0, "offset {off}, n {n}");
+                        assert_eq!((v.len(), t.len()), (n / 4, n % 4), "n {n}");
+                        let back = v.iter().flat_map(|x| x.0).chain(t.iter().copied());
+                        assert!(back.eq(s.iter().copied()), "n {n}");
+                    }
+                    None => assert_ne!(off, 0, "offset 0, n {n} must split"),
+                }
+            }
+        }
+        let b = [7u8; 64];
+        let start = (16 - b.as_ptr() as usize % 16) % 16;
+        let (v, t) = split_vectors::<U8x16>(&b[start..start + 37]).unwrap();
+        assert_eq!((v.len(), t.len()), (2, 5));
+        assert!(split_vectors::<U8x16>(&b[start + 1..start + 37]).is_none());
+    }
+
+    #[test]
+    fn split_vectors_mut_hands_back_misaligned_slices() {
+        let mut a = Aligned([0.0; 64]);
+        for off in 0..4 {
+            for n in [0, 1, 4, 7, 33] {
+                let p = a.0[off..].as_mut_ptr();
+                // SAFETY: `p[..n]` lies inside `a`, which nothing else touches here.
+                let d = unsafe { DisjointSlice::<f32>::from_raw_parts(p, n) };
+                match d.split_vectors_mut::<F32x4>() {
+                    Ok((v, t)) => {
+                        assert_eq!(off, 0);
+                        assert_eq!((v.len(), t.len()), (n / 4, n % 4));
+                    }
+                    Err(back) => {
+                        assert_ne!(off, 0);
+                        assert_eq!(back.len(), n);
+                    }
+                }
+            }
         }
     }
 }

@@ -135,12 +135,14 @@ fn vecadd_matches_the_cpu_aligned_and_misaligned() {
 
 #[test]
 fn vecadd_takes_the_aligned_path_only_with_long_enough_inputs() {
-    // `a` shorter than `c`: the kernel's `&a[..n]` must panic on either path.
+    // `a` one element shorter than `c` (n = 66), with as many whole vectors (16): only
+    // the length guard keeps the aligned path from leaving element 65 unwritten, so
+    // the kernel must take the general path and panic in its `&a[..n]`.
     let (a, b) = (Aligned([1.0; 4096]), Aligned([2.0; 4096]));
     let mut c = Aligned([POISON; 4096]);
-    let out = GlobalMut::new(&mut c.0[..64]);
+    let out = GlobalMut::new(&mut c.0[..66]);
     let got = emulator::launch(LaunchConfig::new((1, 1, 1), (64, 1, 1)), || {
-        bench_kernels::vecadd(&a.0[..60], &b.0[..64], out.disjoint())
+        bench_kernels::vecadd(&a.0[..65], &b.0[..66], out.disjoint())
     });
     assert!(
         matches!(got, Err(EmulatorError::Panic { .. })),
