@@ -41,16 +41,17 @@ fn for_each_scalar(
     n: usize,
     f: impl Fn(usize, &mut f32),
 ) {
-    for i in grid_stride(head.len()) {
-        let k = i.get();
-        if let Some(out) = head.get_mut(&i) {
-            f(k, out);
-        }
-    }
+    for_each_from(head, 0, &f);
     let t0 = n - tail.len();
-    for i in grid_stride(tail.len()) {
-        let k = t0 + i.get();
-        if let Some(out) = tail.get_mut(&i) {
+    for_each_from(tail, t0, &f);
+}
+
+/// `f(k0 + i, out)` for every element `i` of `part`, over a grid-stride loop.
+#[inline(always)]
+fn for_each_from(part: &mut DisjointSlice<f32>, k0: usize, f: impl Fn(usize, &mut f32)) {
+    for i in grid_stride(part.len()) {
+        let k = k0 + i.get();
+        if let Some(out) = part.get_mut(&i) {
             f(k, out);
         }
     }
@@ -78,14 +79,7 @@ pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
                         }
                     }
                     let t0 = n - tail.len();
-                    for i in grid_stride(tail.len()) {
-                        let k = t0 + i.get();
-                        if let (Some(out), Some(x), Some(y)) =
-                            (tail.get_mut(&i), a.get(k), b.get(k))
-                        {
-                            *out = x + y;
-                        }
-                    }
+                    for_each_from(&mut tail, t0, |k, out| *out = a[k] + b[k]);
                     return;
                 }
                 Err(c) => c,

@@ -3,8 +3,8 @@
 //! of a double-double, `log` as a double-double).
 
 use super::arith::{
-    abs_below, f32_truncated, f64_of_f32, f64_of_int, fast_two_sum, high_word, poly, pow2, scale,
-    scale_normal, two_prod, two_sum, with_high_word,
+    abs_below, f32_truncated, f64_of_f32, f64_of_int, fast_two_sum, high_word, poly, pow2,
+    recip_refined, scale, scale_normal, two_prod, two_sum, with_high_word,
 };
 use super::consts::{LN2_H, LN2_L, ROUND_MAGIC, TWO54};
 use crate::math::prim;
@@ -278,9 +278,7 @@ pub fn expm1(x: f64) -> f64 {
 /// but for rare ties. Its callers correct the quotient by its exact residual.
 #[inline(always)]
 fn recip_near_2(d: f64) -> f64 {
-    let y0 = f64_of_f32(recip_f32_estimate(f32_truncated(d)));
-    let e0 = fma(-d, y0, 1.0);
-    fma(y0, fma(e0, e0, e0), y0)
+    recip_refined(d, recip_f32_estimate(f32_truncated(d)))
 }
 
 /// `1/d` to about 2^-22.8 relative for `d` in [1.7071, 2.4143]: a linear minimax seed

@@ -76,7 +76,7 @@ static TWO_OVER_PI: [u64; 32] = [
 /// unrolled `thr_sin` benchmark loop was scheduled as one region across the 16 calls'
 /// out-of-line slow paths, in 180 registers instead of 62 (0.33× nvcc instead of 0.52×,
 /// H100, benches/LOG.md, 2026-12-07).
-const TINY_HI: u32 = 0x3E40_0000;
+const TINY_HI: u32 = (TINY.to_bits() >> 32) as u32;
 
 /// `x = n·π/2 + (rh + rl)` with `|rh + rl| ≤ π/4 (1 + 2^-40)`, for finite `x`:
 /// three-part Cody–Waite below 2^30, Payne–Hanek above. Returns `(n mod 4, rh, rl)`.
