@@ -23,6 +23,8 @@
 //! | `bool` | [`Bool`](ValueClass::Bool) | 5 | bool, opaque |
 //! | `bf16` (`half::bf16`) | [`BFloat16`](ValueClass::BFloat16) | 6 | bfloat16, opaque |
 //! | `f16` (`half::f16`) | [`Float16`](ValueClass::Float16) | 7 | float16, opaque |
+//! | `F8E4M3` (`float8::F8E4M3`) | [`Float8E4M3`](ValueClass::Float8E4M3) | 8 | e4m3, opaque |
+//! | `F8E5M2` (`float8::F8E5M2`) | [`Float8E5M2`](ValueClass::Float8E5M2) | 9 | e5m2, opaque |
 //! | `[T; N]`, the `vector` types | the class of `T` (the lane type) | | as for `T` |
 //!
 //! Arrays take their element's class, so `[f32; 4]` is a float; a nested
@@ -81,6 +83,11 @@ plain!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64)
 unsafe impl PlainData for half::bf16 {}
 // SAFETY: as for `bf16`.
 unsafe impl PlainData for half::f16 {}
+// SAFETY: `float8::F8E4M3` and `F8E5M2` are `#[repr(transparent)]` over `u8`; every bit
+// pattern is a valid value (a number, an infinity or a NaN).
+unsafe impl PlainData for float8::F8E4M3 {}
+// SAFETY: as for `F8E4M3`.
+unsafe impl PlainData for float8::F8E5M2 {}
 
 // SAFETY: an array of plain data is plain data: no padding between elements,
 // and each element accepts every bit pattern.
@@ -115,15 +122,21 @@ pub enum ValueClass {
     /// Word 7: an IEEE 754 binary16 (`half::f16`, `device_std::f16`). Not a `u16`, not a
     /// `bf16`.
     Float16 = 7,
+    /// Word 8: an OCP FP8 e4m3 (`float8::F8E4M3`, `device_std::F8E4M3`): 4 exponent bits,
+    /// 3 mantissa bits, no infinities. Not a `u8`, not an e5m2.
+    Float8E4M3 = 8,
+    /// Word 9: an OCP FP8 e5m2 (`float8::F8E5M2`, `device_std::F8E5M2`): 5 exponent bits,
+    /// 2 mantissa bits. Not a `u8`, not an e4m3.
+    Float8E5M2 = 9,
 }
 
 impl ValueClass {
-    /// The class's word in the ABI record (0 to 7).
+    /// The class's word in the ABI record (0 to 9).
     pub const fn word(self) -> u32 {
         self as u32
     }
 
-    /// The class for a record word; `None` for a word above 7.
+    /// The class for a record word; `None` for a word above 9.
     pub const fn from_word(word: u32) -> Option<Self> {
         Some(match word {
             0 => ValueClass::Opaque,
@@ -134,12 +147,14 @@ impl ValueClass {
             5 => ValueClass::Bool,
             6 => ValueClass::BFloat16,
             7 => ValueClass::Float16,
+            8 => ValueClass::Float8E4M3,
+            9 => ValueClass::Float8E5M2,
             _ => return None,
         })
     }
 
     /// Its name in messages: "opaque", "unsigned integer", "signed integer",
-    /// "float", "raw pointer", "bool", "bfloat16" or "float16".
+    /// "float", "raw pointer", "bool", "bfloat16", "float16", "e4m3" or "e5m2".
     pub const fn name(self) -> &'static str {
         match self {
             ValueClass::Opaque => "opaque",
@@ -150,6 +165,8 @@ impl ValueClass {
             ValueClass::Bool => "bool",
             ValueClass::BFloat16 => "bfloat16",
             ValueClass::Float16 => "float16",
+            ValueClass::Float8E4M3 => "e4m3",
+            ValueClass::Float8E5M2 => "e5m2",
         }
     }
 
@@ -214,6 +231,8 @@ classed!(Float: f32, f64);
 classed!(Bool: bool);
 classed!(BFloat16: half::bf16);
 classed!(Float16: half::f16);
+classed!(Float8E4M3: float8::F8E4M3);
+classed!(Float8E5M2: float8::F8E5M2);
 
 // SAFETY: an array's bytes are its elements' bytes.
 unsafe impl<T: HasValueClass, const N: usize> HasValueClass for [T; N] {

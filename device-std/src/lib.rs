@@ -12,11 +12,12 @@
 //! | [`atomic`] | scoped atomics with orderings, on global and shared memory | `atom` with `.sem` and `.scope` |
 //! | [`cp_async`] | per-thread 4/8/16-byte asynchronous copies global → shared, in groups | `cp.async` (sm_80) |
 //! | [`mma`] | tensor-core `m16n8k16` multiply-accumulate with typed fragments ([`mma::FragA`], [`mma::FragB`], [`mma::Accum`]) for `bf16`/`f16` in, `f32` out | `mma.sync` (sm_80) |
+//! | [`fp8`] | the FP8 types [`F8E4M3`], [`F8E5M2`] and their paired conversions to and from `f32` ([`fp8::Fp8`]) | `cvt.rn.satfinite.e4m3x2.f32`, `cvt.rn.f16x2.e4m3x2` (sm_89) |
 //! | [`mbarrier`] | [`Mbarrier`], the transaction barrier copies complete on, with its [`Phase`] | `mbarrier` (sm_80; `expect_tx` sm_90) |
 //! | [`bulk`] | bulk asynchronous copies global ↔ shared, their groups, the async-proxy fence | `cp.async.bulk` (sm_90, PTX 8.0) |
 //! | [`cluster`] | thread-block clusters: their registers, the cluster barrier, distributed shared memory ([`SharedArray::in_cta`]), `elect.sync` | `%cluster_*`, `barrier.cluster`, `mapa`, `ld/st/atom.shared::cluster` (sm_90) |
 //! | [`tma`] | [`tma::TensorMap`]: 1D–5D tensor copies global ↔ shared, the box and the shared-memory swizzle in the type | `cp.async.bulk.tensor` (sm_90, PTX 8.0) |
-//! | [`wgmma`] | warpgroup tensor-core multiply-accumulate from shared-memory tiles: typed descriptors ([`wgmma::KMajorTile`]), accumulators ([`wgmma::Accum`]), fence/commit/wait, `setmaxnreg` | `wgmma.mma_async` (sm_90a) |
+//! | [`wgmma`] | warpgroup tensor-core multiply-accumulate from shared-memory tiles: typed descriptors ([`wgmma::KMajorTile`]) for `bf16`, `f16` and FP8 inputs, accumulators ([`wgmma::Accum`]), fence/commit/wait, `setmaxnreg` | `wgmma.mma_async` (sm_90a) |
 //! | [`grid`] | [`grid::sync`], the grid-wide barrier of a cooperative launch | cooperative groups' `grid.sync()` |
 //! | [`module_var`] | module-scope variables by name: constant memory ([`constant!`]: `ld.const`) and device globals ([`global!`]), typed records the host checks | CUDA `__constant__`, `__device__`; `.const`, `.global` |
 //! | [`texture`] | bindless texture objects ([`texture::Texture`]: filtered reads, normalized coordinates, address modes) and surface objects ([`texture::Surface`]: typed texel reads and writes), 1D–3D | `tex`, `suld`, `sust`; CUDA texture/surface objects |
@@ -114,6 +115,8 @@ pub mod disjoint;
 pub mod dynamic_shared;
 #[cfg(emulated)]
 pub mod emulator;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_89"))]
+pub mod fp8;
 pub mod grid;
 pub mod grid_dependency;
 mod host;
@@ -145,6 +148,9 @@ pub mod wgmma;
 pub use abi::KernelParam;
 pub use disjoint::{AsThreadIndex, DisjointSlice};
 pub use dynamic_shared::DynamicSharedArray;
+/// The 8-bit float element types (from the `float8` crate, `no_std`): `F8E4M3` and
+/// `F8E5M2`, plain data with value classes of their own; conversions in [`fp8`] (sm_89).
+pub use float8::{F8E4M3, F8E5M2};
 /// The 16-bit float element types (from the `half` crate, `no_std`): `bf16` (bfloat16)
 /// and `f16` (IEEE binary16), plain data with value classes of their own.
 pub use half::{bf16, f16};

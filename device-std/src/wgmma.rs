@@ -1,13 +1,15 @@
 //! Hopper's warpgroup matrix multiply-accumulate (`wgmma.mma_async`, sm_90a): a
 //! warpgroup (4 consecutive warps, 128 threads, the first warp's index a multiple of 4)
-//! computes `D = A · B + D` for a 64 × 16 `A` and an `N` × 16 `B` read from shared
+//! computes `D = A · B + D` for a 64 × `k` `A` and an `N` × `k` `B` read from shared
 //! memory through matrix descriptors, into a 64 × `N` `f32` accumulator spread over
-//! the warpgroup's registers, asynchronously.
+//! the warpgroup's registers, asynchronously. `k` is 32 bytes of each row: 16 elements
+//! of `bf16` or `f16`, 32 of the FP8 types [`F8E4M3`](crate::F8E4M3) and
+//! [`F8E5M2`](crate::F8E5M2) ([`WgmmaInput::K_STEP`]).
 //!
 //! | here | PTX (PTX ISA 9.0 §9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions") |
 //! |---|---|
 //! | [`KMajorTile::descriptor`] | the 64-bit shared-memory matrix descriptor (§9.7.15.5.1 "Matrix Descriptor Format") |
-//! | [`Accum::mma_async`] | `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16}` (§9.7.15.5.2) |
+//! | [`Accum::mma_async`] | `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16}`, `.m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}` (§9.7.15.5.2) |
 //! | [`Accum::mma_async_reg_a`] | the same with `A` from registers (a [`FragA`](crate::mma::FragA) per warp) |
 //! | [`Accum::fence`] | `wgmma.fence.sync.aligned` (§9.7.15.6.1) |
 //! | [`commit_group`] | `wgmma.commit_group.sync.aligned` (§9.7.15.6.2) |
@@ -141,11 +143,12 @@ pub struct KMajorTile<T, const ROWS: usize, const K: usize, const SWIZZLE: usize
     _elem: PhantomData<T>,
 }
 
-impl<T: MmaInput, const ROWS: usize, const K: usize, const SWIZZLE: usize>
+impl<T: WgmmaInput, const ROWS: usize, const K: usize, const SWIZZLE: usize>
     KMajorTile<T, ROWS, K, SWIZZLE>
 {
-    /// Elements of `K` one `mma_async` consumes (16 for 16-bit types).
-    pub const K_STEP: usize = 32 / core::mem::size_of::<T>();
+    /// Elements of `K` one `mma_async` consumes: [`WgmmaInput::K_STEP`] (16 for 16-bit
+    /// types, 32 for FP8).
+    pub const K_STEP: usize = T::K_STEP;
 
     /// The tile in `array` (see the type's rules: a compile error when they fail).
     #[inline(always)]
@@ -260,6 +263,23 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
         self.regs[i]
     }
 
+    /// Multiplies every element by `s` (an epilogue's `alpha`, FP8's per-tensor scales),
+    /// one `mul.f32` a register; `s = 1.0` as a constant folds away. Call it after
+    /// [`wait`](Self::wait).
+    #[inline(always)]
+    pub fn scale(&mut self, s: f32) {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let p = self.regs.as_mut_ptr();
+            // SAFETY: as in `fence_operands`.
+            unsafe { per_size!(REGS, R => <[f32; R] as RegList>::scale(&mut *p.cast(), s)) }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        for v in &mut self.regs {
+            *v *= s;
+        }
+    }
+
     /// Calls `put(row, col, value)` for each of the calling thread's elements, in
     /// register order (pairs `(i, i + 1)` for even `i` are adjacent columns of a row).
     #[inline(always)]
@@ -316,7 +336,8 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
     }
 
     /// `self = a · b + self` (`accumulate`) or `self = a · b`, for the warpgroup's
-    /// 64 × 16 `a` and `N` × 16 `b` (both K-major in shared memory), issued
+    /// 64 × `K_STEP` `a` and `N` × `K_STEP` `b` (both K-major in shared memory;
+    /// [`WgmmaInput::K_STEP`] is 16 for 16-bit types, 32 for FP8), issued
     /// asynchronously into the current `wgmma` group. Every thread of the warpgroup
     /// calls it with the same descriptors. sm_90a.
     #[inline(always)]
@@ -347,7 +368,7 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
     /// first, then fence). sm_90a.
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]
-    pub fn mma_async_reg_a<T: WgmmaInput>(
+    pub fn mma_async_reg_a<T: WgmmaRegInput>(
         &mut self,
         a: &crate::mma::FragA<T>,
         b: MatrixDescriptor<T>,
@@ -426,12 +447,25 @@ pub fn setmaxnreg_dec<const REGS: u32>() {
     }, emulated: {})
 }
 
-/// An input element type of `wgmma` with `f32` accumulators: [`bf16`] or [`f16`](struct@crate::f16).
-/// Sealed (through [`MmaInput`]).
-pub trait WgmmaInput: MmaInput {
+/// An input element type of `wgmma` with `f32` accumulators, `A` and `B` of the same
+/// type: [`bf16`] or [`f16`](struct@crate::f16) (16 elements of `K` per instruction,
+/// `.m64nNk16`), [`F8E4M3`](crate::F8E4M3) or [`F8E5M2`](crate::F8E5M2) (32, `.m64nNk32`; sm_90a as the rest). Sealed.
+pub trait WgmmaInput: Copy + sealed::Sealed {
+    /// Elements of `K` one [`Accum::mma_async`] consumes: 32 bytes of each row, so 16
+    /// for 16-bit types and 32 for FP8.
+    const K_STEP: usize;
     /// Issues `wgmma.mma_async` for an accumulator of `regs.len() * 2` columns.
     #[doc(hidden)]
     fn mma_async<const REGS: usize>(regs: &mut [f32; REGS], a: u64, b: u64, accumulate: bool);
+    /// The element whose bits are the low `size_of::<Self>()` bytes of `bits`, as `f32`
+    /// (exact): how the emulator reads operands.
+    #[doc(hidden)]
+    fn bits_to_f32(bits: u16) -> f32;
+}
+
+/// A [`WgmmaInput`] whose `A` may come from registers ([`Accum::mma_async_reg_a`], as
+/// `mma` fragments): [`bf16`] and [`f16`](struct@crate::f16). Sealed.
+pub trait WgmmaRegInput: WgmmaInput + MmaInput {
     /// Issues `wgmma.mma_async` with `A` from registers.
     #[doc(hidden)]
     fn mma_async_rs<const REGS: usize>(
@@ -440,6 +474,14 @@ pub trait WgmmaInput: MmaInput {
         b: u64,
         accumulate: bool,
     );
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for crate::bf16 {}
+    impl Sealed for crate::f16 {}
+    impl Sealed for crate::F8E4M3 {}
+    impl Sealed for crate::F8E5M2 {}
 }
 
 /// Calls `f(i, regs[i])` for every register, unrolled on the GPU (a loop the compiler
@@ -470,6 +512,23 @@ trait RegList {
     fn fence(&mut self);
     /// `f(i, self[i])` for each `i`, in order, unrolled.
     fn each(&self, f: impl FnMut(usize, f32));
+    /// `self[i] *= s` for each `i`, unrolled.
+    fn scale(&mut self, s: f32);
+}
+
+/// `$m!($args; 0 1 .. $r - 1)`: the register indices of an accumulator of `$r` registers
+/// (32, 64 or 128) appended to a macro call.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! with_regs {
+    (32, $m:ident!($($args:tt)*)) => {
+        $m!($($args)*; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+    };
+    (64, $m:ident!($($args:tt)*)) => {
+        $m!($($args)*; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+    };
+    (128, $m:ident!($($args:tt)*)) => {
+        $m!($($args)*; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
+    };
 }
 
 /// [`RegList`] for `[f32; $r]`, the registers listed as `$i`.
@@ -509,14 +568,22 @@ macro_rules! reg_list {
                 f($first, self[$first]);
                 $(f($i, self[$i]);)*
             }
+            #[inline(always)]
+            fn scale(&mut self, s: f32) {
+                self[$first] *= s;
+                $(self[$i] *= s;)*
+            }
         }
     };
 }
 
-/// One `wgmma.mma_async` shape: `$n` columns, `$r` registers listed as `$i`.
+/// One `wgmma.mma_async` shape with both operands in shared memory: element type `$t`
+/// (PTX name `$tn`), `$k` elements of `K`, `$imm` the immediates after the scales (the
+/// transpose flags, which only 16-bit types have), `$n` columns, `$r` registers listed
+/// as `$i`.
 #[cfg(target_arch = "nvptx64")]
 macro_rules! wgmma_asm {
-    ($t:ty, $tn:literal, $n:literal, $r:literal; $first:literal $($i:literal)*) => {
+    ($t:ty, $tn:literal, $k:literal, $imm:literal, $n:literal, $r:literal; $first:literal $($i:literal)*) => {
         impl WgmmaShape<$r> for $t {
             #[inline(always)]
             fn issue(regs: &mut [f32; $r], a: u64, b: u64, accumulate: bool) {
@@ -526,9 +593,9 @@ macro_rules! wgmma_asm {
                 unsafe {
                     core::arch::asm!(
                         concat!(
-                            "{{\n.reg .pred p;\nsetp.ne.b32 p, {s}, 0;\nwgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.", $tn, ".", $tn, " {{",
+                            "{{\n.reg .pred p;\nsetp.ne.b32 p, {s}, 0;\nwgmma.mma_async.sync.aligned.m64n", $n, "k", $k, ".f32.", $tn, ".", $tn, " {{",
                             "{", $first, "}", $(", {", $i, "}",)*
-                            "}}, {a}, {b}, p, 1, 1, 0, 0;\n}}"
+                            "}}, {a}, {b}, p, 1, 1", $imm, ";\n}}"
                         ),
                         inout(reg32) regs[$first], $(inout(reg32) regs[$i],)*
                         a = in(reg64) a, b = in(reg64) b, s = in(reg32) accumulate as u32,
@@ -536,6 +603,15 @@ macro_rules! wgmma_asm {
                     );
                 }
             }
+        }
+    };
+}
+
+/// The same shape with `A` from four registers (16-bit types, `K` = 16).
+#[cfg(target_arch = "nvptx64")]
+macro_rules! wgmma_asm_rs {
+    ($t:ty, $tn:literal, $n:literal, $r:literal; $first:literal $($i:literal)*) => {
+        impl WgmmaShapeRs<$r> for $t {
             #[inline(always)]
             fn issue_rs(regs: &mut [f32; $r], a: [u32; 4], b: u64, accumulate: bool) {
                 // SAFETY: as `issue`, with `A` in four registers.
@@ -561,27 +637,47 @@ macro_rules! wgmma_asm {
 #[cfg(target_arch = "nvptx64")]
 trait WgmmaShape<const REGS: usize> {
     fn issue(regs: &mut [f32; REGS], a: u64, b: u64, accumulate: bool);
+}
+
+/// The instruction with `A` from registers, per 16-bit element type.
+#[cfg(target_arch = "nvptx64")]
+trait WgmmaShapeRs<const REGS: usize> {
     fn issue_rs(regs: &mut [f32; REGS], a: [u32; 4], b: u64, accumulate: bool);
 }
 
 #[cfg(target_arch = "nvptx64")]
 mod shapes {
-    use super::{RegList, WgmmaShape};
-    use crate::{bf16, f16};
-    reg_list!(32; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
-    reg_list!(64; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
-    reg_list!(128; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
-    wgmma_asm!(bf16, "bf16", 64, 32; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
-    wgmma_asm!(bf16, "bf16", 128, 64; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
-    wgmma_asm!(bf16, "bf16", 256, 128; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
-    wgmma_asm!(f16, "f16", 64, 32; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
-    wgmma_asm!(f16, "f16", 128, 64; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
-    wgmma_asm!(f16, "f16", 256, 128; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
+    use super::{RegList, WgmmaShape, WgmmaShapeRs};
+    use crate::{bf16, f16, F8E4M3, F8E5M2};
+    with_regs!(32, reg_list!(32));
+    with_regs!(64, reg_list!(64));
+    with_regs!(128, reg_list!(128));
+    with_regs!(32, wgmma_asm!(bf16, "bf16", "16", ", 0, 0", 64, 32));
+    with_regs!(64, wgmma_asm!(bf16, "bf16", "16", ", 0, 0", 128, 64));
+    with_regs!(128, wgmma_asm!(bf16, "bf16", "16", ", 0, 0", 256, 128));
+    with_regs!(32, wgmma_asm!(f16, "f16", "16", ", 0, 0", 64, 32));
+    with_regs!(64, wgmma_asm!(f16, "f16", "16", ", 0, 0", 128, 64));
+    with_regs!(128, wgmma_asm!(f16, "f16", "16", ", 0, 0", 256, 128));
+    with_regs!(32, wgmma_asm!(F8E4M3, "e4m3", "32", "", 64, 32));
+    with_regs!(64, wgmma_asm!(F8E4M3, "e4m3", "32", "", 128, 64));
+    with_regs!(128, wgmma_asm!(F8E4M3, "e4m3", "32", "", 256, 128));
+    with_regs!(32, wgmma_asm!(F8E5M2, "e5m2", "32", "", 64, 32));
+    with_regs!(64, wgmma_asm!(F8E5M2, "e5m2", "32", "", 128, 64));
+    with_regs!(128, wgmma_asm!(F8E5M2, "e5m2", "32", "", 256, 128));
+    with_regs!(32, wgmma_asm_rs!(bf16, "bf16", 64, 32));
+    with_regs!(64, wgmma_asm_rs!(bf16, "bf16", 128, 64));
+    with_regs!(128, wgmma_asm_rs!(bf16, "bf16", 256, 128));
+    with_regs!(32, wgmma_asm_rs!(f16, "f16", 64, 32));
+    with_regs!(64, wgmma_asm_rs!(f16, "f16", 128, 64));
+    with_regs!(128, wgmma_asm_rs!(f16, "f16", 256, 128));
 }
 
+/// [`WgmmaInput`] for `$t`: `$k` elements of `K` per instruction, `$to_f32` its bits
+/// (a `u16`) as `f32`.
 macro_rules! wgmma_input {
-    ($t:ty) => {
+    ($t:ty, $k:literal, $to_f32:expr) => {
         impl WgmmaInput for $t {
+            const K_STEP: usize = $k;
             #[inline(always)]
             fn mma_async<const REGS: usize>(regs: &mut [f32; REGS], a: u64, b: u64, accumulate: bool) {
                 on_device!("wgmma::mma_async", {
@@ -598,12 +694,31 @@ macro_rules! wgmma_input {
                 })
             }
             #[inline(always)]
+            fn bits_to_f32(bits: u16) -> f32 {
+                let to_f32: fn(u16) -> f32 = $to_f32;
+                to_f32(bits)
+            }
+        }
+    };
+}
+wgmma_input!(bf16, 16, |b| bf16::from_bits(b).to_f32());
+wgmma_input!(f16, 16, |b| f16::from_bits(b).to_f32());
+wgmma_input!(crate::F8E4M3, 32, |b| crate::F8E4M3::from_bits(b as u8)
+    .to_f32());
+wgmma_input!(crate::F8E5M2, 32, |b| crate::F8E5M2::from_bits(b as u8)
+    .to_f32());
+
+/// [`WgmmaRegInput`] for a 16-bit `$t`.
+macro_rules! wgmma_reg_input {
+    ($t:ty) => {
+        impl WgmmaRegInput for $t {
+            #[inline(always)]
             fn mma_async_rs<const REGS: usize>(regs: &mut [f32; REGS], a: [u32; 4], b: u64, accumulate: bool) {
                 on_device!("wgmma::mma_async_reg_a", {
                     let p = regs.as_mut_ptr();
                     // SAFETY: as in `mma_async`.
                     unsafe {
-                        per_size!(REGS, R => <$t as WgmmaShape<R>>::issue_rs(&mut *p.cast(), a, b, accumulate))
+                        per_size!(REGS, R => <$t as WgmmaShapeRs<R>>::issue_rs(&mut *p.cast(), a, b, accumulate))
                     }
                 }, emulated: {
                     let _ = (regs, a, b, accumulate);
@@ -613,5 +728,5 @@ macro_rules! wgmma_input {
         }
     };
 }
-wgmma_input!(bf16);
-wgmma_input!(f16);
+wgmma_reg_input!(bf16);
+wgmma_reg_input!(f16);

@@ -36,11 +36,11 @@ fn bool_has_its_own_class() {
 
 #[test]
 fn class_words_round_trip() {
-    for w in 0..=7 {
+    for w in 0..=9 {
         assert_eq!(ValueClass::from_word(w).unwrap().word(), w);
     }
-    assert_eq!(ValueClass::from_word(8), None);
-    let names: Vec<&str> = (0..=7)
+    assert_eq!(ValueClass::from_word(10), None);
+    let names: Vec<&str> = (0..=9)
         .map(|w| ValueClass::from_word(w).unwrap().name())
         .collect();
     assert_eq!(
@@ -53,7 +53,9 @@ fn class_words_round_trip() {
             "raw pointer",
             "bool",
             "bfloat16",
-            "float16"
+            "float16",
+            "e4m3",
+            "e5m2"
         ]
     );
 }

@@ -284,7 +284,7 @@ pub enum AbiRecordError {
     #[error(
         "parameter {param}{} (word {word}) has value class {found}; known classes are \
          0 (opaque), 1 (unsigned integer), 2 (signed integer), 3 (float), 4 (raw pointer), \
-         5 (bool), 6 (bfloat16) and 7 (float16)",
+         5 (bool), 6 (bfloat16), 7 (float16), 8 (e4m3) and 9 (e5m2)",
         match field {
             Some(f) => format!(" field {f}"),
             None => String::new(),
@@ -757,13 +757,15 @@ mod tests {
         assert_eq!(AbiKind::from_word(9), Some(AbiKind::OptionalSlice));
         assert_eq!(AbiKind::from_word(10), Some(AbiKind::OptionalDisjointSlice));
         assert_eq!(AbiKind::from_word(11), None);
-        for c in 0..=7 {
+        for c in 0..=9 {
             assert_eq!(ValueClass::from_word(c).unwrap().word(), c);
         }
         assert_eq!(ValueClass::from_word(5), Some(ValueClass::Bool));
         assert_eq!(ValueClass::from_word(6), Some(ValueClass::BFloat16));
         assert_eq!(ValueClass::from_word(7), Some(ValueClass::Float16));
-        assert_eq!(ValueClass::from_word(8), None);
+        assert_eq!(ValueClass::from_word(8), Some(ValueClass::Float8E4M3));
+        assert_eq!(ValueClass::from_word(9), Some(ValueClass::Float8E5M2));
+        assert_eq!(ValueClass::from_word(10), None);
         assert_eq!(record_symbol("vecadd"), "__kernel_abi_vecadd");
     }
 
@@ -956,12 +958,12 @@ mod tests {
     #[test]
     fn unknown_class() {
         let mut w = vecadd_words();
-        w[7] = 8;
+        w[7] = 10;
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err().to_string(),
-            "parameter 0 (word 7) has value class 8; known classes are 0 (opaque), \
+            "parameter 0 (word 7) has value class 10; known classes are 0 (opaque), \
              1 (unsigned integer), 2 (signed integer), 3 (float), 4 (raw pointer), 5 (bool), \
-             6 (bfloat16) and 7 (float16)"
+             6 (bfloat16), 7 (float16), 8 (e4m3) and 9 (e5m2)"
         );
         // 5 is bool: known.
         w[7] = 5;
@@ -970,20 +972,20 @@ mod tests {
             Bool
         );
         let mut w = affine_words();
-        w[17] = 9;
+        w[17] = 11;
         assert_eq!(
             AbiRecord::parse(&bytes(&w)).unwrap_err(),
             AbiRecordError::UnknownClass {
                 param: 0,
                 field: Some(2),
                 word: 17,
-                found: 9
+                found: 11
             }
         );
         assert!(AbiRecord::parse(&bytes(&w))
             .unwrap_err()
             .to_string()
-            .starts_with("parameter 0 field 2 (word 17) has value class 9;"));
+            .starts_with("parameter 0 field 2 (word 17) has value class 11;"));
     }
 
     #[test]

@@ -61,7 +61,10 @@ elements!(
     f32 => CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
     f64 => CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
     device_std::bf16 => CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-    device_std::f16 => CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+    device_std::f16 => CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+    // FP8 has no tensor-map type of its own: a copy moves bytes.
+    device_std::F8E4M3 => CU_TENSOR_MAP_DATA_TYPE_UINT8,
+    device_std::F8E5M2 => CU_TENSOR_MAP_DATA_TYPE_UINT8
 );
 
 /// Why a tensor map could not be made. Each names the dimension or value at fault.

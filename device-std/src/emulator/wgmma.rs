@@ -10,6 +10,7 @@ use super::context;
 use super::shared_mem;
 use super::EmulatorError;
 use crate::mma::MmaInput;
+use crate::wgmma::WgmmaInput;
 use std::format;
 use std::string::String;
 
@@ -77,13 +78,17 @@ impl Operand {
 
     /// Element `(row, k)` of the operand, read through the swizzle.
     #[track_caller]
-    fn get<T: MmaInput>(&self, row: usize, k: usize) -> f32 {
+    fn get<T: WgmmaInput>(&self, row: usize, k: usize) -> f32 {
         let linear = self.start as usize
             + (row / 8) * self.stride as usize
             + (row % 8) * self.swizzle as usize
             + k * core::mem::size_of::<T>();
         let addr = swizzle(linear as u32, self.swizzle);
-        T::from_bits(shared_mem::load::<u16>(addr)).to_f32()
+        if core::mem::size_of::<T>() == 1 {
+            T::bits_to_f32(shared_mem::load::<u8>(addr).into())
+        } else {
+            T::bits_to_f32(shared_mem::load::<u16>(addr))
+        }
     }
 }
 
@@ -110,14 +115,18 @@ fn check_warpgroup() -> u32 {
     t % 128
 }
 
+/// The most elements of `K` one instruction takes (FP8's 32).
+const MAX_K: usize = 32;
+
 /// `regs = A · B (+ regs)` for this thread's elements, `a_rows` its two rows of `A`
-/// (rows `r0` and `r0 + 8`) and `b` the descriptor of `B`.
+/// (rows `r0` and `r0 + 8`, the first `T::K_STEP` elements of each) and `b` the
+/// descriptor of `B`.
 #[track_caller]
-fn multiply<T: MmaInput>(
+fn multiply<T: WgmmaInput>(
     regs: &mut [f32],
     n: usize,
     t: u32,
-    a_rows: &[[f32; 16]; 2],
+    a_rows: &[[f32; MAX_K]; 2],
     b: u64,
     accumulate: bool,
 ) {
@@ -126,10 +135,11 @@ fn multiply<T: MmaInput>(
     let coords = crate::wgmma::Accum128::coords;
     let (r0, _) = coords(t, 0);
     // Every `i % 4` pattern of columns repeats each 8 columns: n / 4 rows of B.
-    let b_rows: std::vec::Vec<[f32; 16]> = (0..n / 4)
+    let k_step = T::K_STEP;
+    let b_rows: std::vec::Vec<[f32; MAX_K]> = (0..n / 4)
         .map(|q| {
             let (_, c) = coords(t, 4 * (q / 2) + q % 2);
-            core::array::from_fn(|k| b.get::<T>(c, k))
+            core::array::from_fn(|k| if k < k_step { b.get::<T>(c, k) } else { 0.0 })
         })
         .collect();
     for (i, reg) in regs.iter_mut().enumerate() {
@@ -137,7 +147,7 @@ fn multiply<T: MmaInput>(
         debug_assert!(c < n && (r == r0 || r == r0 + 8));
         let (ar, br) = (&a_rows[(r - r0) / 8], &b_rows[2 * (i / 4) + i % 2]);
         let mut sum = if accumulate { *reg } else { 0.0 };
-        for k in 0..16 {
+        for k in 0..k_step {
             sum += ar[k] * br[k];
         }
         *reg = sum;
@@ -145,23 +155,36 @@ fn multiply<T: MmaInput>(
 }
 
 /// `Accum::mma_async`: `regs` (this thread's part of the 64 × `n` accumulator) =
-/// `A · B (+ regs)`, `A` 64 × 16 and `B` `n` × 16 from the descriptors. The thread reads
-/// only the two rows of `A` and the `n / 4` rows of `B` its elements need.
+/// `A · B (+ regs)`, `A` 64 × `K_STEP` and `B` `n` × `K_STEP` from the descriptors. The
+/// thread reads only the two rows of `A` and the `n / 4` rows of `B` its elements need.
 #[track_caller]
-pub(crate) fn mma_async<T: MmaInput>(regs: &mut [f32], n: usize, a: u64, b: u64, accumulate: bool) {
+pub(crate) fn mma_async<T: WgmmaInput>(
+    regs: &mut [f32],
+    n: usize,
+    a: u64,
+    b: u64,
+    accumulate: bool,
+) {
     let t = check_warpgroup();
     let a = decode(a, "A");
     a.hold(64);
     let (r0, _) = crate::wgmma::Accum128::coords(t, 0);
-    let a_rows: [[f32; 16]; 2] =
-        core::array::from_fn(|h| core::array::from_fn(|k| a.get::<T>(r0 + 8 * h, k)));
+    let a_rows: [[f32; MAX_K]; 2] = core::array::from_fn(|h| {
+        core::array::from_fn(|k| {
+            if k < T::K_STEP {
+                a.get::<T>(r0 + 8 * h, k)
+            } else {
+                0.0
+            }
+        })
+    });
     multiply::<T>(regs, n, t, &a_rows, b, accumulate);
 }
 
 /// `Accum::mma_async_reg_a`: as [`mma_async`], `A`'s rows gathered from the warp's
 /// fragments with shuffles (the lanes of a quad hold a row between them).
 #[track_caller]
-pub(crate) fn mma_async_reg_a<T: MmaInput>(
+pub(crate) fn mma_async_reg_a<T: WgmmaInput + MmaInput>(
     regs: &mut [f32],
     n: usize,
     a: &crate::mma::FragA<T>,
@@ -171,7 +194,7 @@ pub(crate) fn mma_async_reg_a<T: MmaInput>(
     use crate::mma::FragA;
     let t = check_warpgroup();
     let lane = t % 32;
-    let mut a_rows = [[0f32; 16]; 2];
+    let mut a_rows = [[0f32; MAX_K]; 2];
     // Lane `lane` needs rows `lane / 4` and `lane / 4 + 8` of its warp's 16 x 16 tile:
     // they live in the four lanes of its quad.
     for src in 0..32u32 {

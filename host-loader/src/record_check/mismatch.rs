@@ -251,6 +251,10 @@ fn class_hint(device: ValueClass, host: ValueClass) -> &'static str {
         | (_, ValueClass::BFloat16 | ValueClass::Float16) => {
             "; `bf16`, `f16` and `u16` read the same 16 bits as different numbers"
         }
+        (ValueClass::Float8E4M3 | ValueClass::Float8E5M2, _)
+        | (_, ValueClass::Float8E4M3 | ValueClass::Float8E5M2) => {
+            "; `F8E4M3`, `F8E5M2` and `u8` read the same 8 bits as different numbers"
+        }
         _ => "",
     }
 }
