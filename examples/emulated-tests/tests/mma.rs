@@ -4,6 +4,7 @@
 //! at square and ragged sizes, output poisoned first.
 
 use device_std::emulator::{self, GlobalMut, LaunchConfig};
+use device_std::fp8::Fp8;
 use device_std::mma::{Accum, FragA, FragB};
 use device_std::{bf16, f16, kernel, thread, DisjointSlice, SharedArray};
 use emulated_tests::emulate::POISON;
@@ -81,8 +82,8 @@ fn gemm_bf16_matches_the_f64_reference_at_square_and_ragged_sizes() {
 
 /// An emulated tensor map of the row-major `rows × k` matrix `x` (K-major), copied in
 /// boxes of `box_k × box_rows` with the 128-byte swizzle, as the wgmma kernels read it.
-fn kmajor_map(
-    x: &[bf16],
+fn kmajor_map<T: device_std::PlainData>(
+    x: &[T],
     rows: usize,
     k: usize,
     box_k: usize,
@@ -97,7 +98,7 @@ fn kmajor_map(
             x.as_ptr().cast_mut(),
             rows * k,
             &[k as u64, rows as u64],
-            &[2 * k as u64],
+            &[(core::mem::size_of::<T>() * k) as u64],
             &[box_k as u32, box_rows as u32],
             swizzle,
         )
@@ -164,6 +165,138 @@ fn gemm_wgmma_matches_the_f64_reference_at_whole_and_ragged_tiles() {
         // The bf16 rounding of the output is about 2e-3.
         assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
     }
+}
+
+/// `n` random FP8 values: `f32`s uniform in (-range, range) rounded to the type
+/// (saturating), as a scaled tensor is quantised.
+fn random_fp8<T: Fp8>(r: &mut impl Rng, n: usize, range: f32) -> Vec<T> {
+    (0..n)
+        .map(|_| T::from_bits(T::pack2(r.random_range(-range..range), 0.0) as u8))
+        .collect()
+}
+
+/// `c = scale · a · bᵀ` in `f64` for FP8 `a` (`m × k`) and `bt` (`n × k`).
+fn matmul_bt_fp8<T: Fp8>(a: &[T], bt: &[T], m: usize, n: usize, k: usize, scale: f64) -> Vec<f64> {
+    let f = |x: T| f64::from(T::unpack2(x.to_bits().into())[0]);
+    (0..m * n)
+        .map(|e| {
+            let (i, j) = (e / n, e % n);
+            scale
+                * (0..k)
+                    .map(|p| f(a[i * k + p]) * f(bt[j * k + p]))
+                    .sum::<f64>()
+        })
+        .collect()
+}
+
+#[test]
+fn gemm_wgmma_fp8_matches_the_f64_reference_at_whole_and_ragged_tiles() {
+    use device_std::F8E4M3;
+    use mma_gemm_kernels::{WG_BK_FP8, WG_BM, WG_BN};
+    // One whole tile; a ragged one (edges masked, k short of a stage, a multiple of 16
+    // as the maps need); two tiles of rows with more k-stages than the ring holds.
+    for (m, n, k, seed) in [(128, 256, 128, 91), (77, 45, 48, 92), (200, 256, 640, 93)] {
+        let mut r = rng(seed);
+        // Values up to ±400 (e4m3's range is ±448), as per-tensor scaling leaves them.
+        let a = random_fp8::<F8E4M3>(&mut r, m * k, 400.0);
+        let bt = random_fp8::<F8E4M3>(&mut r, n * k, 400.0);
+        let scale = 1.0 / (400.0 * 400.0);
+        let want = matmul_bt_fp8(&a, &bt, m, n, k, f64::from(scale));
+        let map_a = kmajor_map(&a, m, k, WG_BK_FP8, WG_BM, 128);
+        let map_b = kmajor_map(&bt, n, k, WG_BK_FP8, WG_BN, 128);
+        let mut c = vec![bf16::NAN; m * n];
+        let out = GlobalMut::new(&mut c);
+        let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
+        let (mm, nn, kk) = (m as u32, n as u32, k as u32);
+        let cfg = LaunchConfig::new((tiles as u32, 1, 1), (384, 1, 1))
+            .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES);
+        emulator::launch(cfg, || {
+            mma_gemm_kernels::gemm_wgmma_fp8(
+                map_a.as_param(),
+                map_b.as_param(),
+                out.disjoint(),
+                mm,
+                nn,
+                kk,
+                8,
+                scale,
+            )
+        })
+        .unwrap();
+        let (err, unwritten) = frobenius(c.iter().map(|x| x.to_f64()), &want);
+        assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
+        // The products are exact in f32 and the sums short: the bf16 output rounding
+        // (about 2e-3) dominates.
+        assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
+    }
+}
+
+/// One `wgmma.m64n64k32` step with FP8 inputs of type `T` (A 64 × 32, B 64 × 32, both
+/// K-major, loaded by tensor copies with the 32-byte swizzle) under the emulator, each
+/// accumulator element against the exact `f64` dot product: the values are small
+/// integers, so every product and partial sum is exact in `f32` and the comparison is
+/// bit for bit.
+fn wgmma_fp8_step<T: Fp8 + device_std::wgmma::WgmmaInput + device_std::PlainData>(seed: u64) {
+    use device_std::tma::TensorMap;
+    use device_std::wgmma::{commit_group, Accum64, KMajorTile};
+    use device_std::{Mbarrier, Phase};
+    let mut r = rng(seed);
+    let round = |v: Vec<T>| -> Vec<T> {
+        v.into_iter()
+            .map(|x| {
+                let f = T::unpack2(x.to_bits().into())[0].round();
+                T::from_bits(T::pack2(f, 0.0) as u8)
+            })
+            .collect()
+    };
+    let a = round(random_fp8::<T>(&mut r, 64 * 32, 8.0));
+    let bt = round(random_fp8::<T>(&mut r, 64 * 32, 8.0));
+    let want = matmul_bt_fp8(&a, &bt, 64, 64, 32, 1.0);
+    let map_a = kmajor_map(&a, 64, 32, 32, 64, 32);
+    let map_b = kmajor_map(&bt, 64, 32, 32, 64, 32);
+    let mut c = vec![f32::NAN; 64 * 64];
+    let out = GlobalMut::new(&mut c);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (128, 1, 1)), || {
+        let (ma, mb): (
+            TensorMap<T, 2, 32, 64, 1, 1, 1, 32>,
+            TensorMap<T, 2, 32, 64, 1, 1, 1, 32>,
+        ) = (map_a.as_param(), map_b.as_param());
+        let (sa, sb) = (
+            SharedArray::<T, { 64 * 32 }, 256>::new(),
+            SharedArray::<T, { 64 * 32 }, 256>::new(),
+        );
+        let bar = Mbarrier::new(1);
+        if thread::thread_in_block() == 0 {
+            bar.arrive_expect_tx(2 * TensorMap::<T, 2, 32, 64, 1, 1, 1, 32>::BOX_BYTES);
+            ma.load(&sa, [0, 0], &bar);
+            mb.load(&sb, [0, 0], &bar);
+        }
+        bar.wait(&mut Phase::new());
+        let (ta, tb) = (
+            KMajorTile::<T, 64, 32, 32>::of(&sa),
+            KMajorTile::<T, 64, 32, 32>::of(&sb),
+        );
+        let mut acc = Accum64::zero();
+        acc.fence();
+        acc.mma_async(ta.descriptor(0, 0), tb.descriptor(0, 0), false);
+        commit_group();
+        acc.wait::<0>();
+        let mut d: DisjointSlice<f32> = out.disjoint();
+        acc.store(|row, col, v| {
+            // SAFETY: each (row, col) of the 64 x 64 tile belongs to one thread.
+            unsafe { *d.get_unchecked_mut(row * 64 + col) = v };
+        });
+    })
+    .unwrap();
+    for (i, (&g, &w)) in c.iter().zip(&want).enumerate() {
+        assert_eq!(f64::from(g), w, "element ({}, {})", i / 64, i % 64);
+    }
+}
+
+#[test]
+fn wgmma_fp8_step_is_exact_for_e4m3_and_e5m2() {
+    wgmma_fp8_step::<device_std::F8E4M3>(94);
+    wgmma_fp8_step::<device_std::F8E5M2>(95);
 }
 
 /// `wgmma` misuse the emulator reports rather than computing a wrong result.

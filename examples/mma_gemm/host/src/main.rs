@@ -6,7 +6,10 @@
 //! for sm_90 or newer) and `gemm_wgmma` (with `--wgmma`), at the same kind of sizes against
 //! 1e-2. With `--wgmma` also the one-tile `wgmma` kernels:
 //! `wgmma_reg_a` (A from registers) and `wgmma_sw32` / `wgmma_sw64` (the 32- and 64-byte
-//! swizzles), `f32` out against 1e-5.
+//! swizzles), `f32` out against 1e-5; and the FP8 checks (`fp8.rs`): `fp8_convert`'s bits
+//! against the host's conversions, `gemm_wgmma_fp8` against an `f64` reference at 1e-2.
+
+mod fp8;
 
 use anyhow::{bail, Result};
 use clap::Parser;
@@ -107,6 +110,9 @@ fn main() -> Result<()> {
         }
     }
     failed += transposed(&stream, &module, &mut rng, args.seed, args.wgmma)?;
+    if args.wgmma {
+        failed += fp8::check(&stream, &module, &mut rng, args.seed)?;
+    }
     if failed > 0 {
         bail!("{failed} size(s) failed");
     }

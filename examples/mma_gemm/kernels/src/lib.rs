@@ -3,11 +3,15 @@
 //! fast portable one (`c = a · bᵀ`, `bf16` out: `cp.async` pipeline, swizzled shared
 //! memory, `ldmatrix`, double-buffered fragments; sm_80) and [`gemm_mma_tma`], the same
 //! compute fed by tensor copies (sm_90, for targets without `wgmma`); [`gemm_wgmma`],
-//! Hopper's (tensor copies and `wgmma`, sm_90a). Plus one-warp demonstrations of the TensorFloat-32
-//! `mma` ([`mma_tf32_tile`]) and of `stmatrix` ([`stmatrix_tile`], sm_90).
+//! Hopper's (tensor copies and `wgmma`, sm_90a), and [`gemm_wgmma_fp8`], the same with FP8
+//! e4m3 inputs and per-tensor scales. Plus one-warp demonstrations of the TensorFloat-32
+//! `mma` ([`mma_tf32_tile`]) and of `stmatrix` ([`stmatrix_tile`], sm_90), and the FP8
+//! conversions ([`fp8_convert`], sm_89) checked against the host's bits.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_89"))]
+use device_std::F8E4M3;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 use device_std::{bf16, kernel, thread, DisjointSlice};
 
@@ -164,23 +168,86 @@ pub type MapB = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
 /// warpgroup (40 a thread) to the consumers (232).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 #[kernel(max_threads = 384, min_blocks = 1)]
-pub fn gemm_wgmma(
-    a: MapA,
-    b: MapB,
+pub fn gemm_wgmma(a: MapA, b: MapB, c: DisjointSlice<bf16>, m: u32, n: u32, k: u32, group_m: u32) {
+    let a_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BM * WG_BK }, 1024>::new();
+    let b_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BN * WG_BK }, 1024>::new();
+    wgmma_gemm_tile::<bf16, WG_BK, { WG_BM * WG_BK }, { WG_BN * WG_BK }, _, _>(
+        a, b, &a_ring, &b_ring, c, m, n, k, group_m, 1.0,
+    );
+}
+
+/// Elements of `k` per pipeline stage of [`gemm_wgmma_fp8`] (128 bytes, as
+/// [`gemm_wgmma`]'s).
+pub const WG_BK_FP8: usize = 128;
+
+/// The tensor map of `a` that [`gemm_wgmma_fp8`] takes: boxes of 128 (`k`) × 128 (rows),
+/// 128-byte swizzle.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub type MapA8 = device_std::tma::TensorMap<F8E4M3, 2, WG_BK_FP8, WG_BM, 1, 1, 1, 128>;
+/// The tensor map of the stored `b` (`n` × `k`) that [`gemm_wgmma_fp8`] takes: boxes of
+/// 128 (`k`) × 256 rows, 128-byte swizzle.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub type MapB8 = device_std::tma::TensorMap<F8E4M3, 2, WG_BK_FP8, WG_BN, 1, 1, 1, 128>;
+
+/// `c = scale · a · bᵀ` with FP8 e4m3 inputs, `f32` accumulation and `bf16` output: the
+/// same tiling, pipeline and warpgroups as [`gemm_wgmma`], 128 elements of `k` (128
+/// bytes) per stage, `wgmma.m64n256k32.f32.e4m3.e4m3`. `scale` is the product of the
+/// per-tensor scales of `a` and `b` (the factors their values were multiplied by to fit
+/// e4m3's ±448, inverted), applied to the `f32` sums before the `bf16` rounding. `k` must
+/// be a multiple of 16 (the tensor maps' 16-byte row stride); `m` and `n` are free. Launch
+/// as [`gemm_wgmma`]: 384 threads, a 1D grid of `ceil(m / 128) * ceil(n / 256)` blocks.
+/// sm_90a.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[kernel(max_threads = 384, min_blocks = 1)]
+#[allow(clippy::too_many_arguments)] // the launch's parameters, as gemm_wgmma's plus `scale`
+pub fn gemm_wgmma_fp8(
+    a: MapA8,
+    b: MapB8,
+    c: DisjointSlice<bf16>,
+    m: u32,
+    n: u32,
+    k: u32,
+    group_m: u32,
+    scale: f32,
+) {
+    let a_ring = device_std::SharedArray::<F8E4M3, { WG_STAGES * WG_BM * WG_BK_FP8 }, 1024>::new();
+    let b_ring = device_std::SharedArray::<F8E4M3, { WG_STAGES * WG_BN * WG_BK_FP8 }, 1024>::new();
+    wgmma_gemm_tile::<F8E4M3, WG_BK_FP8, { WG_BM * WG_BK_FP8 }, { WG_BN * WG_BK_FP8 }, _, _>(
+        a, b, &a_ring, &b_ring, c, m, n, k, group_m, scale,
+    );
+}
+
+/// The body of [`gemm_wgmma`] and [`gemm_wgmma_fp8`] for element type `T`: `BK` elements
+/// of `k` per stage (128 bytes), `A_TILE` and `B_TILE` the elements of one stage of each
+/// ring (`WG_BM * BK`, `WG_BN * BK`), the rings (of `WG_STAGES` stages) declared by the
+/// kernel. `scale` multiplies the sums before the `bf16` store (1.0 folds away).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // the kernels' parameters, passed through
+fn wgmma_gemm_tile<
+    T: device_std::wgmma::WgmmaInput + device_std::PlainData,
+    const BK: usize,
+    const A_TILE: usize,
+    const B_TILE: usize,
+    const A_RING: usize,
+    const B_RING: usize,
+>(
+    a: device_std::tma::TensorMap<T, 2, BK, WG_BM, 1, 1, 1, 128>,
+    b: device_std::tma::TensorMap<T, 2, BK, WG_BN, 1, 1, 1, 128>,
+    a_ring: &device_std::SharedArray<T, A_RING, 1024>,
+    b_ring: &device_std::SharedArray<T, B_RING, 1024>,
     mut c: DisjointSlice<bf16>,
     m: u32,
     n: u32,
     k: u32,
     group_m: u32,
+    scale: f32,
 ) {
+    use device_std::tma::TensorMap;
     use device_std::wgmma::{commit_group, Accum256, KMajorTile};
-    use device_std::{Mbarriers, Phases, SharedArray};
-    const A_TILE: usize = WG_BM * WG_BK;
-    const B_TILE: usize = WG_BN * WG_BK;
+    use device_std::{Mbarriers, Phases};
     let (m, n, k) = (m as usize, n as usize, k as usize);
     assert!(thread::block_size() == 384 && c.len() >= m * n);
-    let a_ring = SharedArray::<bf16, { WG_STAGES * A_TILE }, 1024>::new();
-    let b_ring = SharedArray::<bf16, { WG_STAGES * B_TILE }, 1024>::new();
     // full[s]: the producer's expect_tx plus the copies' bytes; empty[s]: lane 0 of each
     // of the 8 consumer warps, once its warpgroup's multiplies have read stage s.
     let full = Mbarriers::<WG_STAGES>::new(1);
@@ -193,7 +260,7 @@ pub fn gemm_wgmma(
         group_m as usize,
     );
     let (m0, n0) = (WG_BM * tile_m, WG_BN * tile_n);
-    let k_tiles = k.div_ceil(WG_BK);
+    let k_tiles = k.div_ceil(BK);
     // The warpgroup index, read from lane 0 so that the compiler sees it is the same
     // across the warp: branches on it are then uniform, which wgmma needs to run
     // unserialised (ptxas C7519 otherwise).
@@ -210,9 +277,11 @@ pub fn gemm_wgmma(
                 if kt >= WG_STAGES {
                     empty.wait(s, &mut empty_phases);
                 }
-                full.get(s)
-                    .arrive_expect_tx(MapA::BOX_BYTES + MapB::BOX_BYTES);
-                let kx = (kt * WG_BK) as i32;
+                full.get(s).arrive_expect_tx(
+                    TensorMap::<T, 2, BK, WG_BM, 1, 1, 1, 128>::BOX_BYTES
+                        + TensorMap::<T, 2, BK, WG_BN, 1, 1, 1, 128>::BOX_BYTES,
+                );
+                let kx = (kt * BK) as i32;
                 a.load(&a_ring.part::<A_TILE>(s), [kx, m0 as i32], &full.get(s));
                 b.load(&b_ring.part::<B_TILE>(s), [kx, n0 as i32], &full.get(s));
             }
@@ -223,16 +292,17 @@ pub fn gemm_wgmma(
     let wg = warpgroup - 1;
     let mut acc = Accum256::zero();
     let mut full_phases = Phases::<WG_STAGES>::new();
+    let k_step = KMajorTile::<T, WG_BM, BK, 128>::K_STEP;
     for kt in 0..k_tiles {
         let s = kt % WG_STAGES;
         full.wait(s, &mut full_phases);
-        let at = KMajorTile::<bf16, WG_BM, WG_BK, 128>::of(&a_ring.part::<A_TILE>(s));
-        let bt = KMajorTile::<bf16, WG_BN, WG_BK, 128>::of(&b_ring.part::<B_TILE>(s));
+        let at = KMajorTile::<T, WG_BM, BK, 128>::of(&a_ring.part::<A_TILE>(s));
+        let bt = KMajorTile::<T, WG_BN, BK, 128>::of(&b_ring.part::<B_TILE>(s));
         acc.fence();
-        for kk in 0..WG_BK / 16 {
+        for kk in 0..BK / k_step {
             acc.mma_async(
-                at.descriptor(64 * wg, 16 * kk),
-                bt.descriptor(0, 16 * kk),
+                at.descriptor(64 * wg, k_step * kk),
+                bt.descriptor(0, k_step * kk),
                 kt > 0 || kk > 0,
             );
         }
@@ -244,6 +314,7 @@ pub fn gemm_wgmma(
         }
     }
     acc.wait::<0>();
+    acc.scale(scale);
     let row0 = m0 + 64 * wg;
     let out = c.as_mut_ptr();
     if row0 + 64 <= m && n0 + WG_BN <= n && n % 2 == 0 {
@@ -1147,5 +1218,39 @@ pub fn stmatrix_tile(x: &[f32], mut out: DisjointSlice<bf16>) {
     for e in (lane..256).step_by(32) {
         // SAFETY: lane l writes elements l, l + 32, ...: each element once.
         unsafe { *out.get_unchecked_mut(e) = tile.read((e / 16) * 24 + 8 + e % 16) };
+    }
+}
+
+/// FP8 conversions on the GPU, for comparison with the host's bits (sm_89): each thread
+/// converts `x[2 i]` and `x[2 i + 1]` with [`Fp8::pack2`](device_std::fp8::Fp8::pack2) to
+/// both types, writes the pair's bits to `e4m3[i]` and `e5m2[i]` (low byte from
+/// `x[2 i]`), and converts them back with `unpack2`, writing the four `f32`s to
+/// `back[4 i ..]` (e4m3's two, then e5m2's). Any 1D launch covering `x.len() / 2`
+/// threads; extra threads do nothing.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_89"))]
+#[kernel]
+pub fn fp8_convert(
+    x: &[f32],
+    mut e4m3: DisjointSlice<u16>,
+    mut e5m2: DisjointSlice<u16>,
+    mut back: DisjointSlice<f32>,
+) {
+    use device_std::fp8::Fp8;
+    use device_std::F8E5M2;
+    let i = thread::index_1d().get();
+    if 2 * i + 1 >= x.len() || i >= e4m3.len() || i >= e5m2.len() || 4 * i + 3 >= back.len() {
+        return;
+    }
+    let (lo, hi) = (x[2 * i], x[2 * i + 1]);
+    let (p4, p5) = (F8E4M3::pack2(lo, hi), F8E5M2::pack2(lo, hi));
+    let ([a, b], [c, d]) = (F8E4M3::unpack2(p4), F8E5M2::unpack2(p5));
+    // SAFETY: thread i writes element i of e4m3 and e5m2 and elements 4 i .. 4 i + 4 of
+    // back, each once, inside the lengths checked above.
+    unsafe {
+        *e4m3.get_unchecked_mut(i) = p4;
+        *e5m2.get_unchecked_mut(i) = p5;
+        for (j, v) in [a, b, c, d].into_iter().enumerate() {
+            *back.get_unchecked_mut(4 * i + j) = v;
+        }
     }
 }
