@@ -14,6 +14,8 @@ use std::sync::Arc;
 use crate::timing::{interleaved_medians, median_ms, Launch, Row};
 use crate::Options;
 
+mod fp8_gemm;
+
 /// What every case needs.
 pub struct Env<'a> {
     pub ctx: &'a Arc<CudaContext>,
@@ -78,6 +80,10 @@ pub const ALL: &[Case] = &[
     Case {
         name: "gemm_bf16",
         run: gemm_bf16,
+    },
+    Case {
+        name: "gemm_fp8",
+        run: fp8_gemm::gemm_fp8,
     },
 ];
 

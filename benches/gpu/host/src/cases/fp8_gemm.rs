@@ -1,0 +1,259 @@
+//! The FP8 GEMM: `examples/mma_gemm`'s `gemm_wgmma_fp8` (`c = scale · a · bᵀ`, e4m3 in,
+//! `bf16` out, `f32` accumulation) against cuBLASLt's FP8 matmul (`cublasLtMatmul`
+//! with `CUDA_R_8F_E4M3` operands, `CUDA_R_16BF` output, `CUBLAS_COMPUTE_32F`, the
+//! "TN" form FP8 requires) at 4096³ and 8192³, interleaved in one run. cuBLASLt runs
+//! twice: with `CUBLASLT_MATMUL_DESC_FAST_ACCUM` on (the sums stay in the tensor
+//! cores' accumulators, as ours do: the like-for-like reference) and off (its
+//! default, which adds partial sums into `f32` registers every few `k`-steps).
+
+use anyhow::{ensure, Result};
+use core::ffi::c_void;
+use cudarc::cublaslt::{result as lt, sys};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use device_std::{bf16, F8E4M3};
+use rand::Rng;
+use std::sync::Arc;
+
+use super::{rng, timed, Env, Launch, Row};
+
+/// One cuBLASLt FP8 matmul plan for `n × n × n`: handle, descriptors, the heuristic's
+/// algorithm and its workspace, freed on drop.
+struct LtFp8 {
+    handle: sys::cublasLtHandle_t,
+    desc: sys::cublasLtMatmulDesc_t,
+    layouts: [sys::cublasLtMatrixLayout_t; 3],
+    algo: sys::cublasLtMatmulAlgo_t,
+    workspace: CudaSlice<u8>,
+}
+
+impl LtFp8 {
+    /// Row-major `c` (`n × n`) = `a · bᵀ` is column-major `cᵀ = b · aᵀ`: cuBLASLt's `A`
+    /// is our `b` (stored `n × k`, read transposed), its `B` our `a`.
+    fn new(stream: &Arc<CudaStream>, n: usize, fast_accum: bool) -> Result<Self> {
+        let handle = lt::create_handle()?;
+        let desc = lt::create_matmul_desc(
+            sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            sys::cudaDataType::CUDA_R_32F,
+        )?;
+        let set = |attr, value: i32| -> Result<()> {
+            // SAFETY: `desc` is live; each of these attributes is an `int32_t`.
+            unsafe {
+                lt::set_matmul_desc_attribute(
+                    desc,
+                    attr,
+                    (&value as *const i32).cast(),
+                    core::mem::size_of::<i32>(),
+                )
+            }?;
+            Ok(())
+        };
+        use sys::cublasLtMatmulDescAttributes_t as A;
+        set(A::CUBLASLT_MATMUL_DESC_TRANSA, 1)?; // CUBLAS_OP_T
+        set(A::CUBLASLT_MATMUL_DESC_TRANSB, 0)?; // CUBLAS_OP_N
+        set(A::CUBLASLT_MATMUL_DESC_FAST_ACCUM, i32::from(fast_accum))?;
+        let n64 = n as u64;
+        let layouts = [
+            lt::create_matrix_layout(sys::cudaDataType::CUDA_R_8F_E4M3, n64, n64, n as i64)?,
+            lt::create_matrix_layout(sys::cudaDataType::CUDA_R_8F_E4M3, n64, n64, n as i64)?,
+            lt::create_matrix_layout(sys::cudaDataType::CUDA_R_16BF, n64, n64, n as i64)?,
+        ];
+        let workspace_bytes = 32usize << 20; // NVIDIA's recommendation for Hopper
+        let pref = lt::create_matmul_pref()?;
+        // SAFETY: `pref` is live; the attribute is a `uint64_t`.
+        unsafe {
+            let bytes = workspace_bytes as u64;
+            lt::set_matmul_pref_attribute(
+                pref,
+                sys::cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                (&bytes as *const u64).cast(),
+                core::mem::size_of::<u64>(),
+            )?;
+        }
+        // SAFETY: every descriptor is live; C and D share a layout.
+        let heuristic = unsafe {
+            lt::get_matmul_algo_heuristic(
+                handle, desc, layouts[0], layouts[1], layouts[2], layouts[2], pref,
+            )
+        };
+        // SAFETY: created above, used by nothing after this.
+        unsafe { lt::destroy_matmul_pref(pref) }?;
+        let workspace = stream.alloc_zeros::<u8>(workspace_bytes)?;
+        Ok(LtFp8 {
+            handle,
+            desc,
+            layouts,
+            algo: heuristic?.algo,
+            workspace,
+        })
+    }
+
+    /// `c = alpha · a · bᵀ` (row-major, `n × n`), enqueued on `stream`.
+    fn run(
+        &self,
+        stream: &Arc<CudaStream>,
+        alpha: f32,
+        a: &CudaSlice<F8E4M3>,
+        b: &CudaSlice<F8E4M3>,
+        c: &mut CudaSlice<bf16>,
+    ) -> Result<()> {
+        let beta = 0.0f32;
+        let (pa, _ga) = a.device_ptr(stream);
+        let (pb, _gb) = b.device_ptr(stream);
+        let (pw, _gw) = self.workspace.device_ptr(stream);
+        let (pc, _gc) = c.device_ptr_mut(stream);
+        // SAFETY: the plan was made for these shapes and types; each buffer holds n * n
+        // elements (checked by the caller) and outlives the enqueued matmul (the guards
+        // record its use on the stream).
+        unsafe {
+            lt::matmul(
+                self.handle,
+                self.desc,
+                (&alpha as *const f32).cast(),
+                (&beta as *const f32).cast(),
+                pb as *const c_void,
+                self.layouts[0],
+                pa as *const c_void,
+                self.layouts[1],
+                pc as *const c_void,
+                self.layouts[2],
+                pc as *mut c_void,
+                self.layouts[2],
+                &self.algo,
+                pw as *mut c_void,
+                self.workspace.len(),
+                stream.cu_stream() as sys::cudaStream_t,
+            )
+        }?;
+        Ok(())
+    }
+}
+
+impl Drop for LtFp8 {
+    fn drop(&mut self) {
+        // SAFETY: created in `new`, destroyed once; failures cannot be reported from
+        // a drop and leave nothing to undo.
+        unsafe {
+            for l in self.layouts {
+                let _ = lt::destroy_matrix_layout(l);
+            }
+            let _ = lt::destroy_matmul_desc(self.desc);
+            let _ = lt::destroy_handle(self.handle);
+        }
+    }
+}
+
+/// The case: both kernels checked on sampled elements against an `f64` reference, then
+/// timed. Needs `--gemm-ptx`.
+pub(super) fn gemm_fp8(env: &Env) -> Result<Vec<Row>> {
+    use host_loader::tma::TensorMap;
+    use host_loader::SliceMut;
+    use mma_gemm_kernels::{WG_BK_FP8, WG_BM, WG_BN};
+    type MapA<'a> = TensorMap<'a, F8E4M3, 2, WG_BK_FP8, WG_BM, 1, 1, 1, 128>;
+    type MapB<'a> = TensorMap<'a, F8E4M3, 2, WG_BK_FP8, WG_BN, 1, 1, 1, 128>;
+    let Some(module) = env.gemm else {
+        anyhow::bail!("gemm_fp8 needs --gemm-ptx (examples/mma_gemm built with --arch sm_90a)");
+    };
+    let gemm = module.kernel::<(
+        MapA<'static>,
+        MapB<'static>,
+        SliceMut<bf16>,
+        u32,
+        u32,
+        u32,
+        u32,
+        f32,
+    )>("gemm_wgmma_fp8")?;
+    let sizes: &[usize] = if env.opts.quick {
+        &[512]
+    } else {
+        &[4096, 8192]
+    };
+    // Values up to ±400 (per-tensor scaling's target range for e4m3), scales undone
+    // in the epilogue.
+    let scale = 1.0f32 / (400.0 * 400.0);
+    let mut rows = Vec::new();
+    for &n in sizes {
+        let mut r = rng(env, 13 + n as u64);
+        let mut draw = |len: usize| -> Vec<F8E4M3> {
+            (0..len)
+                .map(|_| F8E4M3::from_f32(r.random_range(-400.0..400.0)))
+                .collect()
+        };
+        let (a, bt) = (draw(n * n), draw(n * n));
+        let (a_d, b_d) = (env.stream.clone_htod(&a)?, env.stream.clone_htod(&bt)?);
+        let dims = [n as u64, n as u64];
+        let stride = [n as u64];
+        let map_a = MapA::tiled(env.stream, &a_d, dims, &stride)?;
+        let map_b = MapB::tiled(env.stream, &b_d, dims, &stride)?;
+        let n32 = n as u32;
+        let cfg = host_loader::LaunchConfig {
+            grid_dim: (u32::try_from(n.div_ceil(WG_BN) * n.div_ceil(WG_BM))?, 1, 1),
+            block_dim: (384, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: each block writes its 128 x 256 tile of c, inside n * n; the maps
+        // describe a_d and b_d, which outlive every launch.
+        let rust = |c: &mut CudaSlice<bf16>| -> Result<()> {
+            ensure!(c.len() >= n * n);
+            Ok(unsafe {
+                gemm.launch(
+                    env.stream,
+                    cfg,
+                    (&map_a, &map_b, c, n32, n32, n32, 8, scale),
+                )
+            }?)
+        };
+        let (fast, exact) = (
+            LtFp8::new(env.stream, n, true)?,
+            LtFp8::new(env.stream, n, false)?,
+        );
+        let lt_fast = |c: &mut CudaSlice<bf16>| {
+            ensure!(c.len() >= n * n);
+            fast.run(env.stream, scale, &a_d, &b_d, c)
+        };
+        let lt_exact = |c: &mut CudaSlice<bf16>| {
+            ensure!(c.len() >= n * n);
+            exact.run(env.stream, scale, &a_d, &b_d, c)
+        };
+        let sample: Vec<(usize, usize)> = (0..2048)
+            .map(|_| (r.random_range(0..n), r.random_range(0..n)))
+            .collect();
+        let variants: [(&'static str, Launch<'_, CudaSlice<bf16>>); 3] = [
+            ("rust", &rust),
+            ("cuBLASLt fast accum", &lt_fast),
+            ("cuBLASLt", &lt_exact),
+        ];
+        for (who, launch) in variants {
+            let mut c = env.stream.clone_htod(&vec![bf16::NAN; n * n])?;
+            launch(&mut c)?;
+            let got = env.stream.clone_dtoh(&c)?;
+            ensure!(
+                got.iter().all(|v| v.is_finite()),
+                "gemm_fp8 {who}: an output element was not written"
+            );
+            // Each sampled element within 2^-7 relative (the bf16 output's rounding is
+            // 2^-9) plus the accumulation's 1e-3 * sqrt(n) of the scaled row norms.
+            for &(i, j) in &sample {
+                let dot: f64 = (0..n)
+                    .map(|p| f64::from(a[i * n + p].to_f32()) * f64::from(bt[j * n + p].to_f32()))
+                    .sum();
+                let want = f64::from(scale) * dot;
+                let g = got[i * n + j].to_f64();
+                ensure!(
+                    (g - want).abs() <= want.abs() / 128.0 + 1e-3 * (n as f64).sqrt(),
+                    "gemm_fp8 {who}: C[{i}][{j}] = {g}, want {want}"
+                );
+            }
+        }
+        let mut c = env.stream.alloc_zeros::<bf16>(n * n)?;
+        rows.append(&mut timed(
+            env,
+            &format!("gemm_fp8 {n}³"),
+            (0.0, 2.0 * (n as f64).powi(3)),
+            &mut c,
+            |_| Ok(()),
+            &variants,
+        )?);
+    }
+    Ok(rows)
+}
