@@ -144,7 +144,7 @@ pub fn acosh(x: f64) -> f64 {
         return if x == f64::INFINITY {
             x
         } else {
-            (x - x) / (x - x)
+            f64::NAN // a literal: 0/0 would add a division's slow path
         };
     }
     if x > 268435456.0 {
@@ -175,7 +175,7 @@ pub fn atanh(x: f64) -> f64 {
         return if a == 1.0 {
             f64::INFINITY.copysign(x)
         } else {
-            (x - x) / (x - x)
+            f64::NAN // a literal: 0/0 would add a division's slow path
         };
     }
     if a < TINY {

@@ -194,7 +194,7 @@ fn asin_reduced(a: f64) -> (bool, f64, f64) {
 pub fn asin(x: f64) -> f64 {
     let a = x.abs();
     if !(a <= 1.0) {
-        return (x - x) / (x - x);
+        return f64::NAN; // |x| > 1 or NaN: a literal, as 0/0 would add a division's slow path
     }
     let (big, h, t) = asin_reduced(a);
     let r = if big {
@@ -213,7 +213,7 @@ pub fn asin(x: f64) -> f64 {
 pub fn acos(x: f64) -> f64 {
     let a = x.abs();
     if !(a <= 1.0) {
-        return (x - x) / (x - x);
+        return f64::NAN; // |x| > 1 or NaN: a literal, as 0/0 would add a division's slow path
     }
     let (big, h, t) = asin_reduced(a);
     if !big {

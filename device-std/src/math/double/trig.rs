@@ -36,6 +36,9 @@ const COS_C: [f64; 7] = [
 
 /// The bits of 2/π, 64 to a word, most significant first (`scripts/math_coeffs_f64.py`
 /// prints them too); 32 words so that a masked index never leaves the table.
+/// [`SIN_C`] and [`COS_C`], indexed by the quadrant's parity in [`sin_q`].
+const SINCOS_C: [[f64; 7]; 2] = [SIN_C, COS_C];
+
 static TWO_OVER_PI: [u64; 32] = [
     0xA2F9836E4E441529,
     0xFC2757D1F534DDC0,
@@ -227,12 +230,13 @@ fn sin_q(n: u32, rh: f64, rl: f64) -> f64 {
     } else {
         (rh, rh * z, fma(-hz, rl, rl))
     };
-    // Bit masks, not `if`: LLVM would turn selected constants into table loads.
+    // The coefficients loaded from a two-row table (as nvcc's sin does), not selected
+    // between two constants with bit masks (four integer instructions a coefficient).
     let m = ((n & 1) as u64).wrapping_neg();
-    let c = |i: usize| f64::from_bits((SIN_C[i].to_bits() & !m) | (COS_C[i].to_bits() & m));
-    let mut acc = c(6);
+    let row = &SINCOS_C[(n & 1) as usize];
+    let mut acc = row[6];
     for i in (0..6).rev() {
-        acc = fma(acc, z, c(i));
+        acc = fma(acc, z, row[i]);
     }
     let v = hi + fma(a, acc, b);
     // The sine keeps rh's sign (its tail is smaller than |rh|), also at rh = -0, where
