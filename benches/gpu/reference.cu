@@ -185,6 +185,68 @@ REF void __cluster_dims__(2, 1, 1) cluster_histogram_ref(const unsigned char* __
         if (local[b]) atomicAdd(bins + base + b, local[b]);
 }
 
+// The 65,536-bin histograms of u16 values (bins added to; the host zeroes them), as
+// the Rust kernels: 16-byte loads of eight values, the unaligned head and tail one by
+// one. The 128 KiB of bins per block are dynamic shared memory here (C++ caps static
+// shared memory at 48 KiB): launch with 131072 bytes and the attribute that allows it.
+template <typename F>
+__device__ __forceinline__ void for_each_u16(const unsigned short* data, unsigned long long n, F f) {
+    unsigned long long head = ((16 - (reinterpret_cast<uintptr_t>(data) & 15)) & 15) / 2;
+    if (head > n) head = n;
+    unsigned long long n8 = (n - head) / 8;
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    unsigned long long tid = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    const uint4* d8 = reinterpret_cast<const uint4*>(data + head);
+    for (unsigned long long i = tid; i < n8; i += stride) {
+        uint4 v = d8[i];
+        unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            f(w[k] & 0xffff);
+            f(w[k] >> 16);
+        }
+    }
+    for (unsigned long long i = tid; i < head; i += stride) f(data[i]);
+    for (unsigned long long i = head + n8 * 8 + tid; i < n; i += stride) f(data[i]);
+}
+
+// Bins split over a cluster of two: CTA rank r holds bins 32768 r .., every value
+// added in the owning CTA through distributed shared memory; the input read once.
+REF void __cluster_dims__(2, 1, 1) cluster_histogram_wide_ref(const unsigned short* __restrict__ data, unsigned* __restrict__ bins, unsigned long long n) {
+    namespace cg = cooperative_groups;
+    extern __shared__ unsigned wide_local[];
+    cg::cluster_group cluster = cg::this_cluster();
+    for (unsigned b = threadIdx.x; b < 32768; b += blockDim.x) wide_local[b] = 0;
+    cluster.sync();
+    unsigned* low = cluster.map_shared_rank(wide_local, 0);
+    unsigned* high = cluster.map_shared_rank(wide_local, 1);
+    for_each_u16(data, n, [&](unsigned v) { atomicAdd((v < 32768 ? low : high) + (v & 32767), 1u); });
+    cluster.sync();
+    unsigned base = cluster.block_rank() * 32768;
+    for (unsigned b = threadIdx.x; b < 32768; b += blockDim.x)
+        if (wide_local[b]) atomicAdd(bins + base + b, wide_local[b]);
+}
+
+// Without clusters: two passes, each counting one half of the bins in the block's
+// shared memory over its grid-stride share of the input (the input read twice).
+REF void histogram_wide_halves_ref(const unsigned short* __restrict__ data, unsigned* __restrict__ bins, unsigned long long n) {
+    extern __shared__ unsigned wide_local[];
+    for (unsigned half = 0; half < 2; half++) {
+        for (unsigned b = threadIdx.x; b < 32768; b += blockDim.x) wide_local[b] = 0;
+        __syncthreads();
+        for_each_u16(data, n, [&](unsigned v) { if ((v >> 15) == half) atomicAdd(wide_local + (v & 32767), 1u); });
+        __syncthreads();
+        for (unsigned b = threadIdx.x; b < 32768; b += blockDim.x)
+            if (wide_local[b]) atomicAdd(bins + half * 32768 + b, wide_local[b]);
+        __syncthreads();
+    }
+}
+
+// Straight into global memory: one atomicAdd per value.
+REF void histogram_wide_global_ref(const unsigned short* __restrict__ data, unsigned* __restrict__ bins, unsigned long long n) {
+    for_each_u16(data, n, [&](unsigned v) { atomicAdd(bins + v, 1u); });
+}
+
 // Sum of x into *out (zeroed by the host): grid-stride float4 loads, warp
 // shuffles, one shared slot per warp, one atomicAdd per block.
 REF void reduce_sum_ref(const float* __restrict__ x, float* __restrict__ out, unsigned long long n) {

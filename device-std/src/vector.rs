@@ -102,6 +102,10 @@ vector!(
     /// Sixteen bytes.
     U8x16, u8, 16
 );
+vector!(
+    /// Eight `u16` (`ushort8`, e.g. 16-bit histogram keys).
+    U16x8, u16, 8
+);
 
 /// Splits `s` into a scalar head, the longest run of 16-byte-aligned
 /// vectors, and a scalar tail (`slice::align_to`, made safe by [`Vector`]).

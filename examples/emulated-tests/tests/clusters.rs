@@ -92,6 +92,50 @@ fn cluster_histogram_matches_the_cpu() {
     }
 }
 
+/// The 65,536-bin histograms of `u16` values (bins over a cluster, in two passes, in
+/// global memory) against the CPU, at lengths whose vector body starts unaligned
+/// (a slice from element 1), is empty, or is all tail. Skewed data (a quarter one value)
+/// puts many atomics on one bin of each half.
+#[test]
+fn wide_histograms_match_the_cpu() {
+    use bench_kernels::{WIDE_BINS, WIDE_SHARED_BYTES};
+    let mut r = rng(32);
+    for n in [50_001usize, 9, 0] {
+        let all: Vec<u16> = (0..n + 1)
+            .map(|_| {
+                if r.random_bool(0.25) {
+                    40_000
+                } else {
+                    r.random()
+                }
+            })
+            .collect();
+        let data = &all[1..];
+        let mut want = vec![0u32; WIDE_BINS];
+        for &v in data {
+            want[v as usize] += 1;
+        }
+        let cluster = LaunchConfig::new((4, 1, 1), (128, 1, 1))
+            .with_cluster(2, 1, 1)
+            .with_dynamic_shared(WIDE_SHARED_BYTES);
+        let halves =
+            LaunchConfig::new((2, 2, 1), (128, 1, 1)).with_dynamic_shared(WIDE_SHARED_BYTES);
+        let global = LaunchConfig::new((3, 1, 1), (64, 1, 1));
+        type K = fn(&[u16], *mut u32);
+        let kernels: [(&str, LaunchConfig, K); 3] = [
+            ("cluster", cluster, bench_kernels::cluster_histogram_wide),
+            ("halves", halves, bench_kernels::histogram_wide_halves),
+            ("global", global, bench_kernels::histogram_wide_global),
+        ];
+        for (name, cfg, kernel) in kernels {
+            let mut bins = vec![0u32; WIDE_BINS];
+            let o = GlobalMut::new(&mut bins);
+            emulator::launch(cfg, || kernel(data, o.as_mut_ptr())).unwrap();
+            assert!(bins == want, "{name}, n = {n}");
+        }
+    }
+}
+
 #[test]
 fn a_cluster_launch_that_does_not_tile_the_grid_is_refused() {
     let mut bins = vec![0u32; 256];

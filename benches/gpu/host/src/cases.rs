@@ -15,6 +15,7 @@ use crate::timing::{interleaved_medians, median_ms, Launch, Row};
 use crate::Options;
 
 mod fp8_gemm;
+mod histogram_wide;
 
 /// What every case needs.
 pub struct Env<'a> {
@@ -68,6 +69,10 @@ pub const ALL: &[Case] = &[
     Case {
         name: "cluster_histogram",
         run: cluster_histogram,
+    },
+    Case {
+        name: "histogram_wide",
+        run: histogram_wide::histogram_wide,
     },
     Case {
         name: "softmax",

@@ -7,7 +7,7 @@
 
 use device_std::atomic::{self, Ordering::Relaxed, Scope};
 use device_std::ldg::{ldg, ldg_unchecked};
-use device_std::vector::{grid_stride, split_aligned, split_vectors, F32x4, U8x16};
+use device_std::vector::{grid_stride, split_aligned, split_vectors, F32x4, U16x8, U8x16};
 use device_std::{kernel, math, thread, warp, DisjointSlice, DynamicSharedArray, SharedArray};
 
 const FULL: u32 = 0xffff_ffff;
@@ -393,6 +393,147 @@ pub fn cluster_histogram(data: &[u8], bins: *mut u32) {
         }
         b += threads;
     }
+}
+
+/// Bins of the wide histograms: one per `u16` value (256 KiB of `u32` counts, more than
+/// one CTA's shared memory holds).
+pub const WIDE_BINS: usize = 1 << 16;
+/// Bins per CTA of [`cluster_histogram_wide`] and per block of
+/// [`histogram_wide_halves`]: half of them, 128 KiB of shared memory.
+pub const WIDE_HALF: usize = WIDE_BINS / 2;
+/// The dynamic shared memory of [`cluster_histogram_wide`] and
+/// [`histogram_wide_halves`], bytes (more than the 48 KiB of static shared memory sm_90
+/// allows a kernel).
+pub const WIDE_SHARED_BYTES: u32 = (WIDE_HALF * 4) as u32;
+
+/// The block's [`WIDE_HALF`] bins in its dynamic shared memory.
+#[inline(always)]
+fn wide_counts() -> SharedArray<u32, WIDE_HALF, 16> {
+    DynamicSharedArray::<u32, 16>::get().array::<WIDE_HALF>(0)
+}
+
+/// `f(v)` for every `u16` of `data`, over a grid-stride loop of 16-byte vectors (the
+/// unaligned head and tail one by one).
+#[inline(always)]
+fn for_each_u16(data: &[u16], mut f: impl FnMut(u16)) {
+    let (head, body, tail) = split_aligned::<U16x8>(data);
+    for i in grid_stride(body.len()) {
+        let v = body[i.get()].0;
+        unroll!(K in [0, 1, 2, 3, 4, 5, 6, 7] => {
+            f(v[K]);
+        });
+    }
+    for i in grid_stride(head.len()) {
+        f(head[i.get()]);
+    }
+    for i in grid_stride(tail.len()) {
+        f(tail[i.get()]);
+    }
+}
+
+/// Adds this block's `counts` (bins `base ..`) into `bins`: one GPU-scope atomic per
+/// non-zero bin.
+#[inline(always)]
+fn flush_counts<const N: usize, const A: usize>(
+    counts: &SharedArray<u32, N, A>,
+    bins: *mut u32,
+    base: usize,
+) {
+    let mut b = thread::thread_in_block() as usize;
+    let threads = thread::block_size() as usize;
+    while b < N {
+        let v = counts.read(b);
+        if v != 0 {
+            // SAFETY: the host passes WIDE_BINS u32 bins that only atomics touch during
+            // the launch; base + b < WIDE_BINS.
+            unsafe { atomic::fetch_add(bins.add(base + b), v, Relaxed, Scope::Gpu) };
+        }
+        b += threads;
+    }
+}
+
+/// Zeroes `counts`, the block's threads striding over it.
+#[inline(always)]
+fn zero_counts<const N: usize, const A: usize>(counts: &SharedArray<u32, N, A>) {
+    let mut b = thread::thread_in_block() as usize;
+    let threads = thread::block_size() as usize;
+    while b < N {
+        counts.write(b, 0);
+        b += threads;
+    }
+}
+
+/// The 65,536-bin histogram of `data` into `bins` (added to; the host zeroes it) with
+/// the bins split over a thread-block cluster: CTA rank `r` of each cluster of two
+/// holds bins `32768 r ..` in 128 KiB of shared memory, every thread adds each value
+/// to its bin in whichever CTA holds it (`atom.shared::cluster.add`, distributed shared
+/// memory), and after a cluster barrier each CTA adds its non-zero bins into `bins`.
+/// The bins are the block's 128 KiB of dynamic shared memory ([`WIDE_SHARED_BYTES`],
+/// declared: a launch with `shared_mem_bytes == 0` gets it).
+/// The input is read once. 1D launch, an even number of blocks (clusters of `(2, 1, 1)`,
+/// compiled in); one block per SM (the shared memory). sm_90.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[allow(clippy::not_unsafe_ptr_arg_deref)] // the launch's contract, as `histogram`'s
+#[kernel(cluster = (2, 1, 1), dynamic_shared = 131072)]
+pub fn cluster_histogram_wide(data: &[u16], bins: *mut u32) {
+    use device_std::cluster;
+    let local = wide_counts();
+    zero_counts(&local);
+    // Every CTA's bins are zeroed before any CTA counts into them.
+    cluster::sync();
+    let (low, high) = (local.in_cta(0), local.in_cta(1));
+    for_each_u16(data, |v| {
+        let owner = if (v as usize) < WIDE_HALF {
+            &low
+        } else {
+            &high
+        };
+        owner.atomic_add(v as usize % WIDE_HALF, 1);
+    });
+    // No CTA flushes (or exits, freeing its bins) while another still counts into it.
+    cluster::sync();
+    flush_counts(&local, bins, cluster::cta_rank() as usize * WIDE_HALF);
+}
+
+/// The same histogram without clusters, the best one CTA can do when the bins do not fit
+/// its shared memory: two passes, each counting the values of one half of the bins in
+/// the block's 128 KiB (`atom.shared.add`, [`WIDE_SHARED_BYTES`], declared) over the
+/// block's grid-stride share of the input, then adding its non-zero bins into `bins`; the
+/// input is read twice. 1D launch, one block per SM. sm_90 (for the shared memory size;
+/// the code is sm_70's).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[allow(clippy::not_unsafe_ptr_arg_deref)] // the launch's contract, as `histogram`'s
+#[kernel(dynamic_shared = 131072)]
+pub fn histogram_wide_halves(data: &[u16], bins: *mut u32) {
+    let local = wide_counts();
+    for half in 0..2 {
+        zero_counts(&local);
+        thread::sync_threads();
+        for_each_u16(data, |v| {
+            let v = v as usize;
+            if v / WIDE_HALF == half {
+                // SAFETY: v % WIDE_HALF indexes the block's bins; only atomics touch them.
+                unsafe {
+                    atomic::shared::fetch_add(local.ptr(v % WIDE_HALF), 1u32, Relaxed, Scope::Cta)
+                };
+            }
+        });
+        thread::sync_threads();
+        flush_counts(&local, bins, half * WIDE_HALF);
+        // Every thread has read its bins before the next pass zeroes them.
+        thread::sync_threads();
+    }
+}
+
+/// The same histogram straight into global memory: one GPU-scope atomic add
+/// (`red.global.add`) per value. Any 1D launch.
+#[allow(clippy::not_unsafe_ptr_arg_deref)] // the launch's contract, as `histogram`'s
+#[kernel]
+pub fn histogram_wide_global(data: &[u16], bins: *mut u32) {
+    for_each_u16(data, |v| {
+        // SAFETY: v < WIDE_BINS, the host's bins; only atomics touch them.
+        unsafe { atomic::fetch_add(bins.add(v as usize), 1u32, Relaxed, Scope::Gpu) };
+    });
 }
 
 /// Sum of the 32 lanes' `v`, in every lane (butterfly shuffles).
