@@ -19,7 +19,8 @@
 //! PTX has no `atom.min`/`max` for `f32`/`f64`; those loop on `cas` until
 //! the stored value is at most (at least) the operand, with
 //! `f32::min`/`f32::max` semantics (a NaN operand leaves the value alone).
-//! All return the value before the operation.
+//! All return the value before the operation, but [`add`] (and [`shared::add`],
+//! [`global::add`]), which returns nothing and is a `red` (reduction) instruction.
 
 #[cfg(not(emulated))]
 use crate::host::on_device;
@@ -68,6 +69,72 @@ macro_rules! atom_asm {
             (Ordering::AcqRel, Scope::Cta) => core::arch::asm!(concat!("atom.acq_rel.cta", $($part),*), $($operands)*, options(nostack, preserves_flags)),
             (Ordering::AcqRel, Scope::Gpu) => core::arch::asm!(concat!("atom.acq_rel.gpu", $($part),*), $($operands)*, options(nostack, preserves_flags)),
             (Ordering::AcqRel, Scope::Sys) => core::arch::asm!(concat!("atom.acq_rel.sys", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+        }
+    };
+}
+
+/// Emits `red{sem}{scope}{parts...}` for `(ordering, scope)`, `.relaxed` or `.release`
+/// (the orders `red` has; the caller sends the others to `atom`).
+#[cfg(target_arch = "nvptx64")]
+macro_rules! red_asm {
+    ($order:expr, $scope:expr, [$($part:literal),*], $($operands:tt)*) => {
+        match ($order, $scope) {
+            (Ordering::Release, Scope::Cta) => core::arch::asm!(concat!("red.release.cta", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+            (Ordering::Release, Scope::Gpu) => core::arch::asm!(concat!("red.release.gpu", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+            (Ordering::Release, Scope::Sys) => core::arch::asm!(concat!("red.release.sys", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+            (_, Scope::Cta) => core::arch::asm!(concat!("red.relaxed.cta", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+            (_, Scope::Gpu) => core::arch::asm!(concat!("red.relaxed.gpu", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+            (_, Scope::Sys) => core::arch::asm!(concat!("red.relaxed.sys", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+        }
+    };
+}
+
+/// Generates the reduction (no result) of `op`, generic and shared flavours; acquire
+/// orders go through the `atom` functions `$g_atom`/`$s_atom`, their result dropped.
+#[cfg(not(emulated))]
+macro_rules! red {
+    ($generic:ident, $global:ident, $shared:ident, $g_atom:ident, $s_atom:ident, $t:ty, $reg:ident, [$($op:literal),*]) => {
+        #[inline(always)]
+        unsafe fn $global(ptr: *mut $t, value: $t, order: Ordering, scope: Scope) {
+            if matches!(order, Ordering::Acquire | Ordering::AcqRel) {
+                // SAFETY: the caller's contract.
+                let _ = unsafe { $g_atom(ptr, value, order, scope) };
+                return;
+            }
+            on_device!("atomic::global::add", {
+                // SAFETY: the caller's contract (`ptr` a valid, aligned global address).
+                unsafe {
+                    red_asm!(order, scope, [".global", $($op),*, " [{a}], {v};"], a = in(reg64) ptr, v = in($reg) value)
+                }
+            })
+        }
+        #[inline(always)]
+        unsafe fn $generic(ptr: *mut $t, value: $t, order: Ordering, scope: Scope) {
+            if matches!(order, Ordering::Acquire | Ordering::AcqRel) {
+                // SAFETY: the caller's contract.
+                let _ = unsafe { $g_atom(ptr, value, order, scope) };
+                return;
+            }
+            on_device!("atomic::add", {
+                // SAFETY: the caller's contract (`ptr` valid and aligned).
+                unsafe {
+                    red_asm!(order, scope, [$($op),*, " [{a}], {v};"], a = in(reg64) ptr, v = in($reg) value)
+                }
+            })
+        }
+        #[inline(always)]
+        unsafe fn $shared(addr: u32, value: $t, order: Ordering, scope: Scope) {
+            if matches!(order, Ordering::Acquire | Ordering::AcqRel) {
+                // SAFETY: the caller's contract.
+                let _ = unsafe { $s_atom(addr, value, order, scope) };
+                return;
+            }
+            on_device!("atomic::shared::add", {
+                // SAFETY: the caller's contract (`addr` valid and aligned).
+                unsafe {
+                    red_asm!(order, scope, [".shared", $($op),*, " [{a}], {v};"], a = in(reg32) addr, v = in($reg) value)
+                }
+            })
         }
     };
 }
@@ -154,6 +221,20 @@ pub trait Atomic: Copy + sealed::Sealed {
     unsafe fn cas(at: Addr<Self>, current: Self, new: Self, order: Ordering, scope: Scope) -> Self;
     #[doc(hidden)]
     unsafe fn add(at: Addr<Self>, value: Self, order: Ordering, scope: Scope) -> Self;
+    /// `add` without its result (`red` on the GPU; the emulator's `add`, dropped).
+    #[doc(hidden)]
+    #[inline(always)]
+    unsafe fn red_add(at: Addr<Self>, value: Self, order: Ordering, scope: Scope) {
+        // SAFETY: forwarded from the caller.
+        let _ = unsafe { Self::add(at, value, order, scope) };
+    }
+    /// `red_add` on an address known to be global (`red.global`).
+    #[doc(hidden)]
+    #[inline(always)]
+    unsafe fn red_add_global(ptr: *mut Self, value: Self, order: Ordering, scope: Scope) {
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::red_add(Addr::Generic(ptr), value, order, scope) }
+    }
     #[doc(hidden)]
     unsafe fn min(at: Addr<Self>, value: Self, order: Ordering, scope: Scope) -> Self;
     #[doc(hidden)]
@@ -198,6 +279,7 @@ macro_rules! int_atomic {
         impl sealed::Sealed for $t {}
         const _: () = {
             rmw!(g_add, s_add, $t, $reg, [$add]);
+            red!(g_red, gl_red, s_red, g_add, s_add, $t, $reg, [$add]);
             rmw!(g_min, s_min, $t, $reg, [$min]);
             rmw!(g_max, s_max, $t, $reg, [$max]);
             rmw!(g_and, s_and, $t, $reg, [".and", $bits]);
@@ -217,6 +299,15 @@ macro_rules! int_atomic {
                 #[inline(always)]
                 unsafe fn add(at: Addr<Self>, v: Self, o: Ordering, s: Scope) -> Self {
                     dispatch!(at, g_add, s_add, v, o, s)
+                }
+                #[inline(always)]
+                unsafe fn red_add(at: Addr<Self>, v: Self, o: Ordering, s: Scope) {
+                    dispatch!(at, g_red, s_red, v, o, s)
+                }
+                #[inline(always)]
+                unsafe fn red_add_global(p: *mut Self, v: Self, o: Ordering, s: Scope) {
+                    // SAFETY: forwarded from the caller.
+                    unsafe { gl_red(p, v, o, s) }
                 }
                 #[inline(always)]
                 unsafe fn min(at: Addr<Self>, v: Self, o: Ordering, s: Scope) -> Self {
@@ -260,6 +351,7 @@ macro_rules! float_atomic {
         impl sealed::Sealed for $t {}
         const _: () = {
             rmw!(g_add, s_add, $t, $reg, [$add]);
+            red!(g_red, gl_red, s_red, g_add, s_add, $t, $reg, [$add]);
             rmw!(g_exch, s_exch, $t, $reg, [".exch", $bits]);
             cas!(g_cas, s_cas, $t, $reg, [".cas", $bits]);
             impl Atomic for $t {
@@ -274,6 +366,15 @@ macro_rules! float_atomic {
                 #[inline(always)]
                 unsafe fn add(at: Addr<Self>, v: Self, o: Ordering, s: Scope) -> Self {
                     dispatch!(at, g_add, s_add, v, o, s)
+                }
+                #[inline(always)]
+                unsafe fn red_add(at: Addr<Self>, v: Self, o: Ordering, s: Scope) {
+                    dispatch!(at, g_red, s_red, v, o, s)
+                }
+                #[inline(always)]
+                unsafe fn red_add_global(p: *mut Self, v: Self, o: Ordering, s: Scope) {
+                    // SAFETY: forwarded from the caller.
+                    unsafe { gl_red(p, v, o, s) }
                 }
                 #[inline(always)]
                 unsafe fn min(at: Addr<Self>, v: Self, o: Ordering, s: Scope) -> Self {
@@ -361,6 +462,23 @@ pub unsafe fn fetch_add<T: Atomic>(ptr: *mut T, value: T, order: Ordering, scope
     unsafe { T::add(Addr::Generic(ptr), value, order, scope) }
 }
 
+/// Adds `value` to `*ptr` atomically and returns nothing: PTX `red` (PTX ISA 9.0,
+/// instruction `red`), a reduction that sends no old value back, what CUDA's
+/// `atomicAdd` compiles to when its result is unused. For counters and histograms: on a
+/// generic address ptxas still emits the generic `ATOM`; [`global::add`] (an address
+/// known to be global) gives `REDG`, [`shared::add`] works in shared memory. `Relaxed`
+/// and `Release` are `red`'s own orders; `Acquire` and `AcqRel` need the old value's
+/// read, so they run as [`fetch_add`] with the result dropped. `u32`, `i32`, `u64`,
+/// `i64`, `f32`, `f64`; sm_70.
+///
+/// # Safety
+/// As for [`fetch_add`].
+#[inline(always)]
+pub unsafe fn add<T: Atomic>(ptr: *mut T, value: T, order: Ordering, scope: Scope) {
+    // SAFETY: forwarded from the caller.
+    unsafe { T::red_add(Addr::Generic(ptr), value, order, scope) }
+}
+
 /// Stores `min(*ptr, value)` atomically; returns the previous value.
 ///
 /// # Safety
@@ -438,6 +556,28 @@ pub unsafe fn compare_exchange<T: Atomic>(
     unsafe { T::cas(Addr::Generic(ptr), current, new, order, scope) }
 }
 
+/// Operations on addresses the caller knows are in global memory (a `cudaMalloc`ed
+/// buffer, a kernel's pointer or slice parameter), with the `.global` state space:
+/// SASS's `REDG` where a generic address gives `ATOM.E`, which waits for the old value.
+///
+/// # Safety (every function)
+/// `ptr` addresses a `T` in global memory, aligned to `size_of::<T>()`; every concurrent
+/// access to it is atomic. A shared-memory address here is undefined behaviour.
+pub mod global {
+    use super::{Atomic, Ordering, Scope};
+
+    /// Adds `value` and returns nothing (`red.global`), as [`super::add`]: what CUDA's
+    /// `atomicAdd` on a global pointer becomes when its result is unused.
+    ///
+    /// # Safety
+    /// See the [module docs](self).
+    #[inline(always)]
+    pub unsafe fn add<T: Atomic>(ptr: *mut T, value: T, order: Ordering, scope: Scope) {
+        // SAFETY: forwarded from the caller.
+        unsafe { T::red_add_global(ptr, value, order, scope) }
+    }
+}
+
 /// The same operations on a [`SharedPtr`], with `atom.shared`.
 ///
 /// # Safety (every function)
@@ -461,6 +601,16 @@ pub mod shared {
         };
     }
     shared_op!(/** Adds `value`; returns the previous value. */ fetch_add, Atomic, add);
+
+    /// Adds `value` and returns nothing (`red.shared`), as [`super::add`].
+    ///
+    /// # Safety
+    /// See the [module docs](self).
+    #[inline(always)]
+    pub unsafe fn add<T: Atomic>(ptr: SharedPtr<T>, value: T, order: Ordering, scope: Scope) {
+        // SAFETY: forwarded from the caller.
+        unsafe { T::red_add(Addr::Shared(ptr.addr()), value, order, scope) }
+    }
     shared_op!(/** Stores the minimum; returns the previous value. */ fetch_min, Atomic, min);
     shared_op!(/** Stores the maximum; returns the previous value. */ fetch_max, Atomic, max);
     shared_op!(/** Bitwise and; returns the previous value. */ fetch_and, AtomicBits, and);

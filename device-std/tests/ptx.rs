@@ -692,6 +692,12 @@ fn warp_and_atomic_families_lower_to_their_ptx_instructions() {
         "atom.relaxed.cta.shared.add.u32",
         "atom.relaxed.cta.shared.add.f64",
         "atom.acq_rel.cta.shared.cas.b32",
+        "red.relaxed.gpu.global.add.u32",
+        "red.release.sys.add.u64",
+        "red.relaxed.gpu.global.add.f64",
+        "atom.acquire.gpu.add.s32",
+        "red.relaxed.cta.shared.add.u32",
+        "red.relaxed.gpu.global.add.u64",
         "%dynamic_smem_size",
     ] {
         assert!(ptx.contains(needle), "intrinsics-kernels has no `{needle}`");

@@ -444,9 +444,9 @@ fn flush_counts<const N: usize, const A: usize>(
     while b < N {
         let v = counts.read(b);
         if v != 0 {
-            // SAFETY: the host passes WIDE_BINS u32 bins that only atomics touch during
-            // the launch; base + b < WIDE_BINS.
-            unsafe { atomic::fetch_add(bins.add(base + b), v, Relaxed, Scope::Gpu) };
+            // SAFETY: the host passes WIDE_BINS u32 bins of global memory that only
+            // atomics touch during the launch; base + b < WIDE_BINS.
+            unsafe { atomic::global::add(bins.add(base + b), v, Relaxed, Scope::Gpu) };
         }
         b += threads;
     }
@@ -513,9 +513,7 @@ pub fn histogram_wide_halves(data: &[u16], bins: *mut u32) {
             let v = v as usize;
             if v / WIDE_HALF == half {
                 // SAFETY: v % WIDE_HALF indexes the block's bins; only atomics touch them.
-                unsafe {
-                    atomic::shared::fetch_add(local.ptr(v % WIDE_HALF), 1u32, Relaxed, Scope::Cta)
-                };
+                unsafe { atomic::shared::add(local.ptr(v % WIDE_HALF), 1u32, Relaxed, Scope::Cta) };
             }
         });
         thread::sync_threads();
@@ -525,14 +523,15 @@ pub fn histogram_wide_halves(data: &[u16], bins: *mut u32) {
     }
 }
 
-/// The same histogram straight into global memory: one GPU-scope atomic add
-/// (`red.global.add`) per value. Any 1D launch.
+/// The same histogram straight into global memory: one GPU-scope atomic add per value
+/// (`atomic::global::add`, a `red.global`: nothing comes back). Any 1D launch.
 #[allow(clippy::not_unsafe_ptr_arg_deref)] // the launch's contract, as `histogram`'s
 #[kernel]
 pub fn histogram_wide_global(data: &[u16], bins: *mut u32) {
     for_each_u16(data, |v| {
-        // SAFETY: v < WIDE_BINS, the host's bins; only atomics touch them.
-        unsafe { atomic::fetch_add(bins.add(v as usize), 1u32, Relaxed, Scope::Gpu) };
+        // SAFETY: v < WIDE_BINS, the host's bins in global memory; only atomics touch
+        // them.
+        unsafe { atomic::global::add(bins.add(v as usize), 1u32, Relaxed, Scope::Gpu) };
     });
 }
 

@@ -259,6 +259,7 @@ pub unsafe fn atomics(vals: &[u32], counters: *mut u64) {
         shared_u32.write(2, 0);
         shared_u32.write(3, 0);
         shared_u32.write(4, 0);
+        shared_u32.write(5, 0);
         shared_f64.write(0, 0.0);
     }
     thread::sync_threads();
@@ -319,6 +320,14 @@ pub unsafe fn atomics(vals: &[u32], counters: *mut u64) {
             seen = got;
         }
         shared::fetch_add(shared_f64.ptr(0), 0.5, Relaxed, Cta);
+
+        // Reductions (`red`: no old value): global, generic, shared; an acquire one
+        // runs as `atom`.
+        global::add(slot::<u32>(c, 34), 1, Relaxed, Gpu);
+        add(slot::<u64>(c, 35), v as u64, Release, Sys);
+        global::add(slot::<f64>(c, 36), v as f64, Relaxed, Gpu);
+        global::add(slot::<i32>(c, 37), -((v % 100) as i32), Acquire, Gpu);
+        shared::add(shared_u32.ptr(5), 2, Relaxed, Cta);
     }
     thread::sync_threads();
     if thread::threadIdx_x() == 0 {
@@ -330,6 +339,7 @@ pub unsafe fn atomics(vals: &[u32], counters: *mut u64) {
             fetch_xor(slot::<u32>(c, 29), shared_u32.read(3), Relaxed, Gpu);
             fetch_add(slot::<u64>(c, 32), shared_u32.read(4) as u64, Relaxed, Gpu);
             fetch_add(slot::<f64>(c, 33), shared_f64.read(0), Relaxed, Gpu);
+            global::add(slot::<u64>(c, 38), shared_u32.read(5) as u64, Relaxed, Gpu);
         }
     }
 }

@@ -333,8 +333,8 @@ fn atomic_float_min_max(vals: &[u32], want: &mut [u64]) {
     want[17] = f64s().fold(f64::NEG_INFINITY, f64::max).to_bits();
 }
 
-/// Slots 18..34 except the swaps: bitwise ops, the compare-and-swap loop,
-/// the shared-memory copies of earlier results and the scoped adds.
+/// Slots 18..39 except the swaps: bitwise ops, the compare-and-swap loop,
+/// the shared-memory copies of earlier results, the scoped adds and the reductions.
 fn atomic_bits_and_rest(vals: &[u32], n: usize, want: &mut [u64]) {
     want[18] = vals.iter().fold(0u32, |a, &v| a | 1 << (v % 32)) as u64;
     want[19] = vals.iter().fold(!0u32, |a, &v| a & !(1 << (v % 29))) as u64;
@@ -348,6 +348,14 @@ fn atomic_bits_and_rest(vals: &[u32], n: usize, want: &mut [u64]) {
     want[29] = vals.iter().fold(0u32, |a, &v| a ^ v) as u64;
     want[32] = 2 * n as u64;
     want[33] = (0.5 * n as f64).to_bits();
+    // The reductions (`atomic::add`, `global::add`, `shared::add`).
+    want[34] = n as u64;
+    want[35] = vals.iter().map(|&v| v as u64).sum::<u64>();
+    want[36] = vals.iter().map(|&v| v as f64).sum::<f64>().to_bits();
+    want[37] = vals
+        .iter()
+        .fold(0i32, |a, &v| a.wrapping_sub((v % 100) as i32)) as u32 as u64;
+    want[38] = 2 * n as u64;
 }
 
 /// The counters after `atomics` ran one thread per value of `vals` from
