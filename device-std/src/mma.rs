@@ -114,6 +114,29 @@ pub struct FragA<E> {
     _elem: PhantomData<E>,
 }
 
+impl FragA<bf16> {
+    /// The warp's 16 × 16 block `[left, right]` of two accumulators (columns 0..8 and
+    /// 8..16) rounded to `bf16` (to nearest even, `cvt.rn.bf16x2.f32`, sm_80) as an `A`
+    /// fragment, in registers: an accumulator's lane layout is the `A` fragment's for
+    /// eight of its columns, so `C = A·B` feeds a second product `C·B'` without a trip
+    /// through shared memory (FlashAttention's `P·V` after `S = Q·Kᵀ`). Lane `l`'s
+    /// element `(r, c)` of the block is the one it holds in `left` (`c < 8`) or in
+    /// `right` at `(r, c - 8)`.
+    #[inline(always)]
+    pub fn from_accum_pair(pair: &[Accum; 2]) -> Self {
+        let [l, r] = pair;
+        FragA {
+            regs: [
+                bf16x2(l.vals[0], l.vals[1]),
+                bf16x2(l.vals[2], l.vals[3]),
+                bf16x2(r.vals[0], r.vals[1]),
+                bf16x2(r.vals[2], r.vals[3]),
+            ],
+            _elem: PhantomData,
+        }
+    }
+}
+
 /// A lane's part of a 16 × 8 column-major `B` of `E`: 4 elements in 2 registers.
 #[derive(Debug, Clone, Copy)]
 pub struct FragB<E> {
@@ -540,6 +563,19 @@ impl Accum {
     #[inline(always)]
     pub fn get(&self, i: usize) -> f32 {
         self.vals[i]
+    }
+
+    /// Element `i` becomes `f(i, element)` for each of the lane's 4 elements (rows
+    /// `lane / 4` for `i` 0, 1 and `lane / 4 + 8` for 2, 3, as [`coords`](Self::coords)
+    /// says): a per-row scale, a mask, an exponential.
+    #[inline(always)]
+    pub fn map(&mut self, f: impl Fn(usize, f32) -> f32) {
+        self.vals = [
+            f(0, self.vals[0]),
+            f(1, self.vals[1]),
+            f(2, self.vals[2]),
+            f(3, self.vals[3]),
+        ];
     }
 
     /// Calls `put(row, col, value)` for each of the calling lane's 4 elements.

@@ -299,6 +299,35 @@ fn wgmma_fp8_step_is_exact_for_e4m3_and_e5m2() {
     wgmma_fp8_step::<device_std::F8E5M2>(95);
 }
 
+/// `FragA::from_accum_pair`: every element of the `A` fragment built in registers from
+/// two accumulators is the 16 × 16 block's element at `FragA::coords` (values exact in
+/// `bf16`), in every lane.
+#[test]
+fn an_accumulator_pair_is_an_a_fragment_in_registers() {
+    let mut wrong = vec![u32::MAX; 32];
+    let out = GlobalMut::new(&mut wrong);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        let val = |r: usize, c: usize| (r * 16 + c) as f32;
+        let pair = [
+            Accum::load(val),
+            Accum::load(|r, c| val(r, c + 8)),
+        ];
+        let a = FragA::<bf16>::from_accum_pair(&pair);
+        let lane = thread::lane_id();
+        let bad = (0..8)
+            .filter(|&i| {
+                let (r, c) = FragA::<bf16>::coords(lane, i);
+                a.get(i).to_f32() != val(r, c)
+            })
+            .count() as u32;
+        let mut d: DisjointSlice<u32> = out.disjoint();
+        // SAFETY: lane l writes element l.
+        unsafe { *d.get_unchecked_mut(lane as usize) = bad };
+    })
+    .unwrap();
+    assert_eq!(wrong, vec![0; 32]);
+}
+
 /// `wgmma` misuse the emulator reports rather than computing a wrong result.
 #[test]
 fn wgmma_misuse_is_reported() {

@@ -1,0 +1,280 @@
+//! Fused attention forward, `O = softmax(scale · Q·Kᵀ) · V` per (batch, head), with
+//! FlashAttention-2's algorithm on `mma.sync` tensor cores (sm_80): the scores never
+//! reach memory. `q`, `k`, `v` and `o` are `[batch·heads][seq][D]` row-major `bf16`
+//! (`D` = 64 or 128), `f32` accumulation.
+//!
+//! Each block (128 threads, four warps) takes [`BQ`] = 64 query rows of one (batch,
+//! head), warp `w` rows `16 w ..`; it walks the keys in tiles of [`BKV`] = 64, staged in
+//! shared memory (rows padded by 8 elements, so `ldmatrix` meets no bank conflict):
+//! - `S = Q·Kᵀ` for the warp's 16 × 64 tile (`Q`'s fragments loaded once, `K`'s by
+//!   `ldmatrix` from the K-major tile);
+//! - the online softmax in registers: the running row maximum `m` (a quad's four lanes
+//!   share a row: two shuffles), `P = 2^(S·scale·log2 e − m)`, the running row sum and
+//!   the output rescaled by `2^(m_old − m_new)`;
+//! - `O += P·V`, `P` fed from the accumulators' registers as `A` fragments
+//!   ([`FragA::from_accum_pair`]), `V`'s by `ldmatrix.trans` from the row-major tile.
+//!
+//! At the end each row is divided by its sum and stored as `bf16`. Keys past `seq` are
+//! masked, and with `causal` keys after the query too (their tiles skipped). A first
+//! version: no copy/compute overlap, element-wise loads of the tiles.
+
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod reference;
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+use device_std::mma::{mma_m16n8k16, Accum, FragA, FragB};
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+use device_std::{bf16, kernel, thread, warp, DisjointSlice, SharedArray};
+
+/// Query rows per block (16 per warp, four warps).
+pub const BQ: usize = 64;
+/// Keys per tile.
+pub const BKV: usize = 64;
+/// Threads per block the kernels require.
+pub const THREADS: u32 = 128;
+
+/// `log2(e)`: the softmax runs on `exp2`.
+const LOG2_E: f32 = core::f32::consts::LOG2_E;
+
+/// The per-row state of the online softmax for the lane's two rows (`lane / 4` and
+/// `lane / 4 + 8` of the warp's 16): running maximum (in `exp2` units) and this lane's
+/// part of the running sum.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+struct RowState {
+    max: [f32; 2],
+    sum: [f32; 2],
+}
+
+/// The maximum over the quad of lanes that share a row (lanes `4 g .. 4 g + 4`).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+fn quad_max(v: f32) -> f32 {
+    let v = v.max(warp::shfl_xor_sync(u32::MAX, v, 1));
+    v.max(warp::shfl_xor_sync(u32::MAX, v, 2))
+}
+
+/// The sum over the quad of lanes that share a row.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+fn quad_sum(v: f32) -> f32 {
+    let v = v + warp::shfl_xor_sync(u32::MAX, v, 1);
+    v + warp::shfl_xor_sync(u32::MAX, v, 2)
+}
+
+/// Copies rows `row0 .. row0 + BKV` of one `[seq][D]` matrix (`src`, already offset to
+/// the (batch, head)) into `tile` (`BKV` rows of `LD` elements), zeros past `seq`. Every
+/// thread of the block takes part.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+fn load_tile<const D: usize, const LD: usize, const N: usize>(
+    tile: &SharedArray<bf16, N>,
+    src: &[bf16],
+    row0: usize,
+    seq: usize,
+) {
+    let t = thread::thread_in_block() as usize;
+    let mut e = t;
+    while e < BKV * D {
+        let (r, c) = (e / D, e % D);
+        let v = if row0 + r < seq {
+            src[(row0 + r) * D + c]
+        } else {
+            bf16::ZERO
+        };
+        tile.write(r * LD + c, v);
+        e += THREADS as usize;
+    }
+}
+
+/// The block's work, for head dimension `D` (`DK = D / 16` steps of `k` in `Q·Kᵀ`,
+/// `DN = D / 8` accumulators of `O`), tiles of `LD = D + 8` elements a row.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // the kernels' parameters and their two tiles
+fn attention_block<
+    const D: usize,
+    const DK: usize,
+    const DN: usize,
+    const LD: usize,
+    const N: usize,
+>(
+    q: &[bf16],
+    k: &[bf16],
+    v: &[bf16],
+    mut o: DisjointSlice<bf16>,
+    seq: usize,
+    scale: f32,
+    causal: bool,
+    k_tile: &SharedArray<bf16, N>,
+    v_tile: &SharedArray<bf16, N>,
+) {
+    const { assert!(D == 16 * DK && D == 8 * DN && LD == D + 8 && N == BKV * LD) };
+    let heads = thread::gridDim_y() as usize;
+    assert!(
+        thread::block_size() == THREADS
+            && q.len() >= heads * seq * D
+            && k.len() >= heads * seq * D
+            && v.len() >= heads * seq * D
+            && o.len() >= heads * seq * D
+    );
+    let base = thread::blockIdx_y() as usize * seq * D;
+    let (q, k, v) = (&q[base..base + seq * D], &k[base..], &v[base..]);
+    let q0 = thread::blockIdx_x() as usize * BQ;
+    let t = thread::thread_in_block() as usize;
+    let (w, lane) = (t / 32, thread::lane_id() as usize);
+    let row0 = q0 + 16 * w;
+    // The lane's two query rows.
+    let rows = [row0 + lane / 4, row0 + lane / 4 + 8];
+    let qf: [FragA<bf16>; DK] = core::array::from_fn(|kk| {
+        FragA::load(|r, c| {
+            if row0 + r < seq {
+                q[(row0 + r) * D + 16 * kk + c]
+            } else {
+                bf16::ZERO
+            }
+        })
+    });
+    let scale2 = scale * LOG2_E;
+    let mut acc = [Accum::zero(); DN];
+    let mut st = RowState {
+        max: [f32::NEG_INFINITY; 2],
+        sum: [0.0; 2],
+    };
+    let kv_end = if causal { seq.min(q0 + BQ) } else { seq };
+    let mut kv0 = 0;
+    while kv0 < kv_end {
+        load_tile::<D, LD, N>(k_tile, k, kv0, seq);
+        load_tile::<D, LD, N>(v_tile, v, kv0, seq);
+        thread::sync_threads();
+        // S = Q·Kᵀ for the warp's 16 rows and the tile's 64 keys: 8 accumulators.
+        let mut s = [Accum::zero(); BKV / 8];
+        for (kk, a) in qf.iter().enumerate() {
+            for (j, sj) in s.iter_mut().enumerate() {
+                let b = FragB::load_shared(k_tile, 16 * kk, 8 * j, LD);
+                mma_m16n8k16(a, &b, sj);
+            }
+        }
+        // Scale to exp2 units and mask keys past seq (and after the query).
+        let lane_col = 2 * (lane % 4);
+        for (j, sj) in s.iter_mut().enumerate() {
+            sj.map(|i, x| {
+                let key = kv0 + 8 * j + lane_col + i % 2;
+                if key >= seq || (causal && key > rows[i / 2]) {
+                    f32::NEG_INFINITY
+                } else {
+                    x * scale2
+                }
+            });
+        }
+        // The new row maxima, the rescale of what came before, P and its row sums.
+        let mut new_max = st.max;
+        for sj in &s {
+            for i in 0..4 {
+                new_max[i / 2] = new_max[i / 2].max(sj.get(i));
+            }
+        }
+        let new_max = new_max.map(quad_max);
+        // A row every key of which is masked so far keeps 0 as its reference (its P is 0).
+        let base_max = new_max.map(|m| if m == f32::NEG_INFINITY { 0.0 } else { m });
+        let alpha = [0, 1].map(|h| device_std::math::fast::exp2f(st.max[h] - base_max[h]));
+        for (sum, a) in st.sum.iter_mut().zip(alpha) {
+            *sum *= a;
+        }
+        st.max = new_max;
+        for sj in s.iter_mut() {
+            sj.map(|i, x| device_std::math::fast::exp2f(x - base_max[i / 2]));
+            for i in 0..4 {
+                st.sum[i / 2] += sj.get(i);
+            }
+        }
+        for a in acc.iter_mut() {
+            a.map(|i, x| x * alpha[i / 2]);
+        }
+        // O += P·V: 16 keys per step, P from the accumulators' registers.
+        for kk in 0..BKV / 16 {
+            let p = FragA::from_accum_pair(&[s[2 * kk], s[2 * kk + 1]]);
+            for (n, a) in acc.iter_mut().enumerate() {
+                let b = FragB::load_shared_trans(v_tile, 16 * kk, 8 * n, LD);
+                mma_m16n8k16(&p, &b, a);
+            }
+        }
+        // Every warp is done with the tiles before the next ones overwrite them.
+        thread::sync_threads();
+        kv0 += BKV;
+    }
+    let sum = st.sum.map(quad_sum);
+    let inv = sum.map(|s| if s > 0.0 { 1.0 / s } else { 0.0 });
+    let out = o.as_mut_ptr();
+    for (n, a) in acc.iter_mut().enumerate() {
+        a.map(|i, x| x * inv[i / 2]);
+        a.store_bf16_pairs(|r, c, pair| {
+            let row = row0 + r;
+            if row < seq {
+                // SAFETY: (block, warp, lane, pair) maps one-to-one onto (row, col..col+2)
+                // of this (batch, head)'s rows q0..q0 + BQ, inside o (checked above);
+                // the index is even (D and col are), so the address is 4-byte aligned.
+                unsafe { *out.add(base + row * D + 8 * n + c).cast::<u32>() = pair };
+            }
+        });
+    }
+}
+
+/// Attention forward for head dimension 64: `o = softmax(scale · q·kᵀ) · v` for each of
+/// the `gridDim.y` (batch, head) pairs, `[.][seq][64]` row-major `bf16`, keys after the
+/// query masked when `causal` is not 0. Launch `(ceil(seq / 64), batch·heads, 1)` blocks of
+/// 128 threads (a trap otherwise). sm_80.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn attention_d64(
+    q: &[bf16],
+    k: &[bf16],
+    v: &[bf16],
+    o: DisjointSlice<bf16>,
+    seq: u32,
+    scale: f32,
+    causal: u32,
+) {
+    let k_tile = SharedArray::<bf16, { BKV * 72 }>::new();
+    let v_tile = SharedArray::<bf16, { BKV * 72 }>::new();
+    attention_block::<64, 4, 8, 72, { BKV * 72 }>(
+        q,
+        k,
+        v,
+        o,
+        seq as usize,
+        scale,
+        causal != 0,
+        &k_tile,
+        &v_tile,
+    );
+}
+
+/// [`attention_d64`] for head dimension 128 (`[.][seq][128]`). sm_80.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[kernel]
+pub fn attention_d128(
+    q: &[bf16],
+    k: &[bf16],
+    v: &[bf16],
+    o: DisjointSlice<bf16>,
+    seq: u32,
+    scale: f32,
+    causal: u32,
+) {
+    let k_tile = SharedArray::<bf16, { BKV * 136 }>::new();
+    let v_tile = SharedArray::<bf16, { BKV * 136 }>::new();
+    attention_block::<128, 8, 16, 136, { BKV * 136 }>(
+        q,
+        k,
+        v,
+        o,
+        seq as usize,
+        scale,
+        causal != 0,
+        &k_tile,
+        &v_tile,
+    );
+}
