@@ -308,10 +308,7 @@ fn an_accumulator_pair_is_an_a_fragment_in_registers() {
     let out = GlobalMut::new(&mut wrong);
     emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
         let val = |r: usize, c: usize| (r * 16 + c) as f32;
-        let pair = [
-            Accum::load(val),
-            Accum::load(|r, c| val(r, c + 8)),
-        ];
+        let pair = [Accum::load(val), Accum::load(|r, c| val(r, c + 8))];
         let a = FragA::<bf16>::from_accum_pair(&pair);
         let lane = thread::lane_id();
         let bad = (0..8)

@@ -64,6 +64,24 @@ fn quad_sum(v: f32) -> f32 {
     v + warp::shfl_xor_sync(u32::MAX, v, 2)
 }
 
+/// Calls `f(0)`, `f(1)`, …, `f(N − 1)` written out (`N` is 4, 8 or 16; a compile error
+/// otherwise), so that the arrays of fragments `f` indexes by its argument stay in
+/// registers: a loop LLVM kept would index them at run time, in local memory (what
+/// happened at `D = 128`, where the loops are too long for its full unrolling).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
+    const { assert!(N == 4 || N == 8 || N == 16, "unrolled: N is 4, 8 or 16") };
+    macro_rules! calls {
+        ($($i:literal)*) => {{ $(f($i);)* }};
+    }
+    match N {
+        4 => calls!(0 1 2 3),
+        8 => calls!(0 1 2 3 4 5 6 7),
+        _ => calls!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15),
+    }
+}
+
 /// Copies rows `row0 .. row0 + BKV` of one `[seq][D]` matrix (`src`, already offset to
 /// the (batch, head)) into `tile` (`BKV` rows of `LD` elements), zeros past `seq`. Every
 /// thread of the block takes part.
@@ -128,8 +146,9 @@ fn attention_block<
     let row0 = q0 + 16 * w;
     // The lane's two query rows.
     let rows = [row0 + lane / 4, row0 + lane / 4 + 8];
-    let qf: [FragA<bf16>; DK] = core::array::from_fn(|kk| {
-        FragA::load(|r, c| {
+    let mut qf = [FragA::<bf16>::zero(); DK];
+    unrolled::<DK>(|kk| {
+        qf[kk] = FragA::load(|r, c| {
             if row0 + r < seq {
                 q[(row0 + r) * D + 16 * kk + c]
             } else {
@@ -151,16 +170,16 @@ fn attention_block<
         thread::sync_threads();
         // S = Q·Kᵀ for the warp's 16 rows and the tile's 64 keys: 8 accumulators.
         let mut s = [Accum::zero(); BKV / 8];
-        for (kk, a) in qf.iter().enumerate() {
-            for (j, sj) in s.iter_mut().enumerate() {
+        unrolled::<DK>(|kk| {
+            unrolled::<{ BKV / 8 }>(|j| {
                 let b = FragB::load_shared(k_tile, 16 * kk, 8 * j, LD);
-                mma_m16n8k16(a, &b, sj);
-            }
-        }
+                mma_m16n8k16(&qf[kk], &b, &mut s[j]);
+            })
+        });
         // Scale to exp2 units and mask keys past seq (and after the query).
         let lane_col = 2 * (lane % 4);
-        for (j, sj) in s.iter_mut().enumerate() {
-            sj.map(|i, x| {
+        unrolled::<{ BKV / 8 }>(|j| {
+            s[j].map(|i, x| {
                 let key = kv0 + 8 * j + lane_col + i % 2;
                 if key >= seq || (causal && key > rows[i / 2]) {
                     f32::NEG_INFINITY
@@ -168,39 +187,33 @@ fn attention_block<
                     x * scale2
                 }
             });
-        }
+        });
         // The new row maxima, the rescale of what came before, P and its row sums.
         let mut new_max = st.max;
-        for sj in &s {
-            for i in 0..4 {
-                new_max[i / 2] = new_max[i / 2].max(sj.get(i));
-            }
-        }
+        unrolled::<{ BKV / 8 }>(|j| {
+            new_max[0] = new_max[0].max(s[j].get(0)).max(s[j].get(1));
+            new_max[1] = new_max[1].max(s[j].get(2)).max(s[j].get(3));
+        });
         let new_max = new_max.map(quad_max);
         // A row every key of which is masked so far keeps 0 as its reference (its P is 0).
         let base_max = new_max.map(|m| if m == f32::NEG_INFINITY { 0.0 } else { m });
         let alpha = [0, 1].map(|h| device_std::math::fast::exp2f(st.max[h] - base_max[h]));
-        for (sum, a) in st.sum.iter_mut().zip(alpha) {
-            *sum *= a;
-        }
+        st.sum = [st.sum[0] * alpha[0], st.sum[1] * alpha[1]];
         st.max = new_max;
-        for sj in s.iter_mut() {
-            sj.map(|i, x| device_std::math::fast::exp2f(x - base_max[i / 2]));
-            for i in 0..4 {
-                st.sum[i / 2] += sj.get(i);
-            }
-        }
-        for a in acc.iter_mut() {
-            a.map(|i, x| x * alpha[i / 2]);
-        }
+        unrolled::<{ BKV / 8 }>(|j| {
+            s[j].map(|i, x| device_std::math::fast::exp2f(x - base_max[i / 2]));
+            st.sum[0] += s[j].get(0) + s[j].get(1);
+            st.sum[1] += s[j].get(2) + s[j].get(3);
+        });
+        unrolled::<DN>(|n| acc[n].map(|i, x| x * alpha[i / 2]));
         // O += P·V: 16 keys per step, P from the accumulators' registers.
-        for kk in 0..BKV / 16 {
+        unrolled::<{ BKV / 16 }>(|kk| {
             let p = FragA::from_accum_pair(&[s[2 * kk], s[2 * kk + 1]]);
-            for (n, a) in acc.iter_mut().enumerate() {
+            unrolled::<DN>(|n| {
                 let b = FragB::load_shared_trans(v_tile, 16 * kk, 8 * n, LD);
-                mma_m16n8k16(&p, &b, a);
-            }
-        }
+                mma_m16n8k16(&p, &b, &mut acc[n]);
+            })
+        });
         // Every warp is done with the tiles before the next ones overwrite them.
         thread::sync_threads();
         kv0 += BKV;
@@ -208,7 +221,8 @@ fn attention_block<
     let sum = st.sum.map(quad_sum);
     let inv = sum.map(|s| if s > 0.0 { 1.0 / s } else { 0.0 });
     let out = o.as_mut_ptr();
-    for (n, a) in acc.iter_mut().enumerate() {
+    unrolled::<DN>(|n| {
+        let a = &mut acc[n];
         a.map(|i, x| x * inv[i / 2]);
         a.store_bf16_pairs(|r, c, pair| {
             let row = row0 + r;
@@ -219,7 +233,7 @@ fn attention_block<
                 unsafe { *out.add(base + row * D + 8 * n + c).cast::<u32>() = pair };
             }
         });
-    }
+    });
 }
 
 /// Attention forward for head dimension 64: `o = softmax(scale · q·kᵀ) · v` for each of
