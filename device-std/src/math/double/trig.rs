@@ -34,11 +34,11 @@ const COS_C: [f64; 7] = [
     4.7458637732829623e-14,
 ];
 
-/// The bits of 2/π, 64 to a word, most significant first (`scripts/math_coeffs_f64.py`
-/// prints them too); 32 words so that a masked index never leaves the table.
 /// [`SIN_C`] and [`COS_C`], indexed by the quadrant's parity in [`sin_q`].
 const SINCOS_C: [[f64; 7]; 2] = [SIN_C, COS_C];
 
+/// The bits of 2/π, 64 to a word, most significant first (`scripts/math_coeffs_f64.py`
+/// prints them too); 32 words so that a masked index never leaves the table.
 static TWO_OVER_PI: [u64; 32] = [
     0xA2F9836E4E441529,
     0xFC2757D1F534DDC0,

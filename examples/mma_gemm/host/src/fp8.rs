@@ -1,6 +1,6 @@
 //! The FP8 checks (with `--wgmma`: the module is built for sm_90a): `fp8_convert`'s bits
-//! against the host's conversions (the emulator's), and `gemm_wgmma_fp8` against an
-//! `f64` reference.
+//! against the host's conversions (the emulator's; NaNs as NaNs of their type), and
+//! `gemm_wgmma_fp8` against an `f64` reference.
 
 use anyhow::Result;
 use float8::{F8E4M3, F8E5M2};
@@ -52,6 +52,17 @@ fn conversions(stream: &Arc<CudaStream>, module: &Module, rng: &mut impl Rng) ->
         stream.clone_dtoh(&back_d)?,
     );
     let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    // PTX promises "NaN in, NaN out", not which NaN: a NaN byte matches any NaN byte of
+    // its type (e4m3: `x111_1111`; e5m2: exponent all ones, mantissa not zero), and every
+    // other byte bit for bit.
+    let byte_eq = |got: u16, want: u16, nan: fn(u8) -> bool| {
+        got.to_le_bytes()
+            .into_iter()
+            .zip(want.to_le_bytes())
+            .all(|(g, w)| g == w || (nan(g) && nan(w)))
+    };
+    let nan4: fn(u8) -> bool = |b| b & 0x7F == 0x7F;
+    let nan5: fn(u8) -> bool = |b| b & 0x7F > 0x7C;
     let mut bad = 0;
     for i in 0..pairs {
         let (lo, hi) = (x[2 * i], x[2 * i + 1]);
@@ -65,8 +76,9 @@ fn conversions(stream: &Arc<CudaStream>, module: &Module, rng: &mut impl Rng) ->
             w5[0].to_f32(),
             w5[1].to_f32(),
         ];
-        let ok =
-            e4[i] == want4 && e5[i] == want5 && (0..4).all(|j| same(back[4 * i + j], want_back[j]));
+        let ok = byte_eq(e4[i], want4, nan4)
+            && byte_eq(e5[i], want5, nan5)
+            && (0..4).all(|j| same(back[4 * i + j], want_back[j]));
         if !ok {
             if bad < 5 {
                 println!(

@@ -30,61 +30,72 @@ impl LtFp8 {
     /// Row-major `c` (`n × n`) = `a · bᵀ` is column-major `cᵀ = b · aᵀ`: cuBLASLt's `A`
     /// is our `b` (stored `n × k`, read transposed), its `B` our `a`.
     fn new(stream: &Arc<CudaStream>, n: usize, fast_accum: bool) -> Result<Self> {
-        let handle = lt::create_handle()?;
-        let desc = lt::create_matmul_desc(
+        let workspace_bytes = 32usize << 20; // NVIDIA's recommendation for Hopper
+                                             // Built up in place, so that `Drop` frees whatever was made before an error.
+        let mut plan = LtFp8 {
+            handle: lt::create_handle()?,
+            desc: core::ptr::null_mut(),
+            layouts: [core::ptr::null_mut(); 3],
+            // SAFETY: a plain C struct of integers; overwritten by the heuristic's choice.
+            algo: unsafe { core::mem::zeroed() },
+            workspace: stream.alloc_zeros::<u8>(workspace_bytes)?,
+        };
+        plan.desc = lt::create_matmul_desc(
             sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
             sys::cudaDataType::CUDA_R_32F,
         )?;
-        let set = |attr, value: i32| -> Result<()> {
-            // SAFETY: `desc` is live; each of these attributes is an `int32_t`.
-            unsafe {
-                lt::set_matmul_desc_attribute(
-                    desc,
-                    attr,
-                    (&value as *const i32).cast(),
-                    core::mem::size_of::<i32>(),
-                )
-            }?;
+        let desc = plan.desc;
+        // SAFETY: `desc` is live; `value` has the attribute's type (TRANSA/TRANSB are
+        // `int32_t`, FAST_ACCUM an `int8_t`: a size that differs is refused).
+        let set = |attr, value: *const c_void, size: usize| -> Result<()> {
+            unsafe { lt::set_matmul_desc_attribute(desc, attr, value, size) }?;
             Ok(())
         };
         use sys::cublasLtMatmulDescAttributes_t as A;
-        set(A::CUBLASLT_MATMUL_DESC_TRANSA, 1)?; // CUBLAS_OP_T
-        set(A::CUBLASLT_MATMUL_DESC_TRANSB, 0)?; // CUBLAS_OP_N
-        set(A::CUBLASLT_MATMUL_DESC_FAST_ACCUM, i32::from(fast_accum))?;
+        let (op_t, op_n, fast) = (1i32, 0i32, i8::from(fast_accum)); // CUBLAS_OP_T, CUBLAS_OP_N
+        set(
+            A::CUBLASLT_MATMUL_DESC_TRANSA,
+            (&op_t as *const i32).cast(),
+            4,
+        )?;
+        set(
+            A::CUBLASLT_MATMUL_DESC_TRANSB,
+            (&op_n as *const i32).cast(),
+            4,
+        )?;
+        set(
+            A::CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+            (&fast as *const i8).cast(),
+            1,
+        )?;
         let n64 = n as u64;
-        let layouts = [
-            lt::create_matrix_layout(sys::cudaDataType::CUDA_R_8F_E4M3, n64, n64, n as i64)?,
-            lt::create_matrix_layout(sys::cudaDataType::CUDA_R_8F_E4M3, n64, n64, n as i64)?,
-            lt::create_matrix_layout(sys::cudaDataType::CUDA_R_16BF, n64, n64, n as i64)?,
-        ];
-        let workspace_bytes = 32usize << 20; // NVIDIA's recommendation for Hopper
+        for (slot, ty) in plan.layouts.iter_mut().zip([
+            sys::cudaDataType::CUDA_R_8F_E4M3,
+            sys::cudaDataType::CUDA_R_8F_E4M3,
+            sys::cudaDataType::CUDA_R_16BF,
+        ]) {
+            *slot = lt::create_matrix_layout(ty, n64, n64, n as i64)?;
+        }
         let pref = lt::create_matmul_pref()?;
-        // SAFETY: `pref` is live; the attribute is a `uint64_t`.
-        unsafe {
-            let bytes = workspace_bytes as u64;
+        let bytes = workspace_bytes as u64;
+        // SAFETY: `pref` is live; the attribute is a `uint64_t`. Every descriptor is live;
+        // C and D share a layout.
+        let heuristic = unsafe {
             lt::set_matmul_pref_attribute(
                 pref,
                 sys::cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                 (&bytes as *const u64).cast(),
                 core::mem::size_of::<u64>(),
-            )?;
-        }
-        // SAFETY: every descriptor is live; C and D share a layout.
-        let heuristic = unsafe {
-            lt::get_matmul_algo_heuristic(
-                handle, desc, layouts[0], layouts[1], layouts[2], layouts[2], pref,
             )
+            .and_then(|()| {
+                let l = plan.layouts;
+                lt::get_matmul_algo_heuristic(plan.handle, desc, l[0], l[1], l[2], l[2], pref)
+            })
         };
         // SAFETY: created above, used by nothing after this.
         unsafe { lt::destroy_matmul_pref(pref) }?;
-        let workspace = stream.alloc_zeros::<u8>(workspace_bytes)?;
-        Ok(LtFp8 {
-            handle,
-            desc,
-            layouts,
-            algo: heuristic?.algo,
-            workspace,
-        })
+        plan.algo = heuristic?.algo;
+        Ok(plan)
     }
 
     /// `c = alpha · a · bᵀ` (row-major, `n × n`), enqueued on `stream`.
@@ -130,13 +141,15 @@ impl LtFp8 {
 
 impl Drop for LtFp8 {
     fn drop(&mut self) {
-        // SAFETY: created in `new`, destroyed once; failures cannot be reported from
-        // a drop and leave nothing to undo.
+        // SAFETY: each was created in `new` (or is still null), destroyed once; failures
+        // cannot be reported from a drop and leave nothing to undo.
         unsafe {
-            for l in self.layouts {
+            for l in self.layouts.into_iter().filter(|l| !l.is_null()) {
                 let _ = lt::destroy_matrix_layout(l);
             }
-            let _ = lt::destroy_matmul_desc(self.desc);
+            if !self.desc.is_null() {
+                let _ = lt::destroy_matmul_desc(self.desc);
+            }
             let _ = lt::destroy_handle(self.handle);
         }
     }

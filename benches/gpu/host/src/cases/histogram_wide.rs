@@ -74,9 +74,10 @@ pub(super) fn histogram_wide(env: &Env) -> Result<Vec<Row>> {
         ("rust global", &rust_global),
         ("nvcc global", &nvcc_global),
     ];
+    // The kernels add into bins the host zeroes; every bin of `want` is far from zero
+    // (2^27 values over 2^16 bins; 2^20 with --quick), so a kernel that writes nothing
+    // fails the check.
     for (who, launch) in &variants {
-        env.stream
-            .memcpy_htod(&vec![u32::MAX; WIDE_BINS], &mut bins)?;
         zero(&mut bins)?;
         launch(&mut bins)?;
         let got = env.stream.clone_dtoh(&bins)?;
