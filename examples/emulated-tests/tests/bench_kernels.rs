@@ -150,3 +150,51 @@ fn vecadd_takes_the_aligned_path_only_with_long_enough_inputs() {
         got.map(|_| ())
     );
 }
+
+/// `bench_kernels::saxpy` on `y[yo..][..n] += alpha · x[xo..][..n]` with `grid` blocks of
+/// 64 threads, against the CPU bit for bit (`alpha * x + y`, two roundings: Rust does
+/// not contract it into an `fma`, on the GPU either): at the aligned path's offsets
+/// `(0, 0)` and the general path's.
+#[test]
+fn saxpy_matches_the_cpu_aligned_and_misaligned() {
+    let alpha = 1.75f32;
+    for (k, (xo, yo)) in [(0, 0), (1, 1), (0, 2), (3, 0)].into_iter().enumerate() {
+        for (n, grid) in [(0, 1), (1, 1), (4, 1), (1023, 1), (3001, 3)] {
+            let mut r = rng(800 + k as u64);
+            let (mut x, mut y) = (Aligned([0.0; 4096]), Aligned([POISON; 4096]));
+            x.0[..xo + n].copy_from_slice(&random_f32(&mut r, xo + n, -100.0, 100.0));
+            y.0[yo..yo + n].copy_from_slice(&random_f32(&mut r, n, -100.0, 100.0));
+            let want: Vec<f32> = (0..n)
+                .map(|i| alpha * x.0[xo + i] + y.0[yo + i])
+                .collect();
+            let xs = &x.0[xo..xo + n];
+            let out = GlobalMut::new(&mut y.0[yo..yo + n]);
+            emulator::launch(LaunchConfig::new((grid, 1, 1), (64, 1, 1)), || {
+                bench_kernels::saxpy(alpha, xs, out.disjoint())
+            })
+            .unwrap();
+            assert_eq!(
+                count_mismatches("bench saxpy", &y.0[yo..yo + n], &want, 0.0),
+                0,
+                "n = {n}, offsets (x, y) = ({xo}, {yo}), grid {grid}"
+            );
+        }
+    }
+}
+
+#[test]
+fn saxpy_takes_the_aligned_path_only_with_a_long_enough_input() {
+    // `x` one element shorter than `y` (n = 66) with as many whole vectors: only the
+    // length guard keeps the aligned path from leaving element 65 unwritten.
+    let x = Aligned([1.0; 4096]);
+    let mut y = Aligned([2.0; 4096]);
+    let out = GlobalMut::new(&mut y.0[..66]);
+    let got = emulator::launch(LaunchConfig::new((1, 1, 1), (64, 1, 1)), || {
+        bench_kernels::saxpy(3.0, &x.0[..65], out.disjoint())
+    });
+    assert!(
+        matches!(got, Err(EmulatorError::Panic { .. })),
+        "{:?}",
+        got.map(|_| ())
+    );
+}

@@ -110,10 +110,32 @@ pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
     for_each_scalar(&mut head, &mut tail, n, |k, out| *out = a[k] + b[k]);
 }
 
-/// `y = alpha * x + y`, shaped like [`vecadd`]. `x` at least as long as `y`.
+/// `y = alpha * x + y`, shaped like [`vecadd`] (the aligned case first). `x` at least
+/// as long as `y`.
 #[kernel]
 pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
     let n = y.len();
+    // As in `vecadd`: both buffers 16-byte aligned and `x` long enough, one test.
+    let y = match split_vectors::<F32x4>(x) {
+        Some((x4, _)) if (x.len() >= n) & (x4.len() >= n / 4) => {
+            match y.split_vectors_mut::<F32x4>() {
+                Ok((mut body, mut tail)) => {
+                    let x4 = &x4[..body.len()];
+                    for i in grid_stride(body.len()) {
+                        let k = i.get();
+                        if let Some(out) = body.get_mut(&i) {
+                            *out = x4[k].zip_with(*out, |x, y| alpha * x + y);
+                        }
+                    }
+                    let t0 = n - tail.len();
+                    for_each_from(&mut tail, t0, |k, out| *out += alpha * x[k]);
+                    return;
+                }
+                Err(y) => y,
+            }
+        }
+        _ => y,
+    };
     let x = &x[..n];
     let (mut head, mut body, mut tail) = y.split_aligned_mut::<F32x4>();
     let (xh, x4, _) = split_aligned::<F32x4>(x);
