@@ -164,9 +164,7 @@ fn saxpy_matches_the_cpu_aligned_and_misaligned() {
             let (mut x, mut y) = (Aligned([0.0; 4096]), Aligned([POISON; 4096]));
             x.0[..xo + n].copy_from_slice(&random_f32(&mut r, xo + n, -100.0, 100.0));
             y.0[yo..yo + n].copy_from_slice(&random_f32(&mut r, n, -100.0, 100.0));
-            let want: Vec<f32> = (0..n)
-                .map(|i| alpha * x.0[xo + i] + y.0[yo + i])
-                .collect();
+            let want: Vec<f32> = (0..n).map(|i| alpha * x.0[xo + i] + y.0[yo + i]).collect();
             let xs = &x.0[xo..xo + n];
             let out = GlobalMut::new(&mut y.0[yo..yo + n]);
             emulator::launch(LaunchConfig::new((grid, 1, 1), (64, 1, 1)), || {

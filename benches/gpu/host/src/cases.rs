@@ -14,6 +14,7 @@ use std::sync::Arc;
 use crate::timing::{interleaved_medians, median_ms, Launch, Row};
 use crate::Options;
 
+mod attention;
 mod fp8_gemm;
 mod histogram_wide;
 
@@ -24,6 +25,8 @@ pub struct Env<'a> {
     pub rust: &'a Module,
     /// `examples/mma_gemm`'s kernels (sm_90a), when given.
     pub gemm: Option<&'a Module>,
+    /// `examples/attention`'s kernels, when given.
+    pub attention: Option<&'a Module>,
     pub reference: &'a Arc<CudaModule>,
     pub vendor: &'a str,
     pub opts: &'a Options,
@@ -89,6 +92,10 @@ pub const ALL: &[Case] = &[
     Case {
         name: "gemm_fp8",
         run: fp8_gemm::gemm_fp8,
+    },
+    Case {
+        name: "attention",
+        run: attention::attention,
     },
 ];
 

@@ -31,6 +31,9 @@ pub struct Options {
     /// GEMM case runs only with it.
     #[arg(long)]
     pub gemm_ptx: Option<PathBuf>,
+    /// Linked PTX of `examples/attention`: the fused attention case runs only with it.
+    #[arg(long)]
+    pub attention_ptx: Option<PathBuf>,
     /// Timed launches per variant (the median is reported).
     #[arg(long, default_value_t = 51)]
     pub runs: usize,
@@ -70,11 +73,16 @@ fn main() -> Result<()> {
         Some(path) => Some(host_loader::Module::from_ptx_file(&ctx, path)?),
         None => None,
     };
+    let attention = match &opts.attention_ptx {
+        Some(path) => Some(host_loader::Module::from_ptx_file(&ctx, path)?),
+        None => None,
+    };
     let env = cases::Env {
         ctx: &ctx,
         stream: &stream,
         rust: &rust,
         gemm: gemm.as_ref(),
+        attention: attention.as_ref(),
         reference: &reference,
         vendor: &vendor,
         opts: &opts,

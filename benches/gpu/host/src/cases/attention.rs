@@ -1,0 +1,124 @@
+//! Fused attention forward: `examples/attention`'s `attention_d128` (FlashAttention-2's
+//! algorithm on `mma.sync`) at head dimension 128, 16 (batch, head) pairs, sequence
+//! length 4096, non-causal and causal. The bar compares its TFLOP/s with the
+//! same run's cuBLAS BF16 GEMM at 8192³ (the `gemm_bf16` case). Each variant is checked
+//! first on sampled query rows against an `f64` reference (outputs poisoned). Needs
+//! `--attention-ptx`.
+
+use anyhow::{bail, ensure, Result};
+use cudarc::driver::{CudaSlice, LaunchConfig};
+use device_std::bf16;
+use host_loader::{Slice, SliceMut};
+use rand::Rng;
+
+use super::{rng, timed, Env, Launch, Row};
+
+/// Row `i` of (batch, head) `h` of `softmax(q·kᵀ/√d) · v` in `f64`, keys after `i`
+/// masked when `causal`.
+fn reference_row(
+    (q, k, v): (&[bf16], &[bf16], &[bf16]),
+    (seq, d): (usize, usize),
+    h: usize,
+    i: usize,
+    causal: bool,
+) -> Vec<f64> {
+    let at = |m: &[bf16], r: usize, c: usize| m[(h * seq + r) * d + c].to_f64();
+    let keys = if causal { i + 1 } else { seq };
+    let scale = 1.0 / (d as f64).sqrt();
+    let s: Vec<f64> = (0..keys)
+        .map(|j| scale * (0..d).map(|c| at(q, i, c) * at(k, j, c)).sum::<f64>())
+        .collect();
+    let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let p: Vec<f64> = s.iter().map(|x| (x - m).exp()).collect();
+    let l: f64 = p.iter().sum();
+    (0..d)
+        .map(|c| (0..keys).map(|j| p[j] * at(v, j, c)).sum::<f64>() / l)
+        .collect()
+}
+
+pub(super) fn attention(env: &Env) -> Result<Vec<Row>> {
+    let Some(module) = env.attention else {
+        bail!("attention needs --attention-ptx (examples/attention's kernels)");
+    };
+    type Sig = (
+        Slice<bf16>,
+        Slice<bf16>,
+        Slice<bf16>,
+        SliceMut<bf16>,
+        u32,
+        f32,
+        u32,
+    );
+    let kernel = module.kernel::<Sig>("attention_d128")?;
+    let (bh, seq, d) = if env.opts.quick {
+        (2, 256, 128)
+    } else {
+        (16, 4096, 128)
+    };
+    let n = bh * seq * d;
+    let mut r = rng(env, 17);
+    let mut draw = |len: usize| example_support::random_bf16(&mut r, len);
+    let (q, k, v) = (draw(n), draw(n), draw(n));
+    let (q_d, k_d, v_d) = (
+        env.stream.clone_htod(&q)?,
+        env.stream.clone_htod(&k)?,
+        env.stream.clone_htod(&v)?,
+    );
+    let cfg = LaunchConfig {
+        grid_dim: (
+            u32::try_from(seq.div_ceil(attention_kernels::BQ))?,
+            u32::try_from(bh)?,
+            1,
+        ),
+        block_dim: (attention_kernels::THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let (seq32, scale) = (u32::try_from(seq)?, 1.0 / (d as f32).sqrt());
+    let launch = |o: &mut CudaSlice<bf16>, causal: u32| -> Result<()> {
+        ensure!(o.len() >= n);
+        // SAFETY: each block writes only its own 64 rows of one (batch, head), inside o;
+        // q, k and v hold n elements each.
+        Ok(unsafe { kernel.launch(env.stream, cfg, (&q_d, &k_d, &v_d, o, seq32, scale, causal)) }?)
+    };
+    let full = |o: &mut CudaSlice<bf16>| launch(o, 0);
+    let causal = |o: &mut CudaSlice<bf16>| launch(o, 1);
+    let mut rows = Vec::new();
+    let flops_full = 4.0 * (bh * seq * seq * d) as f64;
+    for (name, run, is_causal, flops) in [
+        (
+            "attention d128 full",
+            &full as Launch<'_, CudaSlice<bf16>>,
+            false,
+            flops_full,
+        ),
+        ("attention d128 causal", &causal, true, flops_full / 2.0),
+    ] {
+        let mut o = env.stream.clone_htod(&vec![bf16::NAN; n])?;
+        run(&mut o)?;
+        let got = env.stream.clone_dtoh(&o)?;
+        ensure!(
+            got.iter().all(|x| x.is_finite()),
+            "{name}: an output element was not written"
+        );
+        for _ in 0..8 {
+            let (h, i) = (r.random_range(0..bh), r.random_range(0..seq));
+            let want = reference_row((&q, &k, &v), (seq, d), h, i, is_causal);
+            let row = &got[(h * seq + i) * d..][..d];
+            let (err, _) = example_support::frobenius(row.iter().map(|x| x.to_f64()), &want);
+            ensure!(
+                err < 1e-2,
+                "{name}: row {i} of head {h}: relative error {err:e}"
+            );
+        }
+        let mut o = env.stream.alloc_zeros::<bf16>(n)?;
+        rows.append(&mut timed(
+            env,
+            name,
+            (0.0, flops),
+            &mut o,
+            |_| Ok(()),
+            &[("rust", run)],
+        )?);
+    }
+    Ok(rows)
+}
