@@ -57,7 +57,15 @@ pub fn cbrt(x: f64) -> f64 {
 #[inline]
 pub fn rcbrt(x: f64) -> f64 {
     if x == 0.0 || !x.is_finite() {
-        return 1.0 / (x + x);
+        // 1/(x + x) without the division, whose slow path would be the only `CALL` of a
+        // caller's loop: ±∞ at ±0, ±0 at ±∞, NaN at NaN.
+        return if x == 0.0 {
+            f64::INFINITY.copysign(x)
+        } else if x.is_nan() {
+            x + x
+        } else {
+            0.0f64.copysign(x)
+        };
     }
     let (a, sc) = normalize(x.abs());
     let r = rcbrt_approx(a);
