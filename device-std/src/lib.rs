@@ -9,7 +9,7 @@
 //! | [`shared`] | [`SharedArray`], one static `.shared` allocation per declaration; [`SharedPtr`] | PTX ISA 9.0 §5.1.5 "Shared State Space" |
 //! | [`dynamic_shared`] | [`DynamicSharedArray`], the launch-sized shared memory split by byte offset | CUDA `extern __shared__` |
 //! | [`warp`] | shuffles, votes, match, `redux.sync`, `activemask` | `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync` |
-//! | [`atomic`] | scoped atomics with orderings, on global and shared memory | `atom` with `.sem` and `.scope` |
+//! | [`atomic`] | scoped atomics with orderings, on global and shared memory; reductions that return nothing ([`atomic::global::add`]) | `atom` and `red` with `.sem` and `.scope` |
 //! | [`cp_async`] | per-thread 4/8/16-byte asynchronous copies global → shared, in groups | `cp.async` (sm_80) |
 //! | [`mma`] | tensor-core `m16n8k16` multiply-accumulate with typed fragments ([`mma::FragA`], [`mma::FragB`], [`mma::Accum`]) for `bf16`/`f16` in, `f32` out | `mma.sync` (sm_80) |
 //! | [`fp8`] | the FP8 types [`F8E4M3`], [`F8E5M2`] and their paired conversions to and from `f32` ([`fp8::Fp8`]) | `cvt.rn.satfinite.e4m3x2.f32`, `cvt.rn.f16x2.e4m3x2` (sm_89) |
