@@ -106,6 +106,10 @@ vector!(
     /// Eight `u16` (`ushort8`, e.g. 16-bit histogram keys).
     U16x8, u16, 8
 );
+vector!(
+    /// Eight `bf16` (16 bytes of a `bf16` matrix row, e.g. a tile copied to shared memory).
+    Bf16x8, crate::bf16, 8
+);
 
 /// Splits `s` into a scalar head, the longest run of 16-byte-aligned
 /// vectors, and a scalar tail (`slice::align_to`, made safe by [`Vector`]).

@@ -1,21 +1,33 @@
 //! `examples/attention`'s fused attention forward under the emulator, against an `f64`
 //! CPU reference computed from the same `bf16` inputs: head dimensions 64 and 128,
 //! causal and not, sequence lengths that fill the 64-row tiles and that leave them
-//! ragged, several (batch, head) pairs; outputs poisoned first.
+//! ragged, several (batch, head) pairs, inputs 16-byte aligned (the tiles copied by
+//! vectors) and not (element by element); outputs poisoned first.
 
 use device_std::bf16;
 use device_std::emulator::{self, GlobalMut, LaunchConfig};
 use example_support::{frobenius, random_bf16, rng};
 
-fn run(bh: usize, seq: usize, d: usize, causal: bool, seed: u64) {
+/// `k` and `v` stored from element `shift` of their buffers (`shift` 1: not 16-byte
+/// aligned, whatever the allocation's alignment).
+fn run_shifted(bh: usize, seq: usize, d: usize, causal: bool, seed: u64, shift: usize) {
     let mut r = rng(seed);
     let n = bh * seq * d;
-    let (q, k, v) = (
+    let (q, kb, vb) = (
         random_bf16(&mut r, n),
-        random_bf16(&mut r, n),
-        random_bf16(&mut r, n),
+        random_bf16(&mut r, n + 8),
+        random_bf16(&mut r, n + 8),
     );
-    let want = attention_kernels::reference::attention(&q, &k, &v, bh, seq, d, causal);
+    let (k, v) = (&kb[shift..shift + n], &vb[shift..shift + n]);
+    // Which copy the kernel takes: the test means to cover both.
+    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+    let aligned = (k.as_ptr() as usize) % 16 == 0 && (v.as_ptr() as usize) % 16 == 0;
+    assert_eq!(
+        aligned,
+        shift == 0,
+        "the allocator's alignment is not 16 bytes"
+    );
+    let want = attention_kernels::reference::attention(&q, k, v, bh, seq, d, causal);
     let mut o = vec![bf16::NAN; n];
     let out = GlobalMut::new(&mut o);
     let cfg = LaunchConfig::new(
@@ -24,8 +36,8 @@ fn run(bh: usize, seq: usize, d: usize, causal: bool, seed: u64) {
     );
     let (s32, scale, c) = (seq as u32, 1.0 / (d as f32).sqrt(), causal as u32);
     emulator::launch(cfg, || match d {
-        64 => attention_kernels::attention_d64(&q, &k, &v, out.disjoint(), s32, scale, c),
-        128 => attention_kernels::attention_d128(&q, &k, &v, out.disjoint(), s32, scale, c),
+        64 => attention_kernels::attention_d64(&q, k, v, out.disjoint(), s32, scale, c),
+        128 => attention_kernels::attention_d128(&q, k, v, out.disjoint(), s32, scale, c),
         _ => unreachable!(),
     })
     .unwrap();
@@ -39,6 +51,17 @@ fn run(bh: usize, seq: usize, d: usize, causal: bool, seed: u64) {
         err < 1e-2,
         "bh {bh} seq {seq} d {d} causal {causal}: relative Frobenius error {err:e}"
     );
+}
+
+/// [`run_shifted`] with the buffers as allocated (16-byte aligned: the vector copies).
+fn run(bh: usize, seq: usize, d: usize, causal: bool, seed: u64) {
+    run_shifted(bh, seq, d, causal, seed, 0);
+}
+
+#[test]
+fn attention_copies_unaligned_inputs_element_by_element() {
+    run_shifted(1, 100, 64, true, 76, 1);
+    run_shifted(1, 70, 128, false, 77, 1);
 }
 
 #[test]

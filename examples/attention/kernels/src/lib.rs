@@ -16,7 +16,8 @@
 //!
 //! At the end each row is divided by its sum and stored as `bf16`. Keys past `seq` are
 //! masked, and with `causal` keys after the query too (their tiles skipped). A first
-//! version: no copy/compute overlap, element-wise loads of the tiles.
+//! version: no copy/compute overlap; the tiles are copied with 16-byte loads when the
+//! inputs start 16-byte aligned, element by element otherwise.
 
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
@@ -26,6 +27,8 @@ pub mod reference;
 
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 use device_std::mma::{mma_m16n8k16, Accum, FragA, FragB};
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+use device_std::vector::{split_vectors, Bf16x8};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 use device_std::{bf16, kernel, thread, warp, DisjointSlice, SharedArray};
 
@@ -82,23 +85,48 @@ fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
     }
 }
 
-/// Copies rows `row0 .. row0 + BKV` of one `[seq][D]` matrix (`src`, already offset to
-/// the (batch, head)) into `tile` (`BKV` rows of `LD` elements), zeros past `seq`. Every
-/// thread of the block takes part.
+/// Copies rows `row0 .. row0 + BKV` of one `[seq][D]` matrix into `tile` (`BKV` rows of
+/// `LD` elements), zeros past `seq`: `src` is the whole `[.][seq][D]` input, `base` the
+/// (batch, head)'s first element, `src8` the same input as 16-byte vectors when it starts
+/// 16-byte aligned (then one vector load per 8 elements: `base` and every row start are
+/// multiples of 8, as `D` is). Every thread of the block takes part.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[inline(always)]
 fn load_tile<const D: usize, const LD: usize, const N: usize>(
     tile: &SharedArray<bf16, N>,
-    src: &[bf16],
+    (src, src8): (&[bf16], Option<&[Bf16x8]>),
+    base: usize,
     row0: usize,
     seq: usize,
 ) {
     let t = thread::thread_in_block() as usize;
+    if let Some(src8) = src8 {
+        let mut e = t;
+        while e < BKV * D / 8 {
+            let (r, c8) = (e / (D / 8), e % (D / 8));
+            let v = if row0 + r < seq {
+                src8[(base + (row0 + r) * D) / 8 + c8].0
+            } else {
+                [bf16::ZERO; 8]
+            };
+            let at = r * LD + 8 * c8;
+            tile.write(at, v[0]);
+            tile.write(at + 1, v[1]);
+            tile.write(at + 2, v[2]);
+            tile.write(at + 3, v[3]);
+            tile.write(at + 4, v[4]);
+            tile.write(at + 5, v[5]);
+            tile.write(at + 6, v[6]);
+            tile.write(at + 7, v[7]);
+            e += THREADS as usize;
+        }
+        return;
+    }
     let mut e = t;
     while e < BKV * D {
         let (r, c) = (e / D, e % D);
         let v = if row0 + r < seq {
-            src[(row0 + r) * D + c]
+            src[base + (row0 + r) * D + c]
         } else {
             bf16::ZERO
         };
@@ -139,7 +167,10 @@ fn attention_block<
             && o.len() >= heads * seq * D
     );
     let base = thread::blockIdx_y() as usize * seq * D;
-    let (q, k, v) = (&q[base..base + seq * D], &k[base..], &v[base..]);
+    let q = &q[base..base + seq * D];
+    // The inputs as 16-byte vectors when they start aligned (`cuMemAlloc` buffers).
+    let k8 = split_vectors::<Bf16x8>(k).map(|(v, _)| v);
+    let v8 = split_vectors::<Bf16x8>(v).map(|(v, _)| v);
     let q0 = thread::blockIdx_x() as usize * BQ;
     let t = thread::thread_in_block() as usize;
     let (w, lane) = (t / 32, thread::lane_id() as usize);
@@ -165,8 +196,8 @@ fn attention_block<
     let kv_end = if causal { seq.min(q0 + BQ) } else { seq };
     let mut kv0 = 0;
     while kv0 < kv_end {
-        load_tile::<D, LD, N>(k_tile, k, kv0, seq);
-        load_tile::<D, LD, N>(v_tile, v, kv0, seq);
+        load_tile::<D, LD, N>(k_tile, (k, k8), base, kv0, seq);
+        load_tile::<D, LD, N>(v_tile, (v, v8), base, kv0, seq);
         thread::sync_threads();
         // S = Q·Kᵀ for the warp's 16 rows and the tile's 64 keys: 8 accumulators.
         let mut s = [Accum::zero(); BKV / 8];
