@@ -187,6 +187,48 @@ fn persistent(env: &Env) -> Result<LaunchConfig> {
     })
 }
 
+/// 2048 random elements `(i, j)` of an `n × n` product, each with its reference
+/// `want(i, j)`, computed once for every variant the case checks.
+fn gemm_samples(
+    r: &mut impl Rng,
+    n: usize,
+    want: impl Fn(usize, usize) -> f64,
+) -> Vec<(usize, usize, f64)> {
+    (0..2048)
+        .map(|_| {
+            let (i, j) = (r.random_range(0..n), r.random_range(0..n));
+            (i, j, want(i, j))
+        })
+        .collect()
+}
+
+/// Runs `launch` into an `n × n` `bf16` output poisoned with NaN and checks it: every
+/// element written, each sample within 2^-7 relative (the `bf16` output's rounding is
+/// 2^-9) plus 1e-3·√n of the accumulation's error.
+fn check_gemm_samples(
+    env: &Env,
+    what: &str,
+    n: usize,
+    launch: Launch<'_, CudaSlice<device_std::bf16>>,
+    samples: &[(usize, usize, f64)],
+) -> Result<()> {
+    let mut c = env.stream.clone_htod(&vec![device_std::bf16::NAN; n * n])?;
+    launch(&mut c)?;
+    let got = env.stream.clone_dtoh(&c)?;
+    ensure!(
+        got.iter().all(|v| v.is_finite()),
+        "{what}: an output element was not written"
+    );
+    for &(i, j, want) in samples {
+        let g = got[i * n + j].to_f64();
+        ensure!(
+            (g - want).abs() <= want.abs() / 128.0 + 1e-3 * (n as f64).sqrt(),
+            "{what}: C[{i}][{j}] = {g}, want {want}"
+        );
+    }
+    Ok(())
+}
+
 /// Elementwise check with relative tolerance; NaN never passes.
 fn check(what: &str, got: &[f32], want: &[f32], tol: f32) -> Result<()> {
     ensure!(
@@ -1023,35 +1065,19 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
         };
-        let sample: Vec<(usize, usize)> = (0..2048)
-            .map(|_| (r.random_range(0..n), r.random_range(0..n)))
-            .collect();
+        let samples = gemm_samples(&mut r, n, |i, j| {
+            (0..n)
+                .map(|p| a[i * n + p].to_f64() * bt[j * n + p].to_f64())
+                .sum()
+        });
         for (who, launch) in [
-            ("rust", &rust as &dyn Fn(&mut CudaSlice<bf16>) -> Result<()>),
+            ("rust", &rust as Launch<'_, CudaSlice<bf16>>),
             ("rust g1", &rust_g1),
             ("rust mma.sync", &rust_mma),
             ("rust mma.sync tma", &rust_mma_tma),
             ("cuBLAS", &cublas),
         ] {
-            let mut c = env.stream.clone_htod(&vec![bf16::NAN; n * n])?;
-            launch(&mut c)?;
-            let got = env.stream.clone_dtoh(&c)?;
-            ensure!(
-                got.iter().all(|v| v.is_finite()),
-                "gemm_bf16 {who}: an output element was not written"
-            );
-            // Each sampled element within 2^-7 relative (bf16 rounding of the output is
-            // 2^-9) plus the f32 accumulation's 1e-5 * sqrt(n) of the row norms.
-            for &(i, j) in &sample {
-                let want: f64 = (0..n)
-                    .map(|p| a[i * n + p].to_f64() * bt[j * n + p].to_f64())
-                    .sum();
-                let g = got[i * n + j].to_f64();
-                ensure!(
-                    (g - want).abs() <= want.abs() / 128.0 + 1e-3 * (n as f64).sqrt(),
-                    "gemm_bf16 {who}: C[{i}][{j}] = {g}, want {want}"
-                );
-            }
+            check_gemm_samples(env, &format!("gemm_bf16 {who}"), n, launch, &samples)?;
         }
         let mut c = env.stream.alloc_zeros::<bf16>(n * n)?;
         rows.append(&mut timed(

@@ -14,7 +14,7 @@ use device_std::{bf16, F8E4M3};
 use rand::Rng;
 use std::sync::Arc;
 
-use super::{rng, timed, Env, Launch, Row};
+use super::{check_gemm_samples, gemm_samples, rng, timed, Env, Launch, Row};
 
 /// One cuBLASLt FP8 matmul plan for `n × n × n`: handle, descriptors, the heuristic's
 /// algorithm and its workspace, freed on drop.
@@ -228,35 +228,19 @@ pub(super) fn gemm_fp8(env: &Env) -> Result<Vec<Row>> {
             ensure!(c.len() >= n * n);
             exact.run(env.stream, scale, &a_d, &b_d, c)
         };
-        let sample: Vec<(usize, usize)> = (0..2048)
-            .map(|_| (r.random_range(0..n), r.random_range(0..n)))
-            .collect();
+        let samples = gemm_samples(&mut r, n, |i, j| {
+            let dot: f64 = (0..n)
+                .map(|p| f64::from(a[i * n + p].to_f32()) * f64::from(bt[j * n + p].to_f32()))
+                .sum();
+            f64::from(scale) * dot
+        });
         let variants: [(&'static str, Launch<'_, CudaSlice<bf16>>); 3] = [
             ("rust", &rust),
             ("cuBLASLt fast accum", &lt_fast),
             ("cuBLASLt", &lt_exact),
         ];
         for (who, launch) in variants {
-            let mut c = env.stream.clone_htod(&vec![bf16::NAN; n * n])?;
-            launch(&mut c)?;
-            let got = env.stream.clone_dtoh(&c)?;
-            ensure!(
-                got.iter().all(|v| v.is_finite()),
-                "gemm_fp8 {who}: an output element was not written"
-            );
-            // Each sampled element within 2^-7 relative (the bf16 output's rounding is
-            // 2^-9) plus the accumulation's 1e-3 * sqrt(n) of the scaled row norms.
-            for &(i, j) in &sample {
-                let dot: f64 = (0..n)
-                    .map(|p| f64::from(a[i * n + p].to_f32()) * f64::from(bt[j * n + p].to_f32()))
-                    .sum();
-                let want = f64::from(scale) * dot;
-                let g = got[i * n + j].to_f64();
-                ensure!(
-                    (g - want).abs() <= want.abs() / 128.0 + 1e-3 * (n as f64).sqrt(),
-                    "gemm_fp8 {who}: C[{i}][{j}] = {g}, want {want}"
-                );
-            }
+            check_gemm_samples(env, &format!("gemm_fp8 {who}"), n, launch, &samples)?;
         }
         let mut c = env.stream.alloc_zeros::<bf16>(n * n)?;
         rows.append(&mut timed(
