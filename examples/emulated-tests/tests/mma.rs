@@ -124,6 +124,16 @@ impl GemmOperands {
     }
 }
 
+/// The launch of `gemm_wgmma` and `gemm_wgmma_fp8` for an `m × n` output: one block of
+/// 384 threads per 128 × 256 tile, with the 192 KiB of static shared memory the kernels
+/// (built for sm_90a) declare.
+fn gemm_wgmma_launch(m: usize, n: usize) -> LaunchConfig {
+    use mma_gemm_kernels::{WG_BM, WG_BN};
+    let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
+    LaunchConfig::new((tiles as u32, 1, 1), (384, 1, 1))
+        .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES)
+}
+
 /// `gemm_wgmma` (`c = a · bᵀ`, `bf16` out) under the emulator: tensor copies with the
 /// 128-byte swizzle into a 4-stage mbarrier ring, wgmma descriptors reading through the
 /// same swizzle. Returns `c` and the `f64` reference.
@@ -134,12 +144,8 @@ fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) 
     let map_b = kmajor_map(&g.bt, n, k, WG_BK, WG_BN, 128);
     let mut c = vec![bf16::NAN; m * n];
     let out = GlobalMut::new(&mut c);
-    let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
     let (mm, nn, kk) = (m as u32, n as u32, k as u32);
-    // 192 KiB of static shared memory: the kernel is built for sm_90a.
-    let cfg = LaunchConfig::new((tiles as u32, 1, 1), (384, 1, 1))
-        .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES);
-    emulator::launch(cfg, || {
+    emulator::launch(gemm_wgmma_launch(m, n), || {
         mma_gemm_kernels::gemm_wgmma(
             map_a.as_param(),
             map_b.as_param(),
@@ -206,11 +212,8 @@ fn gemm_wgmma_fp8_matches_the_f64_reference_at_whole_and_ragged_tiles() {
         let map_b = kmajor_map(&bt, n, k, WG_BK_FP8, WG_BN, 128);
         let mut c = vec![bf16::NAN; m * n];
         let out = GlobalMut::new(&mut c);
-        let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
         let (mm, nn, kk) = (m as u32, n as u32, k as u32);
-        let cfg = LaunchConfig::new((tiles as u32, 1, 1), (384, 1, 1))
-            .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES);
-        emulator::launch(cfg, || {
+        emulator::launch(gemm_wgmma_launch(m, n), || {
             mma_gemm_kernels::gemm_wgmma_fp8(
                 map_a.as_param(),
                 map_b.as_param(),
