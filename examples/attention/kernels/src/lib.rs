@@ -267,13 +267,20 @@ fn attention_block<
     });
 }
 
-/// Attention forward for head dimension 64: `o = softmax(scale · q·kᵀ) · v` for each of
-/// the `gridDim.y` (batch, head) pairs, `[.][seq][64]` row-major `bf16`, keys after the
-/// query masked when `causal` is not 0. Launch `(ceil(seq / 64), batch·heads, 1)` blocks of
-/// 128 threads (a trap otherwise). sm_80.
+/// Attention forward: `o = softmax(scale · q·kᵀ) · v` for each of the `gridDim.y`
+/// (batch, head) pairs, `[.][seq][D]` row-major `bf16`, keys after the query masked when
+/// `causal` is not 0. Launch `(ceil(seq / 64), batch·heads, 1)` blocks of 128 threads (a
+/// trap otherwise). Two entries: `attention_d64` (`D` = 64) and `attention_d128`
+/// (`D` = 128), each with its own two tiles of `BKV × (D + 8)` elements. sm_80.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
-#[kernel]
-pub fn attention_d64(
+#[kernel(instances(attention_d64 = <64, 4, 8, 72, 4608>, attention_d128 = <128, 8, 16, 136, 8704>))]
+pub fn attention<
+    const D: usize,
+    const DK: usize,
+    const DN: usize,
+    const LD: usize,
+    const N: usize,
+>(
     q: &[bf16],
     k: &[bf16],
     v: &[bf16],
@@ -282,36 +289,9 @@ pub fn attention_d64(
     scale: f32,
     causal: u32,
 ) {
-    let k_tile = SharedArray::<bf16, { BKV * 72 }>::new();
-    let v_tile = SharedArray::<bf16, { BKV * 72 }>::new();
-    attention_block::<64, 4, 8, 72, { BKV * 72 }>(
-        q,
-        k,
-        v,
-        o,
-        seq as usize,
-        scale,
-        causal != 0,
-        &k_tile,
-        &v_tile,
-    );
-}
-
-/// [`attention_d64`] for head dimension 128 (`[.][seq][128]`). sm_80.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
-#[kernel]
-pub fn attention_d128(
-    q: &[bf16],
-    k: &[bf16],
-    v: &[bf16],
-    o: DisjointSlice<bf16>,
-    seq: u32,
-    scale: f32,
-    causal: u32,
-) {
-    let k_tile = SharedArray::<bf16, { BKV * 136 }>::new();
-    let v_tile = SharedArray::<bf16, { BKV * 136 }>::new();
-    attention_block::<128, 8, 16, 136, { BKV * 136 }>(
+    let k_tile = SharedArray::<bf16, N>::new();
+    let v_tile = SharedArray::<bf16, N>::new();
+    attention_block::<D, DK, DN, LD, N>(
         q,
         k,
         v,
