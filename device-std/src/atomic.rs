@@ -89,50 +89,29 @@ macro_rules! red_asm {
     };
 }
 
-/// Generates the reduction (no result) of `op`, generic and shared flavours; acquire
-/// orders go through the `atom` functions `$g_atom`/`$s_atom`, their result dropped.
+/// Generates the reduction (no result) of `op` in three flavours: generic and global
+/// (`reg64` address) and shared (`reg32`); acquire orders go through the `atom`
+/// functions `$g_atom`/`$s_atom`, their result dropped.
 #[cfg(not(emulated))]
 macro_rules! red {
     ($generic:ident, $global:ident, $shared:ident, $g_atom:ident, $s_atom:ident, $t:ty, $reg:ident, [$($op:literal),*]) => {
+        red!(@one $generic, "atomic::add", *mut $t, reg64, $g_atom, $t, $reg, [$($op),*]);
+        red!(@one $global, "atomic::global::add", *mut $t, reg64, $g_atom, $t, $reg, [".global", $($op),*]);
+        red!(@one $shared, "atomic::shared::add", u32, reg32, $s_atom, $t, $reg, [".shared", $($op),*]);
+    };
+    (@one $name:ident, $what:literal, $addr:ty, $areg:ident, $atom:ident, $t:ty, $reg:ident, [$($op:literal),*]) => {
         #[inline(always)]
-        unsafe fn $global(ptr: *mut $t, value: $t, order: Ordering, scope: Scope) {
+        unsafe fn $name(at: $addr, value: $t, order: Ordering, scope: Scope) {
             if matches!(order, Ordering::Acquire | Ordering::AcqRel) {
                 // SAFETY: the caller's contract.
-                let _ = unsafe { $g_atom(ptr, value, order, scope) };
+                let _ = unsafe { $atom(at, value, order, scope) };
                 return;
             }
-            on_device!("atomic::global::add", {
-                // SAFETY: the caller's contract (`ptr` a valid, aligned global address).
+            on_device!($what, {
+                // SAFETY: the caller's contract (`at` valid and aligned, in the state
+                // space the instruction names).
                 unsafe {
-                    red_asm!(order, scope, [".global", $($op),*, " [{a}], {v};"], a = in(reg64) ptr, v = in($reg) value)
-                }
-            })
-        }
-        #[inline(always)]
-        unsafe fn $generic(ptr: *mut $t, value: $t, order: Ordering, scope: Scope) {
-            if matches!(order, Ordering::Acquire | Ordering::AcqRel) {
-                // SAFETY: the caller's contract.
-                let _ = unsafe { $g_atom(ptr, value, order, scope) };
-                return;
-            }
-            on_device!("atomic::add", {
-                // SAFETY: the caller's contract (`ptr` valid and aligned).
-                unsafe {
-                    red_asm!(order, scope, [$($op),*, " [{a}], {v};"], a = in(reg64) ptr, v = in($reg) value)
-                }
-            })
-        }
-        #[inline(always)]
-        unsafe fn $shared(addr: u32, value: $t, order: Ordering, scope: Scope) {
-            if matches!(order, Ordering::Acquire | Ordering::AcqRel) {
-                // SAFETY: the caller's contract.
-                let _ = unsafe { $s_atom(addr, value, order, scope) };
-                return;
-            }
-            on_device!("atomic::shared::add", {
-                // SAFETY: the caller's contract (`addr` valid and aligned).
-                unsafe {
-                    red_asm!(order, scope, [".shared", $($op),*, " [{a}], {v};"], a = in(reg32) addr, v = in($reg) value)
+                    red_asm!(order, scope, [$($op),*, " [{a}], {v};"], a = in($areg) at, v = in($reg) value)
                 }
             })
         }
