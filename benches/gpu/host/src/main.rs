@@ -40,7 +40,8 @@ pub struct Options {
     /// Small sizes and 1 timed run: for compute-sanitizer.
     #[arg(long)]
     pub quick: bool,
-    /// Only the benchmarks whose names contain this.
+    /// Only the benchmarks whose names contain one of these comma-separated words
+    /// (`--only gemm_fp8,attention`).
     #[arg(long)]
     pub only: Option<String>,
     /// Seed for the random inputs (default: the clock).
@@ -94,7 +95,11 @@ fn main() -> Result<()> {
     let mut rows = Vec::new();
     let mut failed = Vec::new();
     for case in cases::ALL {
-        if opts.only.as_deref().is_some_and(|o| !case.name.contains(o)) {
+        if opts
+            .only
+            .as_deref()
+            .is_some_and(|o| !o.split(',').any(|w| case.name.contains(w)))
+        {
             continue;
         }
         match (case.run)(&env) {
