@@ -165,6 +165,8 @@ fn attention_block<
             && k.len() >= heads * seq * D
             && v.len() >= heads * seq * D
             && o.len() >= heads * seq * D
+            && (o.as_mut_ptr() as usize) % 4 == 0
+            && thread::gridDim_x() as usize * BQ >= seq
     );
     let base = thread::blockIdx_y() as usize * seq * D;
     let q = &q[base..base + seq * D];
@@ -260,7 +262,7 @@ fn attention_block<
             if row < seq {
                 // SAFETY: (block, warp, lane, pair) maps one-to-one onto (row, col..col+2)
                 // of this (batch, head)'s rows q0..q0 + BQ, inside o (checked above);
-                // the index is even (D and col are), so the address is 4-byte aligned.
+                // o is 4-byte aligned (checked above) and the index even (D and col are).
                 unsafe { *out.add(base + row * D + 8 * n + c).cast::<u32>() = pair };
             }
         });
@@ -269,8 +271,8 @@ fn attention_block<
 
 /// Attention forward: `o = softmax(scale · q·kᵀ) · v` for each of the `gridDim.y`
 /// (batch, head) pairs, `[.][seq][D]` row-major `bf16`, keys after the query masked when
-/// `causal` is not 0. Launch `(ceil(seq / 64), batch·heads, 1)` blocks of 128 threads (a
-/// trap otherwise). Two entries: `attention_d64` (`D` = 64) and `attention_d128`
+/// `causal` is not 0. Launch `(ceil(seq / 64), batch·heads, 1)` blocks of 128 threads, `o`
+/// 4-byte aligned (its elements are stored in pairs; a trap otherwise). Two entries: `attention_d64` (`D` = 64) and `attention_d128`
 /// (`D` = 128), each with its own two tiles of `BKV × (D + 8)` elements. sm_80.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel(instances(attention_d64 = <64, 4, 8, 72, 4608>, attention_d128 = <128, 8, 16, 136, 8704>))]
