@@ -23,7 +23,8 @@
 //! swizzle of `K * size_of::<T>()` bytes: [`KMajorTile`]`<T, ROWS, K, SWIZZLE>`. `A`
 //! (`M` × `K`, row-major) is such a tile of `M` rows; `B` is stored `N` × `K`, that is
 //! column-major `K` × `N` (the PTX ISA's default, no transpose). A descriptor names
-//! the 8-row groups starting at a row and the 16 elements of `K` starting at a column.
+//! the 8-row groups starting at a row and the [`WgmmaInput::K_STEP`] elements of `K` (16 for
+//! 16-bit types, 32 for FP8) starting at a column.
 //!
 //! # Accumulators
 //!
