@@ -198,11 +198,15 @@ pub fn normcdf(x: f64) -> f64 {
             x + x
         };
     }
-    if h > 0.0 {
-        let (k, v) = erfc_parts(h, l);
-        scale(v, k - 1)
+    // One erfc for both signs (two would be inlined twice, and a warp with both signs
+    // runs both).
+    let upper = h > 0.0;
+    let (ah, al) = if upper { (h, l) } else { (-h, -l) };
+    let (k, v) = erfc_parts(ah, al);
+    let tail = scale(v, k - 1);
+    if upper {
+        tail
     } else {
-        let (k, v) = erfc_parts(-h, -l);
-        1.0 - scale(v, k - 1)
+        1.0 - tail
     }
 }
