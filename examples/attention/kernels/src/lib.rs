@@ -165,7 +165,7 @@ fn attention_block<
             && k.len() >= heads * seq * D
             && v.len() >= heads * seq * D
             && o.len() >= heads * seq * D
-            && (o.as_mut_ptr() as usize) % 4 == 0
+            && (o.as_mut_ptr() as usize) & 3 == 0
             && thread::gridDim_x() as usize * BQ >= seq
     );
     let base = thread::blockIdx_y() as usize * seq * D;
