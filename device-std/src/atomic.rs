@@ -77,14 +77,14 @@ macro_rules! atom_asm {
 /// (the orders `red` has; the caller sends the others to `atom`).
 #[cfg(target_arch = "nvptx64")]
 macro_rules! red_asm {
-    ($order:expr, $scope:expr, [$($part:literal),*], $($operands:tt)*) => {
+    ($order:expr, $scope:expr, $pre:literal, [$($part:literal),*], $($operands:tt)*) => {
         match ($order, $scope) {
-            (Ordering::Release, Scope::Cta) => core::arch::asm!(concat!("red.release.cta", $($part),*), $($operands)*, options(nostack, preserves_flags)),
-            (Ordering::Release, Scope::Gpu) => core::arch::asm!(concat!("red.release.gpu", $($part),*), $($operands)*, options(nostack, preserves_flags)),
-            (Ordering::Release, Scope::Sys) => core::arch::asm!(concat!("red.release.sys", $($part),*), $($operands)*, options(nostack, preserves_flags)),
-            (_, Scope::Cta) => core::arch::asm!(concat!("red.relaxed.cta", $($part),*), $($operands)*, options(nostack, preserves_flags)),
-            (_, Scope::Gpu) => core::arch::asm!(concat!("red.relaxed.gpu", $($part),*), $($operands)*, options(nostack, preserves_flags)),
-            (_, Scope::Sys) => core::arch::asm!(concat!("red.relaxed.sys", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+            (Ordering::Release, Scope::Cta) => core::arch::asm!(concat!($pre, "red.release.cta", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+            (Ordering::Release, Scope::Gpu) => core::arch::asm!(concat!($pre, "red.release.gpu", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+            (Ordering::Release, Scope::Sys) => core::arch::asm!(concat!($pre, "red.release.sys", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+            (_, Scope::Cta) => core::arch::asm!(concat!($pre, "red.relaxed.cta", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+            (_, Scope::Gpu) => core::arch::asm!(concat!($pre, "red.relaxed.gpu", $($part),*), $($operands)*, options(nostack, preserves_flags)),
+            (_, Scope::Sys) => core::arch::asm!(concat!($pre, "red.relaxed.sys", $($part),*), $($operands)*, options(nostack, preserves_flags)),
         }
     };
 }
@@ -95,11 +95,14 @@ macro_rules! red_asm {
 #[cfg(not(emulated))]
 macro_rules! red {
     ($generic:ident, $global:ident, $shared:ident, $g_atom:ident, $s_atom:ident, $t:ty, $reg:ident, [$($op:literal),*]) => {
-        red!(@one $generic, "atomic::add", *mut $t, reg64, $g_atom, $t, $reg, [$($op),*]);
-        red!(@one $global, "atomic::global::add", *mut $t, reg64, $g_atom, $t, $reg, [".global", $($op),*]);
-        red!(@one $shared, "atomic::shared::add", u32, reg32, $s_atom, $t, $reg, [".shared", $($op),*]);
+        red!(@one $generic, "atomic::add", *mut $t, reg64, $g_atom, $t, $reg, "", [$($op),*, " [{a}], {v};"]);
+        // The PTX ISA wants a `.global` address for `red.global`: converted from the
+        // generic one (ptxas drops the conversion, as for nvcc's own atomics).
+        red!(@one $global, "atomic::global::add", *mut $t, reg64, $g_atom, $t, $reg,
+            "{{ .reg .b64 g; cvta.to.global.u64 g, {a}; ", [".global", $($op),*, " [g], {v}; }}"]);
+        red!(@one $shared, "atomic::shared::add", u32, reg32, $s_atom, $t, $reg, "", [".shared", $($op),*, " [{a}], {v};"]);
     };
-    (@one $name:ident, $what:literal, $addr:ty, $areg:ident, $atom:ident, $t:ty, $reg:ident, [$($op:literal),*]) => {
+    (@one $name:ident, $what:literal, $addr:ty, $areg:ident, $atom:ident, $t:ty, $reg:ident, $pre:literal, [$($op:literal),*]) => {
         #[inline(always)]
         unsafe fn $name(at: $addr, value: $t, order: Ordering, scope: Scope) {
             if matches!(order, Ordering::Acquire | Ordering::AcqRel) {
@@ -111,7 +114,7 @@ macro_rules! red {
                 // SAFETY: the caller's contract (`at` valid and aligned, in the state
                 // space the instruction names).
                 unsafe {
-                    red_asm!(order, scope, [$($op),*, " [{a}], {v};"], a = in($areg) at, v = in($reg) value)
+                    red_asm!(order, scope, $pre, [$($op),*], a = in($areg) at, v = in($reg) value)
                 }
             })
         }
