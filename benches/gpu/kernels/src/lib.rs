@@ -496,7 +496,7 @@ fn zero_counts<const N: usize, const A: usize>(counts: &SharedArray<u32, N, A>) 
 /// compiled in); one block per SM (the shared memory). sm_90.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[allow(clippy::not_unsafe_ptr_arg_deref)] // the launch's contract, as `histogram`'s
-#[kernel(cluster = (2, 1, 1), dynamic_shared = 131072)]
+#[kernel(cluster = (2, 1, 1), dynamic_shared = 131072, max_threads = 1024)]
 pub fn cluster_histogram_wide(data: &[u16], bins: *mut u32) {
     use device_std::cluster;
     let local = wide_counts();
@@ -525,7 +525,7 @@ pub fn cluster_histogram_wide(data: &[u16], bins: *mut u32) {
 /// the code is sm_70's).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[allow(clippy::not_unsafe_ptr_arg_deref)] // the launch's contract, as `histogram`'s
-#[kernel(dynamic_shared = 131072)]
+#[kernel(dynamic_shared = 131072, max_threads = 1024)]
 pub fn histogram_wide_halves(data: &[u16], bins: *mut u32) {
     let local = wide_counts();
     for half in 0..2 {
