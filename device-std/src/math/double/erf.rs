@@ -1,7 +1,7 @@
 //! Error functions in `f64`: `erf`, `erfc`, `erfcx`, `normcdf`.
 
 use super::arith::{fast_two_sum, poly, scale, scale_normal, two_prod, two_sum};
-use super::exp_log::{exp_dd, exp_parts};
+use super::exp_log::{exp_dd, exp_parts, exp_reduce, EXP_C};
 use crate::math::prim::fma;
 
 const ISQRT2_H: f64 = core::f64::consts::FRAC_1_SQRT_2;
@@ -80,11 +80,12 @@ const ERF_Q_C: [f64; 24] = [
     -3.8802880989716777e-14,
     7.898738940499594e-16,
 ];
-/// `2/√π` in head and tail.
-const FRAC_2_SQRT_PI_H: f64 = core::f64::consts::FRAC_2_SQRT_PI;
-const FRAC_2_SQRT_PI_L: f64 = 1.533_545_961_316_588e-17;
+/// `2/√π − 1`, the constant term of `p(a) = Q/a − 1 = (2/√π − 1) + a·q(a)`.
+#[allow(clippy::excessive_precision)]
+const ERF_P0: f64 = 0.128_379_167_095_512_573_9;
 
-/// From here on `erf(x)` rounds to 1 (`erfc(x) < 2^-54` from 5.92159 on).
+/// From here on `erf(x)` rounds to 1 (`erfc(x) < 2^-54` from 5.92159 on), and `erf`'s
+/// path gives exactly 1 at it (a test holds it to that).
 const ERF_ONE: f64 = 5.9219;
 
 /// `e^(x²)·erfc(x) = P(t) / (1 + 2x)` for `x = ah + al`, `0.5 ≤ ah ≤ 27.3`, as head
@@ -168,32 +169,27 @@ fn erf_small(x: f64) -> (f64, f64) {
 /// F.9.5.1.
 #[inline]
 pub fn erf(x: f64) -> f64 {
-    // One path for every |x| below ERF_ONE, as CUDA's: erf(a) = 1 - e^(-Q) with
-    // Q = -ln erfc(a) = a·(2/√π + a·q(a)) in head and tail (the constant 2/√π apart,
-    // so that the rounding of q's sum is multiplied by a² where it reaches Q). Inputs
-    // from ERF_ONE on and NaN take the path at ERF_ONE and are replaced at the end by
-    // selects: a branch here makes ptxas load every coefficient again after it.
+    // One path for every |x|, as CUDA's: erf(a) = 1 - e^(-Q), where Q = -ln erfc(a)
+    // = a + a·p(a) in head and tail (a - Qh is exact while p ≤ 1; beyond, e^(-Q) <
+    // 0.06 shrinks its rounding). |x| above ERF_ONE is clamped to it, where the path
+    // gives exactly 1; NaN passes the clamp and stays NaN. No branch: one here makes
+    // ptxas load every coefficient again after it.
     let a = x.abs();
-    let inside = a < ERF_ONE;
-    let ac = if inside { a } else { ERF_ONE };
-    let m = ac * poly(ac, &ERF_Q_C);
-    let (s, e) = two_sum(FRAC_2_SQRT_PI_H, m);
-    let (qh, ql) = two_prod(ac, s);
-    let ql = fma(ac, e + FRAC_2_SQRT_PI_L, ql);
+    let ac = if a > ERF_ONE { ERF_ONE } else { a };
+    let p = fma(ac, poly(ac, &ERF_Q_C), ERF_P0);
+    let qh = fma(ac, p, ac);
+    let ql = fma(ac, p, ac - qh);
     // e^(-Q) = 2^k (1 + r + u), -54 ≤ k ≤ 0: 1 - 2^k is exact (it rounds to 1 at
     // k = -54, an error of 2^-54 against a result whose ulp is 2^-53), and so is
     // (1 - 2^k) - 2^k·r as head and tail, the larger first (|r| ≤ 0.35).
-    let (k, r, u) = exp_parts(-qh, -ql);
+    // (exp_parts with r·(r·E(r)) for r²·E(r): half the rounding error where k = 0.)
+    let (k, r, rl) = exp_reduce(-qh, -ql);
+    let u = fma(r, r * poly(r, &EXP_C), fma(rl, r, rl));
     let two_k = scale_normal(1.0, k);
-    let (h, l) = fast_two_sum(1.0 - two_k, -two_k * r);
+    let one_minus = 1.0 - two_k;
+    let h = fma(-two_k, r, one_minus);
+    let l = fma(-two_k, r, one_minus - h);
     let v = h + fma(-two_k, u, l);
-    let v = if inside {
-        v
-    } else if a > 0.0 {
-        1.0
-    } else {
-        x // NaN
-    };
     v.copysign(x)
 }
 
