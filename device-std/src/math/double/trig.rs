@@ -209,9 +209,21 @@ fn sin_k(rh: f64, rl: f64) -> (f64, f64) {
     (rh, fma(rh * z, s, fma(-0.5 * z, rl, rl)))
 }
 
-/// `cos(rh + rl) = hi + tail` for `|rh| ≤ π/4`.
+/// `cos(rh + rl) = hi + tail` for `|rh| ≤ π/4` (the rounding error of `rh²` left
+/// out: below 2^-56.7, 0.04 ulp of a cosine ≥ 0.7).
 #[inline(always)]
 fn cos_k(rh: f64, rl: f64) -> (f64, f64) {
+    let z = rh * rh;
+    let hz = 0.5 * z;
+    let w = 1.0 - hz;
+    let c = poly(z, &COS_C);
+    (w, fma(z * z, c, fma(-rh, rl, (1.0 - w) - hz)))
+}
+
+/// [`cos_k`] with the rounding error of `rh²` kept, for [`tan`], whose quotient
+/// magnifies it (0.93 ulp with it, 0.98 without, host against mpmath).
+#[inline(always)]
+fn cos_k_tan(rh: f64, rl: f64) -> (f64, f64) {
     let (z, ze) = two_prod(rh, rh);
     let hz = 0.5 * z;
     let w = 1.0 - hz;
@@ -315,7 +327,7 @@ pub fn tan(x: f64) -> f64 {
     }
     let (n, rh, rl) = rem_pio2(x);
     let (sh, st) = sin_k(rh, rl);
-    let (ch, ct) = cos_k(rh, rl);
+    let (ch, ct) = cos_k_tan(rh, rl);
     let (nh, nl, dh, dl) = if n & 1 == 0 {
         (sh, st, ch, ct)
     } else {
