@@ -164,8 +164,8 @@ fn erf_small(x: f64) -> (f64, f64) {
     (x, x * poly(x * x, &ERF_C))
 }
 
-/// The error function. `erf(±0) = ±0`, `erf(±∞) = ±1`. Max error: 0.79 ulp
-/// measured (CUDA `erf`: 2 ulp). Every target. Source: CUDA Math API `erf`; C99
+/// The error function. `erf(±0) = ±0`, `erf(±∞) = ±1`. Max error: 0.93 ulp
+/// measured on the host against mpmath (CUDA `erf`: 2 ulp). Every target. Source: CUDA Math API `erf`; C99
 /// F.9.5.1.
 #[inline]
 pub fn erf(x: f64) -> f64 {
