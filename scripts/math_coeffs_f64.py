@@ -42,6 +42,51 @@ def fit(g, a, b, deg, scale=None):
     return cs, err, terr
 
 
+def fit_lawson(g, a, b, deg, scale, points=300, rounds=40):
+    """Weighted minimax by Lawson's iteration: least squares on `points` Chebyshev
+    points of [a, b], each round reweighting every point by its error, the error
+    being |g - p| / scale(v). Where one polynomial covers a wide range whose error
+    weight varies by orders of magnitude, interpolation (fit) wastes its accuracy
+    where none is needed."""
+    a, b = mp.mpf(a), mp.mpf(b)
+    n = deg + 1
+    xs = [(a + b) / 2 - (b - a) / 2 * mp.cos(mp.pi * k / (points - 1)) for k in range(points)]
+    ys = [g(x) for x in xs]
+    inv = [1 / scale(x) for x in xs]
+    w = [mp.mpf(1)] * points
+    for _ in range(rounds):
+        A = mp.matrix([[mp.sqrt(w[i]) * inv[i] * xs[i]**j for j in range(n)] for i in range(points)])
+        y = mp.matrix([mp.sqrt(w[i]) * inv[i] * ys[i] for i in range(points)])
+        c, _ = mp.qr_solve(A, y)
+        e = [abs(ys[i] - sum(c[j] * xs[i]**j for j in range(n))) * inv[i] for i in range(points)]
+        tot = sum(w[i] * e[i] for i in range(points))
+        w = [w[i] * e[i] / tot for i in range(points)]
+    cs = [float(c[i]) for i in range(n)]
+    err = terr = 0
+    for k in range(4001):
+        v = a + (b - a) * k / 4000
+        gv = g(v)
+        sv = scale(v)
+        err = max(err, abs((gv - sum(mp.mpf(cs[i]) * v**i for i in range(n))) / sv))
+        terr = max(terr, abs((gv - sum(c[i] * v**i for i in range(n))) / sv))
+    return cs, err, terr
+
+
+def g_erf_q(a):
+    """q(a) = (Q/a - 2/sqrt(pi))/a, Q = -ln erfc(a): erf(a) = 1 - e^(-Q) with
+    Q = a (2/sqrt(pi) + a q(a)), the constant term exact in head and tail."""
+    if a == 0:
+        a = mp.mpf(10) ** -40
+    return (-mp.log(mp.erfc(a)) / a - 2 / mp.sqrt(mp.pi)) / a
+
+
+def erf_q_scale(a):
+    """How much of an error in q reaches erf, inverted: d erf / erf = a^2 erfc(a) dq / erf(a)."""
+    if a == 0:
+        a = mp.mpf(10) ** -40
+    return mp.erf(a) / (a * a * mp.erfc(a))
+
+
 def hp(g, v):
     """g(v) at 150 digits (the tails cancel), returned at the working precision."""
     with mp.workdps(150):
@@ -211,6 +256,10 @@ TABLES = {
     # erf x = x + x G(x^2), |x| <= 1
     # (error relative to 1 + G, which is what it is added to)
     "erf": (g_erf, 0, 1, 12, "G(z) = erf(sqrt z)/sqrt z - 1", lambda z: 1 + g_erf(z)),
+    # erf x = 1 - e^(-Q), Q = x (2/sqrt(pi) + x q(x)), 0 <= x <= 5.9219 (where erf
+    # rounds to 1): Lawson's weighted fit, the error weighted by the share of it that
+    # reaches erf
+    "erf_q": (g_erf_q, 0, 5.9219, 23, "q(a) = (-ln(erfc a)/a - 2/sqrt(pi))/a", erf_q_scale, "lawson"),
     # erfc x = e^(-x^2) P(t) / (1 + 2x), 0.5 <= x <= 27.3
     "erfc": (g_erfc, float(t_of(mp.mpf("0.5"))) - 1e-3, float(t_of(mp.mpf("27.3"))) + 1e-3, 22,
              "P(t) = (1 + 2x) e^(x^2) erfc(x), t = (x - 3.75)/(x + 3.75)"),
@@ -263,7 +312,10 @@ def main():
         g, a, b, deg, what = TABLES[name][:5]
         scale = TABLES[name][5] if len(TABLES[name]) > 5 else None
         with mp.workdps(60):
-            cs, err, terr = fit(lambda v: hp(g, v), a, b, deg, scale)
+            if TABLES[name][6:] == ("lawson",):
+                cs, err, terr = fit_lawson(lambda v: hp(g, v), a, b, deg, scale)
+            else:
+                cs, err, terr = fit(lambda v: hp(g, v), a, b, deg, scale)
         print(f"// {name}: {what} on [{a}, {b}], degree {deg}: max rel err 2^{float(mp.log(terr, 2)):.1f} "
               f"(2^{float(mp.log(err, 2)):.1f} with the coefficients rounded to f64)")
         print(f"const {name.upper()}_C: [f64; {len(cs)}] = [")

@@ -29,7 +29,7 @@ const TWO_THIRDS_L: f64 = 3.700743415417188e-17;
 
 /// `scripts/math_coeffs_f64.py exp`: Q(r) = (e^r - 1 - r) / r^2 on [-0.3467, 0.3467], degree 10: max rel err 2^-58.2 (2^-57.5 with the coefficients rounded to f64).
 #[allow(clippy::excessive_precision)]
-const EXP_C: [f64; 11] = [
+pub(super) const EXP_C: [f64; 11] = [
     0.5,
     0.1666666666666667,
     0.04166666666666667,
