@@ -202,11 +202,17 @@ fn attention_block<
         load_tile::<D, LD, N>(v_tile, (v, v8), base, kv0, seq);
         thread::sync_threads();
         // S = Q·Kᵀ for the warp's 16 rows and the tile's 64 keys: 8 accumulators.
+        // Two key groups of 8 per `ldmatrix.x4`: lane l names row 16 jj + 8 (l / 16) + l % 8
+        // of the tile (a key), at d = 16 kk + 8 ((l / 8) % 2).
         let mut s = [Accum::zero(); BKV / 8];
+        let pair_row = 8 * (lane / 16) + lane % 8;
+        let pair_col = 8 * ((lane / 8) % 2);
         unrolled::<DK>(|kk| {
-            unrolled::<{ BKV / 8 }>(|j| {
-                let b = FragB::load_shared(k_tile, 16 * kk, 8 * j, LD);
-                mma_m16n8k16(&qf[kk], &b, &mut s[j]);
+            unrolled::<{ BKV / 16 }>(|jj| {
+                let at = (16 * jj + pair_row) * LD + 16 * kk + pair_col;
+                let [b0, b1] = FragB::load_shared_pair_rows(k_tile, at);
+                mma_m16n8k16(&qf[kk], &b0, &mut s[2 * jj]);
+                mma_m16n8k16(&qf[kk], &b1, &mut s[2 * jj + 1]);
             })
         });
         // Scale to exp2 units and mask keys past seq (and after the query).
