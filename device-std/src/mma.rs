@@ -11,6 +11,7 @@
 //! | [`FragB::load_shared_pair_rows`] | `ldmatrix.sync.aligned.m8n8.x4.shared.b16` (sm_75) |
 //! | [`FragA::load_shared_ptr`], [`FragB::load_shared_ptr`], [`FragB::load_shared_pair_ptr`] | the same, from raw row addresses, unchecked (`unsafe`) |
 //! | [`FragB::load_shared_trans`] | `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16` (sm_75) |
+//! | [`FragB::load_shared_trans_pair`] | `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16` (sm_75) |
 //! | [`Accum::store_bf16_pairs`] | `cvt.rn.bf16x2.f32` (sm_80) |
 //! | [`Accum::store_pair_shared_bf16`], [`Accum::store_pair_shared_bf16_ptr`] | `stmatrix.sync.aligned.m8n8.x4.shared.b16` (sm_90) |
 //! | [`mma_m16n8k8_tf32`] with [`FragATf32`], [`FragBTf32`] | `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` (sm_80) |
@@ -297,7 +298,8 @@ unsafe fn ldmatrix_at<E: MmaInput, const M: usize>(
                 (2, false) => core::arch::asm!("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{{r0}, {r1}}}, [{a}];", r0 = out(reg32) r0, r1 = out(reg32) r1, a = in(reg32) at, options(nostack, readonly, preserves_flags)),
                 (4, false) => core::arch::asm!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];", r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3, a = in(reg32) at, options(nostack, readonly, preserves_flags)),
                 (2, true) => core::arch::asm!("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{{r0}, {r1}}}, [{a}];", r0 = out(reg32) r0, r1 = out(reg32) r1, a = in(reg32) at, options(nostack, readonly, preserves_flags)),
-                _ => unreachable!("ldmatrix: x2, x4 or x2.trans"),
+                (4, true) => core::arch::asm!("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];", r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3, a = in(reg32) at, options(nostack, readonly, preserves_flags)),
+                _ => unreachable!("ldmatrix: x2, x4, x2.trans or x4.trans"),
             }
         }
         let all = [r0, r1, r2, r3];
@@ -459,6 +461,44 @@ impl<E: MmaInput> FragB<E> {
             regs: unsafe { ldmatrix_at::<E, 2>(row, true) },
             _elem: PhantomData,
         }
+    }
+}
+
+impl<E: MmaInput> FragB<E> {
+    /// Two neighbouring fragments of a row-major `k × n` matrix at once, transposed on the
+    /// way: the 16 × 16 block at `(row0, col0)` (`k`, `n`), `[n 0..8, n 8..16]`
+    /// (`ldmatrix.sync.aligned.m8n8.x4.trans`, PTX ISA 9.0 §9.7.14.5.15, sm_75): lane `l`
+    /// points at row `row0 + l % 16`, column `col0 + 8 (l / 16)`. The same as two
+    /// [`FragB::load_shared_trans`] at `col0` and `col0 + 8`, in one instruction. Every lane
+    /// of the warp calls it together. Rows must start 16-byte aligned: `ld` and `col0`
+    /// multiples of 8, and the block inside the array (a trap otherwise).
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn load_shared_trans_pair<const N: usize, const A: usize>(
+        tile: &crate::SharedArray<E, N, A>,
+        row0: usize,
+        col0: usize,
+        ld: usize,
+    ) -> [Self; 2] {
+        assert!(
+            ld % 8 == 0 && col0 % 8 == 0 && col0 + 16 <= ld && (row0 + 16) * ld <= N,
+            "FragB::load_shared_trans_pair: rows must be 16-byte aligned and the block inside the array"
+        );
+        let lane = crate::thread::lane_id() as usize;
+        let row = tile.ptr((row0 + lane % 16) * ld + col0 + 8 * (lane / 16));
+        // SAFETY: every lane's row lies in the array and is 16-byte aligned (checked
+        // above); nothing writes it during the load.
+        let [r0, r1, r2, r3] = unsafe { ldmatrix_at::<E, 4>(row, true) };
+        [
+            FragB {
+                regs: [r0, r1],
+                _elem: PhantomData,
+            },
+            FragB {
+                regs: [r2, r3],
+                _elem: PhantomData,
+            },
+        ]
     }
 }
 

@@ -564,6 +564,43 @@ fn ldmatrix_rows_forms_match_elementwise_loads_through_a_swizzled_tile() {
     assert_eq!(v, vec![1u32; 32]);
 }
 
+/// `FragB::load_shared_trans_pair` (`ldmatrix.x4.trans`) against `load` of the transposed
+/// view and against two `load_shared_trans`: 1 when all agree.
+#[kernel]
+pub fn ldmatrix_trans_pair(mut out: DisjointSlice<u32>) {
+    const LD: usize = 40;
+    let tile = SharedArray::<bf16, { 32 * LD }>::new();
+    let lane = thread::lane_id() as usize;
+    for e in (lane..32 * LD).step_by(32) {
+        tile.write(e, bf16::from_f32(e as f32));
+    }
+    thread::sync_threads();
+    let mut ok = true;
+    for (r0, c0) in [(0, 0), (16, 8), (8, 24)] {
+        let [lo, hi] = FragB::<bf16>::load_shared_trans_pair(&tile, r0, c0, LD);
+        for (h, got) in [lo, hi].iter().enumerate() {
+            let want = FragB::<bf16>::load(|k, n| tile.read((r0 + k) * LD + c0 + 8 * h + n));
+            let single = FragB::<bf16>::load_shared_trans(&tile, r0, c0 + 8 * h, LD);
+            ok &= (0..4).all(|i| got.get(i).to_bits() == want.get(i).to_bits());
+            ok &= (0..4).all(|i| got.get(i).to_bits() == single.get(i).to_bits());
+        }
+    }
+    if let Some((o, _)) = out.get_mut_indexed() {
+        *o = ok as u32;
+    }
+}
+
+#[test]
+fn ldmatrix_trans_pair_matches_two_trans_loads_and_elementwise() {
+    let mut v = vec![7u32; 32];
+    let out = GlobalMut::new(&mut v);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+        ldmatrix_trans_pair(out.disjoint())
+    })
+    .unwrap();
+    assert_eq!(v, vec![1u32; 32]);
+}
+
 /// `FragB::load_shared` (plain `n × k` layout, no transpose) against `load`.
 #[kernel]
 pub fn ldmatrix_plain_b(mut out: DisjointSlice<u32>) {

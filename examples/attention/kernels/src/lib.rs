@@ -248,9 +248,11 @@ fn attention_block<
         // O += P·V: 16 keys per step, P from the accumulators' registers.
         unrolled::<{ BKV / 16 }>(|kk| {
             let p = FragA::from_accum_pair(&[s[2 * kk], s[2 * kk + 1]]);
-            unrolled::<DN>(|n| {
-                let b = FragB::load_shared_trans(v_tile, 16 * kk, 8 * n, LD);
-                mma_m16n8k16(&p, &b, &mut acc[n]);
+            // DK = D / 16 pairs of the DN = D / 8 output fragments.
+            unrolled::<DK>(|nn| {
+                let [b0, b1] = FragB::load_shared_trans_pair(v_tile, 16 * kk, 16 * nn, LD);
+                mma_m16n8k16(&p, &b0, &mut acc[2 * nn]);
+                mma_m16n8k16(&p, &b1, &mut acc[2 * nn + 1]);
             })
         });
         // Every warp is done with the tiles before the next ones overwrite them.
