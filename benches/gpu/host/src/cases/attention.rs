@@ -12,29 +12,7 @@ use host_loader::{Slice, SliceMut};
 use rand::Rng;
 
 use super::{rng, timed, Env, Launch, Row};
-
-/// Row `i` of (batch, head) `h` of `softmax(q·kᵀ/√d) · v` in `f64`, keys after `i`
-/// masked when `causal`.
-fn reference_row(
-    (q, k, v): (&[bf16], &[bf16], &[bf16]),
-    (seq, d): (usize, usize),
-    h: usize,
-    i: usize,
-    causal: bool,
-) -> Vec<f64> {
-    let at = |m: &[bf16], r: usize, c: usize| m[(h * seq + r) * d + c].to_f64();
-    let keys = if causal { i + 1 } else { seq };
-    let scale = 1.0 / (d as f64).sqrt();
-    let s: Vec<f64> = (0..keys)
-        .map(|j| scale * (0..d).map(|c| at(q, i, c) * at(k, j, c)).sum::<f64>())
-        .collect();
-    let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    let p: Vec<f64> = s.iter().map(|x| (x - m).exp()).collect();
-    let l: f64 = p.iter().sum();
-    (0..d)
-        .map(|c| (0..keys).map(|j| p[j] * at(v, j, c)).sum::<f64>() / l)
-        .collect()
-}
+use attention_kernels::reference::attention_row;
 
 pub(super) fn attention(env: &Env) -> Result<Vec<Row>> {
     let Some(module) = env.attention else {
@@ -102,7 +80,7 @@ pub(super) fn attention(env: &Env) -> Result<Vec<Row>> {
         );
         for _ in 0..8 {
             let (h, i) = (r.random_range(0..bh), r.random_range(0..seq));
-            let want = reference_row((&q, &k, &v), (seq, d), h, i, is_causal);
+            let want = attention_row((&q, &k, &v), (seq, d), h, i, is_causal);
             let row = &got[(h * seq + i) * d..][..d];
             let (err, _) = example_support::frobenius(row.iter().map(|x| x.to_f64()), &want);
             ensure!(
