@@ -382,17 +382,7 @@ impl<E: MmaInput> FragB<E> {
     #[cfg_attr(emulated, track_caller)]
     pub unsafe fn load_shared_pair_ptr(row: crate::SharedPtr<E>) -> [Self; 2] {
         // SAFETY: the caller's contract.
-        let [r0, r1, r2, r3] = unsafe { ldmatrix_at::<E, 4>(row, false) };
-        [
-            FragB {
-                regs: [r0, r1],
-                _elem: PhantomData,
-            },
-            FragB {
-                regs: [r2, r3],
-                _elem: PhantomData,
-            },
-        ]
+        Self::pair(unsafe { ldmatrix_at::<E, 4>(row, false) })
     }
 }
 
@@ -465,6 +455,21 @@ impl<E: MmaInput> FragB<E> {
 }
 
 impl<E: MmaInput> FragB<E> {
+    /// The two fragments of an `ldmatrix.x4`'s registers: matrices 0–1, then 2–3.
+    #[inline(always)]
+    fn pair([r0, r1, r2, r3]: [u32; 4]) -> [Self; 2] {
+        [
+            FragB {
+                regs: [r0, r1],
+                _elem: PhantomData,
+            },
+            FragB {
+                regs: [r2, r3],
+                _elem: PhantomData,
+            },
+        ]
+    }
+
     /// Two neighbouring fragments of a row-major `k × n` matrix at once, transposed on the
     /// way: the 16 × 16 block at `(row0, col0)` (`k`, `n`), `[n 0..8, n 8..16]`
     /// (`ldmatrix.sync.aligned.m8n8.x4.trans`, PTX ISA 9.0 §9.7.14.5.15, sm_75): lane `l`
@@ -488,17 +493,7 @@ impl<E: MmaInput> FragB<E> {
         let row = tile.ptr((row0 + lane % 16) * ld + col0 + 8 * (lane / 16));
         // SAFETY: every lane's row lies in the array and is 16-byte aligned (checked
         // above); nothing writes it during the load.
-        let [r0, r1, r2, r3] = unsafe { ldmatrix_at::<E, 4>(row, true) };
-        [
-            FragB {
-                regs: [r0, r1],
-                _elem: PhantomData,
-            },
-            FragB {
-                regs: [r2, r3],
-                _elem: PhantomData,
-            },
-        ]
+        Self::pair(unsafe { ldmatrix_at::<E, 4>(row, true) })
     }
 }
 
@@ -557,17 +552,7 @@ impl<E: MmaInput> FragB<E> {
         tile: &crate::SharedArray<E, N, A>,
         row_start: usize,
     ) -> [Self; 2] {
-        let [r0, r1, r2, r3] = ldmatrix::<E, N, A, 4>(tile, row_start, false);
-        [
-            FragB {
-                regs: [r0, r1],
-                _elem: PhantomData,
-            },
-            FragB {
-                regs: [r2, r3],
-                _elem: PhantomData,
-            },
-        ]
+        Self::pair(ldmatrix::<E, N, A, 4>(tile, row_start, false))
     }
 }
 

@@ -280,8 +280,9 @@ fn attention_block<
 /// Attention forward: `o = softmax(scale · q·kᵀ) · v` for each of the `gridDim.y`
 /// (batch, head) pairs, `[.][seq][D]` row-major `bf16`, keys after the query masked when
 /// `causal` is not 0. Launch `(ceil(seq / 64), batch·heads, 1)` blocks of 128 threads, `o`
-/// 4-byte aligned (its elements are stored in pairs; a trap otherwise). Two entries: `attention_d64` (`D` = 64) and `attention_d128`
-/// (`D` = 128), each with its own two tiles of `BKV × (D + 8)` elements. sm_80.
+/// 4-byte aligned (its elements are stored in pairs; a trap otherwise). Two entries:
+/// `attention_d64` (`D` = 64) and `attention_d128` (`D` = 128), each with its own two
+/// tiles of `BKV × (D + 8)` elements. sm_80.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[kernel(instances(attention_d64 = <64, 4, 8, 72, 4608>, attention_d128 = <128, 8, 16, 136, 8704>))]
 pub fn attention<
