@@ -27,14 +27,20 @@ def fit(g, a, b, deg, scale=None):
     A = mp.matrix([[x**i for i in range(n)] for x in xs])
     y = mp.matrix([g(x) for x in xs])
     c = mp.lu_solve(A, y)
-    cs = [float(c[i]) for i in range(n)]
+    return rounded_errors(g, a, b, [c[i] for i in range(n)], scale)
+
+
+def rounded_errors(g, a, b, c, scale=None):
+    """The coefficients c rounded to f64 (Python floats), and the largest |g - p| /
+    scale(v) over 4001 points of [a, b] with the rounded ones and with c itself."""
+    cs = [float(ci) for ci in c]
     err = 0
     terr = 0
     for k in range(4001):
         v = a + (b - a) * k / 4000
         gv = g(v)
-        p = sum(mp.mpf(cs[i]) * v**i for i in range(n))
-        pe = sum(c[i] * v**i for i in range(n))
+        p = sum(mp.mpf(ci) * v**i for i, ci in enumerate(cs))
+        pe = sum(ci * v**i for i, ci in enumerate(c))
         sv = gv if scale is None else scale(v)
         if sv != 0:
             err = max(err, abs((gv - p) / sv))
@@ -61,15 +67,7 @@ def fit_lawson(g, a, b, deg, scale, points=300, rounds=40):
         e = [abs(ys[i] - sum(c[j] * xs[i]**j for j in range(n))) * inv[i] for i in range(points)]
         tot = sum(w[i] * e[i] for i in range(points))
         w = [w[i] * e[i] / tot for i in range(points)]
-    cs = [float(c[i]) for i in range(n)]
-    err = terr = 0
-    for k in range(4001):
-        v = a + (b - a) * k / 4000
-        gv = g(v)
-        sv = scale(v)
-        err = max(err, abs((gv - sum(mp.mpf(cs[i]) * v**i for i in range(n))) / sv))
-        terr = max(terr, abs((gv - sum(c[i] * v**i for i in range(n))) / sv))
-    return cs, err, terr
+    return rounded_errors(g, a, b, [c[i] for i in range(n)], scale)
 
 
 def g_erf_q(a):
