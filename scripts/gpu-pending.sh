@@ -11,6 +11,8 @@
 #   bash scripts/gpu-pending.sh --stage      # fills .gpu/{math,mma,attention,bench,graphs}
 # On the GPU machine (carry those five folders):
 #   bash scripts/gpu-pending.sh
+#   SKIP=math,nodes bash scripts/gpu-pending.sh   # leave steps out (names as in step calls)
+#   NCU=1 bash scripts/gpu-pending.sh             # also profile attention_d128 with ncu
 set -uo pipefail
 
 if [ "${1:-}" = "--stage" ]; then
@@ -32,6 +34,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 step() { # name, timeout (s), command...
   local name=$1 t=$2 t0
   shift 2
+  if [[ ",${SKIP:-}," == *",$name,"* ]]; then echo "$name skipped" | tee -a "$L/summary.txt"; return; fi
   t0=$(date +%s)
   timeout "$t" "$@" >"$L/$name.out" 2>&1
   echo "$name rc=$? $(($(date +%s) - t0))s" | tee -a "$L/summary.txt"
@@ -57,6 +60,12 @@ step memcheck-bench 50 "${S[@]}" $B/gpu-bench --quick "${A[@]}" --only $ONLY
 step memcheck-mma 30 "${S[@]}" .gpu/mma/mma_gemm-host --ptx .gpu/mma/mma_gemm-kernels.ptx --wgmma --seed 3
 step memcheck-attention 30 "${S[@]}" .gpu/attention/attention-host \
   --ptx .gpu/attention/attention-kernels.ptx --seed 3
+if [ "${NCU:-0}" = 1 ]; then
+  step ncu-attention 150 ncu --clock-control none -k regex:attention_d128 --launch-skip 1 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section SchedulerStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+    $B/gpu-bench --quick "${A[@]}" --only attention
+fi
 cat "$L/summary.txt"
 tail -12 "$L/math.out"
 grep -hE "PASS|FAIL" "$L/mma.out" "$L/attention.out" | tail -20

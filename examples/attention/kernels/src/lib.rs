@@ -15,9 +15,10 @@
 //!   ([`FragA::from_accum_pair`]), `V`'s by `ldmatrix.trans` from the row-major tile.
 //!
 //! At the end each row is divided by its sum and stored as `bf16`. Keys past `seq` are
-//! masked, and with `causal` keys after the query too (their tiles skipped). A first
-//! version: no copy/compute overlap; the tiles are copied with 16-byte loads when the
-//! inputs start 16-byte aligned, element by element otherwise.
+//! masked, and with `causal` keys after the query too (their tiles skipped). The tiles
+//! are copied by `cp.async` (16 bytes a thread, when the inputs start 16-byte aligned;
+//! element by element otherwise), `V_j` while `S_j` is computed and `K_{j+1}` while
+//! `P·V_j` is.
 
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
@@ -30,7 +31,7 @@ use device_std::mma::{mma_m16n8k16, Accum, FragA, FragB};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 use device_std::vector::{split_vectors, Bf16x8};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
-use device_std::{bf16, kernel, thread, warp, DisjointSlice, SharedArray};
+use device_std::{bf16, cp_async, kernel, thread, warp, DisjointSlice, SharedArray};
 
 /// Query rows per block (16 per warp, four warps).
 pub const BQ: usize = 64;
@@ -85,11 +86,14 @@ fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
     }
 }
 
-/// Copies rows `row0 .. row0 + BKV` of one `[seq][D]` matrix into `tile` (`BKV` rows of
-/// `LD` elements), zeros past `seq`: `src` is the whole `[.][seq][D]` input, `base` the
-/// (batch, head)'s first element, `src8` the same input as 16-byte vectors when it starts
-/// 16-byte aligned (then one vector load per 8 elements: `base` and every row start are
-/// multiples of 8, as `D` is). Every thread of the block takes part.
+/// Starts copying rows `row0 .. row0 + BKV` of one `[seq][D]` matrix into `tile` (`BKV`
+/// rows of `LD` elements), zeros past `seq`: `src` is the whole `[.][seq][D]` input, `base`
+/// the (batch, head)'s first element, `src8` the same input as 16-byte vectors when it
+/// starts 16-byte aligned. Then each thread issues one `cp.async` of 16 bytes per 8
+/// elements (`base` and every row start are multiples of 8, as `D` is; rows of `LD`
+/// elements keep the 16-byte alignment), which land after its next
+/// [`cp_async::wait_group`]; otherwise the elements are copied one by one, at once. Every
+/// thread of the block takes part; the caller commits the group.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[inline(always)]
 fn load_tile<const D: usize, const LD: usize, const N: usize>(
@@ -99,25 +103,31 @@ fn load_tile<const D: usize, const LD: usize, const N: usize>(
     row0: usize,
     seq: usize,
 ) {
+    const { assert!(LD & 7 == 0 && N >= BKV * LD) };
     let t = thread::thread_in_block() as usize;
     if let Some(src8) = src8 {
+        let dst = tile.ptr(0).cast::<Bf16x8>();
         let mut e = t;
         while e < BKV * D / 8 {
             let (r, c8) = (e / (D / 8), e % (D / 8));
-            let v = if row0 + r < seq {
-                src8[(base + (row0 + r) * D) / 8 + c8].0
+            let valid = row0 + r < seq;
+            let from = if valid {
+                (base + (row0 + r) * D) / 8 + c8
             } else {
-                [bf16::ZERO; 8]
+                0
             };
-            let at = r * LD + 8 * c8;
-            tile.write(at, v[0]);
-            tile.write(at + 1, v[1]);
-            tile.write(at + 2, v[2]);
-            tile.write(at + 3, v[3]);
-            tile.write(at + 4, v[4]);
-            tile.write(at + 5, v[5]);
-            tile.write(at + 6, v[6]);
-            tile.write(at + 7, v[7]);
+            // SAFETY: `(r, c8)` is inside the tile (r < BKV, 8 c8 < D ≤ LD), a 16-byte
+            // aligned vector of it (LD and the array's alignment are multiples of 8
+            // elements); every thread waits and the block syncs before reading it
+            // (the caller's loop). `from` indexes src8 (row0 + r < seq and the launch
+            // checks bound the (batch, head)), or nothing is read (zero fill).
+            unsafe {
+                cp_async::copy16_unchecked(
+                    dst.add((r * LD) / 8 + c8),
+                    src8.as_ptr().add(from),
+                    valid,
+                )
+            };
             e += THREADS as usize;
         }
         return;
@@ -196,11 +206,20 @@ fn attention_block<
         sum: [0.0; 2],
     };
     let kv_end = if causal { seq.min(q0 + BQ) } else { seq };
+    // The pipeline (FlashAttention-2's): V_j lands while S = Q·K_jᵀ and its softmax run,
+    // K_{j+1} while O += P·V_j does. One group per tile, so `wait_group::<0>` waits for
+    // exactly the tile needed next.
+    if kv_end > 0 {
+        load_tile::<D, LD, N>(k_tile, (k, k8), base, 0, seq);
+    }
+    cp_async::commit_group();
     let mut kv0 = 0;
     while kv0 < kv_end {
-        load_tile::<D, LD, N>(k_tile, (k, k8), base, kv0, seq);
-        load_tile::<D, LD, N>(v_tile, (v, v8), base, kv0, seq);
+        // K_j has landed everywhere, and every warp is done with V_{j-1}.
+        cp_async::wait_group::<0>();
         thread::sync_threads();
+        load_tile::<D, LD, N>(v_tile, (v, v8), base, kv0, seq);
+        cp_async::commit_group();
         // S = Q·Kᵀ for the warp's 16 rows and the tile's 64 keys: 8 accumulators.
         // Two key groups of 8 per `ldmatrix.x4`: lane l names row 16 jj + 8 (l / 16) + l % 8
         // of the tile (a key), at d = 16 kk + 8 ((l / 8) % 2).
@@ -215,18 +234,23 @@ fn attention_block<
                 mma_m16n8k16(&qf[kk], &b1, &mut s[2 * jj + 1]);
             })
         });
-        // Scale to exp2 units and mask keys past seq (and after the query).
-        let lane_col = 2 * (lane % 4);
-        unrolled::<{ BKV / 8 }>(|j| {
-            s[j].map(|i, x| {
-                let key = kv0 + 8 * j + lane_col + i % 2;
-                if key >= seq || (causal && key > rows[i / 2]) {
-                    f32::NEG_INFINITY
-                } else {
-                    x * scale2
-                }
+        // Scale to exp2 units and mask keys past seq (and after the query): only a tile
+        // that crosses seq, or with causal the block's diagonal tile, has any to mask.
+        if kv0 + BKV > seq || (causal && kv0 + BKV > q0 + 1) {
+            let lane_col = 2 * (lane % 4);
+            unrolled::<{ BKV / 8 }>(|j| {
+                s[j].map(|i, x| {
+                    let key = kv0 + 8 * j + lane_col + i % 2;
+                    if key >= seq || (causal && key > rows[i / 2]) {
+                        f32::NEG_INFINITY
+                    } else {
+                        x * scale2
+                    }
+                });
             });
-        });
+        } else {
+            unrolled::<{ BKV / 8 }>(|j| s[j].map(|_, x| x * scale2));
+        }
         // The new row maxima, the rescale of what came before, P and its row sums.
         let mut new_max = st.max;
         unrolled::<{ BKV / 8 }>(|j| {
@@ -245,6 +269,13 @@ fn attention_block<
             st.sum[1] += s[j].get(2) + s[j].get(3);
         });
         unrolled::<DN>(|n| acc[n].map(|i, x| x * alpha[i / 2]));
+        // V_j has landed everywhere, and every warp is done with K_j: K_{j+1} may start.
+        cp_async::wait_group::<0>();
+        thread::sync_threads();
+        if kv0 + BKV < kv_end {
+            load_tile::<D, LD, N>(k_tile, (k, k8), base, kv0 + BKV, seq);
+        }
+        cp_async::commit_group();
         // O += P·V: 16 keys per step, P from the accumulators' registers.
         unrolled::<{ BKV / 16 }>(|kk| {
             let p = FragA::from_accum_pair(&[s[2 * kk], s[2 * kk + 1]]);
@@ -255,8 +286,6 @@ fn attention_block<
                 mma_m16n8k16(&p, &b1, &mut acc[2 * nn + 1]);
             })
         });
-        // Every warp is done with the tiles before the next ones overwrite them.
-        thread::sync_threads();
         kv0 += BKV;
     }
     let sum = st.sum.map(quad_sum);
