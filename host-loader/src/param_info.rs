@@ -28,6 +28,24 @@ fn available() -> bool {
     *AVAILABLE.get_or_init(|| exported(b"cuFuncGetParamInfo\0"))
 }
 
+/// `cuFuncGetParamCount(func, &count)`, looked up in the loaded driver (newer drivers
+/// export it; cudarc binds it only for CUDA 13.2 and later, above this crate's 13.0
+/// bindings), or `None` where it is missing.
+type ParamCountFn = unsafe extern "C" fn(sys::CUfunction, *mut usize) -> sys::CUresult;
+fn param_count_fn() -> Option<ParamCountFn> {
+    static FUNC: OnceLock<Option<ParamCountFn>> = OnceLock::new();
+    *FUNC.get_or_init(|| {
+        // SAFETY: libcuda is loaded (a module was); the symbol, where present, has this
+        // signature (CUDA Driver API, "Execution Control").
+        unsafe {
+            sys::culib()
+                .get::<ParamCountFn>(b"cuFuncGetParamCount\0")
+                .ok()
+                .map(|f| *f)
+        }
+    })
+}
+
 /// The byte offset and size of each parameter of `entry` in the kernel's parameter
 /// buffer: each starts at the previous one's end rounded up to its alignment (PTX ISA
 /// 9.0, section 5.1.6.1 "Kernel Function Parameters").
@@ -52,12 +70,14 @@ fn driver_error(entry: &EntrySignature, call: &str, res: sys::CUresult) -> Error
     }
 }
 
-/// Compares the offset and size of each parameter of `func`, as the driver reports
-/// them (`cuFuncGetParamInfo`), with `entry`, then asks for one parameter past the end,
-/// which must not exist. That last query fails by design, and compute-sanitizer lists
-/// the failing call, so [`Module`](crate::Module) runs this check only when the
-/// signatures did not come from the very PTX text the driver compiled (a cubin with a
-/// link map, signatures from elsewhere); otherwise there is nothing to cross-check.
+/// Compares the number of parameters (`cuFuncGetParamCount`, where the driver has it)
+/// and the offset and size of each (`cuFuncGetParamInfo`), as the driver reports them,
+/// with `entry`. A driver without `cuFuncGetParamCount` is asked for one parameter past
+/// the end instead, which must not exist: that query fails by design, and
+/// compute-sanitizer lists the failing call. [`Module`](crate::Module) runs this check
+/// only when the signatures did not come from the very PTX text the driver compiled (a
+/// cubin or fatbin with a link map, signatures from elsewhere); otherwise there is
+/// nothing to cross-check.
 /// Returns `Ok(false)` when the driver cannot say (no `cuFuncGetParamInfo`), `Ok(true)`
 /// when everything agrees. The function's context must be current.
 ///
@@ -68,6 +88,24 @@ pub(crate) fn cross_check(func: sys::CUfunction, entry: &EntrySignature) -> Resu
         return Ok(false);
     }
     let expected = expected_offsets(entry);
+    let count_fn = param_count_fn();
+    if let Some(param_count) = count_fn {
+        let mut count = 0usize;
+        // SAFETY: `func` is a live function handle of the current context; the
+        // out-pointer is valid.
+        match unsafe { param_count(func, &mut count) } {
+            sys::CUresult::CUDA_SUCCESS if count != expected.len() => {
+                return Err(Error::ParamCountMismatch {
+                    kernel: entry.name.clone(),
+                    expected: expected.len(),
+                    driver: count,
+                })
+            }
+            sys::CUresult::CUDA_SUCCESS => {}
+            sys::CUresult::CUDA_ERROR_NOT_SUPPORTED => return Ok(false),
+            other => return Err(driver_error(entry, "cuFuncGetParamCount", other)),
+        }
+    }
     let query = |index: usize| {
         let (mut offset, mut size) = (0usize, 0usize);
         // SAFETY: `func` is a live function handle of the current context; the symbol
@@ -101,7 +139,7 @@ pub(crate) fn cross_check(func: sys::CUfunction, entry: &EntrySignature) -> Resu
         }
     }
     // One more than expected must not exist; if it does, count the driver's.
-    if query(expected.len()).0 == sys::CUresult::CUDA_SUCCESS {
+    if count_fn.is_none() && query(expected.len()).0 == sys::CUresult::CUDA_SUCCESS {
         let mut driver = expected.len() + 1;
         while driver < 4096 && query(driver).0 == sys::CUresult::CUDA_SUCCESS {
             driver += 1;
