@@ -33,7 +33,9 @@ use crate::pipeline::{BuildPtx, LinkedModule, PanicMode, Verify};
 /// ```
 ///
 /// What it does, in `$OUT_DIR`: `<crate>.ptx` and `<crate>.map.json` (linked, assembled
-/// by ptxas when one is found), `<crate with - as _>.rs` (the bindings, see
+/// by ptxas when one is found) — or, for several architectures ([`arch`](Self::arch)),
+/// `<crate>.fatbin`, its manifest `<crate>.fatbin.json` and `<arch>/<crate>.ptx`, `.map.json`
+/// and `.cubin` for each — and `<crate with - as _>.rs` (the bindings, see
 /// [`bindings`](crate::bindings)). It prints `cargo:rerun-if-changed` for every source and
 /// manifest of the kernel crate's path-dependency closure, so an edit to a device library
 /// rebuilds the host crate.
@@ -43,8 +45,9 @@ use crate::pipeline::{BuildPtx, LinkedModule, PanicMode, Verify};
 /// on the outer build's lock: the device build has its own target directory,
 /// `<target>/device/<arch>`, shared with `cargo xtask build-ptx`.
 ///
-/// The variable `GPU_BUILD_ARCH` overrides the architecture (`sm_80`, ...), so a CI job
-/// can build for another GPU without editing the build script.
+/// The variable `GPU_BUILD_ARCH` overrides the architecture (`sm_80`, or a list such as
+/// `sm_80,sm_90a`), so a CI job or a release build can target other GPUs without editing
+/// the build script.
 #[derive(Debug, Clone)]
 pub struct BuildScript {
     kernel_crate: PathBuf,
@@ -74,8 +77,13 @@ impl BuildScript {
         }
     }
 
-    /// `sm_XX` (or `sm_XXa`); `GPU_BUILD_ARCH` overrides it. Default `sm_90`. One
-    /// architecture: a list is refused (see [`BuildPtx::arch`] for fatbins).
+    /// `sm_XX` (or `sm_XXa`); `GPU_BUILD_ARCH` overrides it. Default `sm_90`. A
+    /// comma-separated list (`"sm_80,sm_90a"`) builds the kernel crate for each, assembles
+    /// each with ptxas and packs them into one fatbin in `OUT_DIR`
+    /// ([`BuildPtx::arch`], [`crate::fatbin`]), which `include_ptx!` then embeds and
+    /// `Module::from_embedded` loads: the driver runs the cubin built for the device, with
+    /// no JIT on the user's first run. A list needs ptxas and `fatbinary` (`cargo xtask
+    /// setup`), whatever [`verify`](Self::verify) says.
     pub fn arch(mut self, arch: impl Into<String>) -> Self {
         self.build = self.build.arch(arch);
         self
@@ -130,21 +138,6 @@ impl BuildScript {
             .out_dir(&out_dir);
         if let Ok(arch) = std::env::var("GPU_BUILD_ARCH") {
             build = build.arch(arch);
-        }
-        if build
-            .arch_spec()
-            .split(',')
-            .filter(|a| !a.trim().is_empty())
-            .count()
-            > 1
-        {
-            return Err(Error::config(format!(
-                "BuildScript builds one architecture, and `{}` lists several; fix: name one \
-                 (GPU_BUILD_ARCH or BuildScript::arch) — a fatbin of several comes from \
-                 `cargo xtask build-ptx --arch {}`, which the embedded module cannot carry yet",
-                build.arch_spec(),
-                build.arch_spec()
-            )));
         }
         let built = build.run()?;
         let module = built.modules.into_iter().next().ok_or_else(|| {

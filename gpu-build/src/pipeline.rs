@@ -184,11 +184,6 @@ impl BuildPtx {
         self
     }
 
-    /// The architecture (or comma-separated list) [`arch`](Self::arch) set.
-    pub(crate) fn arch_spec(&self) -> &str {
-        &self.arch
-    }
-
     /// Release profile (`true`, the default) or dev profile (overflow checks and debug
     /// assertions kept, no DWARF).
     pub fn release(mut self, release: bool) -> Self {

@@ -155,10 +155,24 @@ fn check_module(ptx: &Path) {
 }
 
 /// `cargo +stable build -p standalone-host` in `ws`; returns the module its build script
-/// wrote into the `OUT_DIR` of this build (from cargo's `build-script-executed` message,
-/// so stale `OUT_DIR`s of earlier builds in a reused copy do not count).
+/// wrote into the `OUT_DIR` of this build (see [`build_host_for`]).
 fn build_host(ws: &Path) -> PathBuf {
-    let out = run(cargo(ws).args([
+    let ptx = build_host_for(ws, None).join("standalone-kernels.ptx");
+    assert!(ptx.is_file(), "{} is missing", ptx.display());
+    ptx
+}
+
+/// `cargo +stable build -p standalone-host` in `ws` with `GPU_BUILD_ARCH` set to `arch`
+/// (unset for `None`); returns the `OUT_DIR` of this build (from cargo's
+/// `build-script-executed` message, so stale `OUT_DIR`s of earlier builds in a reused
+/// copy do not count).
+fn build_host_for(ws: &Path, arch: Option<&str>) -> PathBuf {
+    let mut cmd = cargo(ws);
+    match arch {
+        Some(a) => cmd.env("GPU_BUILD_ARCH", a),
+        None => cmd.env_remove("GPU_BUILD_ARCH"),
+    };
+    let out = run(cmd.args([
         "+stable",
         "build",
         "-p",
@@ -166,7 +180,7 @@ fn build_host(ws: &Path) -> PathBuf {
         "--message-format=json",
     ]));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let out_dir = stdout
+    stdout
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|m| m["reason"] == "build-script-executed")
@@ -176,10 +190,7 @@ fn build_host(ws: &Path) -> PathBuf {
                 .is_some_and(|p| p.contains("standalone-host"))
         })
         .find_map(|m| m["out_dir"].as_str().map(PathBuf::from))
-        .expect("cargo reported no build script run for standalone-host");
-    let ptx = out_dir.join("standalone-kernels.ptx");
-    assert!(ptx.is_file(), "{} is missing", ptx.display());
-    ptx
+        .expect("cargo reported no build script run for standalone-host")
 }
 
 fn modified(path: &Path) -> SystemTime {
@@ -252,6 +263,32 @@ fn template_builds_three_ways_outside_the_repository() {
     // The original source again: the same PTX as before, and a passing run.
     assert_eq!(std::fs::read_to_string(build_host(&ws)).unwrap(), before);
     assert_emulation_passes(&ws);
+    assert!(emulate(&ws).contains("embedded module: standalone-kernels (PTX)"));
+
+    // Two architectures through GPU_BUILD_ARCH: a fatbin with each one's checked module,
+    // no single-architecture PTX beside it, and the host embeds the fatbin.
+    let out = build_host_for(&ws, Some("sm_80,sm_90"));
+    assert!(out.join("standalone-kernels.fatbin").is_file());
+    assert!(out.join("standalone-kernels.fatbin.json").is_file());
+    assert!(
+        !out.join("standalone-kernels.ptx").exists(),
+        "a stale PTX module"
+    );
+    for arch in ["sm_80", "sm_90"] {
+        check_module(&out.join(arch).join("standalone-kernels.ptx"));
+    }
+    assert_emulation_passes(&ws);
+    let stdout = emulate(&ws);
+    assert!(
+        stdout.contains("embedded module: standalone-kernels (fatbin of sm_80, sm_90)"),
+        "{stdout}"
+    );
+    // Back to one: the PTX again, the fatbin gone.
+    let ptx = build_host(&ws);
+    assert!(!ptx
+        .with_file_name("standalone-kernels.fatbin.json")
+        .exists());
+    assert_eq!(std::fs::read_to_string(ptx).unwrap(), before);
 
     // 3. The installed command, with nothing of the toolkit's build side in the workspace's
     // own use.

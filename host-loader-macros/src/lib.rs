@@ -38,8 +38,10 @@ impl Parse for Input {
     }
 }
 
-/// Embeds `<dir>/<crate>.ptx` (and `<crate>.map.json` when present) as a
-/// `host_loader::EmbeddedPtx`. See `host_loader::include_ptx!` for where `<dir>` is.
+/// Embeds `<dir>/<crate>.ptx` (and `<crate>.map.json` when present), or a
+/// multi-architecture build's `<crate>.fatbin.json` with the fatbin and the PTX and link
+/// map of each architecture it names, as a `host_loader::EmbeddedPtx`. See
+/// `host_loader::include_ptx!` for where `<dir>` is.
 #[proc_macro]
 pub fn include_ptx(input: TokenStream) -> TokenStream {
     let Input { name: lit, dir } = parse_macro_input!(input as Input);
@@ -51,32 +53,117 @@ pub fn include_ptx(input: TokenStream) -> TokenStream {
         },
         None => candidate_dirs(),
     };
-    match find(&name, &dirs) {
-        Ok((ptx, map)) => {
-            let ptx = ptx.display().to_string();
-            let map = match map {
-                Some(m) => {
-                    let m = m.display().to_string();
-                    quote!(::core::option::Option::Some(::core::include_str!(#m)))
-                }
-                None => quote!(::core::option::Option::None),
-            };
-            quote! {
-                ::host_loader::EmbeddedPtx {
-                    name: #name,
-                    ptx: ::core::include_str!(#ptx),
-                    map: #map,
-                }
-            }
-            .into()
-        }
+    let found = find(&name, &dirs).and_then(|found| match found {
+        Found::Ptx { ptx, map } => Ok(embed_ptx(&name, &ptx, map.as_deref())),
+        Found::Fatbin(manifest) => embed_fatbin(&name, &manifest),
+    });
+    match found {
+        Ok(tokens) => tokens.into(),
         Err(msg) => syn::Error::new(lit.span(), msg).to_compile_error().into(),
     }
 }
 
-/// The PTX file of kernel crate `name` and its link map (if there), or the message of the
-/// compile error.
-fn find(name: &str, dirs: &[PathBuf]) -> Result<(PathBuf, Option<PathBuf>), String> {
+/// What [`find`] found for a kernel crate.
+#[derive(Debug)]
+enum Found {
+    /// A build for one architecture: `<crate>.ptx`, and its link map when present.
+    Ptx { ptx: PathBuf, map: Option<PathBuf> },
+    /// A build for several: `<crate>.fatbin.json`.
+    Fatbin(PathBuf),
+}
+
+fn embed_ptx(name: &str, ptx: &Path, map: Option<&Path>) -> proc_macro2::TokenStream {
+    let ptx = ptx.display().to_string();
+    let map = match map {
+        Some(m) => {
+            let m = m.display().to_string();
+            quote!(::core::option::Option::Some(::core::include_str!(#m)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    quote! {
+        ::host_loader::EmbeddedPtx {
+            name: #name,
+            ptx: ::core::include_str!(#ptx),
+            map: #map,
+            fatbin: ::core::option::Option::None,
+        }
+    }
+}
+
+/// The `EmbeddedPtx` of a fatbin build: the manifest is read here for the files it names
+/// (`fatbin`, and `images[].arch`, `.ptx`, `.map`, relative to it); every file is then
+/// embedded by `include_str!`/`include_bytes!`, so cargo rebuilds when one changes.
+fn embed_fatbin(name: &str, manifest: &Path) -> Result<proc_macro2::TokenStream, String> {
+    let dir = manifest.parent().unwrap_or(Path::new(""));
+    let bad = |why: String| {
+        format!(
+            "include_ptx!(\"{name}\"): {} {why}; fix: rebuild it (gpu_build::BuildScript or \
+             `cargo xtask build-ptx --arch …`)",
+            manifest.display()
+        )
+    };
+    let text =
+        std::fs::read_to_string(manifest).map_err(|e| bad(format!("cannot be read: {e}")))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("is not JSON: {e}")))?;
+    let field = |v: &serde_json::Value, key: &str| -> Result<String, String> {
+        v.get(key)
+            .and_then(|f| f.as_str())
+            .map(str::to_string)
+            .ok_or_else(|| bad(format!("has no string `{key}`")))
+    };
+    let file = |rel: String| -> Result<String, String> {
+        let p = dir.join(&rel);
+        if p.is_file() {
+            Ok(p.display().to_string())
+        } else {
+            Err(bad(format!("names {rel}, which is not there")))
+        }
+    };
+    let fatbin = file(field(&json, "fatbin")?)?;
+    let images = json
+        .get("images")
+        .and_then(|i| i.as_array())
+        .filter(|i| !i.is_empty())
+        .ok_or_else(|| bad("has no `images`".to_string()))?;
+    let mut archs = Vec::new();
+    for image in images {
+        let (arch, ptx, map) = (
+            field(image, "arch")?,
+            file(field(image, "ptx")?)?,
+            file(field(image, "map")?)?,
+        );
+        archs.push((arch, ptx, map));
+    }
+    let manifest = manifest.display().to_string();
+    let (_, first_ptx, first_map) = &archs[0];
+    let entries = archs.iter().map(|(arch, ptx, map)| {
+        quote! {
+            ::host_loader::EmbeddedArch {
+                arch: #arch,
+                ptx: ::core::include_str!(#ptx),
+                map: ::core::include_str!(#map),
+            }
+        }
+    });
+    Ok(quote! {
+        ::host_loader::EmbeddedPtx {
+            name: #name,
+            ptx: ::core::include_str!(#first_ptx),
+            map: ::core::option::Option::Some(::core::include_str!(#first_map)),
+            fatbin: ::core::option::Option::Some(::host_loader::EmbeddedFatbin {
+                image: ::core::include_bytes!(#fatbin),
+                manifest: ::core::include_str!(#manifest),
+                archs: &[#(#entries),*],
+            }),
+        }
+    })
+}
+
+/// The module of kernel crate `name` in the first of `dirs` that has one (its PTX, or its
+/// fatbin manifest), or the message of the compile error.
+fn find(name: &str, dirs: &[PathBuf]) -> Result<Found, String> {
     if name.is_empty() || name.contains(['/', '\\']) || name.ends_with(".ptx") {
         return Err(format!(
             "include_ptx!(\"{name}\"): give the kernel crate's package name, e.g. \
@@ -87,7 +174,14 @@ fn find(name: &str, dirs: &[PathBuf]) -> Result<(PathBuf, Option<PathBuf>), Stri
         let ptx = dir.join(format!("{name}.ptx"));
         if ptx.is_file() {
             let map = dir.join(format!("{name}.map.json"));
-            return Ok((ptx, map.is_file().then_some(map)));
+            return Ok(Found::Ptx {
+                ptx,
+                map: map.is_file().then_some(map),
+            });
+        }
+        let manifest = dir.join(format!("{name}.fatbin.json"));
+        if manifest.is_file() {
+            return Ok(Found::Fatbin(manifest));
         }
     }
     let looked: Vec<String> = dirs
@@ -117,7 +211,7 @@ fn find(name: &str, dirs: &[PathBuf]) -> Result<(PathBuf, Option<PathBuf>), Stri
     ))
 }
 
-/// The module names (`<name>.ptx`) present in `dirs`, sorted.
+/// The module names (`<name>.ptx`, `<name>.fatbin.json`) present in `dirs`, sorted.
 fn modules_in(dirs: &[PathBuf]) -> Vec<String> {
     let mut names: Vec<String> = dirs
         .iter()
@@ -125,7 +219,9 @@ fn modules_in(dirs: &[PathBuf]) -> Vec<String> {
         .flatten()
         .filter_map(|e| {
             let name = e.ok()?.file_name().into_string().ok()?;
-            name.strip_suffix(".ptx").map(str::to_string)
+            name.strip_suffix(".ptx")
+                .or_else(|| name.strip_suffix(".fatbin.json"))
+                .map(str::to_string)
         })
         .collect();
     names.sort();

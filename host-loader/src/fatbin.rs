@@ -11,7 +11,7 @@ use std::sync::Arc;
 use cudarc::driver::CudaContext;
 use targets::{Arch, Variant};
 
-use crate::{Error, LoadOptions, Module, Signatures};
+use crate::{EmbeddedFatbin, Error, LoadOptions, Module, Signatures};
 
 pub use ptx_linker::fatbin_map::{content_hash, FatbinImage, FatbinManifest};
 
@@ -90,7 +90,8 @@ impl Module {
     /// ([`choose_image`]), and the signatures and ABI records come from that image's PTX
     /// and link map, so every launch is checked as for PTX. [`Module::kernel`] of a kernel
     /// that only other architectures' images have fails with
-    /// [`Error::KernelNotForDevice`], naming them.
+    /// [`Error::KernelNotForDevice`], naming them. The same build embedded in the binary:
+    /// [`include_ptx!`](crate::include_ptx) and [`Module::from_embedded`].
     ///
     /// Errors: [`Error::InvalidPtx`] for an unreadable manifest, PTX, map or fatbin, or
     /// when no image (or more than one cubin) fits the device; [`Error::Driver`];
@@ -99,15 +100,6 @@ impl Module {
         let path = manifest.as_ref();
         let m = read_manifest(path)?;
         let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-        let (major, minor) = ctx.compute_capability().map_err(|e| Error::Driver {
-            context: "cuDeviceGetAttribute(COMPUTE_CAPABILITY)".into(),
-            source: e,
-        })?;
-        let sm = (major * 10 + minor) as u32;
-        let image = choose_image(&m, sm).map_err(|reason| Error::InvalidPtx {
-            module: path.display().to_string(),
-            reason,
-        })?;
         let read = |rel: &str| {
             let p = dir.join(rel);
             std::fs::read(&p).map_err(|e| Error::InvalidPtx {
@@ -115,37 +107,116 @@ impl Module {
                 reason: format!("cannot read: {e}"),
             })
         };
-        let ptx_bytes = read(&image.ptx)?;
-        let map_bytes = read(&image.map)?;
-        if content_hash(&[&ptx_bytes, &map_bytes]) != image.hash {
-            return Err(Error::InvalidPtx {
-                module: path.display().to_string(),
-                reason: format!(
-                    "{} and {} changed after {} was packed (a later build of {} failed or \
-                     stopped before packing), so the checks would not describe the code \
-                     that runs; fix: rebuild with the same --arch list",
-                    image.ptx, image.map, m.fatbin, image.arch
-                ),
-            });
-        }
-        let ptx = String::from_utf8_lossy(&ptx_bytes).into_owned();
-        let map: ptx_linker::LinkMap =
-            serde_json::from_slice(&map_bytes).map_err(|e| Error::InvalidPtx {
-                module: dir.join(&image.map).display().to_string(),
-                reason: format!("not a link map: {e}"),
-            })?;
-        let name = dir.join(&m.fatbin).display().to_string();
-        let others: Vec<(String, Vec<String>)> = m
-            .images
-            .iter()
-            .filter(|i| i.arch != image.arch)
-            .map(|i| (i.arch.clone(), i.kernels.clone()))
-            .collect();
-        let signatures = Signatures::from_link_map(&name, &map, &ptx)?
-            .with_other_images(image.arch.clone(), others);
+        let image = device_image(ctx, &path.display().to_string(), &m)?;
+        let (ptx, map) = (read(&image.ptx)?, read(&image.map)?);
         let fatbin = read(&m.fatbin)?;
-        Module::from_image(ctx, signatures, &fatbin, &LoadOptions::new())
+        let parts = Parts {
+            name: dir.join(&m.fatbin).display().to_string(),
+            map_name: dir.join(&image.map).display().to_string(),
+            ptx: &ptx,
+            map: &map,
+            fatbin: &fatbin,
+        };
+        load_image(ctx, &m, image, parts, &LoadOptions::new())
     }
+
+    /// [`Module::from_embedded`] of a fatbin build (`name`: the crate, for messages).
+    pub(crate) fn from_embedded_fatbin(
+        ctx: &Arc<CudaContext>,
+        name: &str,
+        embedded: &EmbeddedFatbin,
+        options: &LoadOptions,
+    ) -> Result<Self, Error> {
+        let m: FatbinManifest =
+            serde_json::from_str(embedded.manifest).map_err(|e| Error::InvalidPtx {
+                module: format!("{name} fatbin manifest"),
+                reason: format!("not a fatbin manifest: {e}"),
+            })?;
+        let image = device_image(ctx, name, &m)?;
+        let files = embedded
+            .archs
+            .iter()
+            .find(|a| a.arch == image.arch)
+            .ok_or_else(|| Error::InvalidPtx {
+                module: name.to_string(),
+                reason: format!(
+                    "the embedded manifest names {} but its module was not embedded (the \
+                     folder changed while include_ptx! read it); fix: rebuild",
+                    image.arch
+                ),
+            })?;
+        let parts = Parts {
+            name: name.to_string(),
+            map_name: format!("{name} {} link map", image.arch),
+            ptx: files.ptx.as_bytes(),
+            map: files.map.as_bytes(),
+            fatbin: embedded.image,
+        };
+        load_image(ctx, &m, image, parts, options)
+    }
+}
+
+/// What [`load_image`] reads, from files or from the binary.
+struct Parts<'a> {
+    /// The fatbin, for messages.
+    name: String,
+    /// The chosen image's link map, for messages.
+    map_name: String,
+    ptx: &'a [u8],
+    map: &'a [u8],
+    fatbin: &'a [u8],
+}
+
+/// The image of `m` the device of `ctx` runs ([`choose_image`]); `name` names the
+/// manifest in errors.
+fn device_image<'m>(
+    ctx: &Arc<CudaContext>,
+    name: &str,
+    m: &'m FatbinManifest,
+) -> Result<&'m FatbinImage, Error> {
+    let (major, minor) = ctx.compute_capability().map_err(|e| Error::Driver {
+        context: "cuDeviceGetAttribute(COMPUTE_CAPABILITY)".into(),
+        source: e,
+    })?;
+    choose_image(m, (major * 10 + minor) as u32).map_err(|reason| Error::InvalidPtx {
+        module: name.to_string(),
+        reason,
+    })
+}
+
+/// Loads `parts.fatbin` with the signatures of `image` (its PTX and link map, which must
+/// hash as when the fatbin was packed) and the other images' kernels for
+/// [`Error::KernelNotForDevice`].
+fn load_image(
+    ctx: &Arc<CudaContext>,
+    m: &FatbinManifest,
+    image: &FatbinImage,
+    parts: Parts<'_>,
+    options: &LoadOptions,
+) -> Result<Module, Error> {
+    if content_hash(&[parts.ptx, parts.map]) != image.hash {
+        return Err(Error::InvalidPtx {
+            module: parts.name,
+            reason: format!(
+                "{} and {} changed after {} was packed (a later build of {} failed or \
+                 stopped before packing), so the checks would not describe the code that \
+                 runs; fix: rebuild with the same --arch list",
+                image.ptx, image.map, m.fatbin, image.arch
+            ),
+        });
+    }
+    let ptx = String::from_utf8_lossy(parts.ptx);
+    let map: ptx_linker::LinkMap =
+        crate::module::parse_map(&parts.map_name, &String::from_utf8_lossy(parts.map))?;
+    let others: Vec<(String, Vec<String>)> = m
+        .images
+        .iter()
+        .filter(|i| i.arch != image.arch)
+        .map(|i| (i.arch.clone(), i.kernels.clone()))
+        .collect();
+    let signatures = Signatures::from_link_map(&parts.name, &map, &ptx)?
+        .with_other_images(image.arch.clone(), others);
+    Module::from_image(ctx, signatures, parts.fatbin, options)
 }
 
 #[cfg(test)]

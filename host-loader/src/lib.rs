@@ -253,7 +253,7 @@ pub use layout::{LayoutMismatch, ParamClass, ParamLayout, ScalarKind};
 /// Device memory for kernel data: upload, allocate, read back (see [the crate
 /// docs](crate#device-memory)).
 pub use memory::DeviceBuffer;
-pub use module::{EmbeddedPtx, LoadOptions, Module};
+pub use module::{EmbeddedArch, EmbeddedFatbin, EmbeddedPtx, LoadOptions, Module};
 pub use module_var::{ModuleVar, VarSpace};
 pub use param::{
     HostAbi, KernelParam, OptSlice, OptSliceMut, Ptr, PtrMut, RawSlice, Slice, SliceMut, Struct,

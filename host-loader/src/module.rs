@@ -61,15 +61,49 @@ impl LoadOptions {
 }
 
 /// PTX (and optionally its link map) compiled into the host binary, made by
-/// [`include_ptx!`](crate::include_ptx). Load it with [`Module::from_embedded`].
+/// [`include_ptx!`](crate::include_ptx), or a multi-architecture build's fatbin with each
+/// architecture's PTX and link map. Load it with [`Module::from_embedded`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EmbeddedPtx {
     /// The kernel crate, e.g. `vecadd-kernels`; names the module in messages.
     pub name: &'static str,
-    /// The linked PTX text (`target/ptx/<crate>.ptx`).
+    /// The linked PTX text (`target/ptx/<crate>.ptx`); of a fatbin build, the first
+    /// architecture's.
     pub ptx: &'static str,
-    /// The link map (`target/ptx/<crate>.map.json`), when it was there at compile time.
+    /// The link map (`target/ptx/<crate>.map.json`), when it was there at compile time;
+    /// of a fatbin build, the first architecture's.
     pub map: Option<&'static str>,
+    /// The fatbin of a build for several architectures (`<crate>.fatbin` and its
+    /// manifest), `None` for a build for one.
+    pub fatbin: Option<EmbeddedFatbin>,
+}
+
+/// A multi-architecture build compiled into the host binary by
+/// [`include_ptx!`](crate::include_ptx) when the folder holds `<crate>.fatbin.json`
+/// (`gpu_build::BuildScript::arch("sm_80,sm_90a")`, `cargo xtask build-ptx --arch …`):
+/// the fatbin, its manifest and every architecture's linked PTX and link map, so
+/// [`Module::from_embedded`] checks launches against the image the device runs, as
+/// [`Module::from_fatbin`] does for files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddedFatbin {
+    /// `<crate>.fatbin`: every architecture's cubin and PTX.
+    pub image: &'static [u8],
+    /// `<crate>.fatbin.json` ([`crate::fatbin::FatbinManifest`]).
+    pub manifest: &'static str,
+    /// Each architecture's module, in the manifest's order.
+    pub archs: &'static [EmbeddedArch],
+}
+
+/// One architecture of an [`EmbeddedFatbin`]: the linked module its cubin was assembled
+/// from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddedArch {
+    /// `sm_80`, `sm_90a`, …, as the manifest names it.
+    pub arch: &'static str,
+    /// `<arch>/<crate>.ptx`.
+    pub ptx: &'static str,
+    /// `<arch>/<crate>.map.json`.
+    pub map: &'static str,
 }
 
 /// A `CUmodule` this crate loaded and unloads.
@@ -234,10 +268,13 @@ impl Module {
 
     /// Loads PTX compiled into the binary by [`include_ptx!`](crate::include_ptx): with
     /// its link map when one was embedded ([`Signatures::from_link_map`]), else from the
-    /// PTX alone ([`Signatures::parse`]).
+    /// PTX alone ([`Signatures::parse`]). An embedded fatbin ([`EmbeddedPtx::fatbin`]) is
+    /// loaded as [`Module::from_fatbin`] loads one from files: the driver runs the image
+    /// for this device, no JIT on a device one of its cubins was built for, and the
+    /// launches are checked against that image's PTX and link map.
     ///
     /// Errors: [`Error::InvalidPtx`] when the embedded map is not a link map, then those
-    /// of [`Module::from_ptx`].
+    /// of [`Module::from_ptx`]; for a fatbin those of [`Module::from_fatbin`].
     pub fn from_embedded(ctx: &Arc<CudaContext>, embedded: &EmbeddedPtx) -> Result<Self, Error> {
         Self::from_embedded_with_options(ctx, embedded, &LoadOptions::default())
     }
@@ -251,6 +288,9 @@ impl Module {
         options: &LoadOptions,
     ) -> Result<Self, Error> {
         let name = format!("{} (embedded)", embedded.name);
+        if let Some(fatbin) = &embedded.fatbin {
+            return Self::from_embedded_fatbin(ctx, &name, fatbin, options);
+        }
         let c_text = nul_free(&name, embedded.ptx)?;
         let signatures = match embedded.map {
             Some(map) => {
@@ -413,7 +453,7 @@ fn read_text(path: &Path) -> Result<String, Error> {
     })
 }
 
-fn parse_map(name: &str, text: &str) -> Result<LinkMap, Error> {
+pub(crate) fn parse_map(name: &str, text: &str) -> Result<LinkMap, Error> {
     serde_json::from_str(text).map_err(|e| Error::InvalidPtx {
         module: name.to_string(),
         reason: format!("not a ptx-linker link map: {e}"),

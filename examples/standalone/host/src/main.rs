@@ -10,7 +10,8 @@ use std::process::ExitCode;
 use devlib::{Affine, Clamped};
 use host_loader::{for_num_elems, include_ptx, open_device, DeviceBuffer, EmbeddedPtx, Module};
 
-/// `OUT_DIR/standalone-kernels.ptx` (and its link map), written by build.rs.
+/// `OUT_DIR/standalone-kernels.ptx` (and its link map), written by build.rs; or, when
+/// build.rs built several architectures, the fatbin and each one's PTX and link map.
 static PTX: EmbeddedPtx = include_ptx!("standalone-kernels");
 
 /// The typed bindings build.rs generated: `StandaloneKernels::load`, `.transform(..)`,
@@ -58,6 +59,7 @@ struct Args {
 
 fn main() -> ExitCode {
     let Args { emulate, n, seed } = clap::Parser::parse();
+    println!("embedded module: {} ({})", PTX.name, embedded_form());
     let inputs = random_inputs(n, seed);
     let (mode, result) = if emulate {
         ("emulator", run_emulated(&inputs))
@@ -113,9 +115,29 @@ fn random_inputs(n: usize, seed: u64) -> Inputs {
     }
 }
 
+/// What build.rs embedded: `PTX`, or `fatbin of sm_80, sm_90a`.
+fn embedded_form() -> String {
+    match &PTX.fatbin {
+        Some(f) => {
+            let archs: Vec<&str> = f.archs.iter().map(|a| a.arch).collect();
+            format!("fatbin of {}", archs.join(", "))
+        }
+        None => "PTX".to_string(),
+    }
+}
+
 fn run_gpu(inp: &Inputs) -> Result<Outputs, Box<dyn std::error::Error>> {
     let (ctx, stream) = open_device(0)?;
+    // A build for one architecture embeds PTX, which the driver JIT-compiles here (cached
+    // after the first run); one for several (GPU_BUILD_ARCH=sm_80,sm_90a) embeds a fatbin,
+    // whose cubin for this GPU loads without compiling.
+    let started = std::time::Instant::now();
     let module = Module::from_embedded(&ctx, &PTX)?;
+    println!(
+        "loaded {} in {:.3} ms",
+        PTX.name,
+        started.elapsed().as_secs_f64() * 1e3
+    );
     let k = kernels::StandaloneKernels::load(&module)?;
     let n = inp.xs.len();
     // Device memory, one form for every element type (numbers and `KernelStruct`s):
