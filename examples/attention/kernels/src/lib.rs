@@ -99,6 +99,7 @@ fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
 /// thread of the block takes part; the caller commits the group.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[inline(always)]
+#[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
 fn load_tile<const D: usize, const LD: usize, const N: usize>(
     tile: &SharedArray<bf16, N>,
     (src, src8): (&[bf16], Option<&[Bf16x8]>),
@@ -109,30 +110,41 @@ fn load_tile<const D: usize, const LD: usize, const N: usize>(
     const { assert!(LD & 7 == 0 && N >= BKV * LD) };
     let t = thread::thread_in_block() as usize;
     if let Some(src8) = src8 {
-        let dst = tile.ptr(0).cast::<Bf16x8>();
-        let mut e = t;
-        while e < BKV * D / 8 {
-            let (r, c8) = (e / (D / 8), e % (D / 8));
-            let valid = row0 + r < seq;
-            let from = if valid {
-                (base + (row0 + r) * D) / 8 + c8
-            } else {
-                0
-            };
-            // SAFETY: `(r, c8)` is inside the tile (r < BKV, 8 c8 < D ≤ LD), a 16-byte
-            // aligned vector of it (LD and the array's alignment are multiples of 8
-            // elements); every thread waits and the block syncs before reading it
-            // (the caller's loop). `from` indexes src8 (row0 + r < seq and the launch
-            // checks bound the (batch, head)), or nothing is read (zero fill).
-            unsafe {
-                cp_async::copy16_unchecked(
-                    dst.add((r * LD) / 8 + c8),
-                    src8.as_ptr().add(from),
-                    valid,
-                )
-            };
-            e += THREADS as usize;
-        }
+        // Thread t copies vector t % VR of rows t / VR + RP·i of the tile (VR vectors a
+        // row, RP rows a pass of the block, BKV / RP ≤ 8 passes), written out with constant
+        // offsets: no per-copy index arithmetic.
+        let (vr, rp) = (D / 8, THREADS as usize / (D / 8));
+        const {
+            assert!(
+                (THREADS as usize) % (D / 8) == 0
+                    && BKV % (THREADS as usize / (D / 8)) == 0
+                    && BKV / (THREADS as usize / (D / 8)) <= 8,
+                "load_tile: the block's threads must cover whole rows in at most 8 passes"
+            )
+        };
+        let (r0, c8) = (t / vr, t % vr);
+        let dst = tile.ptr(0).cast::<Bf16x8>().add(r0 * (LD / 8) + c8);
+        let src = src8
+            .as_ptr()
+            .wrapping_add((base + (row0 + r0) * D) / 8 + c8);
+        // Rows of this thread still inside seq (row0 + r0 + RP·i < seq).
+        let rows_left = seq.saturating_sub(row0 + r0).min(BKV) as u32;
+        unrolled::<8>(|i| {
+            if i * rp < BKV {
+                // SAFETY: row r0 + RP·i < BKV and 8 c8 < D ≤ LD lie in the tile, a
+                // 16-byte aligned vector of it (LD and the array's alignment are multiples
+                // of 8 elements); every thread waits and the block syncs before reading it
+                // (the caller's loop). When valid, the source row is below seq, inside
+                // src8 by the launch checks; otherwise nothing is read (zero fill).
+                unsafe {
+                    cp_async::copy16_unchecked(
+                        dst.add(i * rp * (LD / 8)),
+                        src.wrapping_add(i * rp * vr),
+                        ((i * rp) as u32) < rows_left,
+                    )
+                };
+            }
+        });
         return;
     }
     let mut e = t;
