@@ -11,6 +11,7 @@ use std::sync::Arc;
 use cudarc::driver::CudaContext;
 use targets::{Arch, Variant};
 
+use crate::module::SignatureSource;
 use crate::{EmbeddedFatbin, Error, LoadOptions, Module, Signatures};
 
 pub use ptx_linker::fatbin_map::{content_hash, FatbinImage, FatbinManifest};
@@ -216,7 +217,13 @@ fn load_image(
         .collect();
     let signatures = Signatures::from_link_map(&parts.name, &map, &ptx)?
         .with_other_images(image.arch.clone(), others);
-    Module::from_image(ctx, signatures, parts.fatbin, options)
+    Module::from_image_with(
+        ctx,
+        signatures,
+        parts.fatbin,
+        options,
+        SignatureSource::PackedWith,
+    )
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::launch::{
     check_max_threads, invalid, DeviceLimits, DynamicShared, LaunchAttributes, LaunchConfig,
 };
-use crate::module::RawModule;
+use crate::module::{RawModule, SignatureSource};
 use crate::signature::KernelSignature;
 
 /// What every clone of one kernel handle shares.
@@ -148,10 +148,10 @@ impl<S: KernelSignature> Kernel<S> {
             (0, _, _) => None,
             (x, y, z) => Some((x, y.max(1), z.max(1))),
         };
-        let param_info_checked = if module.signatures_from_loaded_text {
-            false
-        } else {
-            crate::param_info::cross_check(func, entry)?
+        let param_info_checked = match module.signatures {
+            SignatureSource::LoadedText => false,
+            SignatureSource::PackedWith => crate::param_info::cross_check(func, entry, false)?,
+            SignatureSource::Elsewhere => crate::param_info::cross_check(func, entry, true)?,
         };
         Ok(Kernel {
             shared: Arc::new(Shared {

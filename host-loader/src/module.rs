@@ -110,9 +110,24 @@ pub struct EmbeddedArch {
 pub(crate) struct RawModule {
     pub(crate) cu: sys::CUmodule,
     pub(crate) ctx: Arc<CudaContext>,
-    /// The signatures were parsed from the very PTX text the driver compiled, so
-    /// `cuFuncGetParamInfo` has nothing to add.
-    pub(crate) signatures_from_loaded_text: bool,
+    /// Where the signatures came from, which decides how much of the driver's view of
+    /// each kernel's parameters is asked for ([`crate::param_info::cross_check`]).
+    pub(crate) signatures: SignatureSource,
+}
+
+/// Where a module's signatures came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SignatureSource {
+    /// The very PTX text the driver compiled: `cuFuncGetParamInfo` has nothing to add.
+    LoadedText,
+    /// The PTX and link map packed with a fatbin, whose manifest's hash they matched:
+    /// each parameter's offset and size is cross-checked, but no parameter past the end
+    /// is probed (that query fails by design, and compute-sanitizer would fail the
+    /// user's program for it); the count is checked where the driver has
+    /// `cuFuncGetParamCount`.
+    PackedWith,
+    /// Elsewhere (a cubin or fatbin with signatures the caller gives): everything.
+    Elsewhere,
 }
 
 // SAFETY: a CUmodule is a driver handle, not thread-local state; the driver API may be
@@ -209,7 +224,7 @@ impl Module {
             signatures,
             Image::Ptx(&c_text),
             &LoadOptions::default(),
-            true,
+            SignatureSource::LoadedText,
         )
     }
 
@@ -237,7 +252,13 @@ impl Module {
     ) -> Result<Self, Error> {
         let c_text = nul_free(display_name, text)?;
         let signatures = Signatures::parse(display_name, text)?;
-        Self::load(ctx, signatures, Image::Ptx(&c_text), options, true)
+        Self::load(
+            ctx,
+            signatures,
+            Image::Ptx(&c_text),
+            options,
+            SignatureSource::LoadedText,
+        )
     }
 
     /// Loads `text` into `ctx` like [`Module::from_ptx`], but takes the signatures from
@@ -262,7 +283,7 @@ impl Module {
             signatures,
             Image::Ptx(&c_text),
             &LoadOptions::default(),
-            false,
+            SignatureSource::Elsewhere,
         )
     }
 
@@ -301,7 +322,13 @@ impl Module {
             }
             None => Signatures::parse(&name, embedded.ptx)?,
         };
-        Self::load(ctx, signatures, Image::Ptx(&c_text), options, true)
+        Self::load(
+            ctx,
+            signatures,
+            Image::Ptx(&c_text),
+            options,
+            SignatureSource::LoadedText,
+        )
     }
 
     /// Loads a cubin or fatbin (`cuModuleLoadDataEx`, e.g. the output of
@@ -319,6 +346,17 @@ impl Module {
         signatures: Signatures,
         image: &[u8],
         options: &LoadOptions,
+    ) -> Result<Self, Error> {
+        Self::from_image_with(ctx, signatures, image, options, SignatureSource::Elsewhere)
+    }
+
+    /// [`Module::from_image`] with signatures from `source`.
+    pub(crate) fn from_image_with(
+        ctx: &Arc<CudaContext>,
+        signatures: Signatures,
+        image: &[u8],
+        options: &LoadOptions,
+        source: SignatureSource,
     ) -> Result<Self, Error> {
         const ELF: [u8; 4] = *b"\x7fELF";
         const FATBIN: [u8; 4] = 0xBA55_ED50u32.to_le_bytes();
@@ -345,7 +383,7 @@ impl Module {
         let mut words = vec![0u64; image.len() / 8 + 2];
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
         bytes[..image.len()].copy_from_slice(image);
-        Self::load(ctx, signatures, Image::Binary(bytes), options, false)
+        Self::load(ctx, signatures, Image::Binary(bytes), options, source)
     }
 
     fn load(
@@ -353,7 +391,7 @@ impl Module {
         signatures: Signatures,
         image: Image<'_>,
         options: &LoadOptions,
-        signatures_from_loaded_text: bool,
+        source: SignatureSource,
     ) -> Result<Self, Error> {
         ctx.bind_to_thread().map_err(|source| Error::Driver {
             context: format!(
@@ -370,7 +408,7 @@ impl Module {
         let raw = Arc::new(RawModule {
             cu,
             ctx: ctx.clone(),
-            signatures_from_loaded_text,
+            signatures: source,
         });
         let limits = DeviceLimits::query(ctx)?;
         Ok(Module {

@@ -72,18 +72,23 @@ fn driver_error(entry: &EntrySignature, call: &str, res: sys::CUresult) -> Error
 
 /// Compares the number of parameters (`cuFuncGetParamCount`, where the driver has it)
 /// and the offset and size of each (`cuFuncGetParamInfo`), as the driver reports them,
-/// with `entry`. A driver without `cuFuncGetParamCount` is asked for one parameter past
-/// the end instead, which must not exist: that query fails by design, and
-/// compute-sanitizer lists the failing call. [`Module`](crate::Module) runs this check
-/// only when the signatures did not come from the very PTX text the driver compiled (a
-/// cubin or fatbin with a link map, signatures from elsewhere); otherwise there is
-/// nothing to cross-check.
+/// with `entry`. A driver without `cuFuncGetParamCount` is asked, when `probe_past_end`,
+/// for one parameter past the end instead, which must not exist: that query fails by
+/// design, and compute-sanitizer lists the failing call (and fails a program run with
+/// `--error-exitcode`). [`Module`](crate::Module) runs this check only when the
+/// signatures did not come from the very PTX text the driver compiled, and probes only
+/// when they did not come packed with the fatbin either
+/// ([`SignatureSource`](crate::module::SignatureSource)).
 /// Returns `Ok(false)` when the driver cannot say (no `cuFuncGetParamInfo`), `Ok(true)`
 /// when everything agrees. The function's context must be current.
 ///
 /// Errors: [`Error::ParamInfoMismatch`], [`Error::ParamCountMismatch`], or
 /// [`Error::Driver`] for a driver failure.
-pub(crate) fn cross_check(func: sys::CUfunction, entry: &EntrySignature) -> Result<bool, Error> {
+pub(crate) fn cross_check(
+    func: sys::CUfunction,
+    entry: &EntrySignature,
+    probe_past_end: bool,
+) -> Result<bool, Error> {
     if !available() {
         return Ok(false);
     }
@@ -139,7 +144,10 @@ pub(crate) fn cross_check(func: sys::CUfunction, entry: &EntrySignature) -> Resu
         }
     }
     // One more than expected must not exist; if it does, count the driver's.
-    if count_fn.is_none() && query(expected.len()).0 == sys::CUresult::CUDA_SUCCESS {
+    if count_fn.is_none()
+        && probe_past_end
+        && query(expected.len()).0 == sys::CUresult::CUDA_SUCCESS
+    {
         let mut driver = expected.len() + 1;
         while driver < 4096 && query(driver).0 == sys::CUresult::CUDA_SUCCESS {
             driver += 1;
