@@ -124,20 +124,27 @@ impl GemmOperands {
     }
 }
 
-/// The launch of `gemm_wgmma` and `gemm_wgmma_fp8` for an `m × n` output: one block of
-/// 384 threads per 128 × 256 tile, with the 192 KiB of static shared memory the kernels
-/// (built for sm_90a) declare.
-fn gemm_wgmma_launch(m: usize, n: usize) -> LaunchConfig {
+/// The launch of `gemm_wgmma` and `gemm_wgmma_fp8` for an `m × n` output: blocks of 384
+/// threads, one per 128 × 256 tile (`blocks` `None`) or `blocks` of them taking the tiles
+/// in turn (persistent), with the 192 KiB of static shared memory the kernels (built for
+/// sm_90a) declare.
+fn gemm_wgmma_launch(m: usize, n: usize, blocks: Option<usize>) -> LaunchConfig {
     use mma_gemm_kernels::{WG_BM, WG_BN};
     let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
-    LaunchConfig::new((tiles as u32, 1, 1), (384, 1, 1))
+    LaunchConfig::new((blocks.unwrap_or(tiles) as u32, 1, 1), (384, 1, 1))
         .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES)
 }
 
 /// `gemm_wgmma` (`c = a · bᵀ`, `bf16` out) under the emulator: tensor copies with the
 /// 128-byte swizzle into a 4-stage mbarrier ring, wgmma descriptors reading through the
 /// same swizzle. Returns `c` and the `f64` reference.
-fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) {
+fn gemm_wgmma(
+    m: usize,
+    n: usize,
+    k: usize,
+    seed: u64,
+    blocks: Option<usize>,
+) -> (Vec<bf16>, Vec<f64>) {
     use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
     let g = GemmOperands::new(m, n, k, seed);
     let map_a = kmajor_map(&g.a, m, k, WG_BK, WG_BM, 128);
@@ -145,7 +152,7 @@ fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) 
     let mut c = vec![bf16::NAN; m * n];
     let out = GlobalMut::new(&mut c);
     let (mm, nn, kk) = (m as u32, n as u32, k as u32);
-    emulator::launch(gemm_wgmma_launch(m, n), || {
+    emulator::launch(gemm_wgmma_launch(m, n, blocks), || {
         mma_gemm_kernels::gemm_wgmma(
             map_a.as_param(),
             map_b.as_param(),
@@ -163,9 +170,15 @@ fn gemm_wgmma(m: usize, n: usize, k: usize, seed: u64) -> (Vec<bf16>, Vec<f64>) 
 #[test]
 fn gemm_wgmma_matches_the_f64_reference_at_whole_and_ragged_tiles() {
     // One whole tile; a ragged one (edges masked, k short of a stage); two tiles of
-    // rows with more k-stages than the ring holds (the ring wraps).
-    for (m, n, k, seed) in [(128, 256, 64, 81), (77, 45, 40, 82), (200, 256, 320, 83)] {
-        let (got, want) = gemm_wgmma(m, n, k, seed);
+    // rows with more k-stages than the ring holds (the ring wraps); six ragged tiles
+    // taken by two persistent blocks (the ring runs on across tiles).
+    for (m, n, k, seed, blocks) in [
+        (128, 256, 64, 81, None),
+        (77, 45, 40, 82, None),
+        (200, 256, 320, 83, None),
+        (300, 500, 136, 84, Some(2)),
+    ] {
+        let (got, want) = gemm_wgmma(m, n, k, seed, blocks);
         let (err, unwritten) = frobenius(got.iter().map(|x| x.to_f64()), &want);
         assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
         // The bf16 rounding of the output is about 2e-3.
@@ -201,7 +214,13 @@ fn gemm_wgmma_fp8_matches_the_f64_reference_at_whole_and_ragged_tiles() {
     use mma_gemm_kernels::{WG_BK_FP8, WG_BM, WG_BN};
     // One whole tile; a ragged one (edges masked, k short of a stage, a multiple of 16
     // as the maps need); two tiles of rows with more k-stages than the ring holds.
-    for (m, n, k, seed) in [(128, 256, 128, 91), (77, 45, 48, 92), (200, 256, 640, 93)] {
+    // And five tiles taken by two persistent blocks.
+    for (m, n, k, seed, blocks) in [
+        (128, 256, 128, 91, None),
+        (77, 45, 48, 92, None),
+        (200, 256, 640, 93, None),
+        (300, 300, 272, 94, Some(2)),
+    ] {
         let mut r = rng(seed);
         // Values up to ±400 (e4m3's range is ±448), as per-tensor scaling leaves them.
         let a = random_fp8::<F8E4M3>(&mut r, m * k, 400.0);
@@ -213,7 +232,7 @@ fn gemm_wgmma_fp8_matches_the_f64_reference_at_whole_and_ragged_tiles() {
         let mut c = vec![bf16::NAN; m * n];
         let out = GlobalMut::new(&mut c);
         let (mm, nn, kk) = (m as u32, n as u32, k as u32);
-        emulator::launch(gemm_wgmma_launch(m, n), || {
+        emulator::launch(gemm_wgmma_launch(m, n, blocks), || {
             mma_gemm_kernels::gemm_wgmma_fp8(
                 map_a.as_param(),
                 map_b.as_param(),

@@ -177,9 +177,14 @@ fn linear(n: usize, per_thread: usize) -> Result<LaunchConfig> {
     })
 }
 
-fn persistent(env: &Env) -> Result<LaunchConfig> {
+/// The device's multiprocessors (`CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`).
+fn sm_count(env: &Env) -> Result<u32> {
     use cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT as SMS;
-    let sms = env.ctx.attribute(SMS)? as u32;
+    Ok(u32::try_from(env.ctx.attribute(SMS)?)?)
+}
+
+fn persistent(env: &Env) -> Result<LaunchConfig> {
+    let sms = sm_count(env)?;
     Ok(LaunchConfig {
         grid_dim: (sms * 8, 1, 1),
         block_dim: (256, 1, 1),
@@ -1020,16 +1025,26 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         let map_a32 = MapA32::tiled(env.stream, &a_d, dims, &stride)?;
         let map_b32 = MapB32::tiled(env.stream, &b_d, dims, &stride)?;
         let n32 = n as u32;
-        let cfg = LaunchConfig {
-            grid_dim: (u32::try_from(n.div_ceil(WG_BN) * n.div_ceil(WG_BM))?, 1, 1),
+        let tiles = u32::try_from(n.div_ceil(WG_BN) * n.div_ceil(WG_BM))?;
+        let sms = sm_count(env)?;
+        let cfg = |blocks: u32| LaunchConfig {
+            grid_dim: (blocks, 1, 1),
             block_dim: (384, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: each block writes its 128 x 256 tile of c, inside n * n; the maps
-        // describe a_d and b_d, which outlive every launch.
-        let launch = |c: &mut CudaSlice<bf16>, group: u32| -> Result<()> {
-            Ok(unsafe { gemm.launch(env.stream, cfg, (&map_a, &map_b, c, n32, n32, n32, group)) }?)
+        // SAFETY: the blocks write the 128 x 256 tiles of c, inside n * n, each tile
+        // once; the maps describe a_d and b_d, which outlive every launch.
+        let launch_on = |c: &mut CudaSlice<bf16>, group: u32, blocks: u32| -> Result<()> {
+            Ok(unsafe {
+                gemm.launch(
+                    env.stream,
+                    cfg(blocks),
+                    (&map_a, &map_b, c, n32, n32, n32, group),
+                )
+            }?)
         };
+        let launch = |c: &mut CudaSlice<bf16>, group: u32| launch_on(c, group, tiles);
+        let rust_persistent = |c: &mut CudaSlice<bf16>| launch_on(c, 8, tiles.min(sms));
         let cfg_mma = LaunchConfig {
             grid_dim: (u32::try_from(MMA.blocks(n, n))?, 1, 1),
             block_dim: (MMA_THREADS as u32, 1, 1),
@@ -1075,6 +1090,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         });
         for (who, launch) in [
             ("rust", &rust as Launch<'_, CudaSlice<bf16>>),
+            ("rust persistent", &rust_persistent),
             ("rust g1", &rust_g1),
             ("rust mma.sync", &rust_mma),
             ("rust mma.sync tma", &rust_mma_tma),
@@ -1091,6 +1107,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
             |_| Ok(()),
             &[
                 ("rust", &rust),
+                ("rust persistent", &rust_persistent),
                 ("rust g1", &rust_g1),
                 ("rust g16", &rust_g16),
                 ("rust mma.sync", &rust_mma),

@@ -154,31 +154,38 @@ fn gemm(stream: &Arc<CudaStream>, module: &Module, rng: &mut impl Rng, seed: u64
         let stride = [k as u64];
         let map_a = MapA::tiled(stream, &a_d, [k as u64, m as u64], &stride)?;
         let map_b = MapB::tiled(stream, &b_d, [k as u64, n as u64], &stride)?;
-        let mut c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
-        let cfg = LaunchConfig {
-            grid_dim: (u32::try_from(m.div_ceil(WG_BM) * n.div_ceil(WG_BN))?, 1, 1),
-            block_dim: (384, 1, 1),
-            shared_mem_bytes: 0,
-        };
         let (m32, n32, k32) = (m as u32, n as u32, k as u32);
-        // SAFETY: each block writes only its own 128 x 256 tile of c, masked to m x n;
-        // the maps describe a_d and b_d, which outlive the launch.
-        unsafe {
-            kernel.launch(
-                stream,
-                cfg,
-                (&map_a, &map_b, &mut c_d, m32, n32, k32, 8, scale),
-            )
-        }?;
-        let c = stream.clone_dtoh(&c_d)?;
-        failed += crate::report(
-            "gemm_wgmma_fp8",
-            &format!("{m}x{n}x{k}"),
-            c.iter().map(|x| x.to_f64()),
-            &want,
-            1e-2,
-            seed,
-        );
+        let tiles = u32::try_from(m.div_ceil(WG_BM) * n.div_ceil(WG_BN))?;
+        // One block per tile, then three persistent blocks taking the tiles in turn.
+        for (name, blocks) in [
+            ("gemm_wgmma_fp8", tiles),
+            ("gemm_wgmma_fp8 persistent (3 blocks)", 3),
+        ] {
+            let mut c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
+            let cfg = LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (384, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            // SAFETY: the blocks write the 128 x 256 tiles of c, masked to m x n, each
+            // once; the maps describe a_d and b_d, which outlive the launch.
+            unsafe {
+                kernel.launch(
+                    stream,
+                    cfg,
+                    (&map_a, &map_b, &mut c_d, m32, n32, k32, 8, scale),
+                )
+            }?;
+            let c = stream.clone_dtoh(&c_d)?;
+            failed += crate::report(
+                name,
+                &format!("{m}x{n}x{k}"),
+                c.iter().map(|x| x.to_f64()),
+                &want,
+                1e-2,
+                seed,
+            );
+        }
     }
     Ok(failed)
 }

@@ -219,6 +219,15 @@ fn transposed(
         // the maps describe a_d and b_d, which outlive the launch.
         unsafe { gemm.launch(stream, cfg, (&map_a, &map_b, &mut c_d, m32, n32, k32, 8)) }?;
         check("gemm_wgmma", stream.clone_dtoh(&c_d)?);
+        // Persistent: three blocks take the tiles in turn (the ring runs across tiles).
+        let mut c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
+        let cfg = LaunchConfig {
+            grid_dim: (3, 1, 1),
+            ..cfg
+        };
+        // SAFETY: as above; the blocks split the tiles, each written once.
+        unsafe { gemm.launch(stream, cfg, (&map_a, &map_b, &mut c_d, m32, n32, k32, 8)) }?;
+        check("gemm_wgmma persistent (3 blocks)", stream.clone_dtoh(&c_d)?);
     }
     if !wgmma {
         return Ok(failed);

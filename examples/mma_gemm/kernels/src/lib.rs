@@ -156,10 +156,12 @@ pub type MapB = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
 /// tensor maps' 16-byte row stride); `m` and `n` are free (edges masked; elements past
 /// the matrices read as zero through the maps).
 ///
-/// Each block (384 threads: three warpgroups; a trap otherwise) computes one 128 × 256
-/// tile of `c`, block `blockIdx.x` taking the tiles in groups of `group_m` tile rows
-/// swept column by column (8 keeps a wave's operands in L2; 1 is row-major order):
-/// launch a 1D grid of `ceil(m / 128) * ceil(n / 256)` blocks. Warpgroup 0's first thread is the
+/// Each block (384 threads: three warpgroups; a trap otherwise) computes 128 × 256 tiles
+/// of `c`, numbered in groups of `group_m` tile rows swept column by column (8 keeps a
+/// wave's operands in L2; 1 is row-major order): block `b` takes tiles `b`,
+/// `b + gridDim.x`, … of the `ceil(m / 128) * ceil(n / 256)`. Launch a 1D grid of that
+/// many blocks (one tile each), or of one block per SM (persistent: the producer loads
+/// the next tile's first stages while the consumers store the last). Warpgroup 0's first thread is the
 /// producer, issuing tensor copies of 128 × 64 tiles of `a` and 256 × 64 tiles of `b` into
 /// a ring of 4 stages (full/empty mbarriers); warpgroups 1 and 2 each multiply 64 rows
 /// of the tile with `wgmma.m64n256k16`, keeping one group in flight while they release
@@ -195,7 +197,7 @@ pub type MapB8 = device_std::tma::TensorMap<F8E4M3, 2, WG_BK_FP8, WG_BN, 1, 1, 1
 /// per-tensor scales of `a` and `b` (the factors their values were multiplied by to fit
 /// e4m3's ±448, inverted), applied to the `f32` sums before the `bf16` rounding. `k` must
 /// be a multiple of 16 (the tensor maps' 16-byte row stride); `m` and `n` are free. Launch
-/// as [`gemm_wgmma`]: 384 threads, a 1D grid of `ceil(m / 128) * ceil(n / 256)` blocks.
+/// as [`gemm_wgmma`]: 384 threads, a 1D grid of one block per tile or per SM.
 /// sm_90a.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 #[kernel(max_threads = 384, min_blocks = 1)]
@@ -253,13 +255,12 @@ fn wgmma_gemm_tile<
     let full = Mbarriers::<WG_STAGES>::new(1);
     let empty = Mbarriers::<WG_STAGES>::new(8);
     let t = thread::thread_in_block() as usize;
-    let (tile_m, tile_n) = raster(
-        thread::blockIdx_x() as usize,
-        m.div_ceil(WG_BM),
-        n.div_ceil(WG_BN),
-        group_m as usize,
-    );
-    let (m0, n0) = (WG_BM * tile_m, WG_BN * tile_n);
+    let (tiles_m, tiles_n) = (m.div_ceil(WG_BM), n.div_ceil(WG_BN));
+    // Persistent: block b takes tiles b, b + gridDim.x, ... in raster order. The ring
+    // runs on across tiles (stage g % STAGES for the g-th k-tile of the block), so the
+    // producer loads the next tile's first stages while the consumers store this one.
+    let (first, step) = (thread::blockIdx_x() as usize, thread::gridDim_x() as usize);
+    let tiles = tiles_m * tiles_n;
     let k_tiles = k.div_ceil(BK);
     // The warpgroup index, read from lane 0 so that the compiler sees it is the same
     // across the warp: branches on it are then uniform, which wgmma needs to run
@@ -272,57 +273,93 @@ fn wgmma_gemm_tile<
             a.prefetch();
             b.prefetch();
             let mut empty_phases = Phases::<WG_STAGES>::new();
-            for kt in 0..k_tiles {
-                let s = kt % WG_STAGES;
-                if kt >= WG_STAGES {
-                    empty.wait(s, &mut empty_phases);
+            let mut g = 0;
+            let mut tile = first;
+            while tile < tiles {
+                let (tile_m, tile_n) = raster(tile, tiles_m, tiles_n, group_m as usize);
+                let (m0, n0) = (WG_BM * tile_m, WG_BN * tile_n);
+                for kt in 0..k_tiles {
+                    let s = g % WG_STAGES;
+                    if g >= WG_STAGES {
+                        empty.wait(s, &mut empty_phases);
+                    }
+                    full.get(s).arrive_expect_tx(
+                        TensorMap::<T, 2, BK, WG_BM, 1, 1, 1, 128>::BOX_BYTES
+                            + TensorMap::<T, 2, BK, WG_BN, 1, 1, 1, 128>::BOX_BYTES,
+                    );
+                    let kx = (kt * BK) as i32;
+                    a.load(&a_ring.part::<A_TILE>(s), [kx, m0 as i32], &full.get(s));
+                    b.load(&b_ring.part::<B_TILE>(s), [kx, n0 as i32], &full.get(s));
+                    g += 1;
                 }
-                full.get(s).arrive_expect_tx(
-                    TensorMap::<T, 2, BK, WG_BM, 1, 1, 1, 128>::BOX_BYTES
-                        + TensorMap::<T, 2, BK, WG_BN, 1, 1, 1, 128>::BOX_BYTES,
-                );
-                let kx = (kt * BK) as i32;
-                a.load(&a_ring.part::<A_TILE>(s), [kx, m0 as i32], &full.get(s));
-                b.load(&b_ring.part::<B_TILE>(s), [kx, n0 as i32], &full.get(s));
+                tile += step;
             }
         }
         return;
     }
     device_std::wgmma::setmaxnreg_inc::<232>();
     let wg = warpgroup - 1;
-    let mut acc = Accum256::zero();
     let mut full_phases = Phases::<WG_STAGES>::new();
     let k_step = KMajorTile::<T, WG_BM, BK, 128>::K_STEP;
-    for kt in 0..k_tiles {
-        let s = kt % WG_STAGES;
-        full.wait(s, &mut full_phases);
-        let at = KMajorTile::<T, WG_BM, BK, 128>::of(&a_ring.part::<A_TILE>(s));
-        let bt = KMajorTile::<T, WG_BN, BK, 128>::of(&b_ring.part::<B_TILE>(s));
-        acc.fence();
-        for kk in 0..BK / k_step {
-            acc.mma_async(
-                at.descriptor(64 * wg, k_step * kk),
-                bt.descriptor(0, k_step * kk),
-                kt > 0 || kk > 0,
-            );
+    let mut g = 0;
+    let mut tile = first;
+    while tile < tiles {
+        let (tile_m, tile_n) = raster(tile, tiles_m, tiles_n, group_m as usize);
+        let (m0, n0) = (WG_BM * tile_m, WG_BN * tile_n);
+        let mut acc = Accum256::zero();
+        for kt in 0..k_tiles {
+            let s = g % WG_STAGES;
+            full.wait(s, &mut full_phases);
+            let at = KMajorTile::<T, WG_BM, BK, 128>::of(&a_ring.part::<A_TILE>(s));
+            let bt = KMajorTile::<T, WG_BN, BK, 128>::of(&b_ring.part::<B_TILE>(s));
+            acc.fence();
+            for kk in 0..BK / k_step {
+                acc.mma_async(
+                    at.descriptor(64 * wg, k_step * kk),
+                    bt.descriptor(0, k_step * kk),
+                    kt > 0 || kk > 0,
+                );
+            }
+            commit_group();
+            // The previous step's group is complete: its stage can be refilled.
+            acc.wait::<1>();
+            if kt > 0 && t.is_multiple_of(32) {
+                empty.get((g - 1) % WG_STAGES).arrive();
+            }
+            g += 1;
         }
-        commit_group();
-        // The previous step's group is complete: its stage can be refilled.
-        acc.wait::<1>();
-        if kt > 0 && t.is_multiple_of(32) {
-            empty.get((kt - 1) % WG_STAGES).arrive();
+        acc.wait::<0>();
+        // The tile's last stage is read too: the producer may refill it for the next tile.
+        if k_tiles > 0 && t.is_multiple_of(32) {
+            empty.get((g - 1) % WG_STAGES).arrive();
         }
+        acc.scale(scale);
+        store_tile(&acc, &mut c, m0 + 64 * wg, n0, m, n);
+        tile += step;
     }
-    acc.wait::<0>();
-    acc.scale(scale);
-    let row0 = m0 + 64 * wg;
+}
+
+/// Stores a consumer warpgroup's 64 × 256 accumulator at `(row0, n0)` of the `m × n`
+/// row-major `c` as `bf16`: pairs of columns as one 4-byte store when the whole part lies
+/// inside and `n` is even, element by element (masked) otherwise.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[inline(always)]
+fn store_tile(
+    acc: &device_std::wgmma::Accum256,
+    c: &mut DisjointSlice<bf16>,
+    row0: usize,
+    n0: usize,
+    m: usize,
+    n: usize,
+) {
     let out = c.as_mut_ptr();
-    if row0 + 64 <= m && n0 + WG_BN <= n && n % 2 == 0 {
+    if row0 + 64 <= m && n0 + WG_BN <= n && n & 1 == 0 {
         // A whole tile with even rows: each pair of columns is one 4-byte store.
         acc.store_bf16_pairs(|r, col, pair| {
-            // SAFETY: (block, warpgroup, thread, pair) maps one-to-one onto (i, j..j+2)
-            // of this warpgroup's 64 x 256 part of the tile, inside m x n; i * n + j is
-            // even (n and j are), so the address is 4-byte aligned.
+            // SAFETY: (block, tile, warpgroup, thread, pair) maps one-to-one onto
+            // (i, j..j+2) of this warpgroup's 64 x 256 part of the tile, inside m x n
+            // (c.len() >= m * n, checked by the caller); i * n + j is even (n and j are),
+            // so the address is 4-byte aligned.
             unsafe { *out.add((row0 + r) * n + n0 + col).cast::<u32>() = pair };
         });
     } else {

@@ -199,23 +199,27 @@ pub(super) fn gemm_fp8(env: &Env) -> Result<Vec<Row>> {
         let map_a = MapA::tiled(env.stream, &a_d, dims, &stride)?;
         let map_b = MapB::tiled(env.stream, &b_d, dims, &stride)?;
         let n32 = n as u32;
-        let cfg = host_loader::LaunchConfig {
-            grid_dim: (u32::try_from(n.div_ceil(WG_BN) * n.div_ceil(WG_BM))?, 1, 1),
+        let tiles = u32::try_from(n.div_ceil(WG_BN) * n.div_ceil(WG_BM))?;
+        let cfg = |blocks: u32| host_loader::LaunchConfig {
+            grid_dim: (blocks, 1, 1),
             block_dim: (384, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: each block writes its 128 x 256 tile of c, inside n * n; the maps
-        // describe a_d and b_d, which outlive every launch.
-        let rust = |c: &mut CudaSlice<bf16>| -> Result<()> {
+        // SAFETY: the blocks write the 128 x 256 tiles of c, inside n * n, each tile
+        // once; the maps describe a_d and b_d, which outlive every launch.
+        let launch = |c: &mut CudaSlice<bf16>, blocks: u32| -> Result<()> {
             ensure!(c.len() >= n * n);
             Ok(unsafe {
                 gemm.launch(
                     env.stream,
-                    cfg,
+                    cfg(blocks),
                     (&map_a, &map_b, c, n32, n32, n32, 8, scale),
                 )
             }?)
         };
+        let sms = super::sm_count(env)?;
+        let rust = |c: &mut CudaSlice<bf16>| launch(c, tiles);
+        let rust_persistent = |c: &mut CudaSlice<bf16>| launch(c, tiles.min(sms));
         let (fast, exact) = (
             LtFp8::new(env.stream, n, true)?,
             LtFp8::new(env.stream, n, false)?,
@@ -236,8 +240,9 @@ pub(super) fn gemm_fp8(env: &Env) -> Result<Vec<Row>> {
                 .fold((0.0, 0.0), |(d, s), v| (d + v, s + v.abs()));
             (f64::from(scale) * dot, f64::from(scale) * abs / 1024.0)
         });
-        let variants: [(&'static str, Launch<'_, CudaSlice<bf16>>); 3] = [
+        let variants: [(&'static str, Launch<'_, CudaSlice<bf16>>); 4] = [
             ("rust", &rust),
+            ("rust persistent", &rust_persistent),
             ("cuBLASLt fast accum", &lt_fast),
             ("cuBLASLt", &lt_exact),
         ];
