@@ -164,6 +164,16 @@ fn pack<E: MmaInput>(lo: E, hi: E) -> u32 {
 }
 
 impl<E: MmaInput> FragA<E> {
+    /// The fragment whose registers are `regs` (two elements each, the first in the low
+    /// half), for `wgmma::Accum::a_fragment`.
+    #[inline(always)]
+    pub(crate) const fn from_regs(regs: [u32; 4]) -> Self {
+        FragA {
+            regs,
+            _elem: PhantomData,
+        }
+    }
+
     /// All zeros (bits 0: `+0.0` for both input types), e.g. to fill an array of
     /// fragments before loading each.
     #[inline(always)]

@@ -203,6 +203,97 @@ impl<T: WgmmaInput, const ROWS: usize, const K: usize, const SWIZZLE: usize>
     }
 }
 
+/// A `K` × `N` `B` operand stored N-major (row-major `K` × `N`: "MN-major" in the PTX
+/// ISA, read with `wgmma`'s transpose-B flag) in shared memory, as tensor copies with box
+/// `(W, K)` and a swizzle of `SWIZZLE` bytes write it, `W = SWIZZLE / size_of::<T>()`:
+/// `N / W` boxes one after the other, box `j` holding columns `W j .. W j + W` of all `K`
+/// rows, each row one swizzle span. FlashAttention's `V` (`keys × d`, `d` contiguous) is
+/// such an operand of `P·V`. Only 16-bit types: the PTX ISA allows MN-major operands only
+/// for `.f16`/`.bf16` (§9.7.15.5.1 "Matrix Descriptor Format", "Strides").
+///
+/// Compile-time rules (checked by [`of`](Self::of)): `SWIZZLE` is 32, 64 or 128; `N` a
+/// multiple of `W`; `K` a multiple of 16; the array holds `K * N` elements and is aligned
+/// to `8 * SWIZZLE` bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct MnMajorTile<T, const K: usize, const N: usize, const SWIZZLE: usize> {
+    addr: u32,
+    _elem: PhantomData<T>,
+}
+
+/// The descriptor of an MN-major `B` ([`MnMajorTile::descriptor`]), taken only by
+/// [`Accum::mma_async_reg_a_mn`], which sets the instruction's transpose-B flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MnMajorDescriptor<T> {
+    bits: u64,
+    _elem: PhantomData<T>,
+}
+
+impl<T> MnMajorDescriptor<T> {
+    /// The descriptor's 64 bits, as the instruction takes them.
+    #[inline(always)]
+    pub const fn bits(self) -> u64 {
+        self.bits
+    }
+}
+
+impl<T: WgmmaRegInput, const K: usize, const N: usize, const SWIZZLE: usize>
+    MnMajorTile<T, K, N, SWIZZLE>
+{
+    /// Elements of `N` per box: one swizzle span.
+    pub const W: usize = SWIZZLE / core::mem::size_of::<T>();
+
+    /// The tile in `array` (see the type's rules: a compile error when they fail).
+    #[inline(always)]
+    pub fn of<const LEN: usize, const A: usize>(array: &SharedArray<T, LEN, A>) -> Self {
+        const {
+            assert!(
+                SWIZZLE == 32 || SWIZZLE == 64 || SWIZZLE == 128,
+                "MnMajorTile: SWIZZLE must be 32, 64 or 128 bytes"
+            );
+            assert!(
+                N % (SWIZZLE / core::mem::size_of::<T>()) == 0,
+                "MnMajorTile: N must be a multiple of one swizzle span of elements"
+            );
+            assert!(K % 16 == 0, "MnMajorTile: K must be a multiple of 16");
+            assert!(
+                LEN == K * N,
+                "MnMajorTile: the array must hold K * N elements"
+            );
+            assert!(
+                A >= crate::tma::rules::dst_align(SWIZZLE),
+                "MnMajorTile: the array must be aligned to 8 * SWIZZLE bytes"
+            );
+        }
+        MnMajorTile {
+            addr: array.ptr(0).addr(),
+            _elem: PhantomData,
+        }
+    }
+
+    /// The descriptor of the operand whose first row of `K` is `k_row` (a multiple of 16)
+    /// and first column `n_col` (a multiple of [`W`](Self::W)); a trap on the GPU, a panic
+    /// under the emulator otherwise. The operand spans 16 rows of `K` and the
+    /// instruction's `N` columns from there: leading byte offset `K * SWIZZLE` (from one
+    /// box of columns to the next), stride byte offset `8 * SWIZZLE` (from one group of
+    /// 8 rows to the next), as CUTLASS's canonical MN-major layouts have them.
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn descriptor(&self, k_row: usize, n_col: usize) -> MnMajorDescriptor<T> {
+        assert!(
+            k_row % 16 == 0 && k_row < K && n_col % Self::W == 0 && n_col < N,
+            "MnMajorTile::descriptor: k_row must be a multiple of 16 and n_col of W, inside the tile"
+        );
+        let start = self.addr as usize + (n_col / Self::W) * K * SWIZZLE + k_row * SWIZZLE;
+        MnMajorDescriptor {
+            bits: ((start as u64 & 0x3_FFFF) >> 4)
+                | (((K * SWIZZLE) as u64) >> 4) << 16
+                | (((8 * SWIZZLE) as u64) >> 4) << 32
+                | swizzle_mode(SWIZZLE) << 62,
+            _elem: PhantomData,
+        }
+    }
+}
+
 /// A thread's part of a 64 × `N` `f32` accumulator of a warpgroup: `REGS = N / 2`
 /// elements. `N` is 64, 128 or 256 (compile error otherwise); use the aliases
 /// [`Accum64`], [`Accum128`], [`Accum256`].
@@ -279,6 +370,43 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
         for v in &mut self.regs {
             *v *= s;
         }
+    }
+
+    /// `self[i] = f(i, self[i])` for each of the calling thread's elements (at
+    /// [`coords`](Self::coords)`(t, i)`), unrolled: an online softmax's scaling, masking
+    /// and exponentials in registers. Call it after [`wait`](Self::wait).
+    #[inline(always)]
+    pub fn map(&mut self, f: impl FnMut(usize, f32) -> f32) {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let p = self.regs.as_mut_ptr();
+            // SAFETY: as in `fence_operands`.
+            unsafe { per_size!(REGS, R => <[f32; R] as RegList>::map(&mut *p.cast(), f)) }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let mut f = f;
+            for (i, v) in self.regs.iter_mut().enumerate() {
+                *v = f(i, *v);
+            }
+        }
+    }
+
+    /// Columns `16 kk .. 16 kk + 16` of the warpgroup's 64 rows rounded to `bf16` (to
+    /// nearest even) as the calling warp's `A` fragment of the next product (its 16
+    /// rows), in registers: the accumulator's layout per 8 columns is the `mma` `A`
+    /// fragment's, so `S = Q·Kᵀ` feeds `P·V` ([`mma_async_reg_a`](Self::mma_async_reg_a))
+    /// without shared memory. `kk < N / 16`; call it with a constant `kk` (unrolled), or
+    /// the registers are indexed at run time, in local memory.
+    #[inline(always)]
+    pub fn a_fragment(&self, kk: usize) -> crate::mma::FragA<bf16> {
+        let r = &self.regs[8 * kk..8 * kk + 8];
+        crate::mma::FragA::from_regs([
+            bf16x2(r[0], r[1]),
+            bf16x2(r[2], r[3]),
+            bf16x2(r[4], r[5]),
+            bf16x2(r[6], r[7]),
+        ])
     }
 
     /// Calls `put(row, col, value)` for each of the calling thread's elements, in
@@ -383,6 +511,26 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
         })
     }
 
+    /// [`mma_async_reg_a`](Self::mma_async_reg_a) with an MN-major `B`
+    /// ([`MnMajorTile`]): the instruction's transpose-B flag set (`imm-trans-b = 1`,
+    /// PTX ISA §9.7.15.5.2), `b` `N` columns × 16 rows of `K` from shared memory.
+    /// 16-bit types only. sm_90a.
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn mma_async_reg_a_mn<T: WgmmaRegInput>(
+        &mut self,
+        a: &crate::mma::FragA<T>,
+        b: MnMajorDescriptor<T>,
+        accumulate: bool,
+    ) {
+        let () = Self::VALID;
+        on_device!("wgmma::Accum::mma_async_reg_a_mn", {
+            T::mma_async_rs_mn(&mut self.regs, a.regs, b.bits, accumulate)
+        }, emulated: {
+            crate::emulator::wgmma::mma_async_reg_a_mn::<T>(&mut self.regs, N, a, b.bits, accumulate)
+        })
+    }
+
     /// `wgmma.wait_group.sync.aligned PENDING`: waits until at most `PENDING` of this
     /// thread's committed groups are in flight, then hands the registers back to
     /// ordinary code. With `PENDING = 0` every earlier `mma_async` is complete: read
@@ -475,6 +623,14 @@ pub trait WgmmaRegInput: WgmmaInput + MmaInput {
         b: u64,
         accumulate: bool,
     );
+    /// The same with an MN-major `B`.
+    #[doc(hidden)]
+    fn mma_async_rs_mn<const REGS: usize>(
+        regs: &mut [f32; REGS],
+        a: [u32; 4],
+        b: u64,
+        accumulate: bool,
+    );
 }
 
 mod sealed {
@@ -515,6 +671,8 @@ trait RegList {
     fn each(&self, f: impl FnMut(usize, f32));
     /// `self[i] *= s` for each `i`, unrolled.
     fn scale(&mut self, s: f32);
+    /// `self[i] = f(i, self[i])` for each `i`, unrolled.
+    fn map(&mut self, f: impl FnMut(usize, f32) -> f32);
 }
 
 /// `$m!($args; 0 1 .. $r - 1)`: the register indices of an accumulator of `$r` registers
@@ -574,6 +732,11 @@ macro_rules! reg_list {
                 self[$first] *= s;
                 $(self[$i] *= s;)*
             }
+            #[inline(always)]
+            fn map(&mut self, mut f: impl FnMut(usize, f32) -> f32) {
+                self[$first] = f($first, self[$first]);
+                $(self[$i] = f($i, self[$i]);)*
+            }
         }
     };
 }
@@ -608,11 +771,13 @@ macro_rules! wgmma_asm {
     };
 }
 
-/// The same shape with `A` from four registers (16-bit types, `K` = 16).
+/// The same shape with `A` from four registers (16-bit types, `K` = 16), `$tr` the
+/// transpose-B flag (`"0"`: K-major `B`, `"1"`: MN-major), `$tr_trait` the trait it
+/// implements.
 #[cfg(target_arch = "nvptx64")]
 macro_rules! wgmma_asm_rs {
-    ($t:ty, $tn:literal, $n:literal, $r:literal; $first:literal $($i:literal)*) => {
-        impl WgmmaShapeRs<$r> for $t {
+    ($tr_trait:ident, $tr:literal, $t:ty, $tn:literal, $n:literal, $r:literal; $first:literal $($i:literal)*) => {
+        impl $tr_trait<$r> for $t {
             #[inline(always)]
             fn issue_rs(regs: &mut [f32; $r], a: [u32; 4], b: u64, accumulate: bool) {
                 // SAFETY: as `issue`, with `A` in four registers.
@@ -621,7 +786,7 @@ macro_rules! wgmma_asm_rs {
                         concat!(
                             "{{\n.reg .pred p;\nsetp.ne.b32 p, {s}, 0;\nwgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.", $tn, ".", $tn, " {{",
                             "{", $first, "}", $(", {", $i, "}",)*
-                            "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, p, 1, 1, 0;\n}}"
+                            "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, p, 1, 1, ", $tr, ";\n}}"
                         ),
                         inout(reg32) regs[$first], $(inout(reg32) regs[$i],)*
                         a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
@@ -646,9 +811,15 @@ trait WgmmaShapeRs<const REGS: usize> {
     fn issue_rs(regs: &mut [f32; REGS], a: [u32; 4], b: u64, accumulate: bool);
 }
 
+/// The same with an MN-major `B` (transpose-B set).
+#[cfg(target_arch = "nvptx64")]
+trait WgmmaShapeRsMn<const REGS: usize> {
+    fn issue_rs(regs: &mut [f32; REGS], a: [u32; 4], b: u64, accumulate: bool);
+}
+
 #[cfg(target_arch = "nvptx64")]
 mod shapes {
-    use super::{RegList, WgmmaShape, WgmmaShapeRs};
+    use super::{RegList, WgmmaShape, WgmmaShapeRs, WgmmaShapeRsMn};
     use crate::{bf16, f16, F8E4M3, F8E5M2};
     with_regs!(32, reg_list!(32));
     with_regs!(64, reg_list!(64));
@@ -665,12 +836,30 @@ mod shapes {
     with_regs!(32, wgmma_asm!(F8E5M2, "e5m2", "32", "", 64, 32));
     with_regs!(64, wgmma_asm!(F8E5M2, "e5m2", "32", "", 128, 64));
     with_regs!(128, wgmma_asm!(F8E5M2, "e5m2", "32", "", 256, 128));
-    with_regs!(32, wgmma_asm_rs!(bf16, "bf16", 64, 32));
-    with_regs!(64, wgmma_asm_rs!(bf16, "bf16", 128, 64));
-    with_regs!(128, wgmma_asm_rs!(bf16, "bf16", 256, 128));
-    with_regs!(32, wgmma_asm_rs!(f16, "f16", 64, 32));
-    with_regs!(64, wgmma_asm_rs!(f16, "f16", 128, 64));
-    with_regs!(128, wgmma_asm_rs!(f16, "f16", 256, 128));
+    with_regs!(32, wgmma_asm_rs!(WgmmaShapeRs, "0", bf16, "bf16", 64, 32));
+    with_regs!(32, wgmma_asm_rs!(WgmmaShapeRsMn, "1", bf16, "bf16", 64, 32));
+    with_regs!(64, wgmma_asm_rs!(WgmmaShapeRs, "0", bf16, "bf16", 128, 64));
+    with_regs!(
+        64,
+        wgmma_asm_rs!(WgmmaShapeRsMn, "1", bf16, "bf16", 128, 64)
+    );
+    with_regs!(
+        128,
+        wgmma_asm_rs!(WgmmaShapeRs, "0", bf16, "bf16", 256, 128)
+    );
+    with_regs!(
+        128,
+        wgmma_asm_rs!(WgmmaShapeRsMn, "1", bf16, "bf16", 256, 128)
+    );
+    with_regs!(32, wgmma_asm_rs!(WgmmaShapeRs, "0", f16, "f16", 64, 32));
+    with_regs!(32, wgmma_asm_rs!(WgmmaShapeRsMn, "1", f16, "f16", 64, 32));
+    with_regs!(64, wgmma_asm_rs!(WgmmaShapeRs, "0", f16, "f16", 128, 64));
+    with_regs!(64, wgmma_asm_rs!(WgmmaShapeRsMn, "1", f16, "f16", 128, 64));
+    with_regs!(128, wgmma_asm_rs!(WgmmaShapeRs, "0", f16, "f16", 256, 128));
+    with_regs!(
+        128,
+        wgmma_asm_rs!(WgmmaShapeRsMn, "1", f16, "f16", 256, 128)
+    );
 }
 
 /// [`WgmmaInput`] for `$t`: `$k` elements of `K` per instruction, `$to_f32` its bits
@@ -720,6 +909,19 @@ macro_rules! wgmma_reg_input {
                     // SAFETY: as in `mma_async`.
                     unsafe {
                         per_size!(REGS, R => <$t as WgmmaShapeRs<R>>::issue_rs(&mut *p.cast(), a, b, accumulate))
+                    }
+                }, emulated: {
+                    let _ = (regs, a, b, accumulate);
+                    unreachable!("the emulator computes wgmma without the instruction")
+                })
+            }
+            #[inline(always)]
+            fn mma_async_rs_mn<const REGS: usize>(regs: &mut [f32; REGS], a: [u32; 4], b: u64, accumulate: bool) {
+                on_device!("wgmma::mma_async_reg_a_mn", {
+                    let p = regs.as_mut_ptr();
+                    // SAFETY: as in `mma_async`.
+                    unsafe {
+                        per_size!(REGS, R => <$t as WgmmaShapeRsMn<R>>::issue_rs(&mut *p.cast(), a, b, accumulate))
                     }
                 }, emulated: {
                     let _ = (regs, a, b, accumulate);

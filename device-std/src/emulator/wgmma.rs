@@ -92,6 +92,83 @@ impl Operand {
     }
 }
 
+/// What an MN-major `B` descriptor says (`wgmma::MnMajorTile`): start address, bytes
+/// from one box of columns to the next (the leading byte offset), swizzle bytes.
+struct MnOperand {
+    start: u32,
+    lbo: u32,
+    swizzle: u32,
+}
+
+/// Decodes an MN-major `bits`, accepting the layouts `wgmma::MnMajorTile` describes: a
+/// swizzle, 8 rows of `K` per swizzle atom (stride byte offset `8 * swizzle`), no base
+/// offset.
+#[track_caller]
+fn decode_mn(bits: u64) -> MnOperand {
+    let start = ((bits & 0x3FFF) << 4) as u32;
+    let lbo = (((bits >> 16) & 0x3FFF) << 4) as u32;
+    let sbo = (((bits >> 32) & 0x3FFF) << 4) as u32;
+    let swizzle = match bits >> 62 {
+        1 => 128,
+        2 => 64,
+        3 => 32,
+        _ => fail(format!(
+            "wgmma: the MN-major B descriptor {bits:#018x} has no swizzle; the emulator models \
+             the swizzled tiles of wgmma::MnMajorTile only"
+        )),
+    };
+    if sbo != 8 * swizzle || (bits >> 49) & 7 != 0 || lbo == 0 {
+        fail(format!(
+            "wgmma: the MN-major B descriptor {bits:#018x} has a stride byte offset of {sbo} \
+             (or a base offset, or no leading byte offset); a {swizzle}-byte swizzled \
+             MN-major tile has {}",
+            8 * swizzle
+        ));
+    }
+    MnOperand {
+        start,
+        lbo,
+        swizzle,
+    }
+}
+
+impl MnOperand {
+    /// Elements of `N` per box (one swizzle span).
+    fn width<T>(&self) -> usize {
+        self.swizzle as usize / core::mem::size_of::<T>()
+    }
+
+    /// Holds the 16 rows of `K` of each of the boxes `n` columns span.
+    #[track_caller]
+    fn hold<T>(&self, n: usize) {
+        let site = core::panic::Location::caller();
+        for b in 0..n.div_ceil(self.width::<T>()) {
+            let start = (self.start + b as u32 * self.lbo) as usize;
+            let end = start + 16 * self.swizzle as usize;
+            context::with(|ctx| {
+                ctx.block()
+                    .mem
+                    .borrow_mut()
+                    .wgmma_issue(ctx.linear, start, end, site)
+            });
+        }
+    }
+
+    /// Element `(k, col)` of the `K` × `N` operand, read through the swizzle.
+    #[track_caller]
+    fn get<T: WgmmaInput>(&self, k: usize, col: usize) -> f32 {
+        let w = self.width::<T>();
+        let linear = self.start as usize
+            + (col / w) * self.lbo as usize
+            + k * self.swizzle as usize
+            + (col % w) * core::mem::size_of::<T>();
+        T::bits_to_f32(shared_mem::load::<u16>(swizzle(
+            linear as u32,
+            self.swizzle,
+        )))
+    }
+}
+
 /// Where the swizzle of `bytes` (32, 64, 128) puts linear shared address `a`: the
 /// 16-byte chunk within each 128-byte line XORed with the line's index, over
 /// `log2(bytes / 16)` bits (what the tensor copies write).
@@ -132,6 +209,19 @@ fn multiply<T: WgmmaInput>(
 ) {
     let b = decode(b, "B");
     b.hold(n);
+    multiply_with::<T>(regs, n, t, a_rows, |c, k| b.get::<T>(c, k), accumulate);
+}
+
+/// [`multiply`] with `B`'s element `(column c, k)` from `b_get`.
+#[track_caller]
+fn multiply_with<T: WgmmaInput>(
+    regs: &mut [f32],
+    n: usize,
+    t: u32,
+    a_rows: &[[f32; MAX_K]; 2],
+    b_get: impl Fn(usize, usize) -> f32,
+    accumulate: bool,
+) {
     let coords = crate::wgmma::Accum128::coords;
     let (r0, _) = coords(t, 0);
     // Every `i % 4` pattern of columns repeats each 8 columns: n / 4 rows of B.
@@ -139,7 +229,7 @@ fn multiply<T: WgmmaInput>(
     let b_rows: std::vec::Vec<[f32; MAX_K]> = (0..n / 4)
         .map(|q| {
             let (_, c) = coords(t, 4 * (q / 2) + q % 2);
-            core::array::from_fn(|k| if k < k_step { b.get::<T>(c, k) } else { 0.0 })
+            core::array::from_fn(|k| if k < k_step { b_get(c, k) } else { 0.0 })
         })
         .collect();
     for (i, reg) in regs.iter_mut().enumerate() {
@@ -191,8 +281,33 @@ pub(crate) fn mma_async_reg_a<T: WgmmaInput + MmaInput>(
     b: u64,
     accumulate: bool,
 ) {
-    use crate::mma::FragA;
     let t = check_warpgroup();
+    let a_rows = gather_a_rows(t, a);
+    multiply::<T>(regs, n, t, &a_rows, b, accumulate);
+}
+
+/// `Accum::mma_async_reg_a_mn`: as [`mma_async_reg_a`], `B` MN-major
+/// (`wgmma::MnMajorTile`): element `(k, column)` of a row-major `K` × `N` operand.
+#[track_caller]
+pub(crate) fn mma_async_reg_a_mn<T: WgmmaInput + MmaInput>(
+    regs: &mut [f32],
+    n: usize,
+    a: &crate::mma::FragA<T>,
+    b: u64,
+    accumulate: bool,
+) {
+    let t = check_warpgroup();
+    let a_rows = gather_a_rows(t, a);
+    let b = decode_mn(b);
+    b.hold::<T>(n);
+    multiply_with::<T>(regs, n, t, &a_rows, |c, k| b.get::<T>(k, c), accumulate);
+}
+
+/// Rows `r0` and `r0 + 8` of the warp's 16 × 16 `A` that thread `t` of the warpgroup
+/// needs, gathered from the warp's fragments with shuffles (the lanes of a quad hold a
+/// row between them).
+fn gather_a_rows<T: WgmmaInput + MmaInput>(t: u32, a: &crate::mma::FragA<T>) -> [[f32; MAX_K]; 2] {
+    use crate::mma::FragA;
     let lane = t % 32;
     let mut a_rows = [[0f32; MAX_K]; 2];
     // Lane `lane` needs rows `lane / 4` and `lane / 4 + 8` of its warp's 16 x 16 tile:
@@ -208,7 +323,7 @@ pub(crate) fn mma_async_reg_a<T: WgmmaInput + MmaInput>(
             a_rows[r / 8][c] = v;
         }
     }
-    multiply::<T>(regs, n, t, &a_rows, b, accumulate);
+    a_rows
 }
 
 /// `wgmma::commit_group`: closes the calling thread's open group.

@@ -502,6 +502,40 @@ fn wgmma_with_a_from_registers_matches_the_f64_reference() {
     }
 }
 
+/// `wgmma_mn_b`: `A` from registers, `B` row-major (MN-major, read with the transpose-B
+/// flag) through two tensor copies of 64 columns, against `f64` (exact products in
+/// `f32`: 1e-4 absolute).
+#[test]
+fn wgmma_with_an_mn_major_b_matches_the_f64_reference() {
+    let (k, n) = (64, 128);
+    let mut r = rng(95);
+    let a = random_bf16(&mut r, 64 * k);
+    let b = random_bf16(&mut r, k * n); // row-major k x n
+    let want: Vec<f64> = (0..64 * n)
+        .map(|e| {
+            let (i, j) = (e / n, e % n);
+            (0..k)
+                .map(|p| a[i * k + p].to_f64() * b[p * n + j].to_f64())
+                .sum()
+        })
+        .collect();
+    // The map's rows are rows of k, its inner dimension n: boxes of 64 columns x 64 rows.
+    let map_b = kmajor_map(&b, k, n, 64, 64, 128);
+    let mut c = vec![POISON; 64 * n];
+    let out = GlobalMut::new(&mut c);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (128, 1, 1)), || {
+        mma_gemm_kernels::wgmma_mn_b(&a, map_b.as_param(), out.disjoint())
+    })
+    .unwrap();
+    for (e, (g, want)) in c.iter().zip(&want).enumerate() {
+        let (i, j) = (e / n, e % n);
+        assert!(
+            (*g as f64 - want).abs() <= 1e-4,
+            "c[{i}][{j}] = {g}, want {want}"
+        );
+    }
+}
+
 /// `wgmma_sw32` and `wgmma_sw64`: both operands through the 32- and 64-byte swizzles,
 /// against `f64` (exact products in `f32`: 1e-4 absolute).
 #[test]

@@ -270,6 +270,21 @@ fn transposed(
         let got = got.into_iter().map(f64::from);
         failed += report(name, &format!("64x64x{k}"), got, &want, 1e-5, seed);
     }
+    // `wgmma_mn_b`: A from registers, B row-major 64 x 128 (MN-major, the transpose-B
+    // flag), f32 out.
+    let (k, n) = (64, 128);
+    let a = random_bf16(rng, 64 * k);
+    let b = random_bf16(rng, k * n);
+    let (a_d, b_d) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
+    type MapMnB<'a> = TensorMap<'a, bf16, 2, 64, 64, 1, 1, 1, 128>;
+    let map_b = MapMnB::tiled(stream, &b_d, [n as u64, k as u64], &[2 * n as u64])?;
+    let mn = module.kernel::<(Slice<bf16>, MapMnB<'static>, SliceMut<f32>)>("wgmma_mn_b")?;
+    let mut c_d = stream.clone_htod(&vec![f32::NAN; 64 * n])?;
+    // SAFETY: one block writes the 64 x 128 c; the map describes b_d, which outlives it.
+    unsafe { mn.launch(stream, cfg, (&a_d, &map_b, &mut c_d)) }?;
+    let got = stream.clone_dtoh(&c_d)?.into_iter().map(f64::from);
+    let want = matmul_f64(&a, &b, 64, n, k);
+    failed += report("wgmma_mn_b", &format!("64x{n}x{k}"), got, &want, 1e-5, seed);
     Ok(failed)
 }
 

@@ -443,6 +443,53 @@ pub fn wgmma_reg_a(a: &[bf16], b: MapB64, mut c: DisjointSlice<f32>, k: u32) {
     });
 }
 
+/// The tensor map of the row-major `k × 128` `b` that [`wgmma_mn_b`] takes: boxes of 64
+/// columns (128 bytes) × 64 rows of `k`, 128-byte swizzle.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub type MapMnB = device_std::tma::TensorMap<bf16, 2, 64, 64, 1, 1, 1, 128>;
+
+/// `c = a · b` for one 64 × 128 tile with `A` from registers and an MN-major `B`
+/// (`wgmma`'s transpose-B flag, [`device_std::wgmma::MnMajorTile`]): `a` is 64 × 64
+/// row-major (each warp loads its 16 rows as `mma` fragments), `b` 64 × 128 row-major
+/// (`n` contiguous, as FlashAttention's `V`) through two tensor copies of 64 columns,
+/// `c` 64 × 128 row-major `f32`. One block of one warpgroup (128 threads; a trap
+/// otherwise). sm_90a.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[kernel(max_threads = 128)]
+pub fn wgmma_mn_b(a: &[bf16], b: MapMnB, mut c: DisjointSlice<f32>) {
+    use device_std::mma::FragA;
+    use device_std::wgmma::{commit_group, Accum128, MnMajorTile};
+    use device_std::{Mbarrier, Phase, SharedArray};
+    assert!(thread::block_size() == 128 && a.len() >= 64 * 64 && c.len() >= 64 * 128);
+    let tile = SharedArray::<bf16, { 64 * 128 }, 1024>::new();
+    let bar = Mbarrier::new(1);
+    let mut phase = Phase::new();
+    let t = thread::thread_in_block() as usize;
+    let warp = t / 32;
+    if t == 0 {
+        bar.arrive_expect_tx(2 * MapMnB::BOX_BYTES);
+        b.load(&tile.part::<{ 64 * 64 }>(0), [0, 0], &bar);
+        b.load(&tile.part::<{ 64 * 64 }>(1), [64, 0], &bar);
+    }
+    bar.wait(&mut phase);
+    let bt = MnMajorTile::<bf16, 64, 128, 128>::of(&tile);
+    // The fragments are written before the fence (see `wgmma_reg_a`).
+    let fa: [FragA<bf16>; 4] = core::array::from_fn(|kk| {
+        FragA::<bf16>::load(|r, col| a[(16 * warp + r) * 64 + 16 * kk + col])
+    });
+    let mut acc = Accum128::zero();
+    acc.fence();
+    for (kk, fa) in fa.iter().enumerate() {
+        acc.mma_async_reg_a_mn(fa, bt.descriptor(16 * kk, 0), kk > 0);
+    }
+    commit_group();
+    acc.wait::<0>();
+    acc.store(|r, col, v| {
+        // SAFETY: (thread, element) maps one-to-one onto (r, col) of the 64 x 128 tile.
+        unsafe { *c.get_unchecked_mut(r * 128 + col) = v };
+    });
+}
+
 /// The tensor maps [`wgmma_sw32`] takes: boxes of 16 (`k`, 32 bytes) × 64 rows, 32-byte
 /// swizzle.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
