@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fused attention on a GPU (mma.sync, sm_80+; built for sm_90): the attention example
+# Fused attention on a GPU (mma.sync, sm_80+, and wgmma; built for sm_90a): the attention example
 # (head dimensions 64 and 128, causal and not, whole and ragged lengths, two seeds)
 # against an f64 CPU reference, then compute-sanitizer memcheck, racecheck and synccheck.
 #
@@ -12,7 +12,7 @@ set -uo pipefail
 if [ "${1:-}" = "--stage" ]; then
   set -e
   cd "$(dirname "$0")/.."
-  cargo xtask build-ptx -p attention-kernels
+  cargo xtask build-ptx -p attention-kernels --arch sm_90a
   cargo build --release --quiet -p attention-host
   rm -rf .gpu/attention && mkdir -p .gpu/attention
   cp target/release/attention-host target/ptx/attention-kernels.ptx .gpu/attention/

@@ -166,6 +166,7 @@ impl Arena {
             proxy_fenced: std::vec![0; 32 * warps],
             wgmma_reads: Vec::new(),
             wgmma_groups: Vec::new(),
+            operand_reads: Vec::new(),
         }
     }
 }
@@ -215,6 +216,11 @@ impl Alloc {
 pub(crate) enum Access {
     /// A plain load.
     Read,
+    /// A `wgmma` operand read on behalf of the issuing thread: checked as a load, but
+    /// recorded per warp for the operand's whole range ([`SharedMem::wgmma_issue`]), not
+    /// in each byte's shadow (whose one read time would order every reading warp after
+    /// the latest one).
+    OperandRead,
     /// A plain store.
     Write,
     /// An atomic read-modify-write.
@@ -331,6 +337,17 @@ pub(crate) struct SharedMem<'a> {
     wgmma_reads: Vec<WgmmaRead>,
     /// Per thread: the operand ranges of its open and committed `wgmma` groups.
     wgmma_groups: Vec<WgmmaGroups>,
+    /// `wgmma` operand reads by warp: a write to the range must be ordered after each
+    /// (checked and dropped by the write).
+    operand_reads: Vec<OperandRead>,
+}
+
+/// The latest time warp `warp` read `start..end` as a `wgmma` operand.
+struct OperandRead {
+    start: usize,
+    end: usize,
+    warp: usize,
+    time: u32,
 }
 
 /// Operand bytes of `wgmma` multiplies in flight: `holders` (thread, group) pairs.
@@ -372,7 +389,7 @@ impl SharedMem<'_> {
         let p = self.pending.iter().find(|p| {
             p.start < end
                 && start < p.end
-                && (access != Access::Read
+                && (!matches!(access, Access::Read | Access::OperandRead)
                     || matches!(p.what, Pending::Load { .. } | Pending::CpAsync { .. }))
         })?;
         Some(match p.what {
@@ -528,6 +545,22 @@ impl SharedMem<'_> {
     /// that retires its current group.
     pub(crate) fn wgmma_issue(&mut self, t: u32, start: usize, end: usize, site: Site) {
         let t = t as usize;
+        if self.check {
+            let (warp, now) = (t / 32, *self.now);
+            match self
+                .operand_reads
+                .iter_mut()
+                .find(|r| (r.start, r.end, r.warp) == (start, end, warp))
+            {
+                Some(r) => r.time = now,
+                None => self.operand_reads.push(OperandRead {
+                    start,
+                    end,
+                    warp,
+                    time: now,
+                }),
+            }
+        }
         if self.wgmma_groups.len() <= t {
             self.wgmma_groups.resize_with(t + 1, WgmmaGroups::default);
         }
@@ -703,6 +736,15 @@ impl SharedMem<'_> {
             return Ok(ptr);
         }
         let now = *self.now;
+        if !matches!(access, Access::Read | Access::OperandRead) {
+            self.check_operand_reads(t, start, end)
+                .map_err(|(b, warp)| Fault::Race {
+                    kind: RaceKind::WriteAfterRead,
+                    other: Some(32 * warp as u32),
+                    addr: b as u32,
+                    allocation: self.at(i, b),
+                })?;
+        }
         for b in start..end {
             if let Err(f) = self.shadow_access(t, b, now, access) {
                 return Err(match f {
@@ -753,7 +795,7 @@ impl SharedMem<'_> {
                 self.allocs[i].describe()
             )));
         }
-        if access != Access::Read {
+        if !matches!(access, Access::Read | Access::OperandRead) {
             if let Some(r) = self
                 .wgmma_reads
                 .iter()
@@ -834,7 +876,7 @@ impl SharedMem<'_> {
         }
         let fresh_atomic = written && s.writer == ATOMIC && s.write_time >= cluster_time;
         match access {
-            Access::Read => {
+            Access::Read | Access::OperandRead => {
                 if fresh_atomic {
                     return race(RaceKind::PlainAfterAtomic, ATOMIC);
                 }
@@ -967,6 +1009,37 @@ impl SharedMem<'_> {
             .is_some_and(|&a| time < a)
     }
 
+    /// A write by thread `t` to `start..end` against the `wgmma` operand reads of it:
+    /// each must come before the write (the reading warp's rendezvous acquired by `t`,
+    /// or `t`'s own warp synced since). Those it overlaps are then dropped: later
+    /// writes are ordered after this one. Err: the first byte and the reading warp.
+    fn check_operand_reads(
+        &mut self,
+        t: u32,
+        start: usize,
+        end: usize,
+    ) -> Result<(), (usize, usize)> {
+        if self.operand_reads.is_empty() {
+            return Ok(());
+        }
+        let w = (t / 32) as usize;
+        for r in self
+            .operand_reads
+            .iter()
+            .filter(|r| r.start < end && start < r.end)
+        {
+            let ordered = r.time < self.barrier_time
+                || (r.warp == w && self.warp_sync[w] > r.time)
+                || self.acquired_from(t, r.warp, r.time);
+            if !ordered {
+                return Err((r.start.max(start), r.warp));
+            }
+        }
+        self.operand_reads
+            .retain(|r| !(r.start < end && start < r.end));
+        Ok(())
+    }
+
     /// Whether an access by `who` (of the warps in `warps_mask` when `who` is
     /// `MANY`) at `time` comes before the current one by thread `t`.
     fn ordered(&self, time: u32, who: u16, warps_mask: u32, t: u32) -> bool {
@@ -1014,12 +1087,16 @@ impl SharedMem<'_> {
             return Err(ShadowFault::Uninit);
         }
         match access {
-            Access::Read => {
+            Access::Read | Access::OperandRead => {
                 if fresh_atomic {
                     return Err(ShadowFault::Race(RaceKind::PlainAfterAtomic, None));
                 }
                 if s.writer != ATOMIC && !self.ordered(s.write_time, s.writer, 0, t) {
                     return Err(race(RaceKind::ReadAfterWrite, s.writer));
+                }
+                if access == Access::OperandRead {
+                    // Recorded per warp and range by `wgmma_issue`.
+                    return Ok(());
                 }
                 let restart = !read || self.ordered(s.read_time, s.reader, s.reader_warps, t);
                 let reader = if restart {
@@ -1147,6 +1224,14 @@ pub(crate) fn check_only(addr: u32, bytes: usize, align: usize, access: Access) 
             raise(ctx, fault, addr, bytes)
         }
     })
+}
+
+/// A `wgmma` operand's `T` at `addr`, read for the calling thread's multiply: checked as
+/// a load ([`Access::OperandRead`]).
+pub(crate) fn load_operand<T: Copy>(addr: u32) -> T {
+    let p = access(addr, size_of::<T>(), align_of::<T>(), Access::OperandRead);
+    // SAFETY: as in `load`.
+    unsafe { p.cast::<T>().read() }
 }
 
 /// `ld.shared` of a `T` at `addr`, checked.

@@ -85,9 +85,9 @@ impl Operand {
             + k * core::mem::size_of::<T>();
         let addr = swizzle(linear as u32, self.swizzle);
         if core::mem::size_of::<T>() == 1 {
-            T::bits_to_f32(shared_mem::load::<u8>(addr).into())
+            T::bits_to_f32(shared_mem::load_operand::<u8>(addr).into())
         } else {
-            T::bits_to_f32(shared_mem::load::<u16>(addr))
+            T::bits_to_f32(shared_mem::load_operand::<u16>(addr))
         }
     }
 }
@@ -162,7 +162,7 @@ impl MnOperand {
             + (col / w) * self.lbo as usize
             + k * self.swizzle as usize
             + (col % w) * core::mem::size_of::<T>();
-        T::bits_to_f32(shared_mem::load::<u16>(swizzle(
+        T::bits_to_f32(shared_mem::load_operand::<u16>(swizzle(
             linear as u32,
             self.swizzle,
         )))

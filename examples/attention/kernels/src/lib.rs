@@ -26,6 +26,10 @@
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
 
+/// The head-dimension-128 kernel on `wgmma` (sm_90a): [`wgmma::attention_wgmma_d128`].
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub mod wgmma;
+
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 use device_std::mma::{mma_m16n8k16, Accum, FragA, FragB};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]

@@ -1,6 +1,7 @@
 //! Fused attention forward: `examples/attention`'s `attention_d128` (FlashAttention-2's
-//! algorithm on `mma.sync`) at head dimension 128, 16 (batch, head) pairs, sequence
-//! length 4096, non-causal and causal. The bar compares its TFLOP/s with the
+//! algorithm on `mma.sync`) and `attention_wgmma_d128` (on `wgmma`, tensor-copy fed;
+//! the module must be built for sm_90a) at head dimension 128, 16 (batch, head) pairs,
+//! sequence length 4096, non-causal and causal. The bar compares its TFLOP/s with the
 //! same run's cuBLAS BF16 GEMM at 8192³ (the `gemm_bf16` case). Each variant is checked
 //! first on sampled query rows against an `f64` reference (outputs poisoned). Needs
 //! `--attention-ptx`.
@@ -58,35 +59,81 @@ pub(super) fn attention(env: &Env) -> Result<Vec<Row>> {
         // q, k and v hold n elements each.
         Ok(unsafe { kernel.launch(env.stream, cfg, (&q_d, &k_d, &v_d, o, seq32, scale, causal)) }?)
     };
+    // The wgmma kernel: tensor maps of [bh][seq][128], boxes of 64 (d) x rows.
+    use attention_kernels::wgmma as fa3;
+    type MapQ<'a> = host_loader::tma::TensorMap<'a, bf16, 3, 64, 64, 1, 1, 1, 128>;
+    type MapKV<'a> = host_loader::tma::TensorMap<'a, bf16, 3, 64, 128, 1, 1, 1, 128>;
+    let wgmma = module.kernel::<(
+        MapQ<'static>,
+        MapKV<'static>,
+        MapKV<'static>,
+        SliceMut<bf16>,
+        u32,
+        f32,
+        u32,
+    )>("attention_wgmma_d128")?;
+    let dims = [d as u64, seq as u64, bh as u64];
+    let strides = [2 * d as u64, 2 * (seq * d) as u64];
+    let map_q = MapQ::tiled(env.stream, &q_d, dims, &strides)?;
+    let map_k = MapKV::tiled(env.stream, &k_d, dims, &strides)?;
+    let map_v = MapKV::tiled(env.stream, &v_d, dims, &strides)?;
+    let cfg_wgmma = LaunchConfig {
+        grid_dim: (u32::try_from(seq.div_ceil(fa3::BQ))?, u32::try_from(bh)?, 1),
+        block_dim: (fa3::THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let launch_wgmma = |o: &mut CudaSlice<bf16>, causal: u32| -> Result<()> {
+        ensure!(o.len() >= n);
+        // SAFETY: each block writes only its own 128 rows of one (batch, head), inside
+        // o; the maps describe q_d, k_d and v_d, which outlive every launch.
+        Ok(unsafe {
+            wgmma.launch(
+                env.stream,
+                cfg_wgmma,
+                (&map_q, &map_k, &map_v, o, seq32, scale, causal),
+            )
+        }?)
+    };
     let full = |o: &mut CudaSlice<bf16>| launch(o, 0);
     let causal = |o: &mut CudaSlice<bf16>| launch(o, 1);
+    let full_wgmma = |o: &mut CudaSlice<bf16>| launch_wgmma(o, 0);
+    let causal_wgmma = |o: &mut CudaSlice<bf16>| launch_wgmma(o, 1);
     let mut rows = Vec::new();
     let flops_full = 4.0 * (bh * seq * seq * d) as f64;
-    for (name, run, is_causal, flops) in [
+    type Variants<'a> = [(&'static str, Launch<'a, CudaSlice<bf16>>); 2];
+    let cases: [(&str, bool, f64, Variants<'_>); 2] = [
         (
             "attention d128 full",
-            &full as Launch<'_, CudaSlice<bf16>>,
             false,
             flops_full,
+            [("rust wgmma", &full_wgmma), ("rust mma.sync", &full)],
         ),
-        ("attention d128 causal", &causal, true, flops_full / 2.0),
-    ] {
-        let mut o = env.stream.clone_htod(&vec![bf16::NAN; n])?;
-        run(&mut o)?;
-        let got = env.stream.clone_dtoh(&o)?;
-        ensure!(
-            got.iter().all(|x| x.is_finite()),
-            "{name}: an output element was not written"
-        );
-        for _ in 0..8 {
-            let (h, i) = (r.random_range(0..bh), r.random_range(0..seq));
-            let want = attention_row((&q, &k, &v), (seq, d), h, i, is_causal);
-            let row = &got[(h * seq + i) * d..][..d];
-            let (err, _) = example_support::frobenius(row.iter().map(|x| x.to_f64()), &want);
+        (
+            "attention d128 causal",
+            true,
+            flops_full / 2.0,
+            [("rust wgmma", &causal_wgmma), ("rust mma.sync", &causal)],
+        ),
+    ];
+    for (name, is_causal, flops, variants) in cases {
+        for (who, run) in &variants {
+            let mut o = env.stream.clone_htod(&vec![bf16::NAN; n])?;
+            run(&mut o)?;
+            let got = env.stream.clone_dtoh(&o)?;
             ensure!(
-                err < 1e-2,
-                "{name}: row {i} of head {h}: relative error {err:e}"
+                got.iter().all(|x| x.is_finite()),
+                "{name} {who}: an output element was not written"
             );
+            for _ in 0..8 {
+                let (h, i) = (r.random_range(0..bh), r.random_range(0..seq));
+                let want = attention_row((&q, &k, &v), (seq, d), h, i, is_causal);
+                let row = &got[(h * seq + i) * d..][..d];
+                let (err, _) = example_support::frobenius(row.iter().map(|x| x.to_f64()), &want);
+                ensure!(
+                    err < 1e-2,
+                    "{name} {who}: row {i} of head {h}: relative error {err:e}"
+                );
+            }
         }
         let mut o = env.stream.alloc_zeros::<bf16>(n)?;
         rows.append(&mut timed(
@@ -95,7 +142,7 @@ pub(super) fn attention(env: &Env) -> Result<Vec<Row>> {
             (0.0, flops),
             &mut o,
             |_| Ok(()),
-            &[("rust", run)],
+            &variants,
         )?);
     }
     Ok(rows)
