@@ -81,7 +81,7 @@ fn quad_sum(v: f32) -> f32 {
 /// happened at `D = 128`, where the loops are too long for its full unrolling).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[inline(always)]
-fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
+pub(crate) fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
     const { assert!(N == 4 || N == 8 || N == 16, "unrolled: N is 4, 8 or 16") };
     macro_rules! calls {
         ($($i:literal)*) => {{ $(f($i);)* }};

@@ -131,84 +131,55 @@ pub fn attention_wgmma_d128(
     let row0 = q0 + 64 * wg + 16 * w + lane / 4;
     let rows = [row0, row0 + 8];
     let mut out = Accum128::zero();
-    let (mut max, mut sum) = ([f32::NEG_INFINITY; 2], [0.0f32; 2]);
+    let mut stats = RowStats {
+        max: [f32::NEG_INFINITY; 2],
+        sum: [0.0; 2],
+    };
     let (mut k_phases, mut v_phases) = (Phases::<STAGES>::new(), Phases::<STAGES>::new());
-    for j in 0..tiles {
-        let s = j % STAGES;
-        let kv0 = j * BKV;
-        // S = Q·K_jᵀ: 64 rows × 128 keys, eight steps of 16 over d (two boxes of 64).
-        full_k.wait(s, &mut k_phases);
-        let kt =
-            [0, 1].map(|h| KMajorTile::<bf16, BKV, 64, 128>::of(&k_ring.part::<KV_BOX>(2 * s + h)));
+    let tiles_mask = TileMask {
+        seq,
+        causal,
+        first_row: q0 + 64 * wg,
+        rows,
+        lane_col: 2 * (lane % 4),
+        scale2,
+    };
+    let release = |bars: &Mbarriers<STAGES>, s: usize| release_stage(bars, s, t);
+    let softmax =
+        |sc: &mut Accum128, stats: &mut RowStats, j: usize| tiles_mask.softmax(sc, stats, j);
+    // FlashAttention-3's pipelining inside the warpgroup: while the tensor cores compute
+    // S_j = Q·K_jᵀ and O += P_{j-1}·V_{j-1}, nothing waits; the softmax of S_j runs while
+    // P_{j-1}·V_{j-1} may still be in flight, and only O's rescale waits for it.
+    if tiles > 0 {
         let mut sc = Accum128::zero();
-        sc.fence();
-        for kk in 0..D / 16 {
-            let (h, c) = (kk / 4, 16 * (kk % 4));
-            sc.mma_async(qt[h].descriptor(0, c), kt[h].descriptor(0, c), kk > 0);
-        }
-        commit_group();
+        full_k.wait(0, &mut k_phases);
+        issue_qk(&mut sc, &qt, &k_ring, 0);
         sc.wait::<0>();
-        // Scale to exp2 units; mask keys past seq (and after the query) on the tiles
-        // that have any: the last, and with causal those that reach the first row.
-        let lane_col = 2 * (lane % 4);
-        if kv0 + BKV > seq || (causal && kv0 + BKV > q0 + 64 * wg + 1) {
-            sc.map(|i, x| {
-                let key = kv0 + 8 * (i / 4) + lane_col + i % 2;
-                if key >= seq || (causal && key > rows[(i / 2) % 2]) {
-                    f32::NEG_INFINITY
-                } else {
-                    x * scale2
-                }
-            });
-        } else {
-            sc.map(|_, x| x * scale2);
+        release(&empty_k, 0);
+        softmax(&mut sc, &mut stats, 0);
+        let mut p = fragments(&sc);
+        for j in 1..tiles {
+            let (s, prev) = (j % STAGES, (j - 1) % STAGES);
+            full_k.wait(s, &mut k_phases);
+            issue_qk(&mut sc, &qt, &k_ring, s);
+            full_v.wait(prev, &mut v_phases);
+            issue_pv(&mut out, &p, &v_ring, prev);
+            // S_j is done (P_{j-1}·V_{j-1} may not be: O stays untouched until it is).
+            sc.wait::<1>();
+            release(&empty_k, s);
+            let alpha = softmax(&mut sc, &mut stats, j);
+            out.wait::<0>();
+            release(&empty_v, prev);
+            out.map(|i, x| x * alpha[(i / 2) % 2]);
+            p = fragments(&sc);
         }
-        // The new row maxima, the rescale of what came before, P and its row sums.
-        let mut new_max = max;
-        sc.map(|i, x| {
-            new_max[(i / 2) % 2] = new_max[(i / 2) % 2].max(x);
-            x
-        });
-        let new_max = new_max.map(quad_max);
-        // A row every key of which is masked so far keeps 0 as its reference (P = 0).
-        let base = new_max.map(|m| if m == f32::NEG_INFINITY { 0.0 } else { m });
-        let alpha = [0, 1].map(|h| device_std::math::fast::exp2f(max[h] - base[h]));
-        sum = [sum[0] * alpha[0], sum[1] * alpha[1]];
-        max = new_max;
-        sc.map(|i, x| {
-            let p = device_std::math::fast::exp2f(x - base[(i / 2) % 2]);
-            sum[(i / 2) % 2] += p;
-            p
-        });
-        out.map(|i, x| x * alpha[(i / 2) % 2]);
-        // P as eight A fragments (written before the fence), then O += P·V_j.
-        let p: [FragA<bf16>; BKV / 16] = [
-            sc.a_fragment(0),
-            sc.a_fragment(1),
-            sc.a_fragment(2),
-            sc.a_fragment(3),
-            sc.a_fragment(4),
-            sc.a_fragment(5),
-            sc.a_fragment(6),
-            sc.a_fragment(7),
-        ];
-        full_v.wait(s, &mut v_phases);
-        let vt = MnMajorTile::<bf16, BKV, D, 128>::of(&v_ring.part::<KV_TILE>(s));
-        out.fence();
-        for (kk, p) in p.iter().enumerate() {
-            out.mma_async_reg_a_mn(p, vt.descriptor(16 * kk, 0), true);
-        }
-        commit_group();
+        let last = (tiles - 1) % STAGES;
+        full_v.wait(last, &mut v_phases);
+        issue_pv(&mut out, &p, &v_ring, last);
         out.wait::<0>();
-        // Both stages are released after the tile: K_{j+1} is already in the other stage,
-        // so the producer's refill of this one has all of the next tile to land. (Released
-        // right after S, the emulator's race check cannot order every warp's reads of K
-        // before the refill: it keeps the latest read's time only.)
-        if t.is_multiple_of(32) {
-            empty_k.get(s).arrive();
-            empty_v.get(s).arrive();
-        }
+        release(&empty_v, last);
     }
+    let sum = stats.sum;
     let sum = sum.map(quad_sum);
     let inv = sum.map(|s| if s > 0.0 { 1.0 / s } else { 0.0 });
     out.map(|i, x| x * inv[(i / 2) % 2]);
@@ -223,6 +194,141 @@ pub fn attention_wgmma_d128(
             unsafe { *dst.add(base + (first + r) * D + c).cast::<u32>() = pair };
         }
     });
+}
+
+/// What masks a tile of scores for the calling thread, and the scale.
+struct TileMask {
+    seq: usize,
+    causal: bool,
+    /// The warpgroup's first query row.
+    first_row: usize,
+    /// The thread's two query rows.
+    rows: [usize; 2],
+    /// The first of the thread's two columns in each 8.
+    lane_col: usize,
+    /// `scale · log2 e`.
+    scale2: f32,
+}
+
+impl TileMask {
+    /// The softmax of tile `j`, in place (S → P, unnormalised), returning the rescale of
+    /// what came before: masked on the tiles that have keys past `seq` or, with causal,
+    /// after the warpgroup's first row.
+    #[inline(always)]
+    fn softmax(&self, sc: &mut Accum128, stats: &mut RowStats, j: usize) -> [f32; 2] {
+        let kv0 = j * BKV;
+        // Two instances of the step, so the unmasked tiles (almost all) test nothing per
+        // element.
+        if kv0 + BKV > self.seq || (self.causal && kv0 + BKV > self.first_row + 1) {
+            stats.step(sc, self.scale2, |i| {
+                let key = kv0 + 8 * (i / 4) + self.lane_col + i % 2;
+                key >= self.seq || (self.causal && key > self.rows[(i / 2) % 2])
+            })
+        } else {
+            stats.step(sc, self.scale2, |_| false)
+        }
+    }
+}
+
+/// Releases stage `s` of a ring: lane 0 of each consumer warp arrives (thread `t`).
+#[inline(always)]
+fn release_stage(bars: &Mbarriers<STAGES>, s: usize, t: usize) {
+    if t.is_multiple_of(32) {
+        bars.get(s).arrive();
+    }
+}
+
+/// The online softmax's state for the calling thread's two rows: running maximum (in
+/// `exp2` units) and this thread's part of the running sum.
+struct RowStats {
+    max: [f32; 2],
+    sum: [f32; 2],
+}
+
+impl RowStats {
+    /// One tile of scores `sc` (64 × 128 of the warpgroup; the thread's rows are element
+    /// `i`'s `(i / 2) % 2`): scaled by `scale2` (`scale · log2 e`), `-∞` where `masked(i)`,
+    /// then `P = 2^(x − m_new)` in place and the sums rescaled and extended; returns each
+    /// row's `2^(m_old − m_new)`, the factor for what `O` holds so far.
+    #[inline(always)]
+    fn step(&mut self, sc: &mut Accum128, scale2: f32, masked: impl Fn(usize) -> bool) -> [f32; 2] {
+        let mut new_max = self.max;
+        sc.map(|i, x| {
+            let x = if masked(i) {
+                f32::NEG_INFINITY
+            } else {
+                x * scale2
+            };
+            new_max[(i / 2) % 2] = new_max[(i / 2) % 2].max(x);
+            x
+        });
+        let new_max = new_max.map(quad_max);
+        // A row every key of which is masked so far keeps 0 as its reference (P = 0).
+        let base = new_max.map(|m| if m == f32::NEG_INFINITY { 0.0 } else { m });
+        let alpha = [0, 1].map(|h| device_std::math::fast::exp2f(self.max[h] - base[h]));
+        let mut sum = [self.sum[0] * alpha[0], self.sum[1] * alpha[1]];
+        sc.map(|i, x| {
+            let p = device_std::math::fast::exp2f(x - base[(i / 2) % 2]);
+            sum[(i / 2) % 2] += p;
+            p
+        });
+        self.max = new_max;
+        self.sum = sum;
+        alpha
+    }
+}
+
+/// Issues `S = Q·K_sᵀ` (eight `wgmma` steps of 16 over `d`, two boxes of 64) into the
+/// current group and commits it.
+#[inline(always)]
+fn issue_qk(
+    sc: &mut Accum128,
+    qt: &[KMajorTile<bf16, 64, 64, 128>; 2],
+    k_ring: &SharedArray<bf16, { STAGES * KV_TILE }, 1024>,
+    s: usize,
+) {
+    let kt = [0, 1]
+        .map(|h| KMajorTile::<bf16, BKV, 64, 128>::of(&k_ring.part::<KV_BOX>((2 * s + h) & 3)));
+    sc.fence();
+    // Written out (`unrolled`): a loop the compiler kept would hold the accumulator in
+    // local memory around each instruction.
+    crate::unrolled::<{ D / 16 }>(|kk| {
+        let (h, c) = (kk / 4, 16 * (kk % 4));
+        sc.mma_async(qt[h].descriptor(0, c), kt[h].descriptor(0, c), kk > 0);
+    });
+    commit_group();
+}
+
+/// Issues `O += P·V_s` (eight steps of 16 keys, `P` from registers, `V` MN-major) into
+/// the current group and commits it.
+#[inline(always)]
+fn issue_pv(
+    out: &mut Accum128,
+    p: &[FragA<bf16>; BKV / 16],
+    v_ring: &SharedArray<bf16, { STAGES * KV_TILE }, 1024>,
+    s: usize,
+) {
+    let vt = MnMajorTile::<bf16, BKV, D, 128>::of(&v_ring.part::<KV_TILE>(s & 1));
+    out.fence();
+    crate::unrolled::<{ BKV / 16 }>(|kk| {
+        out.mma_async_reg_a_mn(&p[kk], vt.descriptor(16 * kk, 0), true);
+    });
+    commit_group();
+}
+
+/// `P` (the unnormalised probabilities in `sc`) as the eight `A` fragments of `P·V`.
+#[inline(always)]
+fn fragments(sc: &Accum128) -> [FragA<bf16>; BKV / 16] {
+    [
+        sc.a_fragment(0),
+        sc.a_fragment(1),
+        sc.a_fragment(2),
+        sc.a_fragment(3),
+        sc.a_fragment(4),
+        sc.a_fragment(5),
+        sc.a_fragment(6),
+        sc.a_fragment(7),
+    ]
 }
 
 /// The producer (warpgroup 0's first thread): the block's `Q` (four boxes: two

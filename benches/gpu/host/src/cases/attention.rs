@@ -1,7 +1,7 @@
 //! Fused attention forward: `examples/attention`'s `attention_d128` (FlashAttention-2's
 //! algorithm on `mma.sync`) and `attention_wgmma_d128` (on `wgmma`, tensor-copy fed;
 //! the module must be built for sm_90a) at head dimension 128, 16 (batch, head) pairs,
-//! sequence length 4096, non-causal and causal. The bar compares its TFLOP/s with the
+//! sequence length 4096 (and 8 pairs of 8192), non-causal and causal. The bar compares its TFLOP/s with the
 //! same run's cuBLAS BF16 GEMM at 8192³ (the `gemm_bf16` case). Each variant is checked
 //! first on sampled query rows against an `f64` reference (outputs poisoned). Needs
 //! `--attention-ptx`.
@@ -15,27 +15,45 @@ use rand::Rng;
 use super::{rng, timed, Env, Launch, Row};
 use attention_kernels::reference::attention_row;
 
+/// `attention_d128`'s parameters.
+type MmaSig = (
+    Slice<bf16>,
+    Slice<bf16>,
+    Slice<bf16>,
+    SliceMut<bf16>,
+    u32,
+    f32,
+    u32,
+);
+
 pub(super) fn attention(env: &Env) -> Result<Vec<Row>> {
     let Some(module) = env.attention else {
         bail!("attention needs --attention-ptx (examples/attention's kernels)");
     };
-    type Sig = (
-        Slice<bf16>,
-        Slice<bf16>,
-        Slice<bf16>,
-        SliceMut<bf16>,
-        u32,
-        f32,
-        u32,
-    );
-    let kernel = module.kernel::<Sig>("attention_d128")?;
-    let (bh, seq, d) = if env.opts.quick {
-        (2, 256, 128)
+    let kernel = module.kernel::<MmaSig>("attention_d128")?;
+    let shapes: &[(usize, usize)] = if env.opts.quick {
+        &[(2, 256)]
     } else {
-        (16, 4096, 128)
+        &[(16, 4096), (8, 8192)]
     };
+    let mut rows = Vec::new();
+    for &(bh, seq) in shapes {
+        rows.append(&mut shape(env, module, &kernel, bh, seq)?);
+    }
+    Ok(rows)
+}
+
+/// Both kernels at `bh` (batch, head) pairs of `seq` × 128, non-causal and causal.
+fn shape(
+    env: &Env,
+    module: &host_loader::Module,
+    kernel: &host_loader::Kernel<MmaSig>,
+    bh: usize,
+    seq: usize,
+) -> Result<Vec<Row>> {
+    let d = 128;
     let n = bh * seq * d;
-    let mut r = rng(env, 17);
+    let mut r = rng(env, 17 + seq as u64);
     let mut draw = |len: usize| example_support::random_bf16(&mut r, len);
     let (q, k, v) = (draw(n), draw(n), draw(n));
     let (q_d, k_d, v_d) = (
@@ -100,16 +118,20 @@ pub(super) fn attention(env: &Env) -> Result<Vec<Row>> {
     let causal_wgmma = |o: &mut CudaSlice<bf16>| launch_wgmma(o, 1);
     let mut rows = Vec::new();
     let flops_full = 4.0 * (bh * seq * seq * d) as f64;
+    let (full_name, causal_name) = (
+        format!("attention d128 {bh}x{seq} full"),
+        format!("attention d128 {bh}x{seq} causal"),
+    );
     type Variants<'a> = [(&'static str, Launch<'a, CudaSlice<bf16>>); 2];
     let cases: [(&str, bool, f64, Variants<'_>); 2] = [
         (
-            "attention d128 full",
+            &full_name,
             false,
             flops_full,
             [("rust wgmma", &full_wgmma), ("rust mma.sync", &full)],
         ),
         (
-            "attention d128 causal",
+            &causal_name,
             true,
             flops_full / 2.0,
             [("rust wgmma", &causal_wgmma), ("rust mma.sync", &causal)],
