@@ -1,7 +1,8 @@
 //! Fused attention forward on Hopper's warpgroup tensor cores (`wgmma`, sm_90a), head
-//! dimension 128: FlashAttention-3's structure without its two scheduling refinements
-//! (ping-pong between the consumer warpgroups, softmax overlapped with the next `Q·Kᵀ`
-//! inside a warpgroup).
+//! dimension 128: FlashAttention-3's structure, with its pipelining inside each
+//! warpgroup (the softmax of one tile runs while the tensor cores multiply the previous
+//! tile's `P·V`) and without its ping-pong scheduling between the two consumer
+//! warpgroups.
 //!
 //! Each block (384 threads: three warpgroups) takes [`BQ`] = 128 query rows of one
 //! (batch, head):
@@ -12,8 +13,9 @@
 //! - warpgroups 1 and 2 each own 64 query rows: `S = Q·Kᵀ` with both operands in shared
 //!   memory (`wgmma.m64n128k16`, eight steps over `d`), the online softmax in registers
 //!   (the accumulator's rows live in quads of lanes, as with `mma.sync`), then
-//!   `O += P·V` with `P` from registers ([`Accum::a_fragment`]) and `V` read MN-major
-//!   ([`MnMajorTile`], the transpose-B flag), eight steps over the keys.
+//!   `O += P·V` with `P` from registers ([`Accum128::a_fragment`]) and `V` read MN-major
+//!   ([`MnMajorTile`], the transpose-B flag), eight steps over the keys. `S_{j+1}` and
+//!   `P_j·V_j` are issued together; only `O`'s rescale waits for the latter.
 //!
 //! `q`, `k`, `v` are tensor maps of `[batch·heads][seq][128]` row-major `bf16` (rank 3,
 //! so rows past `seq` read as zero), `o` the same layout in memory.
