@@ -77,17 +77,17 @@ fn attention_d128_matches_the_f64_reference() {
     run(2, 128, 128, true, 75);
 }
 
-/// A `[bh][seq][128]` tensor map of `x` for `attention_wgmma_d128`: boxes of 64 (`d`) ×
-/// `rows` × 1, 128-byte swizzle.
-fn map_3d(x: &[bf16], bh: usize, seq: usize, rows: u32) -> emulator::TensorMapDesc {
+/// A `[bh][seq][d]` tensor map of `x` for `attention_wgmma_d64`/`_d128`: boxes of 64
+/// (`d`) × `rows` × 1, 128-byte swizzle.
+fn map_3d(x: &[bf16], bh: usize, seq: usize, d: usize, rows: u32) -> emulator::TensorMapDesc {
     // SAFETY: `x` holds bh * seq * 128 elements and outlives the launch, which only reads
     // through the map.
     unsafe {
         emulator::TensorMapDesc::new_swizzled(
             x.as_ptr().cast_mut(),
             x.len(),
-            &[128, seq as u64, bh as u64],
-            &[256, 256 * seq as u64],
+            &[d as u64, seq as u64, bh as u64],
+            &[2 * d as u64, 2 * (d * seq) as u64],
             &[64, rows, 1],
             128,
         )
@@ -95,11 +95,10 @@ fn map_3d(x: &[bf16], bh: usize, seq: usize, rows: u32) -> emulator::TensorMapDe
     .unwrap()
 }
 
-/// `attention_wgmma_d128` (tensor copies, `wgmma` with `V` MN-major) against the `f64`
-/// reference.
-fn run_wgmma(bh: usize, seq: usize, causal: bool, seed: u64) {
-    use attention_kernels::wgmma::{attention_wgmma_d128, BQ, THREADS};
-    let d = 128;
+/// `attention_wgmma_d64`/`_d128` (tensor copies, `wgmma` with `V` MN-major) against the
+/// `f64` reference.
+fn run_wgmma(bh: usize, seq: usize, d: usize, causal: bool, seed: u64) {
+    use attention_kernels::wgmma::{attention_wgmma_d128, attention_wgmma_d64, BQ, THREADS};
     let mut r = rng(seed);
     let n = bh * seq * d;
     let (q, k, v) = (
@@ -109,9 +108,9 @@ fn run_wgmma(bh: usize, seq: usize, causal: bool, seed: u64) {
     );
     let want = attention_kernels::reference::attention(&q, &k, &v, bh, seq, d, causal);
     let (mq, mk, mv) = (
-        map_3d(&q, bh, seq, 64),
-        map_3d(&k, bh, seq, 128),
-        map_3d(&v, bh, seq, 128),
+        map_3d(&q, bh, seq, d, 64),
+        map_3d(&k, bh, seq, d, 128),
+        map_3d(&v, bh, seq, d, 128),
     );
     let mut o = vec![bf16::NAN; n];
     let out = GlobalMut::new(&mut o);
@@ -119,25 +118,22 @@ fn run_wgmma(bh: usize, seq: usize, causal: bool, seed: u64) {
         .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES);
     let (s32, scale, c) = (seq as u32, 1.0 / (d as f32).sqrt(), causal as u32);
     emulator::launch(cfg, || {
-        attention_wgmma_d128(
-            mq.as_param(),
-            mk.as_param(),
-            mv.as_param(),
-            out.disjoint(),
-            s32,
-            scale,
-            c,
-        )
+        let (q, k, v) = (mq.as_param(), mk.as_param(), mv.as_param());
+        match d {
+            64 => attention_wgmma_d64(q, k, v, out.disjoint(), s32, scale, c),
+            128 => attention_wgmma_d128(q, k, v, out.disjoint(), s32, scale, c),
+            _ => unreachable!(),
+        }
     })
     .unwrap();
     let (err, unwritten) = frobenius(o.iter().map(|x| x.to_f64()), &want);
     assert_eq!(
         unwritten, 0,
-        "wgmma bh {bh} seq {seq} causal {causal}: unwritten outputs"
+        "wgmma d{d} bh {bh} seq {seq} causal {causal}: unwritten outputs"
     );
     assert!(
         err < 1e-2,
-        "wgmma bh {bh} seq {seq} causal {causal}: relative Frobenius error {err:e}"
+        "wgmma d{d} bh {bh} seq {seq} causal {causal}: relative Frobenius error {err:e}"
     );
 }
 
@@ -145,8 +141,15 @@ fn run_wgmma(bh: usize, seq: usize, causal: bool, seed: u64) {
 fn attention_wgmma_d128_matches_the_f64_reference() {
     // Ragged (one partial tile of queries and keys); whole tiles over two (batch, head)
     // pairs, causal; three key tiles through the two-stage rings, causal and ragged.
-    run_wgmma(1, 77, false, 81);
-    run_wgmma(2, 256, true, 82);
-    run_wgmma(1, 300, false, 83);
-    run_wgmma(1, 300, true, 84);
+    run_wgmma(1, 77, 128, false, 81);
+    run_wgmma(2, 256, 128, true, 82);
+    run_wgmma(1, 300, 128, false, 83);
+    run_wgmma(1, 300, 128, true, 84);
+}
+
+#[test]
+fn attention_wgmma_d64_matches_the_f64_reference() {
+    run_wgmma(1, 77, 64, false, 85);
+    run_wgmma(2, 300, 64, true, 86);
+    run_wgmma(1, 400, 64, false, 87);
 }

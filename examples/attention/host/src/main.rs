@@ -1,5 +1,5 @@
 //! Runs the fused attention kernels (`attention_d64`, `attention_d128`, and
-//! `attention_wgmma_d128` when the module was built for sm_90a) on the GPU at whole and
+//! `attention_wgmma_d64`/`_d128` when the module was built for sm_90a) on the GPU at whole and
 //! ragged sequence lengths, causal and not, outputs poisoned first, and
 //! compares every element with the `f64` CPU reference from the same `bf16` inputs:
 //! relative Frobenius error below 1e-2 (`P` and `O` are rounded to `bf16`: ~2e-3).
@@ -93,9 +93,9 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// `attention_wgmma_d128` (tensor maps of `[bh][seq][128]`) at whole, ragged, long and
-/// causal shapes; the number of failed cases. Skipped, saying so, when the module has no
-/// such kernel (built for another architecture than sm_90a).
+/// `attention_wgmma_d64` and `_d128` (tensor maps of `[bh][seq][d]`) at whole, ragged,
+/// long and causal shapes; the number of failed cases. Skipped, saying so, when the
+/// module has no such kernel (built for another architecture than sm_90a).
 fn check_wgmma(
     module: &Module,
     stream: &std::sync::Arc<host_loader::cudarc::driver::CudaStream>,
@@ -115,23 +115,29 @@ fn check_wgmma(
         f32,
         u32,
     );
-    let kernel = match module.kernel::<Sig>("attention_wgmma_d128") {
-        Ok(k) => k,
-        Err(e) if e.is_missing_kernel() => {
-            println!("SKIP attention_wgmma_d128: not in this module (build it for sm_90a)");
+    let (d64, d128) = match (
+        module.kernel::<Sig>("attention_wgmma_d64"),
+        module.kernel::<Sig>("attention_wgmma_d128"),
+    ) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) if e.is_missing_kernel() => {
+            println!("SKIP attention_wgmma_d64/_d128: not in this module (build it for sm_90a)");
             return Ok(0);
         }
-        Err(e) => return Err(e.into()),
+        (Err(e), _) | (_, Err(e)) => return Err(e.into()),
     };
-    let d = 128;
     let mut failed = 0;
-    for (bh, seq, causal) in [
-        (2, 256, false),
-        (2, 200, true),
-        (4, 512, true),
-        (1, 1000, false),
-        (3, 700, true),
+    for (bh, seq, d, causal) in [
+        (2, 256, 128, false),
+        (2, 200, 128, true),
+        (4, 512, 128, true),
+        (1, 1000, 128, false),
+        (3, 700, 128, true),
+        (2, 256, 64, false),
+        (3, 300, 64, true),
+        (1, 1000, 64, false),
     ] {
+        let kernel = if d == 64 { &d64 } else { &d128 };
         let n = bh * seq * d;
         let (q, k, v) = (
             random_bf16(rng, n),

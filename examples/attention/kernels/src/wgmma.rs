@@ -1,5 +1,5 @@
 //! Fused attention forward on Hopper's warpgroup tensor cores (`wgmma`, sm_90a), head
-//! dimension 128: FlashAttention-3's structure, with its pipelining inside each
+//! dimensions 64 and 128: FlashAttention-3's structure, with its pipelining inside each
 //! warpgroup (the softmax of one tile runs while the tensor cores multiply the previous
 //! tile's `P·V`) and without its ping-pong scheduling between the two consumer
 //! warpgroups.
@@ -11,44 +11,41 @@
 //!   mbarriers); the rest of warpgroup 0 gives its registers to the consumers
 //!   (`setmaxnreg`);
 //! - warpgroups 1 and 2 each own 64 query rows: `S = Q·Kᵀ` with both operands in shared
-//!   memory (`wgmma.m64n128k16`, eight steps over `d`), the online softmax in registers
+//!   memory (`wgmma.m64n128k16`, `d / 16` steps), the online softmax in registers
 //!   (the accumulator's rows live in quads of lanes, as with `mma.sync`), then
 //!   `O += P·V` with `P` from registers ([`Accum128::a_fragment`]) and `V` read MN-major
 //!   ([`MnMajorTile`], the transpose-B flag), eight steps over the keys. `S_{j+1}` and
 //!   `P_j·V_j` are issued together; only `O`'s rescale waits for the latter.
 //!
-//! `q`, `k`, `v` are tensor maps of `[batch·heads][seq][128]` row-major `bf16` (rank 3,
-//! so rows past `seq` read as zero), `o` the same layout in memory.
+//! `q`, `k`, `v` are tensor maps of `[batch·heads][seq][d]` row-major `bf16` (rank 3,
+//! so rows past `seq` read as zero; boxes of 64 columns of `d`), `o` the same layout in
+//! memory.
 
 use device_std::mma::FragA;
 use device_std::tma::TensorMap;
-use device_std::wgmma::{commit_group, Accum128, KMajorTile, MnMajorTile};
+use device_std::wgmma::{commit_group, Accum, Accum128, KMajorTile, MnMajorTile};
 use device_std::{bf16, kernel, thread, warp, DisjointSlice, Mbarriers, Phases, SharedArray};
 
 /// Query rows per block (64 per consumer warpgroup).
 pub const BQ: usize = 128;
 /// Keys per tile.
 pub const BKV: usize = 128;
-/// Head dimension.
-pub const D: usize = 128;
 /// Threads per block: one producer and two consumer warpgroups.
 pub const THREADS: u32 = 384;
 /// Stages of each of the `K` and `V` rings.
 const STAGES: usize = 2;
 
-/// The tensor map of `q` [`attention_wgmma_d128`] takes: `[bh][seq][128]`, boxes of 64
-/// (`d`, 128 bytes) × 64 rows × 1, 128-byte swizzle.
+/// The tensor map of `q` [`attention_wgmma`] takes: `[bh][seq][d]`, boxes of 64 (`d`,
+/// 128 bytes) × 64 rows × 1, 128-byte swizzle.
 pub type MapQ = TensorMap<bf16, 3, 64, 64, 1, 1, 1, 128>;
 /// The tensor map of `k` and of `v`: boxes of 64 (`d`) × 128 rows (keys) × 1, 128-byte
 /// swizzle.
 pub type MapKV = TensorMap<bf16, 3, 64, 128, 1, 1, 1, 128>;
 
-/// Elements of one `Q` box (64 rows × 64 of `d`), four per block.
+/// Elements of one `Q` box (64 rows × 64 of `d`), `2 d / 64` per block.
 const Q_BOX: usize = 64 * 64;
-/// Elements of one `K`/`V` box (128 keys × 64 of `d`), two per tile.
+/// Elements of one `K`/`V` box (128 keys × 64 of `d`), `d / 64` per tile.
 const KV_BOX: usize = BKV * 64;
-/// Elements of one `K`/`V` tile (128 keys × 128 of `d`).
-const KV_TILE: usize = BKV * D;
 
 /// The maximum over the quad of lanes that share a row.
 #[inline(always)]
@@ -64,15 +61,31 @@ fn quad_sum(v: f32) -> f32 {
     v + warp::shfl_xor_sync(u32::MAX, v, 2)
 }
 
-/// Attention forward with head dimension 128 on `wgmma`: `o = softmax(scale · q·kᵀ) · v`
-/// for each of the `gridDim.y` (batch, head) pairs, keys after the query masked when
-/// `causal` is not 0. `q`, `k`, `v` describe `[gridDim.y][seq][128]` row-major `bf16`
-/// ([`MapQ`], [`MapKV`]); `o` is that layout, 4-byte aligned. Launch
-/// `(ceil(seq / 128), batch·heads, 1)` blocks of [`THREADS`] (a trap otherwise).
-/// 160 KiB of static shared memory. sm_90a.
-#[kernel(max_threads = 384, min_blocks = 1)]
+/// Attention forward on `wgmma`: `o = softmax(scale · q·kᵀ) · v` for each of the
+/// `gridDim.y` (batch, head) pairs, keys after the query masked when `causal` is not 0.
+/// `q`, `k`, `v` describe `[gridDim.y][seq][D]` row-major `bf16` ([`MapQ`], [`MapKV`]);
+/// `o` is that layout, 4-byte aligned. Launch `(ceil(seq / 128), batch·heads, 1)` blocks
+/// of [`THREADS`] (a trap otherwise). Two entries: `attention_wgmma_d64` (`D` = 64, 80 KiB
+/// of static shared memory) and `attention_wgmma_d128` (`D` = 128, 160 KiB); `H = D / 64`
+/// boxes of `d`, `DR = D / 2` accumulator registers, `QN`, `KVS` and `KVN` the elements
+/// of the `Q` tile, of a ring's stage and of a ring. sm_90a.
+#[kernel(
+    max_threads = 384,
+    min_blocks = 1,
+    instances(
+        attention_wgmma_d64 = <64, 1, 32, 8192, 8192, 16384>,
+        attention_wgmma_d128 = <128, 2, 64, 16384, 16384, 32768>
+    )
+)]
 #[allow(clippy::too_many_arguments)] // the launch's parameters
-pub fn attention_wgmma_d128(
+pub fn attention_wgmma<
+    const D: usize,
+    const H: usize,
+    const DR: usize,
+    const QN: usize,
+    const KVS: usize,
+    const KVN: usize,
+>(
     q: MapQ,
     k: MapKV,
     v: MapKV,
@@ -81,9 +94,19 @@ pub fn attention_wgmma_d128(
     scale: f32,
     causal: u32,
 ) {
-    let q_tile = SharedArray::<bf16, { 4 * Q_BOX }, 1024>::new();
-    let k_ring = SharedArray::<bf16, { STAGES * KV_TILE }, 1024>::new();
-    let v_ring = SharedArray::<bf16, { STAGES * KV_TILE }, 1024>::new();
+    const {
+        assert!(
+            (D == 64 || D == 128)
+                && H * 64 == D
+                && DR * 2 == D
+                && QN == BQ * D
+                && KVS == BKV * D
+                && KVN == STAGES * KVS
+        )
+    };
+    let q_tile = SharedArray::<bf16, QN, 1024>::new();
+    let k_ring = SharedArray::<bf16, KVN, 1024>::new();
+    let v_ring = SharedArray::<bf16, KVN, 1024>::new();
     let seq = seq as usize;
     let heads = thread::gridDim_y() as usize;
     assert!(
@@ -110,7 +133,7 @@ pub fn attention_wgmma_d128(
     if warpgroup == 0 {
         device_std::wgmma::setmaxnreg_dec::<40>();
         if t == 0 {
-            produce(
+            produce::<H, QN, KVN>(
                 (&q, &k, &v),
                 (&q_tile, &k_ring, &v_ring),
                 (&q_bar, &full_k, &full_v, &empty_k, &empty_v),
@@ -123,16 +146,16 @@ pub fn attention_wgmma_d128(
     let wg = warpgroup - 1;
     let mut q_phase = Phases::<1>::new();
     q_bar.wait(0, &mut q_phase);
-    // `& 3` (wg is 0 or 1): the index is provably in range, so no bounds-check call
-    // sits in the wgmma pipeline (ptxas C7510 serialises it otherwise).
-    let qt = [0, 1]
-        .map(|h| KMajorTile::<bf16, 64, 64, 128>::of(&q_tile.part::<Q_BOX>((2 * wg + h) & 3)));
+    // `& (2H - 1)` (wg is 0 or 1): the index is provably in range, so no bounds-check
+    // call sits in the wgmma pipeline (ptxas C7510 serialises it otherwise).
+    let qt: [KMajorTile<bf16, 64, 64, 128>; H] =
+        core::array::from_fn(|h| KMajorTile::of(&q_tile.part::<Q_BOX>((H * wg + h) & (2 * H - 1))));
     let scale2 = scale * core::f32::consts::LOG2_E;
     let (w, lane) = ((t % 128) / 32, t % 32);
     // The thread's two query rows (of the whole sequence).
     let row0 = q0 + 64 * wg + 16 * w + lane / 4;
     let rows = [row0, row0 + 8];
-    let mut out = Accum128::zero();
+    let mut out = Accum::<D, DR>::zero();
     let mut stats = RowStats {
         max: [f32::NEG_INFINITY; 2],
         sum: [0.0; 2],
@@ -155,7 +178,7 @@ pub fn attention_wgmma_d128(
     if tiles > 0 {
         let mut sc = Accum128::zero();
         full_k.wait(0, &mut k_phases);
-        issue_qk(&mut sc, &qt, &k_ring, 0);
+        issue_qk::<D, H, KVN>(&mut sc, &qt, &k_ring, 0);
         sc.wait::<0>();
         release(&empty_k, 0);
         softmax(&mut sc, &mut stats, 0);
@@ -163,9 +186,9 @@ pub fn attention_wgmma_d128(
         for j in 1..tiles {
             let (s, prev) = (j % STAGES, (j - 1) % STAGES);
             full_k.wait(s, &mut k_phases);
-            issue_qk(&mut sc, &qt, &k_ring, s);
+            issue_qk::<D, H, KVN>(&mut sc, &qt, &k_ring, s);
             full_v.wait(prev, &mut v_phases);
-            issue_pv(&mut out, &p, &v_ring, prev);
+            issue_pv::<D, DR, KVS, KVN>(&mut out, &p, &v_ring, prev);
             // S_j is done (P_{j-1}·V_{j-1} may not be: O stays untouched until it is).
             sc.wait::<1>();
             release(&empty_k, s);
@@ -177,7 +200,7 @@ pub fn attention_wgmma_d128(
         }
         let last = (tiles - 1) % STAGES;
         full_v.wait(last, &mut v_phases);
-        issue_pv(&mut out, &p, &v_ring, last);
+        issue_pv::<D, DR, KVS, KVN>(&mut out, &p, &v_ring, last);
         out.wait::<0>();
         release(&empty_v, last);
     }
@@ -280,23 +303,25 @@ impl RowStats {
     }
 }
 
-/// Issues `S = Q·K_sᵀ` (eight `wgmma` steps of 16 over `d`, two boxes of 64) into the
-/// current group and commits it.
+/// Issues `S = Q·K_sᵀ` (`D / 16` `wgmma` steps of 16 over `d`, `H` boxes of 64) into
+/// the current group and commits it.
 #[inline(always)]
-fn issue_qk(
+fn issue_qk<const D: usize, const H: usize, const KVN: usize>(
     sc: &mut Accum128,
-    qt: &[KMajorTile<bf16, 64, 64, 128>; 2],
-    k_ring: &SharedArray<bf16, { STAGES * KV_TILE }, 1024>,
+    qt: &[KMajorTile<bf16, 64, 64, 128>; H],
+    k_ring: &SharedArray<bf16, KVN, 1024>,
     s: usize,
 ) {
-    let kt = [0, 1]
-        .map(|h| KMajorTile::<bf16, BKV, 64, 128>::of(&k_ring.part::<KV_BOX>((2 * s + h) & 3)));
+    let kt: [KMajorTile<bf16, BKV, 64, 128>; H] =
+        core::array::from_fn(|h| KMajorTile::of(&k_ring.part::<KV_BOX>((H * s + h) & (2 * H - 1))));
     sc.fence();
-    // Written out (`unrolled`): a loop the compiler kept would hold the accumulator in
-    // local memory around each instruction.
-    crate::unrolled::<{ D / 16 }>(|kk| {
-        let (h, c) = (kk / 4, 16 * (kk % 4));
-        sc.mma_async(qt[h].descriptor(0, c), kt[h].descriptor(0, c), kk > 0);
+    // Written out (`unrolled`, at most 8 steps): a loop the compiler kept would hold the
+    // accumulator in local memory around each instruction.
+    crate::unrolled::<8>(|kk| {
+        if kk < D / 16 {
+            let (h, c) = (kk / 4, 16 * (kk % 4));
+            sc.mma_async(qt[h].descriptor(0, c), kt[h].descriptor(0, c), kk > 0);
+        }
     });
     commit_group();
 }
@@ -304,13 +329,13 @@ fn issue_qk(
 /// Issues `O += P·V_s` (eight steps of 16 keys, `P` from registers, `V` MN-major) into
 /// the current group and commits it.
 #[inline(always)]
-fn issue_pv(
-    out: &mut Accum128,
+fn issue_pv<const D: usize, const DR: usize, const KVS: usize, const KVN: usize>(
+    out: &mut Accum<D, DR>,
     p: &[FragA<bf16>; BKV / 16],
-    v_ring: &SharedArray<bf16, { STAGES * KV_TILE }, 1024>,
+    v_ring: &SharedArray<bf16, KVN, 1024>,
     s: usize,
 ) {
-    let vt = MnMajorTile::<bf16, BKV, D, 128>::of(&v_ring.part::<KV_TILE>(s & 1));
+    let vt = MnMajorTile::<bf16, BKV, D, 128>::of(&v_ring.part::<KVS>(s & 1));
     out.fence();
     crate::unrolled::<{ BKV / 16 }>(|kk| {
         out.mma_async_reg_a_mn(&p[kk], vt.descriptor(16 * kk, 0), true);
@@ -333,18 +358,18 @@ fn fragments(sc: &Accum128) -> [FragA<bf16>; BKV / 16] {
     ]
 }
 
-/// The producer (warpgroup 0's first thread): the block's `Q` (four boxes: two
-/// warpgroups × two halves of `d`), then for each key tile `K` and `V` (two boxes each)
+/// The producer (warpgroup 0's first thread): the block's `Q` (`2 H` boxes: two
+/// warpgroups × `H` boxes of 64 of `d`), then for each key tile `K` and `V` (`H` boxes each)
 /// into stage `j % STAGES` of their rings, waiting for the consumers to release a stage
 /// before refilling it.
 #[inline(always)]
 #[allow(clippy::type_complexity)] // the kernel's maps, arrays and barriers, grouped
-fn produce(
+fn produce<const H: usize, const QN: usize, const KVN: usize>(
     (q, k, v): (&MapQ, &MapKV, &MapKV),
     (q_tile, k_ring, v_ring): (
-        &SharedArray<bf16, { 4 * Q_BOX }, 1024>,
-        &SharedArray<bf16, { STAGES * KV_TILE }, 1024>,
-        &SharedArray<bf16, { STAGES * KV_TILE }, 1024>,
+        &SharedArray<bf16, QN, 1024>,
+        &SharedArray<bf16, KVN, 1024>,
+        &SharedArray<bf16, KVN, 1024>,
     ),
     (q_bar, full_k, full_v, empty_k, empty_v): (
         &Mbarriers<1>,
@@ -359,9 +384,11 @@ fn produce(
     k.prefetch();
     v.prefetch();
     let bh = bh as i32;
-    q_bar.get(0).arrive_expect_tx(4 * MapQ::BOX_BYTES);
-    for part in 0..4 {
-        let (wg, h) = (part / 2, part % 2);
+    q_bar
+        .get(0)
+        .arrive_expect_tx(2 * H as u32 * MapQ::BOX_BYTES);
+    for part in 0..2 * H {
+        let (wg, h) = (part / H, part % H);
         q.load(
             &q_tile.part::<Q_BOX>(part),
             [64 * h as i32, (q0 + 64 * wg) as i32, bh],
@@ -375,10 +402,10 @@ fn produce(
         if j >= STAGES {
             empty_k.wait(s, &mut k_phases);
         }
-        full_k.get(s).arrive_expect_tx(2 * MapKV::BOX_BYTES);
-        for h in 0..2 {
+        full_k.get(s).arrive_expect_tx(H as u32 * MapKV::BOX_BYTES);
+        for h in 0..H {
             k.load(
-                &k_ring.part::<KV_BOX>(2 * s + h),
+                &k_ring.part::<KV_BOX>(H * s + h),
                 [64 * h as i32, row, bh],
                 &full_k.get(s),
             );
@@ -386,10 +413,10 @@ fn produce(
         if j >= STAGES {
             empty_v.wait(s, &mut v_phases);
         }
-        full_v.get(s).arrive_expect_tx(2 * MapKV::BOX_BYTES);
-        for h in 0..2 {
+        full_v.get(s).arrive_expect_tx(H as u32 * MapKV::BOX_BYTES);
+        for h in 0..H {
             v.load(
-                &v_ring.part::<KV_BOX>(2 * s + h),
+                &v_ring.part::<KV_BOX>(H * s + h),
                 [64 * h as i32, row, bh],
                 &full_v.get(s),
             );

@@ -1,9 +1,10 @@
-//! Fused attention forward: `examples/attention`'s `attention_d128` (FlashAttention-2's
-//! algorithm on `mma.sync`) and `attention_wgmma_d128` (on `wgmma`, tensor-copy fed;
-//! the module must be built for sm_90a) at head dimension 128, 16 (batch, head) pairs,
-//! sequence length 4096 (and 8 pairs of 8192), non-causal and causal. The bar compares its TFLOP/s with the
-//! same run's cuBLAS BF16 GEMM at 8192³ (the `gemm_bf16` case). Each variant is checked
-//! first on sampled query rows against an `f64` reference (outputs poisoned). Needs
+//! Fused attention forward: `examples/attention`'s `attention_d64`/`_d128`
+//! (FlashAttention-2's algorithm on `mma.sync`) and `attention_wgmma_d64`/`_d128` (on
+//! `wgmma`, tensor-copy fed; the module must be built for sm_90a): head dimension 128
+//! at 16 (batch, head) pairs × 4096 and 8 × 8192, head dimension 64 at 16 × 4096,
+//! non-causal and causal. The bar compares the TFLOP/s with the same run's
+//! cuBLAS BF16 GEMM at 8192³ (the `gemm_bf16` case). Each variant is checked first on
+//! sampled query rows against an `f64` reference (outputs poisoned). Needs
 //! `--attention-ptx`.
 
 use anyhow::{bail, ensure, Result};
@@ -30,28 +31,27 @@ pub(super) fn attention(env: &Env) -> Result<Vec<Row>> {
     let Some(module) = env.attention else {
         bail!("attention needs --attention-ptx (examples/attention's kernels)");
     };
-    let kernel = module.kernel::<MmaSig>("attention_d128")?;
-    let shapes: &[(usize, usize)] = if env.opts.quick {
-        &[(2, 256)]
+    let shapes: &[(usize, usize, usize)] = if env.opts.quick {
+        &[(2, 256, 128)]
     } else {
-        &[(16, 4096), (8, 8192)]
+        &[(16, 4096, 128), (8, 8192, 128), (16, 4096, 64)]
     };
     let mut rows = Vec::new();
-    for &(bh, seq) in shapes {
-        rows.append(&mut shape(env, module, &kernel, bh, seq)?);
+    for &(bh, seq, d) in shapes {
+        rows.append(&mut shape(env, module, bh, seq, d)?);
     }
     Ok(rows)
 }
 
-/// Both kernels at `bh` (batch, head) pairs of `seq` × 128, non-causal and causal.
+/// Both kernels at `bh` (batch, head) pairs of `seq` × `d`, non-causal and causal.
 fn shape(
     env: &Env,
     module: &host_loader::Module,
-    kernel: &host_loader::Kernel<MmaSig>,
     bh: usize,
     seq: usize,
+    d: usize,
 ) -> Result<Vec<Row>> {
-    let d = 128;
+    let kernel = module.kernel::<MmaSig>(&format!("attention_d{d}"))?;
     let n = bh * seq * d;
     let mut r = rng(env, 17 + seq as u64);
     let mut draw = |len: usize| example_support::random_bf16(&mut r, len);
@@ -89,7 +89,7 @@ fn shape(
         u32,
         f32,
         u32,
-    )>("attention_wgmma_d128")?;
+    )>(&format!("attention_wgmma_d{d}"))?;
     let dims = [d as u64, seq as u64, bh as u64];
     let strides = [2 * d as u64, 2 * (seq * d) as u64];
     let map_q = MapQ::tiled(env.stream, &q_d, dims, &strides)?;
@@ -119,8 +119,8 @@ fn shape(
     let mut rows = Vec::new();
     let flops_full = 4.0 * (bh * seq * seq * d) as f64;
     let (full_name, causal_name) = (
-        format!("attention d128 {bh}x{seq} full"),
-        format!("attention d128 {bh}x{seq} causal"),
+        format!("attention d{d} {bh}x{seq} full"),
+        format!("attention d{d} {bh}x{seq} causal"),
     );
     type Variants<'a> = [(&'static str, Launch<'a, CudaSlice<bf16>>); 2];
     let cases: [(&str, bool, f64, Variants<'_>); 2] = [
