@@ -153,3 +153,47 @@ fn attention_wgmma_d64_matches_the_f64_reference() {
     run_wgmma(2, 300, 64, true, 86);
     run_wgmma(1, 400, 64, false, 87);
 }
+
+/// The `f32` GPU reference (`check::attention_reference_f32`) against the `f64` CPU one:
+/// both exact up to `f32` rounding (1e-5 relative).
+#[test]
+fn the_f32_gpu_reference_matches_the_f64_reference() {
+    use attention_kernels::check::{attention_reference_f32, ROWS_PER_BLOCK};
+    for (bh, seq, d, causal, seed) in [(2, 37, 64, false, 88), (1, 70, 128, true, 89)] {
+        let mut r = rng(seed);
+        let n = bh * seq * d;
+        let (q, k, v) = (
+            random_bf16(&mut r, n),
+            random_bf16(&mut r, n),
+            random_bf16(&mut r, n),
+        );
+        let want = attention_kernels::reference::attention(&q, &k, &v, bh, seq, d, causal);
+        let mut o = vec![f32::NAN; n];
+        let out = GlobalMut::new(&mut o);
+        let cfg = LaunchConfig::new(
+            ((bh * seq).div_ceil(ROWS_PER_BLOCK as usize) as u32, 1, 1),
+            (32 * ROWS_PER_BLOCK, 1, 1),
+        );
+        let scale = 1.0 / (d as f32).sqrt();
+        emulator::launch(cfg, || {
+            attention_reference_f32(
+                &q,
+                &k,
+                &v,
+                out.disjoint(),
+                bh as u32,
+                seq as u32,
+                d as u32,
+                scale,
+                causal as u32,
+            )
+        })
+        .unwrap();
+        let (err, unwritten) = frobenius(o.iter().map(|&x| f64::from(x)), &want);
+        assert_eq!(unwritten, 0, "d{d} seq {seq}: unwritten outputs");
+        assert!(
+            err < 1e-5,
+            "d{d} seq {seq}: relative Frobenius error {err:e}"
+        );
+    }
+}

@@ -26,9 +26,14 @@
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
 
-/// The head-dimension-128 kernel on `wgmma` (sm_90a): [`wgmma::attention_wgmma_d128`].
+/// The kernels on `wgmma` (sm_90a), head dimensions 64 and 128:
+/// `wgmma::attention_wgmma_d64`, `wgmma::attention_wgmma_d128`.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 pub mod wgmma;
+
+/// A plain `f32` attention on the GPU, to check the fast kernels on shapes too large for
+/// the CPU reference: [`check::attention_reference_f32`].
+pub mod check;
 
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 use device_std::mma::{mma_m16n8k16, Accum, FragA, FragB};

@@ -137,7 +137,56 @@ fn shape(
             [("rust wgmma", &causal_wgmma), ("rust mma.sync", &causal)],
         ),
     ];
+    // The f32 GPU reference (examples/attention's check module), every element.
+    use attention_kernels::check::ROWS_PER_BLOCK;
+    let reference = module.kernel::<(
+        Slice<bf16>,
+        Slice<bf16>,
+        Slice<bf16>,
+        SliceMut<f32>,
+        u32,
+        u32,
+        u32,
+        f32,
+        u32,
+    )>("attention_reference_f32")?;
+    let cfg_ref = LaunchConfig {
+        grid_dim: (
+            u32::try_from((bh * seq).div_ceil(ROWS_PER_BLOCK as usize))?,
+            1,
+            1,
+        ),
+        block_dim: (32 * ROWS_PER_BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    };
     for (name, is_causal, flops, variants) in cases {
+        let mut want_d = env.stream.clone_htod(&vec![f32::NAN; n])?;
+        let dims = (u32::try_from(bh)?, seq32, u32::try_from(d)?);
+        // SAFETY: one warp per row writes that row of want_d (n elements); q, k and v
+        // hold n elements each.
+        unsafe {
+            reference.launch(
+                env.stream,
+                cfg_ref,
+                (
+                    &q_d,
+                    &k_d,
+                    &v_d,
+                    &mut want_d,
+                    dims.0,
+                    dims.1,
+                    dims.2,
+                    scale,
+                    u32::from(is_causal),
+                ),
+            )
+        }?;
+        let want_all: Vec<f64> = env
+            .stream
+            .clone_dtoh(&want_d)?
+            .into_iter()
+            .map(f64::from)
+            .collect();
         for (who, run) in &variants {
             let mut o = env.stream.clone_htod(&vec![bf16::NAN; n])?;
             run(&mut o)?;
@@ -156,6 +205,13 @@ fn shape(
                     "{name} {who}: row {i} of head {h}: relative error {err:e}"
                 );
             }
+            let (err, unwritten) =
+                example_support::frobenius(got.iter().map(|x| x.to_f64()), &want_all);
+            ensure!(
+                unwritten == 0 && err < 1e-2,
+                "{name} {who}: against the f32 GPU reference, relative Frobenius error {err:e}, {unwritten} not finite"
+            );
+            println!("check {name} {who}: every element against the f32 GPU reference, relative Frobenius error {err:.2e}");
         }
         let mut o = env.stream.alloc_zeros::<bf16>(n)?;
         rows.append(&mut timed(
