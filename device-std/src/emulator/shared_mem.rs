@@ -338,7 +338,7 @@ pub(crate) struct SharedMem<'a> {
     /// Per thread: the operand ranges of its open and committed `wgmma` groups.
     wgmma_groups: Vec<WgmmaGroups>,
     /// `wgmma` operand reads by warp: a write to the range must be ordered after each
-    /// (checked and dropped by the write).
+    /// (checked by the write, which drops the bytes it wrote from the records).
     operand_reads: Vec<OperandRead>,
 }
 
@@ -1011,8 +1011,10 @@ impl SharedMem<'_> {
 
     /// A write by thread `t` to `start..end` against the `wgmma` operand reads of it:
     /// each must come before the write (the reading warp's rendezvous acquired by `t`,
-    /// or `t`'s own warp synced since). Those it overlaps are then dropped: later
-    /// writes are ordered after this one. Err: the first byte and the reading warp.
+    /// or `t`'s own warp synced since). The written bytes are then dropped from the
+    /// records (a later write to them meets this one in the byte shadow); the rest of a
+    /// record it overlaps stays, since nothing orders a later write to those bytes after
+    /// this one. Err: the first byte and the reading warp.
     fn check_operand_reads(
         &mut self,
         t: u32,
@@ -1035,8 +1037,20 @@ impl SharedMem<'_> {
                 return Err((r.start.max(start), r.warp));
             }
         }
-        self.operand_reads
-            .retain(|r| !(r.start < end && start < r.end));
+        let mut kept = Vec::with_capacity(self.operand_reads.len());
+        for r in self.operand_reads.drain(..) {
+            if !(r.start < end && start < r.end) {
+                kept.push(r);
+                continue;
+            }
+            if r.start < start {
+                kept.push(OperandRead { end: start, ..r });
+            }
+            if end < r.end {
+                kept.push(OperandRead { start: end, ..r });
+            }
+        }
+        self.operand_reads = kept;
         Ok(())
     }
 

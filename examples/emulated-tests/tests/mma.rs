@@ -983,3 +983,79 @@ fn a_wgmma_stage_released_before_its_multiplies_retire_is_reported() {
         "{err}"
     );
 }
+
+/// One warpgroup multiplies a 64 × 64 `bf16` tile (loaded by a tensor copy) by itself
+/// and, once the multiplies are retired, lane 0 of each warp arrives on `read`. Thread
+/// 128 waits on `read` and then (when `ordered_write`) overwrites element 0 of the tile:
+/// ordered after every read. Thread 129 waits only for the copy, lets the others run,
+/// then overwrites element 1024 (inside the operand's range, away from element 0):
+/// nothing orders it after the multiplies' reads, a race on the GPU either way.
+fn wgmma_operand_overwritten(ordered_write: bool) -> Result<(), emulator::EmulatorError> {
+    use device_std::tma::TensorMap;
+    use device_std::wgmma::{commit_group, Accum64, KMajorTile};
+    use device_std::{Mbarrier, Phase};
+    type Map = TensorMap<bf16, 2, 64, 64, 1, 1, 1, 128>;
+    let x = random_bf16(&mut rng(98), 64 * 64);
+    let map = kmajor_map(&x, 64, 64, 64, 64, 128);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (160, 1, 1)), || {
+        let map: Map = map.as_param();
+        let tile = SharedArray::<bf16, { 64 * 64 }, 1024>::new();
+        let full = Mbarrier::new(1);
+        let read = Mbarrier::new(4);
+        let t = thread::thread_in_block() as usize;
+        if t >= 128 {
+            if t == 128 {
+                full.arrive_expect_tx(Map::BOX_BYTES);
+                map.load(&tile, [0, 0], &full);
+                full.wait(&mut Phase::new());
+                read.wait(&mut Phase::new());
+                if ordered_write {
+                    tile.write(0, bf16::from_f32(0.0));
+                }
+            } else if t == 129 {
+                full.wait(&mut Phase::new());
+                for _ in 0..200 {
+                    thread::nanosleep(100);
+                }
+                tile.write(1024, bf16::from_f32(0.0));
+            }
+            return;
+        }
+        full.wait(&mut Phase::new());
+        let at = KMajorTile::<bf16, 64, 64, 128>::of(&tile);
+        let mut acc = Accum64::zero();
+        acc.fence();
+        for kk in 0..4 {
+            acc.mma_async(at.descriptor(0, 16 * kk), at.descriptor(0, 16 * kk), kk > 0);
+        }
+        commit_group();
+        acc.wait::<0>();
+        if t & 31 == 0 {
+            read.arrive();
+        }
+    })
+    .map(|_| ())
+}
+
+#[test]
+fn an_unordered_write_to_a_wgmma_operand_is_reported_after_an_ordered_one() {
+    for ordered_write in [false, true] {
+        let Err(err) = wgmma_operand_overwritten(ordered_write) else {
+            panic!(
+                "ordered_write {ordered_write}: thread 129's write to the multiplies' \
+                 operand, unordered after their reads, was not reported"
+            );
+        };
+        assert!(
+            matches!(
+                &err,
+                emulator::EmulatorError::SharedRace {
+                    at,
+                    kind: emulator::RaceKind::WriteAfterRead,
+                    ..
+                } if at.thread == (129, 0, 0)
+            ),
+            "ordered_write {ordered_write}: {err}"
+        );
+    }
+}
