@@ -186,7 +186,11 @@ fn find(name: &str, dirs: &[PathBuf]) -> Result<Found, String> {
     }
     let looked: Vec<String> = dirs
         .iter()
-        .map(|d| d.join(format!("{name}.ptx")).display().to_string())
+        .map(|d| {
+            d.join(format!("{name}.{{ptx,fatbin.json}}"))
+                .display()
+                .to_string()
+        })
         .collect();
     let present = modules_in(dirs);
     let hint = match present
@@ -198,11 +202,11 @@ fn find(name: &str, dirs: &[PathBuf]) -> Result<Found, String> {
         None => String::new(),
     };
     Err(format!(
-        "include_ptx!(\"{name}\"): `{name}.ptx` not found.{hint} Build it from this crate's \
-         build.rs (`gpu_build::BuildScript::new(\"path/to/kernel-crate\").run()` writes \
-         `<package>.ptx` to OUT_DIR), or run `cargo xtask build-ptx -p <package>` first (it \
-         writes target/ptx/<package>.ptx), or set HOST_LOADER_PTX_DIR to the folder that \
-         holds it. Looked in: {}",
+        "include_ptx!(\"{name}\"): neither `{name}.ptx` nor `{name}.fatbin.json` found.{hint} \
+         Build it from this crate's build.rs (`gpu_build::BuildScript::new(\"path/to/kernel-crate\").run()` \
+         writes `<package>.ptx`, or a fatbin for an architecture list, to OUT_DIR), or run \
+         `cargo xtask build-ptx -p <package>` first (it writes target/ptx/<package>.ptx), or \
+         set HOST_LOADER_PTX_DIR to the folder that holds it. Looked in: {}",
         if looked.is_empty() {
             "(nowhere: CARGO_MANIFEST_DIR is not set)".to_string()
         } else {
@@ -303,5 +307,27 @@ mod tests {
         );
         assert!(find("my-k", &dirs).is_ok());
         std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn a_fatbin_manifest_is_found_and_named_when_missing() {
+        let dir = std::env::temp_dir().join(format!("include-ptx-fat-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dirs = vec![dir.clone()];
+        let err = find("k", &dirs).unwrap_err();
+        assert!(
+            err.contains("neither `k.ptx` nor `k.fatbin.json` found")
+                && err.contains("k.{ptx,fatbin.json}"),
+            "{err}"
+        );
+        std::fs::write(dir.join("k.fatbin.json"), "{}").unwrap();
+        assert!(matches!(find("k", &dirs), Ok(Found::Fatbin(_))));
+        // A manifest without the files it names is refused with the manifest named.
+        let err = embed_fatbin("k", &dir.join("k.fatbin.json")).unwrap_err();
+        assert!(
+            err.contains("k.fatbin.json") && err.contains("rebuild"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -275,8 +275,9 @@ pub use device_std::{
 /// [`Module::from_embedded`].
 ///
 /// `include_ptx!("vecadd-kernels")` reads, at compile time, `vecadd-kernels.ptx` (and
-/// `vecadd-kernels.map.json` when it is there) from the first of these folders that has
-/// it:
+/// `vecadd-kernels.map.json` when it is there) — or, from a build for several
+/// architectures, `vecadd-kernels.fatbin.json` and the fatbin, PTX and link maps it names
+/// ([`EmbeddedPtx::fatbin`]) — from the first of these folders that has either:
 /// 1. `$HOST_LOADER_PTX_DIR`, when set (then only there);
 /// 2. `$OUT_DIR`, where a build script using `gpu_build::BuildScript` writes;
 /// 3. `$CARGO_TARGET_DIR/ptx`, when set;
