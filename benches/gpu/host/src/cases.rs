@@ -16,6 +16,7 @@ use crate::Options;
 
 mod attention;
 mod fp8_gemm;
+mod gemm_sweep;
 mod histogram_wide;
 
 /// What every case needs.
@@ -92,6 +93,10 @@ pub const ALL: &[Case] = &[
     Case {
         name: "gemm_fp8",
         run: fp8_gemm::gemm_fp8,
+    },
+    Case {
+        name: "gemm_sweep",
+        run: gemm_sweep::gemm_sweep,
     },
     Case {
         name: "attention",
@@ -197,12 +202,12 @@ fn persistent(env: &Env) -> Result<LaunchConfig> {
 /// computed once for every variant the case checks.
 fn gemm_samples(
     r: &mut impl Rng,
-    n: usize,
+    (m, n): (usize, usize),
     want: impl Fn(usize, usize) -> (f64, f64),
 ) -> Vec<(usize, usize, f64, f64)> {
     (0..2048)
         .map(|_| {
-            let (i, j) = (r.random_range(0..n), r.random_range(0..n));
+            let (i, j) = (r.random_range(0..m), r.random_range(0..n));
             let (w, allowance) = want(i, j);
             (i, j, w, allowance)
         })
@@ -215,11 +220,11 @@ fn gemm_samples(
 fn check_gemm_samples(
     env: &Env,
     what: &str,
-    n: usize,
+    (m, n, k): (usize, usize, usize),
     launch: Launch<'_, CudaSlice<device_std::bf16>>,
     samples: &[(usize, usize, f64, f64)],
 ) -> Result<()> {
-    let mut c = env.stream.clone_htod(&vec![device_std::bf16::NAN; n * n])?;
+    let mut c = env.stream.clone_htod(&vec![device_std::bf16::NAN; m * n])?;
     launch(&mut c)?;
     let got = env.stream.clone_dtoh(&c)?;
     ensure!(
@@ -229,7 +234,7 @@ fn check_gemm_samples(
     for &(i, j, want, allowance) in samples {
         let g = got[i * n + j].to_f64();
         ensure!(
-            (g - want).abs() <= want.abs() / 128.0 + 1e-3 * (n as f64).sqrt() + allowance,
+            (g - want).abs() <= want.abs() / 128.0 + 1e-3 * (k as f64).sqrt() + allowance,
             "{what}: C[{i}][{j}] = {g}, want {want}"
         );
     }
@@ -1082,7 +1087,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
         };
-        let samples = gemm_samples(&mut r, n, |i, j| {
+        let samples = gemm_samples(&mut r, (n, n), |i, j| {
             let dot = (0..n)
                 .map(|p| a[i * n + p].to_f64() * bt[j * n + p].to_f64())
                 .sum();
@@ -1096,7 +1101,13 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
             ("rust mma.sync tma", &rust_mma_tma),
             ("cuBLAS", &cublas),
         ] {
-            check_gemm_samples(env, &format!("gemm_bf16 {who}"), n, launch, &samples)?;
+            check_gemm_samples(
+                env,
+                &format!("gemm_bf16 {who}"),
+                (n, n, n),
+                launch,
+                &samples,
+            )?;
         }
         let mut c = env.stream.alloc_zeros::<bf16>(n * n)?;
         rows.append(&mut timed(

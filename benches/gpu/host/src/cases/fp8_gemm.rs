@@ -234,7 +234,7 @@ pub(super) fn gemm_fp8(env: &Env) -> Result<Vec<Row>> {
         };
         // Hopper's FP8 tensor cores keep about 14 bits of the sum between instructions
         // (DeepSeek-V3 §3.5.2): besides the bf16 bound, 2^-10 of Σ|a·b|·scale.
-        let samples = gemm_samples(&mut r, n, |i, j| {
+        let samples = gemm_samples(&mut r, (n, n), |i, j| {
             let (dot, abs) = (0..n)
                 .map(|p| f64::from(a[i * n + p].to_f32()) * f64::from(bt[j * n + p].to_f32()))
                 .fold((0.0, 0.0), |(d, s), v| (d + v, s + v.abs()));
@@ -247,7 +247,7 @@ pub(super) fn gemm_fp8(env: &Env) -> Result<Vec<Row>> {
             ("cuBLASLt", &lt_exact),
         ];
         for (who, launch) in variants {
-            check_gemm_samples(env, &format!("gemm_fp8 {who}"), n, launch, &samples)?;
+            check_gemm_samples(env, &format!("gemm_fp8 {who}"), (n, n, n), launch, &samples)?;
         }
         let mut c = env.stream.alloc_zeros::<bf16>(n * n)?;
         rows.append(&mut timed(

@@ -1,0 +1,119 @@
+//! The persistent `gemm_wgmma` (one block per SM) against cuBLAS on a sweep of shapes,
+//! square from 512 to 16384, wide, tall, deep and ragged (`k` a multiple of 8, as the
+//! tensor maps' 16-byte row stride needs): issue 32 asks for at least 0.95× cuBLAS on
+//! such a sweep. Each shape is checked first on 2048 sampled elements against an `f64`
+//! dot product (output poisoned). Needs `--gemm-ptx`.
+
+use anyhow::{bail, Result};
+use cudarc::cublas::sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
+use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
+use cudarc::driver::{CudaSlice, LaunchConfig};
+use device_std::bf16;
+use host_loader::tma::TensorMap;
+use host_loader::SliceMut;
+use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
+
+use super::{check_gemm_samples, gemm_samples, rng, sm_count, timed, Env, Launch, Row};
+
+pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
+    type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
+    type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
+    let Some(module) = env.gemm else {
+        bail!("gemm_sweep needs --gemm-ptx (examples/mma_gemm built with --arch sm_90a)");
+    };
+    let gemm = module.kernel::<(
+        MapA<'static>,
+        MapB<'static>,
+        SliceMut<bf16>,
+        u32,
+        u32,
+        u32,
+        u32,
+    )>("gemm_wgmma")?;
+    let blas = CudaBlas::new(env.stream.clone())?;
+    let sms = sm_count(env)?;
+    let shapes: &[(usize, usize, usize)] = if env.opts.quick {
+        &[(512, 512, 512), (300, 700, 136)]
+    } else {
+        &[
+            (512, 512, 512),
+            (1024, 1024, 1024),
+            (2048, 2048, 2048),
+            (6144, 6144, 6144),
+            (16384, 16384, 16384),
+            (8192, 1024, 8192),
+            (1024, 8192, 8192),
+            (4096, 16384, 2048),
+            (2048, 2048, 16384),
+            (3000, 5000, 4104),
+            (777, 4444, 1000),
+        ]
+    };
+    let mut rows = Vec::new();
+    for &(m, n, k) in shapes {
+        let mut r = rng(env, 23 + (m * 31 + n * 7 + k) as u64);
+        let a = example_support::random_bf16(&mut r, m * k);
+        let bt = example_support::random_bf16(&mut r, n * k);
+        let (a_d, b_d) = (env.stream.clone_htod(&a)?, env.stream.clone_htod(&bt)?);
+        let stride = [2 * k as u64];
+        let map_a = MapA::tiled(env.stream, &a_d, [k as u64, m as u64], &stride)?;
+        let map_b = MapB::tiled(env.stream, &b_d, [k as u64, n as u64], &stride)?;
+        let tiles = u32::try_from(m.div_ceil(WG_BM) * n.div_ceil(WG_BN))?;
+        let cfg = LaunchConfig {
+            grid_dim: (tiles.min(sms), 1, 1),
+            block_dim: (384, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (m32, n32, k32) = (u32::try_from(m)?, u32::try_from(n)?, u32::try_from(k)?);
+        // SAFETY: the blocks write the 128 x 256 tiles of c (m x n), each once, masked;
+        // the maps describe a_d and b_d, which outlive every launch.
+        let rust = |c: &mut CudaSlice<bf16>| -> Result<()> {
+            Ok(unsafe { gemm.launch(env.stream, cfg, (&map_a, &map_b, c, m32, n32, k32, 8)) }?)
+        };
+        // Row-major C (m x n) is column-major Cᵀ = B Aᵀ: cuBLAS's A is our b (stored
+        // n x k, so k x n column-major, transposed), its B our a (k x m column-major).
+        let gemm_cfg = GemmConfig {
+            transa: CUBLAS_OP_T,
+            transb: CUBLAS_OP_N,
+            m: n as i32,
+            n: m as i32,
+            k: k as i32,
+            alpha: bf16::ONE,
+            lda: k as i32,
+            ldb: k as i32,
+            beta: bf16::ZERO,
+            ldc: n as i32,
+        };
+        // SAFETY: a_d holds m x k, b_d n x k and c m x n elements.
+        let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
+            Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
+        };
+        let samples = gemm_samples(&mut r, (m, n), |i, j| {
+            let dot = (0..k)
+                .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
+                .sum();
+            (dot, 0.0)
+        });
+        let variants: [(&'static str, Launch<'_, CudaSlice<bf16>>); 2] =
+            [("rust persistent", &rust), ("cuBLAS", &cublas)];
+        for (who, launch) in variants {
+            check_gemm_samples(
+                env,
+                &format!("gemm_sweep {m}x{n}x{k} {who}"),
+                (m, n, k),
+                launch,
+                &samples,
+            )?;
+        }
+        let mut c = env.stream.alloc_zeros::<bf16>(m * n)?;
+        rows.append(&mut timed(
+            env,
+            &format!("gemm {m}x{n}x{k}"),
+            (0.0, 2.0 * (m * n * k) as f64),
+            &mut c,
+            |_| Ok(()),
+            &variants,
+        )?);
+    }
+    Ok(rows)
+}
