@@ -1,8 +1,9 @@
 //! Fused attention forward on Hopper's warpgroup tensor cores (`wgmma`, sm_90a), head
 //! dimensions 64 and 128: FlashAttention-3's structure, with its pipelining inside each
 //! warpgroup (the softmax of one tile runs while the tensor cores multiply the previous
-//! tile's `P·V`) and without its ping-pong scheduling between the two consumer
-//! warpgroups.
+//! tile's `P·V`) and its ping-pong between the two consumer warpgroups (they take turns
+//! issuing their products, through two mbarriers, so one's softmax overlaps the other's
+//! products).
 //!
 //! Each block (384 threads: three warpgroups) takes [`BQ`] = 128 query rows of one
 //! (batch, head):
@@ -127,6 +128,10 @@ pub fn attention_wgmma<
     let full_v = Mbarriers::<STAGES>::new(1);
     let empty_k = Mbarriers::<STAGES>::new(8);
     let empty_v = Mbarriers::<STAGES>::new(8);
+    // Ping-pong: turn[w] lets consumer warpgroup w issue its products; each passes the
+    // turn to the other right after issuing, so one's softmax runs while the other's
+    // products do (lane 0 of each of the 4 warps arrives).
+    let turn = Mbarriers::<2>::new(4);
     let t = thread::thread_in_block() as usize;
     // Read from lane 0 so that the compiler sees it is warp-uniform (ptxas C7519).
     let warpgroup = warp::shfl_sync(u32::MAX, (t / 128) as u32, 0) as usize;
@@ -175,10 +180,17 @@ pub fn attention_wgmma<
     // FlashAttention-3's pipelining inside the warpgroup: while the tensor cores compute
     // S_j = Q·K_jᵀ and O += P_{j-1}·V_{j-1}, nothing waits; the softmax of S_j runs while
     // P_{j-1}·V_{j-1} may still be in flight, and only O's rescale waits for it.
+    let mut turn_phases = Phases::<2>::new();
     if tiles > 0 {
+        // Warpgroup 0 issues first.
+        if wg == 1 {
+            pass_turn(&turn, wg, t);
+        }
         let mut sc = Accum128::zero();
         full_k.wait(0, &mut k_phases);
+        turn.wait(wg, &mut turn_phases);
         issue_qk::<D, H, KVN>(&mut sc, &qt, &k_ring, 0);
+        pass_turn(&turn, wg, t);
         sc.wait::<0>();
         release(&empty_k, 0);
         softmax(&mut sc, &mut stats, 0);
@@ -186,9 +198,11 @@ pub fn attention_wgmma<
         for j in 1..tiles {
             let (s, prev) = (j % STAGES, (j - 1) % STAGES);
             full_k.wait(s, &mut k_phases);
-            issue_qk::<D, H, KVN>(&mut sc, &qt, &k_ring, s);
             full_v.wait(prev, &mut v_phases);
+            turn.wait(wg, &mut turn_phases);
+            issue_qk::<D, H, KVN>(&mut sc, &qt, &k_ring, s);
             issue_pv::<D, DR, KVS, KVN>(&mut out, &p, &v_ring, prev);
+            pass_turn(&turn, wg, t);
             // S_j is done (P_{j-1}·V_{j-1} may not be: O stays untouched until it is).
             sc.wait::<1>();
             release(&empty_k, s);
@@ -200,7 +214,9 @@ pub fn attention_wgmma<
         }
         let last = (tiles - 1) % STAGES;
         full_v.wait(last, &mut v_phases);
+        turn.wait(wg, &mut turn_phases);
         issue_pv::<D, DR, KVS, KVN>(&mut out, &p, &v_ring, last);
+        pass_turn(&turn, wg, t);
         out.wait::<0>();
         release(&empty_v, last);
     }
@@ -252,6 +268,15 @@ impl TileMask {
         } else {
             stats.step(sc, self.scale2, |_| false)
         }
+    }
+}
+
+/// Hands the tensor cores to the other consumer warpgroup (`1 - wg`): lane 0 of each of
+/// this warpgroup's warps arrives on its turn barrier (thread `t`).
+#[inline(always)]
+fn pass_turn(turn: &Mbarriers<2>, wg: usize, t: usize) {
+    if t.is_multiple_of(32) {
+        turn.get((1 - wg) & 1).arrive();
     }
 }
 
