@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Everything written since the last GPU run, checked in one device call of under ten
-# minutes (the sessions of 2026-12-07 got no GPU): the math harness (identity hashes,
-# accuracy, speed), the gpu-bench cases never run (gemm_fp8, histogram_wide, attention)
-# with their neighbours (gemm_bf16, saxpy, vecadd), the FP8 conversion bits and GEMM
-# (mma_gemm-host), the attention example, one node-bench seed, then memcheck on the
-# three programs. Each step has its own timeout; the logs are tarred into
-# $OUT/logs.tgz after every step, so a call cut short still returns what ran.
+# A broad check in one device call of under ten minutes, for a session whose GPU time is
+# scarce: the math harness (identity hashes, accuracy, speed), the gpu-bench cases of
+# issue 32 (gemm_fp8, histogram_wide, attention) with their neighbours (gemm_bf16,
+# saxpy, vecadd), the FP8 conversion bits and GEMMs (mma_gemm-host), the attention
+# example, one node-bench seed, then memcheck on the three programs. Each step has its
+# own timeout; the logs are tarred into $OUT/logs.tgz after every step, so a call cut
+# short still returns what ran.
 #
 # Here (build machine, from the repo root; for the math of a branch, check it out first):
 #   bash scripts/gpu-pending.sh --stage      # fills .gpu/{math,mma,attention,bench,graphs}
