@@ -165,7 +165,9 @@ fn pack<E: MmaInput>(lo: E, hi: E) -> u32 {
 
 impl<E: MmaInput> FragA<E> {
     /// The fragment whose registers are `regs` (two elements each, the first in the low
-    /// half), for `wgmma::Accum::a_fragment`.
+    /// half), for `wgmma::Accum::a_fragment` (compiled where `wgmma` is: sm_90a, and the
+    /// host).
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
     #[inline(always)]
     pub(crate) const fn from_regs(regs: [u32; 4]) -> Self {
         FragA {

@@ -155,6 +155,15 @@ impl BuildScript {
                 module.ptx.display(),
                 ptx_linker::ptxas::not_found_fix().replace('\n', " ")
             );
+            // Rerun once a ptxas can be found (after `cargo xtask setup`, a PATH change or
+            // another cache directory), not only when a source changes: watch where setup
+            // installs it and the variables that move it.
+            println!("cargo:rerun-if-env-changed=PATH");
+            println!("cargo:rerun-if-env-changed=XDG_CACHE_HOME");
+            println!("cargo:rerun-if-env-changed=HOME");
+            if let Some(cache) = ptx_linker::ptxas::cache_dir() {
+                println!("cargo:rerun-if-changed={}", cache.display());
+            }
         }
         let bindings = if self.bindings {
             let out = out_dir.join(format!("{}.rs", module.package.replace('-', "_")));

@@ -492,10 +492,12 @@ impl BuildPtx {
                 link::verify(ptxas, &output, arch)?;
             }
             if !self.arch_subdir {
-                // A multi-architecture build's fatbin of the same crate would now be stale.
+                // A multi-architecture build's fatbin of the same crate, and its modules in
+                // the architecture folders, would now be stale.
                 for stale in ["fatbin", "fatbin.json"] {
                     remove_if_present(&out_dir.join(format!("{}.{stale}", kernel_crate.name)))?;
                 }
+                remove_arch_modules(&out_dir, &kernel_crate.name)?;
             }
             let dep_info = cargo_device::dep_info_path(&target_dir, self.release, &own.crate_name);
             modules.push(LinkedModule {
@@ -736,6 +738,27 @@ fn check_arch_name(name: &str) -> Result<targets::Arch> {
 /// stale beside this one).
 ///
 /// Errors: [`ErrorKind::Io`] when it exists and cannot be removed.
+/// Removes `<out>/sm_*/<package>.{ptx,map.json,cubin}` (a multi-architecture build's
+/// modules of this crate), and each such folder left empty.
+fn remove_arch_modules(out_dir: &Path, package: &str) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(out_dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let dir = entry.path();
+        let is_arch = entry.file_name().to_string_lossy().starts_with("sm_");
+        if !is_arch || !dir.is_dir() {
+            continue;
+        }
+        for ext in ["ptx", "map.json", "cubin"] {
+            remove_if_present(&dir.join(format!("{package}.{ext}")))?;
+        }
+        // Only when empty: another crate's modules may share the folder.
+        let _ = std::fs::remove_dir(&dir);
+    }
+    Ok(())
+}
+
 fn remove_if_present(path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
         Ok(()) => Ok(()),

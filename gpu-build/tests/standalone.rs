@@ -283,11 +283,15 @@ fn template_builds_three_ways_outside_the_repository() {
         stdout.contains("embedded module: standalone-kernels (fatbin of sm_80, sm_90)"),
         "{stdout}"
     );
-    // Back to one: the PTX again, the fatbin gone.
+    // Back to one: the PTX again, the fatbin and the architecture folders' modules gone.
     let ptx = build_host(&ws);
     assert!(!ptx
         .with_file_name("standalone-kernels.fatbin.json")
         .exists());
+    for arch in ["sm_80", "sm_90"] {
+        let stale = ptx.with_file_name(arch).join("standalone-kernels.ptx");
+        assert!(!stale.exists(), "{} was left behind", stale.display());
+    }
     assert_eq!(std::fs::read_to_string(ptx).unwrap(), before);
 
     // 3. The installed command, with nothing of the toolkit's build side in the workspace's
