@@ -21,10 +21,13 @@ fn arch_of(image: &FatbinImage) -> Option<Arch> {
     image.arch.parse().ok()
 }
 
-/// The image the driver runs on a device of compute capability `sm` (major × 10 +
-/// minor), as it chooses: the cubin built for exactly that architecture, else the newest
-/// family cubin (`sm_100f`) of the same major version at or below it, else the newest
-/// portable PTX (not an `a`/`f` variant) below it, JIT-compiled.
+/// The architecture whose image the driver runs on a device of compute capability `sm`
+/// (major × 10 + minor), as it chooses: the cubin built for exactly that architecture,
+/// else the newest family cubin (`sm_100f`) of the same major version at or below it,
+/// else the newest portable (not `a`/`f`) architecture below it — its cubin where the
+/// major version is the same (an `sm_80` cubin runs on sm_86 and sm_89), its PTX,
+/// JIT-compiled, on a later major version. Either way the launches are checked against
+/// that architecture's PTX and link map.
 ///
 /// Errors (as text for the caller's error): two cubins match (`sm_90` and `sm_90a`), so
 /// the driver's choice is not known; no image runs on the device.
