@@ -65,7 +65,10 @@ pub struct PtxVersion {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ArchError {
     /// The text is not of the form `sm_XX`, `sm_XXa` or `sm_XXf`.
-    #[error("`{0}` is not a GPU architecture; expected `sm_XX` such as `sm_80` or `sm_90`")]
+    #[error(
+        "`{0}` is not a GPU architecture; expected `sm_XX` such as `sm_80` or `sm_90`{hint}",
+        hint = malformed_hint(.0)
+    )]
     Malformed(String),
     /// The architecture is well-formed but no table here knows it.
     #[error("unknown GPU architecture `{0}`; known: {known}", known = known_names())]
@@ -152,6 +155,37 @@ const fn variant(sm: u32, variant: Variant, (major, minor): (u32, u32), optin: u
     }
 }
 
+/// A nearer name for a malformed one, as the tail of the message: `sm90` → `sm_90`, a
+/// suffix letter other than `a`/`f` → the `a` variant of the same number when it is
+/// known (`sm_90b` → `sm_90a`).
+fn malformed_hint(s: &str) -> String {
+    let t = s.trim();
+    if let Some(digits) = t.strip_prefix("sm").filter(|d| !d.starts_with('_')) {
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return format!(" (did you mean `sm_{digits}`?)");
+        }
+    }
+    let Some(rest) = t.strip_prefix("sm_") else {
+        return String::new();
+    };
+    let (digits, suffix) =
+        rest.split_at(rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len());
+    match (digits.parse::<u32>(), suffix) {
+        (Ok(sm), suf) if suf.len() == 1 && suf != "a" && suf != "f" => {
+            let known = Arch::lookup(sm, Variant::ArchSpecific).is_some();
+            format!(
+                "; `{suf}` is no variant suffix (`a`: architecture-specific, `f`: family){}",
+                if known {
+                    format!(" — did you mean `sm_{sm}a`?")
+                } else {
+                    String::new()
+                }
+            )
+        }
+        _ => String::new(),
+    }
+}
+
 fn known_names() -> String {
     ARCHES
         .iter()
@@ -231,6 +265,20 @@ impl fmt::Display for PtxVersion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn malformed_names_get_a_nearer_one() {
+        let msg = |s: &str| s.parse::<Arch>().unwrap_err().to_string();
+        let m = msg("sm_90b");
+        assert!(
+            m.contains("`b` is no variant suffix") && m.contains("did you mean `sm_90a`?"),
+            "{m}"
+        );
+        let m = msg("sm90");
+        assert!(m.contains("did you mean `sm_90`?"), "{m}");
+        let m = msg("compute_90");
+        assert!(m.ends_with("such as `sm_80` or `sm_90`"), "{m}");
+    }
 
     #[test]
     fn parses_names() {
