@@ -8,6 +8,22 @@ use cudarc::driver::{CudaContext, CudaStream, DriverError};
 
 use crate::error::Error;
 
+/// The library names cudarc tries for libcuda on this OS, each once, in its order.
+fn tried_names() -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for n in cudarc::get_lib_name_candidates("cuda") {
+        let platform_ok = if cfg!(windows) {
+            n.ends_with(".dll")
+        } else {
+            !n.ends_with(".dll")
+        };
+        if platform_ok && !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    names
+}
+
 /// Opens GPU `ordinal` (0-based): loads the CUDA driver library, initializes it
 /// (`cuInit`), retains the device's primary context (`cuDevicePrimaryCtxRetain`) and
 /// returns it with its default stream (the legacy NULL stream).
@@ -27,7 +43,7 @@ pub fn open_device(ordinal: usize) -> Result<(Arc<CudaContext>, Arc<CudaStream>)
                 "libcuda.so not found: install the NVIDIA driver (it provides libcuda.so.1; \
                  the CUDA toolkit is not needed), or add its directory to LD_LIBRARY_PATH. \
                  Tried: {}",
-                cudarc::get_lib_name_candidates("cuda").join(", ")
+                tried_names().join(", ")
             ),
         });
     }
