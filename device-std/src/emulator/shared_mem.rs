@@ -832,12 +832,41 @@ impl SharedMem<'_> {
                 other => format!("{other:?}"),
             })?;
         if self.check {
+            if !matches!(access, Access::Read | Access::OperandRead) {
+                self.check_remote_operand_reads(rank, addr as usize, addr as usize + bytes)?;
+            }
             let now = *self.now;
             for b in addr as usize..addr as usize + bytes {
                 self.shadow_remote(rank, b, now, access)?;
             }
         }
         Ok(self.base.wrapping_add(addr as usize))
+    }
+
+    /// A write by a thread of the CTA of rank `rank` to `start..end` against this block's
+    /// `wgmma` operand reads of it: only a cluster barrier orders it after them.
+    fn check_remote_operand_reads(
+        &self,
+        rank: u32,
+        start: usize,
+        end: usize,
+    ) -> Result<(), String> {
+        match self
+            .operand_reads
+            .iter()
+            .find(|r| r.start < end && start < r.end && r.time >= self.cluster_barrier_time)
+        {
+            Some(r) => Err(format!(
+                "data race (write after read) on shared bytes {:#x}..{:#x}: a thread of CTA \
+                 rank {rank} writes them, which warp {} of this CTA read as a wgmma operand \
+                 since the last cluster barrier, and nothing orders the two (cluster::sync \
+                 between them)",
+                r.start.max(start),
+                r.end.min(end),
+                r.warp
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The race shadow of a `.shared::cluster` access to byte `b` by a thread of the CTA

@@ -1059,3 +1059,66 @@ fn an_unordered_write_to_a_wgmma_operand_is_reported_after_an_ordered_one() {
         );
     }
 }
+
+/// In a cluster of two CTAs, CTA 0's warpgroup multiplies a 64 × 64 tile (a tensor copy)
+/// by itself, then waits at a cluster barrier; CTA 1, which the emulator runs once CTA 0
+/// waits (it schedules a cluster's CTAs in rank order), writes into that tile through
+/// distributed shared memory before the barrier: nothing orders the write after the
+/// multiplies' reads. With `ordered`, a cluster barrier after the reads comes before
+/// the write.
+fn remote_write_to_wgmma_operand(ordered: bool) -> Result<(), emulator::EmulatorError> {
+    use device_std::tma::TensorMap;
+    use device_std::wgmma::{commit_group, Accum64, KMajorTile};
+    use device_std::{cluster, Mbarrier, Phase};
+    type Map = TensorMap<bf16, 2, 64, 64, 1, 1, 1, 128>;
+    let x = random_bf16(&mut rng(99), 64 * 64);
+    let map = kmajor_map(&x, 64, 64, 64, 64, 128);
+    let cfg = LaunchConfig::new((2, 1, 1), (128, 1, 1)).with_cluster(2, 1, 1);
+    emulator::launch(cfg, || {
+        let map: Map = map.as_param();
+        let tile = SharedArray::<bf16, { 64 * 64 }, 1024>::new();
+        let full = Mbarrier::new(1);
+        let t = thread::thread_in_block();
+        if cluster::cta_rank() == 0 {
+            if t == 0 {
+                full.arrive_expect_tx(Map::BOX_BYTES);
+                map.load(&tile, [0, 0], &full);
+            }
+            full.wait(&mut Phase::new());
+            let at = KMajorTile::<bf16, 64, 64, 128>::of(&tile);
+            let mut acc = Accum64::zero();
+            acc.fence();
+            for kk in 0..4 {
+                acc.mma_async(at.descriptor(0, 16 * kk), at.descriptor(0, 16 * kk), kk > 0);
+            }
+            commit_group();
+            acc.wait::<0>();
+            if ordered {
+                cluster::sync();
+            }
+        } else {
+            if ordered {
+                cluster::sync();
+            }
+            if t == 0 {
+                tile.cast::<u32, 2048>().in_cta(0).write(512, 0);
+            }
+        }
+        // Keeps CTA 0 (and its shared memory) alive until CTA 1's write is done.
+        cluster::sync();
+    })
+    .map(|_| ())
+}
+
+#[test]
+fn a_remote_write_to_a_wgmma_operand_needs_a_cluster_barrier() {
+    remote_write_to_wgmma_operand(true).expect("a write after a cluster barrier is ordered");
+    let Err(err) = remote_write_to_wgmma_operand(false) else {
+        panic!("CTA 1's write into CTA 0's multiplied tile, unordered, was not reported");
+    };
+    let msg = err.to_string();
+    assert!(
+        msg.contains("write after read") && msg.contains("wgmma operand"),
+        "{msg}"
+    );
+}
