@@ -422,29 +422,32 @@ fn produce<const H: usize, const QN: usize, const KVN: usize>(
     }
     let (mut k_phases, mut v_phases) = (Phases::<STAGES>::new(), Phases::<STAGES>::new());
     for j in 0..tiles {
-        let s = j % STAGES;
-        let row = (j * BKV) as i32;
-        if j >= STAGES {
-            empty_k.wait(s, &mut k_phases);
-        }
-        full_k.get(s).arrive_expect_tx(H as u32 * MapKV::BOX_BYTES);
-        for h in 0..H {
-            k.load(
-                &k_ring.part::<KV_BOX>(H * s + h),
-                [64 * h as i32, row, bh],
-                &full_k.get(s),
-            );
-        }
-        if j >= STAGES {
-            empty_v.wait(s, &mut v_phases);
-        }
-        full_v.get(s).arrive_expect_tx(H as u32 * MapKV::BOX_BYTES);
-        for h in 0..H {
-            v.load(
-                &v_ring.part::<KV_BOX>(H * s + h),
-                [64 * h as i32, row, bh],
-                &full_v.get(s),
-            );
-        }
+        fill_stage::<H, KVN>(k, k_ring, (full_k, empty_k, &mut k_phases), j, bh);
+        fill_stage::<H, KVN>(v, v_ring, (full_v, empty_v, &mut v_phases), j, bh);
+    }
+}
+
+/// Loads key tile `j` of `map` (`H` boxes of 64 of `d` × [`BKV`] rows of (batch, head)
+/// `bh`) into stage `j % STAGES` of `ring`, completing on `full`, after waiting on
+/// `empty` for the consumers' release of the stage's previous tile.
+#[inline(always)]
+fn fill_stage<const H: usize, const KVN: usize>(
+    map: &MapKV,
+    ring: &SharedArray<bf16, KVN, 1024>,
+    (full, empty, empty_phases): (&Mbarriers<STAGES>, &Mbarriers<STAGES>, &mut Phases<STAGES>),
+    j: usize,
+    bh: i32,
+) {
+    let s = j % STAGES;
+    if j >= STAGES {
+        empty.wait(s, empty_phases);
+    }
+    full.get(s).arrive_expect_tx(H as u32 * MapKV::BOX_BYTES);
+    for h in 0..H {
+        map.load(
+            &ring.part::<KV_BOX>(H * s + h),
+            [64 * h as i32, (j * BKV) as i32, bh],
+            &full.get(s),
+        );
     }
 }
