@@ -197,7 +197,42 @@ fn persistent(env: &Env) -> Result<LaunchConfig> {
     })
 }
 
-/// 2048 random elements `(i, j)` of an `n × n` product, each with its reference and
+/// cuBLAS's call for our row-major `c = a · bᵀ` in `bf16` (`a` `m × k`, `b` stored
+/// `n × k`, `c` `m × n`): row-major `C` is column-major `Cᵀ = B Aᵀ`, so cuBLAS's `A` is
+/// our `b` (`k × n` column-major, transposed) and its `B` our `a` (`k × m` column-major);
+/// pass `b` first to `gemm`.
+fn cublas_bt_bf16(m: usize, n: usize, k: usize) -> cudarc::cublas::GemmConfig<device_std::bf16> {
+    use cudarc::cublas::sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
+    cudarc::cublas::GemmConfig {
+        transa: CUBLAS_OP_T,
+        transb: CUBLAS_OP_N,
+        m: n as i32,
+        n: m as i32,
+        k: k as i32,
+        alpha: device_std::bf16::ONE,
+        lda: k as i32,
+        ldb: k as i32,
+        beta: device_std::bf16::ZERO,
+        ldc: n as i32,
+    }
+}
+
+/// [`gemm_samples`] of the `bf16` product `a · bᵀ` (`a` `m × k`, `bt` `n × k`), exact
+/// `f64` dot products, no allowance.
+fn bf16_gemm_samples(
+    r: &mut impl Rng,
+    (a, bt): (&[device_std::bf16], &[device_std::bf16]),
+    (m, n, k): (usize, usize, usize),
+) -> Vec<(usize, usize, f64, f64)> {
+    gemm_samples(r, (m, n), |i, j| {
+        let dot = (0..k)
+            .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
+            .sum();
+        (dot, 0.0)
+    })
+}
+
+/// 2048 random elements `(i, j)` of an `m × n` product, each with its reference and
 /// an absolute error allowance beyond [`check_gemm_samples`]'s own, `want(i, j)`,
 /// computed once for every variant the case checks.
 fn gemm_samples(
@@ -979,8 +1014,7 @@ fn sgemm(env: &Env) -> Result<Vec<Row>> {
 /// (`cublasGemmEx`, BF16 in and out, FP32 compute) at 4096³ and 8192³, `c = a · bᵀ` with
 /// `a` `m × k` and `b` `n × k` row-major (cuBLAS's "TN" form). Needs `--gemm-ptx`.
 fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
-    use cudarc::cublas::sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
-    use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
+    use cudarc::cublas::{CudaBlas, Gemm};
     use device_std::bf16;
     use host_loader::tma::TensorMap;
     use mma_gemm_kernels::{MMA, MMA_THREADS, WG_BK, WG_BM, WG_BN};
@@ -1069,30 +1103,12 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         let rust = |c: &mut CudaSlice<bf16>| launch(c, 8);
         let rust_g1 = |c: &mut CudaSlice<bf16>| launch(c, 1);
         let rust_g16 = |c: &mut CudaSlice<bf16>| launch(c, 16);
-        // Row-major C (m x n) is column-major C^T = B A^T: cuBLAS's A is our b
-        // (k x n column-major, transposed), its B our a (k x m column-major).
-        let gemm_cfg = GemmConfig {
-            transa: CUBLAS_OP_T,
-            transb: CUBLAS_OP_N,
-            m: n as i32,
-            n: n as i32,
-            k: n as i32,
-            alpha: bf16::ONE,
-            lda: n as i32,
-            ldb: n as i32,
-            beta: bf16::ZERO,
-            ldc: n as i32,
-        };
+        let gemm_cfg = cublas_bt_bf16(n, n, n);
         // SAFETY: all three buffers hold n * n elements.
         let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
         };
-        let samples = gemm_samples(&mut r, (n, n), |i, j| {
-            let dot = (0..n)
-                .map(|p| a[i * n + p].to_f64() * bt[j * n + p].to_f64())
-                .sum();
-            (dot, 0.0)
-        });
+        let samples = bf16_gemm_samples(&mut r, (&a, &bt), (n, n, n));
         for (who, launch) in [
             ("rust", &rust as Launch<'_, CudaSlice<bf16>>),
             ("rust persistent", &rust_persistent),

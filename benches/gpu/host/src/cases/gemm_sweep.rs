@@ -5,15 +5,16 @@
 //! dot product (output poisoned). Needs `--gemm-ptx`.
 
 use anyhow::{bail, Result};
-use cudarc::cublas::sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
-use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
+use cudarc::cublas::{CudaBlas, Gemm};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use device_std::bf16;
 use host_loader::tma::TensorMap;
 use host_loader::SliceMut;
 use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
 
-use super::{check_gemm_samples, gemm_samples, rng, sm_count, timed, Env, Launch, Row};
+use super::{
+    bf16_gemm_samples, check_gemm_samples, cublas_bt_bf16, rng, sm_count, timed, Env, Launch, Row,
+};
 
 pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
     type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
@@ -70,30 +71,12 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         let rust = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { gemm.launch(env.stream, cfg, (&map_a, &map_b, c, m32, n32, k32, 8)) }?)
         };
-        // Row-major C (m x n) is column-major Cᵀ = B Aᵀ: cuBLAS's A is our b (stored
-        // n x k, so k x n column-major, transposed), its B our a (k x m column-major).
-        let gemm_cfg = GemmConfig {
-            transa: CUBLAS_OP_T,
-            transb: CUBLAS_OP_N,
-            m: n as i32,
-            n: m as i32,
-            k: k as i32,
-            alpha: bf16::ONE,
-            lda: k as i32,
-            ldb: k as i32,
-            beta: bf16::ZERO,
-            ldc: n as i32,
-        };
+        let gemm_cfg = cublas_bt_bf16(m, n, k);
         // SAFETY: a_d holds m x k, b_d n x k and c m x n elements.
         let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
         };
-        let samples = gemm_samples(&mut r, (m, n), |i, j| {
-            let dot = (0..k)
-                .map(|p| a[i * k + p].to_f64() * bt[j * k + p].to_f64())
-                .sum();
-            (dot, 0.0)
-        });
+        let samples = bf16_gemm_samples(&mut r, (&a, &bt), (m, n, k));
         let variants: [(&'static str, Launch<'_, CudaSlice<bf16>>); 2] =
             [("rust persistent", &rust), ("cuBLAS", &cublas)];
         for (who, launch) in variants {
