@@ -606,15 +606,21 @@ pub fn ldmatrix_forms(mut out: DisjointSlice<u32>) {
     }
 }
 
-#[test]
-fn ldmatrix_rows_forms_match_elementwise_loads_through_a_swizzled_tile() {
+/// Runs a one-warp check kernel (each lane writes 1 when everything it compared agreed)
+/// under the emulator, the output poisoned with 7 first, and asserts every lane's 1.
+fn run_one_warp_check(kernel: impl Fn(DisjointSlice<u32>) + Sync) {
     let mut v = vec![7u32; 32];
     let out = GlobalMut::new(&mut v);
     emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
-        ldmatrix_forms(out.disjoint())
+        kernel(out.disjoint())
     })
     .unwrap();
     assert_eq!(v, vec![1u32; 32]);
+}
+
+#[test]
+fn ldmatrix_rows_forms_match_elementwise_loads_through_a_swizzled_tile() {
+    run_one_warp_check(ldmatrix_forms);
 }
 
 /// `FragB::load_shared_trans_pair` (`ldmatrix.x4.trans`) against `load` of the transposed
@@ -645,13 +651,7 @@ pub fn ldmatrix_trans_pair(mut out: DisjointSlice<u32>) {
 
 #[test]
 fn ldmatrix_trans_pair_matches_two_trans_loads_and_elementwise() {
-    let mut v = vec![7u32; 32];
-    let out = GlobalMut::new(&mut v);
-    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
-        ldmatrix_trans_pair(out.disjoint())
-    })
-    .unwrap();
-    assert_eq!(v, vec![1u32; 32]);
+    run_one_warp_check(ldmatrix_trans_pair);
 }
 
 /// `FragB::load_shared` (plain `n × k` layout, no transpose) against `load`.
@@ -673,13 +673,7 @@ pub fn ldmatrix_plain_b(mut out: DisjointSlice<u32>) {
 
 #[test]
 fn frag_b_load_shared_reads_a_k_major_tile_without_transposing() {
-    let mut v = vec![7u32; 32];
-    let out = GlobalMut::new(&mut v);
-    emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
-        ldmatrix_plain_b(out.disjoint())
-    })
-    .unwrap();
-    assert_eq!(v, vec![1u32; 32]);
+    run_one_warp_check(ldmatrix_plain_b);
 }
 
 /// `gemm_mma` (`c = a · bᵀ` with `b` stored `n × k`, `bf16` out) against `f64`:
