@@ -41,16 +41,19 @@ fn run_shifted(bh: usize, seq: usize, d: usize, causal: bool, seed: u64, shift: 
         _ => unreachable!(),
     })
     .unwrap();
-    let (err, unwritten) = frobenius(o.iter().map(|x| x.to_f64()), &want);
-    assert_eq!(
-        unwritten, 0,
-        "bh {bh} seq {seq} d {d} causal {causal}: unwritten outputs"
+    assert_matches_reference(
+        &o,
+        &want,
+        &format!("bh {bh} seq {seq} d {d} causal {causal}"),
     );
-    // P is rounded to bf16 before P·V and O on the way out: ~2^-8 each.
-    assert!(
-        err < 1e-2,
-        "bh {bh} seq {seq} d {d} causal {causal}: relative Frobenius error {err:e}"
-    );
+}
+
+/// Every output written, and within 1e-2 relative Frobenius error of the `f64` reference:
+/// `P` is rounded to `bf16` before `P·V` and `O` on the way out, ~2^-8 each.
+fn assert_matches_reference(o: &[bf16], want: &[f64], what: &str) {
+    let (err, unwritten) = frobenius(o.iter().map(|x| x.to_f64()), want);
+    assert_eq!(unwritten, 0, "{what}: unwritten outputs");
+    assert!(err < 1e-2, "{what}: relative Frobenius error {err:e}");
 }
 
 /// [`run_shifted`] with the buffers as allocated (16-byte aligned: the vector copies).
@@ -126,14 +129,10 @@ fn run_wgmma(bh: usize, seq: usize, d: usize, causal: bool, seed: u64) {
         }
     })
     .unwrap();
-    let (err, unwritten) = frobenius(o.iter().map(|x| x.to_f64()), &want);
-    assert_eq!(
-        unwritten, 0,
-        "wgmma d{d} bh {bh} seq {seq} causal {causal}: unwritten outputs"
-    );
-    assert!(
-        err < 1e-2,
-        "wgmma d{d} bh {bh} seq {seq} causal {causal}: relative Frobenius error {err:e}"
+    assert_matches_reference(
+        &o,
+        &want,
+        &format!("wgmma d{d} bh {bh} seq {seq} causal {causal}"),
     );
 }
 
