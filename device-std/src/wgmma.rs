@@ -120,6 +120,16 @@ impl<T> MatrixDescriptor<T> {
     }
 }
 
+/// A descriptor's 64 bits (PTX ISA §9.7.15.5.1): the shared-memory start address, the
+/// leading and stride byte offsets (each in 16-byte units, 14 bits) and the swizzle mode
+/// of a `swizzle`-byte swizzle.
+const fn descriptor_bits(start: usize, leading: usize, stride: usize, swizzle: usize) -> u64 {
+    ((start as u64 & 0x3_FFFF) >> 4)
+        | ((leading as u64) >> 4) << 16
+        | ((stride as u64) >> 4) << 32
+        | swizzle_mode(swizzle) << 62
+}
+
 /// The swizzle-mode field (bits 62–63) of a descriptor for a swizzle of `bytes`.
 const fn swizzle_mode(bytes: usize) -> u64 {
     match bytes {
@@ -194,10 +204,8 @@ impl<T: WgmmaInput, const ROWS: usize, const K: usize, const SWIZZLE: usize>
         let start = self.addr as usize + row * SWIZZLE + col * core::mem::size_of::<T>();
         let stride = 8 * SWIZZLE; // bytes from one 8-row group to the next
         MatrixDescriptor {
-            bits: ((start as u64 & 0x3_FFFF) >> 4)
-                | 1 << 16 // leading-dimension offset: unused for swizzled K-major tiles
-                | ((stride as u64) >> 4) << 32
-                | swizzle_mode(SWIZZLE) << 62,
+            // The leading byte offset is unused for swizzled K-major tiles: 16 (field 1).
+            bits: descriptor_bits(start, 16, stride, SWIZZLE),
             _elem: PhantomData,
         }
     }
@@ -285,10 +293,7 @@ impl<T: WgmmaRegInput, const K: usize, const N: usize, const SWIZZLE: usize>
         );
         let start = self.addr as usize + (n_col / Self::W) * K * SWIZZLE + k_row * SWIZZLE;
         MnMajorDescriptor {
-            bits: ((start as u64 & 0x3_FFFF) >> 4)
-                | (((K * SWIZZLE) as u64) >> 4) << 16
-                | (((8 * SWIZZLE) as u64) >> 4) << 32
-                | swizzle_mode(SWIZZLE) << 62,
+            bits: descriptor_bits(start, K * SWIZZLE, 8 * SWIZZLE, SWIZZLE),
             _elem: PhantomData,
         }
     }
