@@ -27,22 +27,49 @@ fn fail(message: String) -> ! {
     context::fail(EmulatorError::TensorCore { at, message })
 }
 
+/// A descriptor's fields (PTX ISA §9.7.15.5.1), the offsets in bytes.
+struct Fields {
+    start: u32,
+    leading: u32,
+    stride: u32,
+    /// Swizzle bytes (128, 64, 32), `None` for no swizzle.
+    swizzle: Option<u32>,
+    base_offset: u64,
+}
+
+fn fields(bits: u64) -> Fields {
+    Fields {
+        start: ((bits & 0x3FFF) << 4) as u32,
+        leading: (((bits >> 16) & 0x3FFF) << 4) as u32,
+        stride: (((bits >> 32) & 0x3FFF) << 4) as u32,
+        swizzle: match bits >> 62 {
+            1 => Some(128),
+            2 => Some(64),
+            3 => Some(32),
+            _ => None,
+        },
+        base_offset: (bits >> 49) & 7,
+    }
+}
+
 /// Decodes `bits` (PTX ISA §9.7.15.5.1), accepting the K-major swizzled layouts
 /// `wgmma::KMajorTile` describes.
 #[track_caller]
 fn decode(bits: u64, which: &str) -> Operand {
-    let start = ((bits & 0x3FFF) << 4) as u32;
-    let stride = (((bits >> 32) & 0x3FFF) << 4) as u32;
-    let swizzle = match bits >> 62 {
-        1 => 128,
-        2 => 64,
-        3 => 32,
-        _ => fail(format!(
+    let Fields {
+        start,
+        stride,
+        swizzle,
+        base_offset,
+        ..
+    } = fields(bits);
+    let Some(swizzle) = swizzle else {
+        fail(format!(
             "wgmma: the {which} descriptor {bits:#018x} has no swizzle; the emulator models \
              the swizzled K-major tiles of wgmma::KMajorTile only"
-        )),
+        ))
     };
-    if stride != 8 * swizzle || (bits >> 49) & 7 != 0 {
+    if stride != 8 * swizzle || base_offset != 0 {
         fail(format!(
             "wgmma: the {which} descriptor {bits:#018x} has a stride of {stride} bytes (or a \
              base offset); a {swizzle}-byte swizzled K-major tile has {}",
@@ -105,19 +132,20 @@ struct MnOperand {
 /// offset.
 #[track_caller]
 fn decode_mn(bits: u64) -> MnOperand {
-    let start = ((bits & 0x3FFF) << 4) as u32;
-    let lbo = (((bits >> 16) & 0x3FFF) << 4) as u32;
-    let sbo = (((bits >> 32) & 0x3FFF) << 4) as u32;
-    let swizzle = match bits >> 62 {
-        1 => 128,
-        2 => 64,
-        3 => 32,
-        _ => fail(format!(
+    let Fields {
+        start,
+        leading: lbo,
+        stride: sbo,
+        swizzle,
+        base_offset,
+    } = fields(bits);
+    let Some(swizzle) = swizzle else {
+        fail(format!(
             "wgmma: the MN-major B descriptor {bits:#018x} has no swizzle; the emulator models \
              the swizzled tiles of wgmma::MnMajorTile only"
-        )),
+        ))
     };
-    if sbo != 8 * swizzle || (bits >> 49) & 7 != 0 || lbo == 0 {
+    if sbo != 8 * swizzle || base_offset != 0 || lbo == 0 {
         fail(format!(
             "wgmma: the MN-major B descriptor {bits:#018x} has a stride byte offset of {sbo} \
              (or a base offset, or no leading byte offset); a {swizzle}-byte swizzled \
