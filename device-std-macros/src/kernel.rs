@@ -258,6 +258,31 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
             pub static #dyn_static: [u32; 2] = #dyn_const;
         }
     });
+    let dims_items = args.dims.map(|dims| {
+        let dims_const = format_ident!("__KERNEL_DIMS_{}", name);
+        let dims_static = format_ident!("__kernel_dims_{}", name);
+        quote! {
+            /// The dimensions of the kernel's grid and blocks (`#[kernel(dims = N)]`):
+            /// the extents past the first `N` are 1 in every launch.
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals)]
+            pub const #dims_const: [u32; 1] = [#dims];
+
+            /// The kernel's launch dimensions: ptx-linker folds the special registers of
+            /// the other dimensions to constants in the entry, `host_loader` refuses any
+            /// launch with an extent past them other than 1.
+            #[doc(hidden)]
+            #[cfg(target_arch = "nvptx64")]
+            #[unsafe(no_mangle)]
+            #[used]
+            #[allow(non_upper_case_globals)]
+            pub static #dims_static: [u32; 1] = #dims_const;
+        }
+    });
+    let dims_check = args.dims.map(|dims| {
+        let kernel = name.to_string();
+        quote! { ::device_std::__private::check_launch_dims(#kernel, #dims); }
+    });
     let dynamic_check = args.dynamic_shared.map(|[n, m]| {
         let kernel = name.to_string();
         quote! { ::device_std::__private::check_dynamic_shared(#kernel, #n, #m); }
@@ -275,6 +300,7 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
         #[allow(dead_code)]
         #vis #unsafety fn #name(#inputs) {
             #host_check
+            #dims_check
             #dynamic_check
             #block
         }
@@ -303,6 +329,8 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
         #bounds_items
 
         #dynamic_items
+
+        #dims_items
     })
 }
 
@@ -320,6 +348,9 @@ struct Args {
     /// `dynamic_shared = N` and `dynamic_shared_per_thread = M`: the kernel's dynamic
     /// shared memory, `N + M × threads per block` bytes (each 0 when not given).
     dynamic_shared: Option<[u32; 2]>,
+    /// `dims = N` (1 or 2): every launch's grid and blocks have extent 1 past their
+    /// first `N` dimensions.
+    dims: Option<u32>,
 }
 
 /// The most dynamic shared memory one block can have on any target, in bytes (sm_90's
@@ -345,7 +376,8 @@ impl syn::parse::Parse for Instance {
 
 const USAGE: &str = "expected `#[kernel]`, or `#[kernel(...)]` with any of `cluster = (x, y, z)`, \
                      `max_threads = N`, `min_blocks = M`, `dynamic_shared = BYTES`, \
-                     `dynamic_shared_per_thread = BYTES`, `instances(NAME = <ARGS>, ...)`";
+                     `dynamic_shared_per_thread = BYTES`, `dims = 1` or `dims = 2`, \
+                     `instances(NAME = <ARGS>, ...)`";
 
 /// Parses and checks the attribute's arguments: `cluster = (x, y, z)`,
 /// `max_threads = N`, `min_blocks = M`, `instances(...)`, comma-separated, each at most
@@ -356,6 +388,7 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
         bounds: None,
         instances: Vec::new(),
         dynamic_shared: None,
+        dims: None,
     };
     if attr.is_empty() {
         return Ok(args);
@@ -381,6 +414,7 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
             "instances" => seen_instances,
             "dynamic_shared" => shared_fixed.is_some(),
             "dynamic_shared_per_thread" => shared_per_thread.is_some(),
+            "dims" => args.dims.is_some(),
             _ => return Err(Error::new(meta.path().span(), USAGE)),
         };
         if seen {
@@ -411,6 +445,15 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
         };
         match key.as_str() {
             "cluster" => args.cluster = Some(cluster_shape(&arg.value)?),
+            "dims" => {
+                let what = "`dims` is 1 or 2: the grid and blocks are one-dimensional \
+                            (y = z = 1) or two-dimensional (z = 1)";
+                let n = int_literal(&arg.value, what)?;
+                if !(1..=2).contains(&n) {
+                    return Err(Error::new(arg.value.span(), what));
+                }
+                args.dims = Some(n);
+            }
             "dynamic_shared" => {
                 shared_fixed = Some(int_literal(
                     &arg.value,

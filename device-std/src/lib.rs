@@ -239,8 +239,25 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 /// pub fn stage(xs: &[f32], mut out: DisjointSlice<f32>) { ... }
 /// ```
 ///
-/// Out-of-range or repeated arguments, an unknown name, a non-literal value, and
-/// `min_blocks` without `max_threads` are compile errors at the argument.
+/// - `dims = 1` or `dims = 2` (every target; static `__kernel_dims_K: [u32; 1]`) declares
+///   that every launch of the kernel is one-dimensional (grid and block extents 1 in y
+///   and z) or two-dimensional (1 in z). ptx-linker then reads the special registers of
+///   the other dimensions in the kernel's `.entry` as the constants they are
+///   (`%tid.y` as 0, `%ntid.y` as 1, and so on; PTX ISA 9.0 §10), so that
+///   [`thread::index_1d`] and `grid_stride` cost what CUDA's
+///   `blockIdx.x * blockDim.x + threadIdx.x` costs, and `host_loader` refuses any launch
+///   with another shape (`Error::InvalidLaunch`, naming the kernel, the grid, the block
+///   and the declaration), as does the emulator (`EmulatorError::InvalidLaunch`). Use it
+///   on kernels that are always launched 1D (or 2D): the index stays unique only
+///   because no other launch can run.
+///
+/// ```ignore
+/// #[device_std::kernel(dims = 1)]
+/// pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) { ... }
+/// ```
+///
+/// Out-of-range or repeated arguments, an unknown name, a non-literal value, `dims` other than
+/// 1 or 2, and `min_blocks` without `max_threads` are compile errors at the argument.
 ///
 /// It refuses, with a compile error: generic functions without `instances`, `async`,
 /// `const`, variadic functions, an explicit `extern` ABI, a return type other than `()`, and
@@ -266,6 +283,18 @@ pub mod __private {
         crate::emulator::check_max_threads(kernel, max_threads);
         #[cfg(not(emulated))]
         let _ = (kernel, max_threads);
+    }
+
+    /// Called first on the host by a kernel declared with `#[kernel(dims = N)]`: under
+    /// the emulator, a launch whose grid or block has an extent other than 1 past the
+    /// first `N` dimensions fails with `EmulatorError::InvalidLaunch` (`host_loader`
+    /// refuses it on the GPU); otherwise it does nothing.
+    #[inline]
+    pub fn check_launch_dims(kernel: &'static str, dims: u32) {
+        #[cfg(emulated)]
+        crate::emulator::check_launch_dims(kernel, dims);
+        #[cfg(not(emulated))]
+        let _ = (kernel, dims);
     }
 
     /// Called first on the host by a kernel declared with `#[kernel(dynamic_shared = N,

@@ -114,6 +114,11 @@ fn global_row() -> usize {
 /// is `blockIdx.x * blockDim.x + threadIdx.x`; in a 2D or 3D launch it is
 /// still a bijection onto `0..total threads`, so a 1D witness never aliases
 /// another thread's.
+///
+/// Cost: the general form reads the y and z special registers too (about 20 more
+/// SASS instructions than CUDA's 1D expression). In a kernel declared
+/// `#[kernel(dims = 1)]` the linker folds them to their constants, and what is left is
+/// CUDA's `blockIdx.x * blockDim.x + threadIdx.x` in 64 bits.
 #[inline(always)]
 pub fn index_1d<'kernel>() -> ThreadIndex<'kernel, Index1D> {
     // The general form without a branch: `blockIdx.x * blockDim.x + threadIdx.x` plus the

@@ -70,3 +70,59 @@ fn a_block_over_the_bound_is_refused_naming_kernel_block_and_bound() {
 fn called_outside_a_launch_a_bounded_kernel_is_a_plain_function() {
     widest();
 }
+
+/// Writes each thread's linear index; every launch one-dimensional.
+#[kernel(dims = 1)]
+pub fn flat(mut out: DisjointSlice<u32>) {
+    let i = thread::index_1d();
+    let v = i.get() as u32;
+    if let Some(o) = out.get_mut(&i) {
+        *o = v;
+    }
+}
+
+#[kernel(dims = 2, max_threads = 256)]
+pub fn planar() {}
+
+#[test]
+fn the_macro_emits_the_launch_dims() {
+    assert_eq!(__KERNEL_DIMS_flat, [1]);
+    assert_eq!(__KERNEL_DIMS_planar, [2]);
+    assert_eq!(__KERNEL_BOUNDS_planar, [256, 0]);
+}
+
+#[test]
+fn a_one_dimensional_launch_of_a_1d_kernel_runs() {
+    let mut out = vec![u32::MAX; 300];
+    let g = GlobalMut::new(&mut out);
+    emulator::launch(LaunchConfig::for_num_elems(300, 64), || flat(g.disjoint())).unwrap();
+    assert!(out.iter().enumerate().all(|(i, &v)| v == i as u32));
+}
+
+#[test]
+fn a_launch_past_the_declared_dims_is_refused_naming_kernel_and_shape() {
+    for (grid, block) in [((2, 2, 1), (64, 1, 1)), ((2, 1, 1), (32, 1, 2))] {
+        let mut out = vec![u32::MAX; 512];
+        let g = GlobalMut::new(&mut out);
+        let err =
+            emulator::launch(LaunchConfig::new(grid, block), || flat(g.disjoint())).unwrap_err();
+        let EmulatorError::InvalidLaunch(s) = &err else {
+            panic!("expected InvalidLaunch, got {err}");
+        };
+        let want = format!(
+            "kernel `flat` is declared one-dimensional (`#[kernel(dims = 1)]`), but the \
+             launch has grid ({}, {}, {}) and block ({}, {}, {}); launch it with extents of \
+             1 past dimension 1, or remove `dims`",
+            grid.0, grid.1, grid.2, block.0, block.1, block.2
+        );
+        assert_eq!(s, &want);
+        assert!(out.iter().all(|&v| v == u32::MAX), "no thread ran the body");
+    }
+    // Two dimensions: y may grow, z may not.
+    emulator::launch(LaunchConfig::new((1, 3, 1), (8, 4, 1)), planar).unwrap();
+    let err = emulator::launch(LaunchConfig::new((1, 1, 2), (8, 1, 1)), planar).unwrap_err();
+    assert!(
+        matches!(&err, EmulatorError::InvalidLaunch(s) if s.contains("`planar` is declared two-dimensional")),
+        "{err}"
+    );
+}

@@ -12,7 +12,8 @@ use ptx_linker::EntrySignature;
 
 use crate::error::Error;
 use crate::launch::{
-    check_max_threads, invalid, DeviceLimits, DynamicShared, LaunchAttributes, LaunchConfig,
+    check_launch_dims, check_max_threads, invalid, DeviceLimits, DynamicShared, LaunchAttributes,
+    LaunchConfig,
 };
 use crate::module::{RawModule, SignatureSource};
 use crate::signature::KernelSignature;
@@ -31,6 +32,8 @@ pub(crate) struct Shared {
     dynamic_shared_align: Option<u32>,
     /// The dynamic shared memory the kernel declares (`#[kernel(dynamic_shared = ...)]`).
     dynamic_shared: Option<DynamicShared>,
+    /// The launch dimensions the kernel declares (`#[kernel(dims = N)]`), 1 or 2.
+    launch_dims: Option<u32>,
     /// The cluster shape the kernel was compiled for (`.reqnctapercluster`, from
     /// `#[kernel(cluster = ...)]`), if any.
     required_cluster: Option<(u32, u32, u32)>,
@@ -69,6 +72,7 @@ impl<S> fmt::Debug for Kernel<S> {
             .field("max_threads_per_block", &s.max_threads_per_block)
             .field("static_shared_bytes", &s.static_shared_bytes)
             .field("dynamic_shared_align", &s.dynamic_shared_align)
+            .field("launch_dims", &s.launch_dims)
             .field("param_info_checked", &s.param_info_checked)
             .finish_non_exhaustive()
     }
@@ -105,6 +109,7 @@ impl<S: KernelSignature> Kernel<S> {
         entry: &EntrySignature,
         dynamic_shared_align: Option<u32>,
         dynamic_shared: Option<DynamicShared>,
+        launch_dims: Option<u32>,
     ) -> Result<Self, Error> {
         let name = entry.name.as_str();
         module
@@ -164,6 +169,7 @@ impl<S: KernelSignature> Kernel<S> {
                 static_shared_bytes: static_shared,
                 dynamic_shared_align,
                 dynamic_shared,
+                launch_dims,
                 required_cluster,
                 param_info_checked,
                 dynamic_shared_limit: AtomicU32::new(dyn_limit),
@@ -233,6 +239,15 @@ impl<S: KernelSignature> Kernel<S> {
     /// for a kernel that declares none (then `cfg.shared_mem_bytes` is taken as given).
     pub fn dynamic_shared(&self) -> Option<DynamicShared> {
         self.shared.dynamic_shared
+    }
+
+    /// The launch dimensions the kernel declares (`#[kernel(dims = N)]`, device-std), 1
+    /// or 2: every launch (`Kernel::launch`, the bindings, graphs, sequences) whose grid
+    /// or block has an extent other than 1 past the first `N` is refused with
+    /// [`Error::InvalidLaunch`], as the kernel's code reads those indices as 0. `None`
+    /// for a kernel that declares none (any shape).
+    pub fn launch_dims(&self) -> Option<u32> {
+        self.shared.launch_dims
     }
 
     /// Whether the parameter offsets and sizes were cross-checked with
@@ -462,6 +477,9 @@ impl<S: KernelSignature> Kernel<S> {
             .validate(cfg, u32::MAX)
             .map_err(|e| self.name_error(e))?;
         check_max_threads(&s.name, cfg, s.max_threads_per_block)?;
+        if let Some(dims) = s.launch_dims {
+            check_launch_dims(&s.name, cfg, dims)?;
+        }
         if let Some((x, y, z)) = s.required_cluster {
             let g = cfg.grid_dim;
             #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV

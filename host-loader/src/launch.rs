@@ -222,6 +222,44 @@ pub(crate) fn check_max_threads(
     Ok(())
 }
 
+/// The check of a kernel declared with `#[kernel(dims = N)]` (`N` 1 or 2): the grid's
+/// and the block's extents past the first `N` dimensions are 1.
+#[inline]
+pub(crate) fn check_launch_dims(kernel: &str, cfg: &LaunchConfig, dims: u32) -> Result<(), Error> {
+    let (g, b) = (cfg.grid_dim, cfg.block_dim);
+    let fits = match dims {
+        1 => (g.1 | g.2 | b.1 | b.2) == 1,
+        _ => (g.2 | b.2) == 1,
+    };
+    if fits {
+        return Ok(());
+    }
+    Err(launch_dims_mismatch(kernel, g, b, dims))
+}
+
+#[cold]
+fn launch_dims_mismatch(
+    kernel: &str,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    dims: u32,
+) -> Error {
+    let (shape, past) = if dims == 1 {
+        ("one-dimensional", "y and z")
+    } else {
+        ("two-dimensional", "z")
+    };
+    invalid(
+        Some(kernel),
+        format!(
+            "grid {grid:?} and block {block:?}, but the kernel is declared {shape} \
+             (`#[kernel(dims = {dims})]`): its code reads the {past} indices as 0, so every \
+             launch needs extents of 1 in {past}; launch it so, or remove `dims` from the \
+             kernel"
+        ),
+    )
+}
+
 #[cold]
 fn exceeds_max_threads(
     kernel: &str,
@@ -247,6 +285,36 @@ pub(crate) fn invalid(kernel: Option<&str>, reason: String) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn launch_dims_refuse_extents_past_the_declared_dimensions() {
+        let cfg = |g, b| LaunchConfig {
+            grid_dim: g,
+            block_dim: b,
+            shared_mem_bytes: 0,
+        };
+        assert!(check_launch_dims("k", &cfg((100, 1, 1), (256, 1, 1)), 1).is_ok());
+        assert!(check_launch_dims("k", &cfg((100, 7, 1), (16, 16, 1)), 2).is_ok());
+        for (g, b) in [
+            ((1, 2, 1), (32, 1, 1)),
+            ((1, 1, 2), (32, 1, 1)),
+            ((1, 1, 1), (32, 2, 1)),
+            ((1, 1, 1), (32, 1, 2)),
+        ] {
+            let err = check_launch_dims("k", &cfg(g, b), 1)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("`k`"), "{err}");
+            assert!(
+                err.contains(&format!("grid {g:?} and block {b:?}")),
+                "{err}"
+            );
+            assert!(err.contains("`#[kernel(dims = 1)]`"), "{err}");
+        }
+        let err = check_launch_dims("k", &cfg((1, 1, 3), (8, 8, 1)), 2).unwrap_err();
+        assert!(err.to_string().contains("two-dimensional"), "{err}");
+        assert!(check_launch_dims("k", &cfg((1, 1, 1), (8, 8, 2)), 2).is_err());
+    }
 
     fn cfg(grid: (u32, u32, u32), block: (u32, u32, u32)) -> LaunchConfig {
         LaunchConfig {

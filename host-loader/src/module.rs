@@ -480,7 +480,8 @@ impl Module {
         let entry = self.signatures.check::<S>(name)?;
         let align = self.signatures.dynamic_shared_align(name)?;
         let dynamic = self.signatures.dynamic_shared(name)?;
-        Kernel::new(&self.raw, self.limits, entry, align, dynamic)
+        let dims = self.signatures.launch_dims(name)?;
+        Kernel::new(&self.raw, self.limits, entry, align, dynamic, dims)
     }
 }
 

@@ -225,6 +225,8 @@ struct KernelFacts {
     dynamic_shared_align: Option<u32>,
     /// The dynamic shared memory `#[kernel(dynamic_shared = ...)]` declares.
     dynamic_shared: Option<DynamicShared>,
+    /// The launch dimensions `#[kernel(dims = N)]` declares, 1 or 2.
+    launch_dims: Option<u32>,
 }
 
 /// What the host knows about one module's kernels without a GPU: every `.entry`
@@ -311,6 +313,7 @@ impl Signatures {
                 record: read_record(module, text, &parsed, &record_symbol(&e.name)),
                 dynamic_shared_align,
                 dynamic_shared: read_dynamic_shared(module, text, &parsed, &e.name),
+                launch_dims: read_launch_dims(module, text, &parsed, &e.name),
             })
             .collect();
         Ok(Signatures {
@@ -350,6 +353,9 @@ impl Signatures {
                     .dynamic_shared
                     .map(DynamicShared::from)
                     .or_else(|| read_dynamic_shared(module, text, &parsed, &k.name)),
+                launch_dims: k
+                    .launch_dims
+                    .or_else(|| read_launch_dims(module, text, &parsed, &k.name)),
             });
         }
         Ok(Signatures {
@@ -485,6 +491,15 @@ impl Signatures {
         self.find(name).map(|i| self.facts[i].dynamic_shared)
     }
 
+    /// The launch dimensions kernel `name` declares (`#[kernel(dims = N)]`, read from
+    /// `__kernel_dims_NAME`), 1 or 2, if any: every launch's grid and block extents past
+    /// the first `N` must be 1.
+    ///
+    /// Errors: [`Error::NoSuchKernel`].
+    pub fn launch_dims(&self, name: &str) -> Result<Option<u32>, Error> {
+        self.find(name).map(|i| self.facts[i].launch_dims)
+    }
+
     /// Checks the Rust signature `S` against the kernel `name`; returns its PTX
     /// signature when they agree.
     ///
@@ -526,6 +541,25 @@ fn read_dynamic_shared(
     }
     let init = ptx_linker::global_initializer(module, text, &symbol).ok()??;
     ptx_linker::DeclaredDynamicShared::from_le_bytes(&init).map(DynamicShared::from)
+}
+
+/// The `N` of `__kernel_dims_<kernel>` when the module defines it with exactly 4 bytes
+/// holding 1 or 2; anything else is no declaration.
+fn read_launch_dims(module: &str, text: &str, parsed: &PtxModule<'_>, kernel: &str) -> Option<u32> {
+    let symbol = format!(
+        "{}{kernel}",
+        ptx_linker::entry_directives::LAUNCH_DIMS_PREFIX
+    );
+    let defined = parsed.items.iter().any(|item| {
+        matches!(&item.kind, ItemKind::Variable(v)
+            if item.is_definition() && v.symbol() == symbol && declared_bytes(v) == 4)
+    });
+    if !defined {
+        return None;
+    }
+    let init = ptx_linker::global_initializer(module, text, &symbol).ok()??;
+    let dims = u32::from_le_bytes(init.as_slice().try_into().ok()?);
+    (1..=2).contains(&dims).then_some(dims)
 }
 
 /// Reads and parses the record in variable `symbol` of `text` (`parsed` is its parse);

@@ -419,6 +419,72 @@ fn gpu_bindings_record_into_a_graph() {
     }
 }
 
+/// `vecadd_flat` is declared one-dimensional (`#[kernel(dims = 1)]`): 1D launches of it
+/// (directly, through the bindings and in a captured graph) add like the CPU; a launch
+/// with a y or z extent is refused before the driver sees it, and writes nothing.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_one_dimensional_kernel() {
+    let (ctx, _, m) = setup();
+    let stream = ctx.new_stream().unwrap();
+    let k = m
+        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd_flat")
+        .unwrap();
+    assert_eq!(k.launch_dims(), Some(1));
+    let bindings = generated::HostLoaderFixtureKernels::load(&m).unwrap();
+    let n = 100_003;
+    let (xs, ys) = (randoms(31, n), randoms(32, n));
+    let (a, b) = (
+        stream.clone_htod(&xs).unwrap(),
+        stream.clone_htod(&ys).unwrap(),
+    );
+    for (block, route) in [(256u32, "launch"), (96, "bindings"), (1024, "graph")] {
+        let mut c = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+        let cfg = for_num_elems(n as u32, block).unwrap();
+        match route {
+            // SAFETY: vecadd_flat reads a[i], b[i] (checked) and writes c[i] for i < n.
+            "launch" => unsafe { k.launch(&stream, cfg, (&a, &b, &mut c)) }.unwrap(),
+            // SAFETY: as above.
+            "bindings" => unsafe { bindings.vecadd_flat(&stream, cfg, &a, &b, &mut c) }.unwrap(),
+            _ => {
+                let (g, _) = host_loader::graph::capture(&stream, |r| {
+                    let (a_t, b_t, c_t) = (r.read(&a)?, r.read(&b)?, r.write(&mut c)?);
+                    // SAFETY: as above.
+                    unsafe { bindings.record_vecadd_flat(r, cfg, a_t, b_t, c_t) }
+                })
+                .unwrap();
+                g.instantiate().unwrap().launch(&stream).unwrap();
+            }
+        }
+        let got = stream.clone_dtoh(&c).unwrap();
+        for i in 0..n {
+            assert_eq!(got[i], xs[i] + ys[i], "{route}, block {block}, i={i}");
+        }
+    }
+    let mut c = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+    for (grid, block) in [((400, 2, 1), (128, 1, 1)), ((400, 1, 1), (64, 2, 1))] {
+        let cfg = LaunchConfig {
+            grid_dim: grid,
+            block_dim: block,
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: refused before the launch.
+        let e = unsafe { k.launch(&stream, cfg, (&a, &b, &mut c)) }.unwrap_err();
+        assert!(matches!(e, Error::InvalidLaunch { .. }), "{e}");
+        assert!(e.to_string().contains("`#[kernel(dims = 1)]`"), "{e}");
+        let e = host_loader::graph::capture(&stream, |r| {
+            let (a_t, b_t, c_t) = (r.read(&a)?, r.read(&b)?, r.write(&mut c)?);
+            // SAFETY: refused before the node is added.
+            unsafe { bindings.record_vecadd_flat(r, cfg, a_t, b_t, c_t) }
+        })
+        .map(|_| ())
+        .unwrap_err();
+        assert!(e.to_string().contains("one-dimensional"), "{e}");
+    }
+    let got = stream.clone_dtoh(&c).unwrap();
+    assert!(got.iter().all(|v| v.is_nan()), "a refused launch wrote");
+}
+
 /// `smem_declared` declares 8 bytes of dynamic shared memory per thread: a launch with
 /// `shared_mem_bytes: 0` gets them (through `Kernel::launch` and the generated bindings,
 /// at two block sizes), one with less is refused with the numbers.

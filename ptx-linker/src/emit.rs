@@ -15,7 +15,7 @@ use std::fmt::Write;
 use std::ops::{Deref, DerefMut};
 
 use crate::ast::{FnKind, ItemKind, Linkage, Module, Variable};
-use crate::entry_directives::EntryDirectives;
+use crate::entry_directives::{fold_launch_dims, EntryDirectives};
 use crate::gc::Liveness;
 use crate::labels::LabelRenames;
 use crate::merge::{FileTable, Header};
@@ -293,7 +293,14 @@ fn emit_into(e: &EmitInput<'_, '_>, out: &mut Out<'_>) -> Vec<(SymbolId, ItemRef
                     let start = e.modules[r.module].items[r.item].span.start;
                     write_patched(out, &e, r, start, f.proto_end);
                     d.write_to(out);
-                    write_patched(out, &e, r, f.proto_end, end);
+                    match d.dims {
+                        Some(dims) => {
+                            let mut body = String::new();
+                            write_patched(&mut body, &e, r, f.proto_end, end);
+                            fold_launch_dims(&body, dims, out);
+                        }
+                        None => write_patched(out, &e, r, f.proto_end, end),
+                    }
                 }
                 _ => write_item(out, &e, r, end),
             }

@@ -7,12 +7,17 @@
 //! |---|---|---|
 //! | `__kernel_cluster_K` (`#[kernel(cluster = (x, y, z))]`) | `[x, y, z]`, CTAs | `.explicitcluster` and `.reqnctapercluster x, y, z` (PTX ISA 9.0 §11.4.11-12; sm_90, PTX 7.8) |
 //! | `__kernel_bounds_K` (`#[kernel(max_threads = N, min_blocks = M)]`) | `[N, M]`, threads and CTAs per SM; `M` 0 when not given | `.maxntid N, 1, 1` and, when `M > 0`, `.minnctapersm M` (PTX ISA 9.0 §11.4.2 and §11.4.4; every target) |
+//! | `__kernel_dims_K` (`#[kernel(dims = N)]`) | `[N]`, 1 or 2 | none: in `K`'s body, each `mov` from a special register of a dimension past `N` (`%tid`, `%ntid`, `%ctaid`, `%nctaid` `.y`/`.z`) becomes a `mov` of its value in such a launch, 0 or 1 ([`fold_launch_dims`]) |
 //!
 //! A cluster shape makes every launch of `K` run in clusters of that shape, with or
 //! without a launch attribute, and the driver refuses any other shape. Launch bounds
 //! cap the block at `N` threads (the driver refuses a larger block), let ptxas budget
 //! registers for `N` threads (and for `M` resident CTAs per SM), and give the kernel the
 //! register cap at entry that Hopper's `setmaxnreg` needs.
+//!
+//! A declared launch dimension lets ptxas drop the index arithmetic of the other
+//! dimensions; host-loader and the emulator refuse every launch of another shape, so the
+//! constants are the values the registers would hold.
 //!
 //! Each static is read as little-endian `u32` words from its initializer
 //! ([`init::initializer_bytes`]); a malformed one, one without its kernel, and one for
@@ -35,6 +40,9 @@ pub const CLUSTER_SHAPE_PREFIX: &str = "__kernel_cluster_";
 /// Prefix of the variables that carry a kernel's launch bounds.
 pub const LAUNCH_BOUNDS_PREFIX: &str = "__kernel_bounds_";
 
+/// Prefix of the variables that carry a kernel's launch dimensions.
+pub const LAUNCH_DIMS_PREFIX: &str = "__kernel_dims_";
+
 /// Most threads one block can have on any target (`.maxntid` may not exceed it).
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
 
@@ -54,6 +62,9 @@ pub struct EntryDirectives {
     pub cluster: Option<[u32; 3]>,
     /// Launch bounds (`.maxntid`, `.minnctapersm`).
     pub bounds: Option<LaunchBounds>,
+    /// Launch dimensions, 1 or 2: the body's special registers of the other dimensions
+    /// are folded ([`fold_launch_dims`]).
+    pub dims: Option<u32>,
 }
 
 impl EntryDirectives {
@@ -113,7 +124,7 @@ const CLUSTER: Kind = Kind {
         }
         Ok(EntryDirectives {
             cluster: Some([x, y, z]),
-            bounds: None,
+            ..EntryDirectives::default()
         })
     },
 };
@@ -135,14 +146,107 @@ const BOUNDS: Kind = Kind {
             ));
         }
         Ok(EntryDirectives {
-            cluster: None,
             bounds: Some(LaunchBounds {
                 max_threads: n,
                 min_blocks: (m > 0).then_some(m),
             }),
+            ..EntryDirectives::default()
         })
     },
 };
+
+const DIMS: Kind = Kind {
+    prefix: LAUNCH_DIMS_PREFIX,
+    words: 1,
+    what: "launch dimensions",
+    expected: "expected one u32, 1 or 2: the dimensions of every launch's grid and blocks",
+    declare: "declare them with `#[kernel(dims = 1)]` or `#[kernel(dims = 2)]`",
+    short: "dimensions",
+    conflicts: &[],
+    not_one: "does not hold launch dimensions",
+    parse: |w| {
+        if !(1..=2).contains(&w[0]) {
+            return Err(format!("the dimensions are {}, not 1 or 2", w[0]));
+        }
+        Ok(EntryDirectives {
+            dims: Some(w[0]),
+            ..EntryDirectives::default()
+        })
+    },
+};
+
+/// The special registers whose value a launch of `dims` dimensions fixes, with that
+/// value: the y (for `dims == 1`) and z extents are 1 and the indices along them 0.
+fn fixed_registers(dims: u32) -> &'static [(&'static str, &'static str)] {
+    const ONE_D: &[(&str, &str)] = &[
+        ("%tid.y", "0"),
+        ("%ctaid.y", "0"),
+        ("%ntid.y", "1"),
+        ("%nctaid.y", "1"),
+        ("%tid.z", "0"),
+        ("%ctaid.z", "0"),
+        ("%ntid.z", "1"),
+        ("%nctaid.z", "1"),
+    ];
+    if dims == 1 {
+        ONE_D
+    } else {
+        &ONE_D[4..]
+    }
+}
+
+/// Appends `body` (a kernel's text after its prototype) to `out` with each line of the
+/// form `mov.u32 %r, %tid.y;` (`.u32`, `.b32` or `.s32`; any register; a special
+/// register of a dimension a launch of `dims` dimensions fixes) written as
+/// `mov.u32 %r, 0;` with that value, keeping its indentation. Every other line is
+/// copied as it is: reads of these registers in another form stay reads, which is
+/// correct, only not folded. Returns how many lines were rewritten.
+pub fn fold_launch_dims(body: &str, dims: u32, out: &mut String) -> usize {
+    let fixed = fixed_registers(dims);
+    let mut folded = 0;
+    for line in body.split_inclusive('\n') {
+        match fold_line(line, fixed) {
+            Some((head, value, tail)) => {
+                out.push_str(head);
+                out.push_str(value);
+                out.push_str(tail);
+                folded += 1;
+            }
+            None => out.push_str(line),
+        }
+    }
+    folded
+}
+
+/// `line` split around the special register it moves, with the register's fixed value,
+/// when it is `[ws]mov.{u32,b32,s32}[ws]%reg,[ws]%special;[rest]` and `%special` is in
+/// `fixed`.
+fn fold_line<'l>(
+    line: &'l str,
+    fixed: &[(&str, &'static str)],
+) -> Option<(&'l str, &'static str, &'l str)> {
+    let rest = line.trim_start();
+    let rest = ["mov.u32", "mov.b32", "mov.s32"]
+        .iter()
+        .find_map(|op| rest.strip_prefix(op))?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let (dest, rest) = rest.trim_start().split_once(',')?;
+    let dest_ok = dest.strip_prefix('%').is_some_and(|d| {
+        !d.is_empty()
+            && d.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+    });
+    if !dest_ok {
+        return None;
+    }
+    let src = rest.trim_start();
+    let (reg, _) = src.split_once(';')?;
+    let value = fixed.iter().find(|(r, _)| *r == reg.trim_end())?.1;
+    let start = line.len() - src.len();
+    Some((&line[..start], value, &line[start + reg.len()..]))
+}
 
 /// The directives each live kernel gets from the statics of this link, by the
 /// kernel's symbol.
@@ -167,7 +271,7 @@ pub fn entry_directives(
         let ItemKind::Variable(v) = &item.kind else {
             continue;
         };
-        let Some((kind, kernel)) = [&CLUSTER, &BOUNDS]
+        let Some((kind, kernel)) = [&CLUSTER, &BOUNDS, &DIMS]
             .into_iter()
             .find_map(|k| Some((k, v.symbol().strip_prefix(k.prefix)?)))
         else {
@@ -284,6 +388,7 @@ pub fn entry_directives(
         let slot = out.entry(entry).or_default();
         slot.cluster = slot.cluster.or(value.cluster);
         slot.bounds = slot.bounds.or(value.bounds);
+        slot.dims = slot.dims.or(value.dims);
     }
     out
 }

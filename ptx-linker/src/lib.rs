@@ -236,6 +236,7 @@ fn link_with<E>(
             emitted: &emitted,
             const_vars: &const_vars,
             shared_statics: &shared_statics,
+            directives: &directives,
         },
     );
     let warnings = diags

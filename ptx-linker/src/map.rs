@@ -47,6 +47,12 @@ pub struct KernelInfo {
     /// (and in maps written before this field existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dynamic_shared: Option<DeclaredDynamicShared>,
+    /// The launch dimensions the kernel declares (`#[kernel(dims = N)]`, 1 or 2, from
+    /// `__kernel_dims_<name>`): every launch's grid and block extents past the first
+    /// `N` must be 1. `None` when it declares none (and in maps written before this
+    /// field existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_dims: Option<u32>,
     /// Input file that defined it.
     pub defined_in: String,
 }
@@ -120,6 +126,9 @@ pub(crate) struct Output<'a> {
     pub const_vars: &'a rustc_hash::FxHashSet<SymbolId>,
     /// Statics emitted as `.shared` ([`crate::module_vars`]).
     pub shared_statics: &'a crate::module_vars::SharedStatics,
+    /// The directives and launch dimensions of the kernels
+    /// ([`crate::entry_directives`]).
+    pub directives: &'a rustc_hash::FxHashMap<SymbolId, crate::entry_directives::EntryDirectives>,
 }
 
 pub(crate) fn build(
@@ -135,6 +144,7 @@ pub(crate) fn build(
         emitted,
         const_vars,
         shared_statics,
+        directives,
     } = out;
     let symbols = emitted
         .iter()
@@ -206,6 +216,10 @@ pub(crate) fn build(
                 dynamic_shared_align: k.dynamic_shared_align,
                 abi_record: has_abi.then_some(abi),
                 dynamic_shared: dynamic_shared_vars.get(name).copied(),
+                launch_dims: table
+                    .item_symbol(k.entry)
+                    .and_then(|id| directives.get(&id))
+                    .and_then(|d| d.dims),
                 defined_in: paths[k.entry.module].to_string(),
             }
         })

@@ -255,6 +255,28 @@ pub(crate) fn check_max_threads(kernel: &'static str, max_threads: u32) {
     }
 }
 
+/// The launch-shape check of `#[kernel(dims = N)]`: grid and block extents past the
+/// first `N` dimensions are 1.
+pub(crate) fn check_launch_dims(kernel: &'static str, dims: u32) {
+    if !context::in_kernel() {
+        return;
+    }
+    let (grid, block) = context::with(|ctx| {
+        let l = ctx.block().launch;
+        (l.grid, l.block)
+    });
+    let from = dims.min(3) as usize;
+    if grid[from..].iter().chain(&block[from..]).any(|&e| e != 1) {
+        let shape = if dims == 1 { "one" } else { "two" };
+        context::fail(EmulatorError::InvalidLaunch(format!(
+            "kernel `{kernel}` is declared {shape}-dimensional (`#[kernel(dims = {dims})]`), \
+             but the launch has grid ({}, {}, {}) and block ({}, {}, {}); launch it with \
+             extents of 1 past dimension {dims}, or remove `dims`",
+            grid[0], grid[1], grid[2], block[0], block[1], block[2]
+        )));
+    }
+}
+
 /// The dynamic shared memory check of `#[kernel(dynamic_shared = N,
 /// dynamic_shared_per_thread = M)]`: the launch's size at least `N + M × block size`.
 pub(crate) fn check_dynamic_shared(kernel: &'static str, bytes: u32, per_thread: u32) {
