@@ -37,7 +37,14 @@ fn transpose_matches_the_cpu_with_whole_and_partial_tiles() {
 fn transpose_refuses_a_block_that_is_not_32_by_8_by_1() {
     let n = 64;
     let input = random_f32(&mut rng(45), n * n, -1.0, 1.0);
-    for block in [(32, 8, 2), (16, 8, 1), (32, 4, 1)] {
+    // A z extent fails the launch first: the kernel is declared `dims = 2`.
+    match transpose(&input, n, (32, 8, 2)) {
+        Err(EmulatorError::InvalidLaunch(message)) => {
+            assert!(message.contains("`#[kernel(dims = 2)]`"), "{message}")
+        }
+        other => panic!("expected InvalidLaunch, got {:?}", other.map(|_| ())),
+    }
+    for block in [(16, 8, 1), (32, 4, 1)] {
         match transpose(&input, n, block) {
             Err(EmulatorError::Panic { message, .. }) => {
                 assert!(

@@ -60,7 +60,7 @@ fn for_each_from(part: &mut DisjointSlice<f32>, k0: usize, f: impl Fn(usize, &mu
 /// `c = a + b`. Any 1D launch: a grid-stride loop over 16-byte vectors, then
 /// the unaligned head and tail element by element. `a`, `b` at least as long
 /// as `c`.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
     let n = c.len();
     // The common case behind one test: all three 16-byte aligned (buffers from
@@ -112,7 +112,7 @@ pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
 
 /// `y = alpha * x + y`, shaped like [`vecadd`] (the aligned case first). `x` at least
 /// as long as `y`.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
     let n = y.len();
     // As in `vecadd`: both buffers 16-byte aligned and `x` long enough, one test.
@@ -161,7 +161,7 @@ pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
 /// `y = alpha * x` with plain 16-byte loads and stores over a grid-stride loop (the
 /// shape of [`saxpy`]): the baseline [`bulk_scale`] is compared with. `x` at least as
 /// long as `y`.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
     let n = y.len();
     let x = &x[..n];
@@ -286,7 +286,7 @@ fn bulk_scale_ring<const R: usize, const S: usize, const V: usize>(
 /// refills in address order: 99–100% of the copy bandwidth, against 96% for the best
 /// persistent grid (3 blocks per SM). Shapes tried: benches/LOG.md, "Bulk asynchronous copies".
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
+#[kernel(dims = 1)]
 pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
     bulk_scale_ring::<1, 3, { 3 * BULK_TB }>(alpha, x, y)
 }
@@ -303,7 +303,7 @@ pub fn bulk_scale(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
 /// side has a bank conflict, though the copy engine wants both tiles dense.
 /// The shapes tried: benches/LOG.md, "Transpose with tensor copies".
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[kernel]
+#[kernel(dims = 2)]
 pub fn transpose_tma(
     input: device_std::tma::TensorMap<f32, 2, 64, 64>,
     output: device_std::tma::TensorMap<f32, 2, 64, 64>,
@@ -363,7 +363,7 @@ const BINS_PER_CTA: usize = 256 / CLUSTER_CTAS as usize;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 // The pointer is the launch's contract (host-loader's launch is `unsafe`), not this function's.
 #[allow(clippy::not_unsafe_ptr_arg_deref)]
-#[kernel(cluster = (2, 1, 1))]
+#[kernel(cluster = (2, 1, 1), dims = 1)]
 pub fn cluster_histogram(data: &[u8], bins: *mut u32) {
     use device_std::cluster;
     let local = SharedArray::<u32, BINS_PER_CTA>::new();
@@ -496,7 +496,7 @@ fn zero_counts<const N: usize, const A: usize>(counts: &SharedArray<u32, N, A>) 
 /// compiled in); one block per SM (the shared memory). sm_90.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[allow(clippy::not_unsafe_ptr_arg_deref)] // the launch's contract, as `histogram`'s
-#[kernel(cluster = (2, 1, 1), dynamic_shared = 131072, max_threads = 1024)]
+#[kernel(cluster = (2, 1, 1), dynamic_shared = 131072, max_threads = 1024, dims = 1)]
 pub fn cluster_histogram_wide(data: &[u16], bins: *mut u32) {
     use device_std::cluster;
     let local = wide_counts();
@@ -525,7 +525,7 @@ pub fn cluster_histogram_wide(data: &[u16], bins: *mut u32) {
 /// the code is sm_70's).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[allow(clippy::not_unsafe_ptr_arg_deref)] // the launch's contract, as `histogram`'s
-#[kernel(dynamic_shared = 131072, max_threads = 1024)]
+#[kernel(dynamic_shared = 131072, max_threads = 1024, dims = 2)]
 pub fn histogram_wide_halves(data: &[u16], bins: *mut u32) {
     let local = wide_counts();
     for half in 0..2 {
@@ -548,7 +548,7 @@ pub fn histogram_wide_halves(data: &[u16], bins: *mut u32) {
 /// The same histogram straight into global memory: one GPU-scope atomic add per value
 /// (`atomic::global::add`, a `red.global`: nothing comes back). Any 1D launch.
 #[allow(clippy::not_unsafe_ptr_arg_deref)] // the launch's contract, as `histogram`'s
-#[kernel]
+#[kernel(dims = 1)]
 pub fn histogram_wide_global(data: &[u16], bins: *mut u32) {
     for_each_u16(data, |v| {
         // SAFETY: v < WIDE_BINS, the host's bins in global memory; only atomics touch
@@ -573,7 +573,7 @@ fn warp_sum(mut v: f32) -> f32 {
 /// slot per warp, one atomic add per block.
 // The pointer is the launch's contract (host-loader's launch is `unsafe`), not this function's.
 #[allow(clippy::not_unsafe_ptr_arg_deref)]
-#[kernel]
+#[kernel(dims = 1)]
 pub fn reduce_sum(x: &[f32], out: *mut f32) {
     let slots = SharedArray::<f32, 32>::new();
     let (head, body, tail) = split_aligned::<F32x4>(x);
@@ -614,7 +614,7 @@ const ROWS: usize = 8;
 /// before its global stores), so the loads are in flight together. Whole
 /// tiles take a straight-line path: one test per thread, then no
 /// per-element checks; edge tiles check every element.
-#[kernel]
+#[kernel(dims = 2)]
 pub fn transpose(input: &[f32], mut output: DisjointSlice<f32>, n: u32) {
     let tile = SharedArray::<f32, { TILE * (TILE + 1) }>::new();
     let (tx, ty) = (thread::threadIdx_x(), thread::threadIdx_y());
@@ -703,7 +703,7 @@ fn exchange(
 /// 16-byte loads, then one GPU-scope atomic add per non-zero bin.
 // The pointer is the launch's contract (host-loader's launch is `unsafe`), not this function's.
 #[allow(clippy::not_unsafe_ptr_arg_deref)]
-#[kernel]
+#[kernel(dims = 1)]
 pub fn histogram(data: &[u8], bins: *mut u32) {
     let local = SharedArray::<u32, 256>::new();
     let tid = thread::thread_in_block() as usize;
@@ -782,7 +782,7 @@ fn warp_merge(mut state: (f32, f32)) -> (f32, f32) {
 /// (max, sum) pair; pairs merge through shuffles and per-warp slots; the
 /// output is written once from shared memory. The row's slices are checked
 /// once, so the loops (u32 counters) carry no bounds checks.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
     let red_m = SharedArray::<f32, 32>::new();
     let red_s = SharedArray::<f32, 32>::new();
@@ -844,7 +844,7 @@ const BK: usize = 8;
 /// both operands are read as 16-byte vectors. Two shared buffers: the next
 /// tile's global loads are issued before the current tile's math and stored
 /// to the other buffer after it, one barrier per step. Other shapes trap.
-#[kernel]
+#[kernel(dims = 2)]
 pub fn sgemm(a: &[f32], b: &[f32], c: DisjointSlice<f32>, n: u32) {
     let a_tile = SharedArray::<f32, { 2 * BK * BM }>::new();
     let b_tile = SharedArray::<f32, { 2 * BK * BM }>::new();
@@ -970,7 +970,7 @@ pub fn sgemm(a: &[f32], b: &[f32], c: DisjointSlice<f32>, n: u32) {
 
 /// `c = a + b`, one element per thread, as most users write it: `node-bench` compares it
 /// with nvcc's form as a graph node (issue 30, point 2). `a`, `b` at least as long as `c`.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn vecadd_each(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
     let i = thread::index_1d();
     let k = i.get();
@@ -984,7 +984,7 @@ pub fn vecadd_each(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
 ///
 /// # Safety
 /// `a` and `b` at least as long as `c`.
-#[kernel]
+#[kernel(dims = 1)]
 pub unsafe fn vecadd_each_nocheck(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
     let i = thread::index_1d();
     let k = i.get();
@@ -995,7 +995,7 @@ pub unsafe fn vecadd_each_nocheck(a: &[f32], b: &[f32], mut c: DisjointSlice<f32
 }
 
 /// [`vecadd_each`] with `get` instead of indexing: one combined check, no panics.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn vecadd_each_get(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
     let i = thread::index_1d();
     let k = i.get();
@@ -1009,7 +1009,7 @@ pub fn vecadd_each_get(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
 /// memory (graph-bench's PDL chain; CUDA twin `vecadd_pdl_ref` in `graph_reference.cu`).
 /// Correct with or without the launch attribute. Minimum sm_90 for the overlap (the
 /// instructions are no-ops without it).
-#[kernel]
+#[kernel(dims = 1)]
 pub fn vecadd_pdl(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
     device_std::grid_dependency::launch_dependents();
     let i = thread::index_1d();

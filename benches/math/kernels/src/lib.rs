@@ -16,7 +16,7 @@
 //! `benches/math/functions.def` lists every target function for the CUDA side; the
 //! harness skips (and reports as missing) those whose kernels are not in the PTX.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 
 // Used only by the list entries: unused while a list is empty.
 #[allow(unused_imports)]
@@ -65,8 +65,27 @@ pub fn seed(g: u32) -> u32 {
 }
 
 /// One LCG step (Numerical Recipes' constants): one `mad.lo.u32`.
+///
+/// On the GPU it is that instruction in `asm!`, so that LLVM cannot rewrite the unrolled
+/// steps of a `thr_` kernel into `seed × a^k + c_k` each (a constant move and a multiply
+/// per step where nvcc's twin has one `IMAD`): the harness then costs both sides the same.
 #[inline(always)]
 pub fn step(s: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let next: u32;
+        // SAFETY: register arithmetic only.
+        unsafe {
+            core::arch::asm!(
+                "mad.lo.u32 {n}, {s}, 1664525, 1013904223;",
+                n = out(reg32) next,
+                s = in(reg32) s,
+                options(pure, nomem, nostack)
+            );
+        }
+        next
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
     s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)
 }
 
@@ -128,7 +147,7 @@ macro_rules! f32_unary {
             check_names!($f, $acc, $thr);
 
             #[doc = concat!("`out[i] = ", stringify!($f), "(f32::from_bits(base + i * stride))`.")]
-            #[kernel]
+            #[kernel(dims = 1)]
             pub fn $acc(base: u32, stride: u32, mut out: DisjointSlice<f32>) {
                 let i = thread::index_1d();
                 let bits = base.wrapping_add((i.get() as u32).wrapping_mul(stride));
@@ -138,7 +157,7 @@ macro_rules! f32_unary {
             }
 
             #[doc = concat!("Sum of `", stringify!($f), "` over `K` inputs in `[lo, hi)`.")]
-            #[kernel]
+            #[kernel(dims = 1)]
             pub fn $thr(lo: f32, hi: f32, mut out: DisjointSlice<f32>) {
                 let i = thread::index_1d();
                 let (w, mut s) = (hi - lo, seed(i.get() as u32));
@@ -172,7 +191,7 @@ macro_rules! f32_binary {
             check_names!($f, $acc, $thr);
 
             #[doc = concat!("`out[i] = ", stringify!($f), "(xs[i], ys[i])`.")]
-            #[kernel]
+            #[kernel(dims = 1)]
             pub fn $acc(xs: &[f32], ys: &[f32], mut out: DisjointSlice<f32>) {
                 let i = thread::index_1d();
                 let k = i.get();
@@ -182,7 +201,7 @@ macro_rules! f32_binary {
             }
 
             #[doc = concat!("Sum of `", stringify!($f), "` over `K` pairs in `[xlo, xhi) × [ylo, yhi)`.")]
-            #[kernel]
+            #[kernel(dims = 1)]
             pub fn $thr(xlo: f32, xhi: f32, ylo: f32, yhi: f32, mut out: DisjointSlice<f32>) {
                 let i = thread::index_1d();
                 let (wx, wy, mut s) = (xhi - xlo, yhi - ylo, seed(i.get() as u32));
@@ -214,7 +233,7 @@ macro_rules! f64_unary {
             check_names!($f, $acc, $thr);
 
             #[doc = concat!("`out[i] = ", stringify!($f), "(xs[i])`.")]
-            #[kernel]
+            #[kernel(dims = 1)]
             pub fn $acc(xs: &[f64], mut out: DisjointSlice<f64>) {
                 let i = thread::index_1d();
                 let k = i.get();
@@ -224,7 +243,7 @@ macro_rules! f64_unary {
             }
 
             #[doc = concat!("Sum of `", stringify!($f), "` over `K` inputs in `[lo, hi)`.")]
-            #[kernel]
+            #[kernel(dims = 1)]
             pub fn $thr(lo: f64, hi: f64, mut out: DisjointSlice<f64>) {
                 let i = thread::index_1d();
                 let (w, mut s) = (hi - lo, seed(i.get() as u32));
@@ -253,7 +272,7 @@ macro_rules! f64_binary {
             check_names!($f, $acc, $thr);
 
             #[doc = concat!("`out[i] = ", stringify!($f), "(xs[i], ys[i])`.")]
-            #[kernel]
+            #[kernel(dims = 1)]
             pub fn $acc(xs: &[f64], ys: &[f64], mut out: DisjointSlice<f64>) {
                 let i = thread::index_1d();
                 let k = i.get();
@@ -263,7 +282,7 @@ macro_rules! f64_binary {
             }
 
             #[doc = concat!("Sum of `", stringify!($f), "` over `K` pairs in `[xlo, xhi) × [ylo, yhi)`.")]
-            #[kernel]
+            #[kernel(dims = 1)]
             pub fn $thr(xlo: f64, xhi: f64, ylo: f64, yhi: f64, mut out: DisjointSlice<f64>) {
                 let i = thread::index_1d();
                 let (wx, wy, mut s) = (xhi - xlo, yhi - ylo, seed(i.get() as u32));
