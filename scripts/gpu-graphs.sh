@@ -134,6 +134,11 @@ for seed in 1 2 3; do
   step "node-bench 1000 nodes x 1024 floats, one block, seed $seed" "nodes-$seed.txt" \
     "$bin/node-bench" "${nodes[@]}" --seed $seed
 done
+# The other benchmark kernels at one block, each against its nvcc twin (reference.cu).
+step "nvcc reference.cu -> PTX (node cases)" build.log \
+  nvcc -O3 -arch=sm_90 -ptx "$bin/cu/reference.cu" -o "$logs/reference-nodes.ptx"
+step "node-bench --cases all, seed 1" nodes-cases.txt \
+  "$bin/node-bench" --cases all --rust-ptx "$bk" --ref-ptx "$logs/reference-nodes.ptx" --seed 1
 # Host threads each launching into a stream of its own (issue 30, point 3).
 step "threads-bench 1, 2, 4, 8 threads" threads.txt \
   "$bin/threads-bench" --rust-ptx "$bin/bench-kernels.ptx" --ref-lib "$logs/libgraphref.so"

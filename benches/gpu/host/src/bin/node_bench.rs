@@ -9,8 +9,14 @@
 //! The graph machinery is the same for every variant, so the differences are the
 //! kernels'.
 //!
+//! `--cases saxpy,reduce_sum,...` adds the other benchmark kernels, each as a graph of
+//! the same number of one-block nodes, Rust (`--rust-ptx`) against its nvcc twin from
+//! `benches/gpu/reference.cu` (`--ref-ptx`), timed in the same interleaved rounds
+//! (`node_cases.rs`).
+//!
 //! ```text
 //! node-bench --variant 'nvcc=ref.ptx:vecadd_ref:raw:4' --variant 'rust=bench-kernels.ptx:vecadd:slices:4'
+//! node-bench --cases all --rust-ptx bench-kernels.ptx --ref-ptx reference.ptx
 //! ```
 
 #![allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
@@ -21,6 +27,9 @@ mod timing;
 
 #[path = "../chain.rs"]
 mod chain;
+
+#[path = "../node_cases.rs"]
+mod node_cases;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -37,8 +46,18 @@ use rand::{Rng, SeedableRng};
 struct Options {
     /// `LABEL=PTX:ENTRY:SIG:PER_THREAD`, SIG `slices` (Rust) or `raw` (nvcc's four
     /// parameters), PER_THREAD 1 or 4 elements. Repeat for each kernel to compare.
-    #[arg(long = "variant", required = true)]
+    #[arg(long = "variant")]
     variants: Vec<String>,
+    /// Other benchmark kernels to compare as one-block nodes, comma-separated, or `all`
+    /// (saxpy, reduce_sum, histogram, softmax, transpose, sgemm).
+    #[arg(long)]
+    cases: Option<String>,
+    /// bench-kernels' linked PTX, for `--cases`.
+    #[arg(long)]
+    rust_ptx: Option<PathBuf>,
+    /// `benches/gpu/reference.cu` built with `nvcc -ptx`, for `--cases`.
+    #[arg(long)]
+    ref_ptx: Option<PathBuf>,
     /// Elements per vector.
     #[arg(long, default_value_t = 1024)]
     n: usize,
@@ -113,6 +132,34 @@ fn main() -> Result<()> {
     for spec in &o.variants {
         variants.push(parse_variant(spec, &ctx, &mut modules)?);
     }
+    let case_names: Vec<&str> = match o.cases.as_deref() {
+        None => Vec::new(),
+        Some("all") => node_cases::ALL.to_vec(),
+        Some(list) => list.split(',').collect(),
+    };
+    ensure!(
+        !variants.is_empty() || !case_names.is_empty(),
+        "give at least one --variant or --cases"
+    );
+    let mut cases = Vec::new();
+    for (i, name) in case_names.iter().enumerate() {
+        cases.push(node_cases::Case::new(
+            name,
+            &stream,
+            o.seed * 100 + i as u64,
+        )?);
+    }
+    let case_modules = if cases.is_empty() {
+        None
+    } else {
+        let (Some(rp), Some(np)) = (&o.rust_ptx, &o.ref_ptx) else {
+            bail!("--cases needs --rust-ptx and --ref-ptx");
+        };
+        Some((
+            Module::from_ptx_file(&ctx, rp.clone())?,
+            Module::from_ptx_file(&ctx, np.clone())?,
+        ))
+    };
     let (n, steps) = (o.n, o.steps);
     let mut r = rand::rngs::StdRng::seed_from_u64(o.seed);
     let x0: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
@@ -176,6 +223,25 @@ fn main() -> Result<()> {
         }
         println!("PASS {}: both buffers equal the CPU reference", v.label);
     }
+    let mut labels: Vec<String> = variants.iter().map(|v| v.label.clone()).collect();
+    let case_names: Vec<&str> = cases.iter().map(|c| c.spec.name).collect();
+    if let Some((rust, nvcc)) = &case_modules {
+        for c in cases.iter_mut() {
+            let name = c.spec.name;
+            let [(mut er, or), (mut en, on)] =
+                c.spec.graphs(&mut c.bufs, &stream, rust, nvcc, steps)?;
+            er.launch(&stream)?;
+            en.launch(&stream)?;
+            stream.synchronize()?;
+            c.spec
+                .check([or.read(&er, &stream)?, on.read(&en, &stream)?], steps)?;
+            println!("PASS {name}: rust and nvcc equal the CPU reference after {steps} nodes");
+            execs.push(er);
+            execs.push(en);
+            labels.push(format!("rust {name} (one block)"));
+            labels.push(format!("nvcc {name} (one block)"));
+        }
+    }
     type Run<'s, 'g> = Box<dyn Fn(&mut Vec<GraphExec<'g>>) -> Result<()> + 's>;
     let runs: Vec<Run<'_, '_>> = (0..execs.len())
         .map(|k| {
@@ -190,13 +256,18 @@ fn main() -> Result<()> {
         "\n{:<40} {:>12} {:>10}",
         "variant", "µs per node", "/ first"
     );
-    for (v, t) in variants.iter().zip(&ms) {
+    for (label, t) in labels.iter().zip(&ms) {
         println!(
             "NODE {:<35} {:>12.4} {:>10.4}",
-            v.label,
+            label,
             t * 1e3 / steps as f64,
             t / ms[0]
         );
+    }
+    let first_case = variants.len();
+    for (k, name) in case_names.iter().enumerate() {
+        let (r, n) = (ms[first_case + 2 * k], ms[first_case + 2 * k + 1]);
+        println!("CASE {name:<12} rust/nvcc per node {:.4}", r / n);
     }
     Ok(())
 }
