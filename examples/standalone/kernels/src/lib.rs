@@ -6,8 +6,9 @@ use device_std::{kernel, thread, DisjointSlice};
 use devlib::{Affine, Clamped};
 
 /// `out[i] = clamp(p.scale * xs[i] + p.shift, p.lo, p.hi)`. Grid: at least `out.len()`
-/// threads in one dimension; `xs` at least as long as `out`.
-#[kernel]
+/// threads in one dimension (`dims = 1` declares it: the y and z indices fold away, and a
+/// 2D or 3D launch is refused); `xs` at least as long as `out`.
+#[kernel(dims = 1)]
 pub fn transform(p: Affine, xs: &[f32], mut out: DisjointSlice<f32>) {
     let i = thread::index_1d();
     let k = i.get();
