@@ -245,7 +245,8 @@ impl<S: KernelSignature> Kernel<S> {
     /// or 2: every launch (`Kernel::launch`, the bindings, graphs, sequences) whose grid
     /// or block has an extent other than 1 past the first `N` is refused with
     /// [`Error::InvalidLaunch`], as the kernel's code reads those indices as 0. `None`
-    /// for a kernel that declares none (any shape).
+    /// for a kernel that declares none (any shape), and for one whose signatures were
+    /// built by hand without [`Signatures::with_launch_dims`](crate::Signatures::with_launch_dims).
     pub fn launch_dims(&self) -> Option<u32> {
         self.shared.launch_dims
     }
@@ -258,7 +259,11 @@ impl<S: KernelSignature> Kernel<S> {
         self.shared.param_info_checked
     }
 
-    /// The raw driver function handle, valid while `self` lives.
+    /// The raw driver function handle, valid while `self` lives. A launch through it
+    /// (`cuLaunchKernel`, a graph node made by hand) skips every check of
+    /// [`launch`](Self::launch): the launch shape of a kernel with declared
+    /// [`launch_dims`](Self::launch_dims) included, whose code reads the indices past
+    /// those dimensions as 0.
     pub fn cu_function(&self) -> sys::CUfunction {
         self.shared.func
     }
@@ -317,7 +322,11 @@ impl<S: KernelSignature> Kernel<S> {
     ///    contents agree on both sides.
     /// 5. **Kernel preconditions.** Anything else the kernel assumes holds: the grid
     ///    covers the elements it expects, `cfg.shared_mem_bytes` is what it uses as
-    ///    dynamic shared memory, scalar arguments are in its accepted range.
+    ///    dynamic shared memory, scalar arguments are in its accepted range. A kernel
+    ///    built with `#[kernel(dims = N)]` whose declaration this handle does not know
+    ///    ([`launch_dims`](Self::launch_dims) is `None`: signatures built by hand with
+    ///    [`Signatures::new`](crate::Signatures::new)) is launched with extents of 1 past
+    ///    its first `N` dimensions; when the handle knows it, the launch checks it.
     /// 6. **Context.** Every buffer argument was allocated in this kernel's context.
     #[inline]
     pub unsafe fn launch<'a>(

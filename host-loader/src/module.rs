@@ -268,7 +268,9 @@ impl Module {
     /// The signatures must be those of `text`: a kernel missing from them cannot be
     /// fetched, and a wrong parameter list defeats the layout check (the
     /// `cuFuncGetParamInfo` cross-check in [`Module::kernel`] catches wrong sizes and
-    /// offsets where the driver has it).
+    /// offsets where the driver has it). Signatures built by hand
+    /// ([`Signatures::new`]) carry no kernel's launch dimensions unless given them
+    /// ([`Signatures::with_launch_dims`]).
     ///
     /// Errors: [`Error::InvalidPtx`] when `text` contains a NUL byte;
     /// [`Error::ModuleLoad`] when the driver rejects it; [`Error::Driver`].
@@ -334,8 +336,12 @@ impl Module {
     /// Loads a cubin or fatbin (`cuModuleLoadDataEx`, e.g. the output of
     /// `ptxas -arch=sm_90` or `nvcc -fatbin`). A binary image carries no PTX to read
     /// signatures from, so they come from the caller, usually the link map of the PTX the
-    /// image was assembled from ([`Signatures::from_link_map`]); [`Module::kernel`]
-    /// cross-checks them with `cuFuncGetParamInfo` where the driver has it.
+    /// image was assembled from ([`Signatures::from_link_map`], which also carries each
+    /// kernel's declared launch dimensions); [`Module::kernel`] cross-checks them with
+    /// `cuFuncGetParamInfo` where the driver has it. Signatures built by hand
+    /// ([`Signatures::new`]) know no launch dimensions unless given them
+    /// ([`Signatures::with_launch_dims`]): launches of a `#[kernel(dims = N)]` kernel are
+    /// then not shape-checked.
     ///
     /// Errors: [`Error::InvalidPtx`] when `image` starts with neither the ELF (cubin) nor
     /// the fatbin magic, or when a header, section or entry it names lies outside it

@@ -60,7 +60,8 @@ pub unsafe trait KernelSignature: private::Sealed {
     /// # Safety
     ///
     /// - `func` is a live function handle whose parameters match [`Self::LAYOUTS`];
-    /// - `cfg` is a launch configuration the function accepts;
+    /// - `cfg` is a launch configuration the function accepts, in the shape its
+    ///   `#[kernel(dims = N)]` declares, if any;
     /// - the context owning `func` and `stream` is current on this thread;
     /// - the obligations of [`Kernel::launch`](crate::Kernel::launch) hold.
     unsafe fn launch_raw<'a>(
@@ -313,7 +314,7 @@ impl Signatures {
                 record: read_record(module, text, &parsed, &record_symbol(&e.name)),
                 dynamic_shared_align,
                 dynamic_shared: read_dynamic_shared(module, text, &parsed, &e.name),
-                launch_dims: read_launch_dims(module, text, &parsed, &e.name),
+                launch_dims: read_launch_dims(text, &parsed, &e.name),
             })
             .collect();
         Ok(Signatures {
@@ -329,8 +330,13 @@ impl Signatures {
     /// next to `<crate>.ptx`): signatures, dynamic shared memory alignment and declared
     /// size from the map, ABI records read from `text`, the linked PTX the map describes.
     ///
-    /// Errors: none so far; a record that cannot be read (or is declared longer than
-    /// [`MAX_RECORD_BYTES`]) fails [`check`](Self::check) for its kernel.
+    /// A kernel's launch dimensions (`#[kernel(dims = N)]`) come from the map and from
+    /// `__kernel_dims_K` in `text`; when both have one, the stricter (the smaller `N`)
+    /// holds, so a stale map cannot allow launches the folded code does not expect.
+    ///
+    /// Errors: [`Error::InvalidPtx`] when the map gives a kernel launch dimensions other
+    /// than 1 or 2 (no link writes them). A record that cannot be read (or is declared
+    /// longer than [`MAX_RECORD_BYTES`]) fails [`check`](Self::check) for its kernel.
     pub fn from_link_map(module: &str, map: &LinkMap, text: &str) -> Result<Self, Error> {
         let parsed = ptx_linker::parse::parse(FileId(0), text);
         let vars = ModuleVars::read(module, text, &parsed);
@@ -353,9 +359,7 @@ impl Signatures {
                     .dynamic_shared
                     .map(DynamicShared::from)
                     .or_else(|| read_dynamic_shared(module, text, &parsed, &k.name)),
-                launch_dims: k
-                    .launch_dims
-                    .or_else(|| read_launch_dims(module, text, &parsed, &k.name)),
+                launch_dims: map_launch_dims(module, k, text, &parsed)?,
             });
         }
         Ok(Signatures {
@@ -367,9 +371,17 @@ impl Signatures {
         })
     }
 
-    /// Wraps signatures obtained elsewhere, without ABI records or dynamic shared memory
-    /// alignments (add them with [`with_record`](Self::with_record) and
-    /// [`with_dynamic_shared_align`](Self::with_dynamic_shared_align)).
+    /// Wraps signatures obtained elsewhere, without ABI records, dynamic shared memory
+    /// alignments or launch dimensions (add them with [`with_record`](Self::with_record),
+    /// [`with_dynamic_shared_align`](Self::with_dynamic_shared_align) and
+    /// [`with_launch_dims`](Self::with_launch_dims)), and without the dynamic shared
+    /// memory a kernel declares.
+    ///
+    /// A kernel built with `#[kernel(dims = N)]` reads the indices past its first `N`
+    /// dimensions as 0: until [`with_launch_dims`](Self::with_launch_dims) gives its `N`,
+    /// launches of any shape are let through, and keeping the declared shape is the
+    /// caller's obligation ([`Kernel::launch`](crate::Kernel::launch), `# Safety` 5).
+    /// Prefer [`from_link_map`](Self::from_link_map), which knows it.
     pub fn new(module: impl Into<String>, entries: Vec<EntrySignature>) -> Self {
         let facts = vec![KernelFacts::default(); entries.len()];
         Signatures {
@@ -395,6 +407,19 @@ impl Signatures {
     pub fn with_dynamic_shared_align(mut self, kernel: &str, align: Option<u32>) -> Self {
         if let Some(i) = self.index(kernel) {
             self.facts[i].dynamic_shared_align = align;
+        }
+        self
+    }
+
+    /// Sets the launch dimensions kernel `kernel` declares (`#[kernel(dims = N)]`, the
+    /// link map's `launch_dims`): with 1 or 2, every launch whose grid or block has an
+    /// extent other than 1 past the first `N` dimensions is refused
+    /// ([`Error::InvalidLaunch`]); `None`, or any other value (three dimensions
+    /// constrain nothing), declares none. Does nothing when the module has no such
+    /// kernel.
+    pub fn with_launch_dims(mut self, kernel: &str, dims: Option<u32>) -> Self {
+        if let Some(i) = self.index(kernel) {
+            self.facts[i].launch_dims = dims.filter(|d| (1..=2).contains(d));
         }
         self
     }
@@ -544,22 +569,53 @@ fn read_dynamic_shared(
 }
 
 /// The `N` of `__kernel_dims_<kernel>` when the module defines it with exactly 4 bytes
-/// holding 1 or 2; anything else is no declaration.
-fn read_launch_dims(module: &str, text: &str, parsed: &PtxModule<'_>, kernel: &str) -> Option<u32> {
+/// holding 1 or 2; anything else is no declaration (ptx-linker refuses such a variable,
+/// so no entry it linked was folded for one). Reads the initializer from `parsed`
+/// (`text`'s parse) without parsing `text` again: a module with many kernels is read once.
+fn read_launch_dims(text: &str, parsed: &PtxModule<'_>, kernel: &str) -> Option<u32> {
     let symbol = format!(
         "{}{kernel}",
         ptx_linker::entry_directives::LAUNCH_DIMS_PREFIX
     );
-    let defined = parsed.items.iter().any(|item| {
-        matches!(&item.kind, ItemKind::Variable(v)
-            if item.is_definition() && v.symbol() == symbol && declared_bytes(v) == 4)
-    });
-    if !defined {
-        return None;
-    }
-    let init = ptx_linker::global_initializer(module, text, &symbol).ok()??;
+    let var = parsed.items.iter().find_map(|item| match &item.kind {
+        ItemKind::Variable(v)
+            if item.is_definition() && v.symbol() == symbol && declared_bytes(v) == 4 =>
+        {
+            Some(v)
+        }
+        _ => None,
+    })?;
+    let init = ptx_linker::init::initializer_bytes(FileId(0), text, var).ok()?;
     let dims = u32::from_le_bytes(init.as_slice().try_into().ok()?);
     (1..=2).contains(&dims).then_some(dims)
+}
+
+/// Kernel `k`'s launch dimensions from its link map entry and from `text` (`parsed`):
+/// the stricter of the two when both have one.
+///
+/// Errors: [`Error::InvalidPtx`] when the map gives a value other than 1 or 2.
+fn map_launch_dims(
+    module: &str,
+    k: &ptx_linker::KernelInfo,
+    text: &str,
+    parsed: &PtxModule<'_>,
+) -> Result<Option<u32>, Error> {
+    if let Some(dims) = k.launch_dims.filter(|d| !(1..=2).contains(d)) {
+        return Err(Error::InvalidPtx {
+            module: module.to_string(),
+            reason: format!(
+                "the link map gives kernel `{}` launch_dims {dims}, but launch dimensions are \
+                 1 or 2 (`#[kernel(dims = N)]`); the map was not written by ptx-linker or was \
+                 edited: rebuild it with `cargo xtask build-ptx`",
+                k.name
+            ),
+        });
+    }
+    let in_text = read_launch_dims(text, parsed, &k.name);
+    Ok(match (k.launch_dims, in_text) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    })
 }
 
 /// Reads and parses the record in variable `symbol` of `text` (`parsed` is its parse);

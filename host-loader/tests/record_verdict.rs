@@ -314,6 +314,62 @@ fn declared_launch_dims_are_read_from_the_map_and_the_ptx() {
     }
 }
 
+/// A map that disagrees with the PTX it came with (stale, or edited) cannot loosen the
+/// declaration the linker folded into the code: the stricter of the two holds. A map
+/// without the field (written before it existed) leaves the PTX's.
+#[test]
+fn a_map_cannot_loosen_the_launch_dims_of_its_ptx() {
+    let with_dims = |dims: Option<u32>| {
+        let mut map: ptx_linker::LinkMap = serde_json::from_str(FIXTURE_MAP).unwrap();
+        for k in &mut map.kernels {
+            k.launch_dims = dims;
+        }
+        Signatures::from_link_map(NAME, &map, FIXTURE)
+    };
+    for dims in [None, Some(1), Some(2)] {
+        let sigs = with_dims(dims).unwrap();
+        assert_eq!(
+            sigs.launch_dims("vecadd_flat").unwrap(),
+            Some(1),
+            "{dims:?}"
+        );
+        assert_eq!(sigs.launch_dims("vecadd").unwrap(), dims, "{dims:?}");
+    }
+    // Without the PTX (a cubin's map alone), the map's word stands.
+    let mut map: ptx_linker::LinkMap = serde_json::from_str(FIXTURE_MAP).unwrap();
+    map.kernels.iter_mut().for_each(|k| k.launch_dims = Some(2));
+    let sigs = Signatures::from_link_map(NAME, &map, "").unwrap();
+    assert_eq!(sigs.launch_dims("vecadd_flat").unwrap(), Some(2));
+    // No link writes other values: such a map is refused, naming the kernel.
+    for bad in [0, 3] {
+        let mut map: ptx_linker::LinkMap = serde_json::from_str(FIXTURE_MAP).unwrap();
+        let k = map.kernels.iter_mut().find(|k| k.name == "vecadd").unwrap();
+        k.launch_dims = Some(bad);
+        let err = Signatures::from_link_map(NAME, &map, FIXTURE)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("launch_dims {bad}")), "{err}");
+        assert!(err.contains("`vecadd`"), "{err}");
+        assert!(err.contains("rebuild"), "{err}");
+    }
+}
+
+/// Signatures built by hand know no declaration until they are given one.
+#[test]
+fn hand_built_signatures_take_launch_dims() {
+    let sigs = Signatures::new("hand", parsed().entries().to_vec());
+    assert_eq!(sigs.launch_dims("vecadd_flat").unwrap(), None);
+    let sigs = sigs
+        .with_launch_dims("vecadd_flat", Some(1))
+        .with_launch_dims("vecadd", Some(2))
+        .with_launch_dims("no_such_kernel", Some(1));
+    assert_eq!(sigs.launch_dims("vecadd_flat").unwrap(), Some(1));
+    assert_eq!(sigs.launch_dims("vecadd").unwrap(), Some(2));
+    // Three dimensions constrain nothing.
+    let sigs = sigs.with_launch_dims("vecadd", Some(3));
+    assert_eq!(sigs.launch_dims("vecadd").unwrap(), None);
+}
+
 /// The linker folds `vecadd_flat`'s y and z special registers: its entry reads only the
 /// x ones, while `vecadd`'s (the same code without `dims`) reads y and z ones too.
 #[test]
