@@ -401,6 +401,7 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
     let mut seen_instances = false;
     let mut shared_fixed: Option<u32> = None;
     let mut shared_per_thread: Option<u32> = None;
+    let mut dims_span = None;
     for meta in &list {
         let key = meta
             .path()
@@ -453,6 +454,7 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
                     return Err(Error::new(arg.value.span(), what));
                 }
                 args.dims = Some(n);
+                dims_span = Some(arg.value.span());
             }
             "dynamic_shared" => {
                 shared_fixed = Some(int_literal(
@@ -499,6 +501,28 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
         }
         (None, None) => None,
     };
+    // A cluster spans blocks along its extents: one above 1 past the declared dimensions
+    // needs a grid extent there other than 1, which `dims` forbids, so no launch could run.
+    if let (Some(dims), Some(shape), Some(span)) = (args.dims, args.cluster, dims_span) {
+        let mut past = shape.iter().zip(["x", "y", "z"]).skip(dims as usize);
+        if let Some((&extent, axis)) = past.find(|(&e, _)| e > 1) {
+            let (kind, ones) = if dims == 1 {
+                ("one-dimensional", "y = z = 1")
+            } else {
+                ("two-dimensional", "z = 1")
+            };
+            let [x, y, z] = shape;
+            return Err(Error::new(
+                span,
+                format!(
+                    "the cluster shape ({x}, {y}, {z}) needs a grid extent of at least {extent} \
+                     in {axis}, but `dims = {dims}` declares every launch {kind} ({ones}), so no \
+                     launch could run: keep the cluster's extents within the declared \
+                     dimensions, or raise `dims`"
+                ),
+            ));
+        }
+    }
     if shared_fixed.is_some() || shared_per_thread.is_some() {
         let (n, m) = (shared_fixed.unwrap_or(0), shared_per_thread.unwrap_or(0));
         let threads = args.bounds.map_or(1, |[t, _]| t) as u64;

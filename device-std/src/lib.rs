@@ -249,7 +249,11 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 ///   with another shape (`Error::InvalidLaunch`, naming the kernel, the grid, the block
 ///   and the declaration), as does the emulator (`EmulatorError::InvalidLaunch`). Use it
 ///   on kernels that are always launched 1D (or 2D): the index stays unique only
-///   because no other launch can run.
+///   because no other launch can run. `host_loader` knows the declaration from the link
+///   map or the PTX; a launch it does not check (a raw `cuLaunchKernel` of
+///   `Kernel::cu_function`, another program loading the PTX, a module whose signatures
+///   were built by hand without `Signatures::with_launch_dims`) must keep the shape
+///   itself.
 ///
 /// ```ignore
 /// #[device_std::kernel(dims = 1)]
@@ -257,7 +261,8 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 /// ```
 ///
 /// Out-of-range or repeated arguments, an unknown name, a non-literal value, `dims` other than
-/// 1 or 2, and `min_blocks` without `max_threads` are compile errors at the argument.
+/// 1 or 2, a `cluster` with an extent above 1 past `dims` (no launch could have both), and
+/// `min_blocks` without `max_threads` are compile errors at the argument.
 ///
 /// It refuses, with a compile error: generic functions without `instances`, `async`,
 /// `const`, variadic functions, an explicit `extern` ABI, a return type other than `()`, and

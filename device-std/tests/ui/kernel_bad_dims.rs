@@ -1,4 +1,5 @@
-// `#[kernel(dims = ...)]` misuse: out of range, not a literal, given twice.
+// `#[kernel(dims = ...)]` misuse: out of range, not a literal, given twice, a cluster
+// shape that spans blocks past the declared dimensions (no launch could satisfy both).
 use device_std::kernel;
 
 #[kernel(dims = 3)]
@@ -14,5 +15,15 @@ pub fn not_literal() {}
 
 #[kernel(dims = 1, dims = 1)]
 pub fn twice() {}
+
+#[kernel(cluster = (1, 2, 1), dims = 1)]
+pub fn cluster_in_y() {}
+
+#[kernel(dims = 2, cluster = (2, 1, 2))]
+pub fn cluster_in_z() {}
+
+// Fine: the cluster lies in the declared dimensions.
+#[kernel(cluster = (2, 2, 1), dims = 2)]
+pub fn cluster_in_plane() {}
 
 fn main() {}
