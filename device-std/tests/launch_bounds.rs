@@ -126,3 +126,49 @@ fn a_launch_past_the_declared_dims_is_refused_naming_kernel_and_shape() {
         "{err}"
     );
 }
+
+/// A generic kernel's instances each carry the declaration under their own name.
+#[kernel(dims = 1, instances(flat_u32 = <u32>, flat_u64 = <u64>))]
+pub fn flat_generic<T: Copy + Send + Sync + 'static>(mut out: DisjointSlice<T>, v: T) {
+    let i = thread::index_1d();
+    if let Some(o) = out.get_mut(&i) {
+        *o = v;
+    }
+}
+
+#[test]
+fn every_emulated_launch_form_checks_the_declared_dims() {
+    let mut out = vec![0u32; 256];
+    let g = GlobalMut::new(&mut out);
+    // Cooperative and cluster launches run the same check as a plain one.
+    let coop = emulator::launch_cooperative(LaunchConfig::new((2, 2, 1), (32, 1, 1)), || {
+        flat(g.disjoint())
+    })
+    .unwrap_err();
+    assert!(
+        matches!(&coop, EmulatorError::InvalidLaunch(s) if s.contains("`flat` is declared one-dimensional")),
+        "{coop}"
+    );
+    let cluster = LaunchConfig::new((2, 2, 1), (32, 1, 1)).with_cluster(2, 1, 1);
+    let err = emulator::launch(cluster, || flat(g.disjoint())).unwrap_err();
+    assert!(
+        matches!(&err, EmulatorError::InvalidLaunch(s) if s.contains("`flat` is declared")),
+        "{err}"
+    );
+    // Each instance by its own name.
+    assert_eq!(__KERNEL_DIMS_flat_u32, [1]);
+    assert_eq!(__KERNEL_DIMS_flat_u64, [1]);
+    let err = emulator::launch(LaunchConfig::new((1, 1, 1), (8, 2, 1)), || {
+        flat_u32(g.disjoint(), 7)
+    })
+    .unwrap_err();
+    assert!(
+        matches!(&err, EmulatorError::InvalidLaunch(s) if s.contains("`flat_u32` is declared one-dimensional")),
+        "{err}"
+    );
+    emulator::launch(LaunchConfig::new((2, 1, 1), (128, 1, 1)), || {
+        flat_u32(g.disjoint(), 7)
+    })
+    .unwrap();
+    assert!(out.iter().all(|&v| v == 7));
+}
