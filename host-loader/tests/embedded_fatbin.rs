@@ -47,6 +47,12 @@ fn gpu_embedded_fatbin_launches_the_device_image() {
     let k = m
         .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")
         .unwrap();
+    // The device image's map carries `#[kernel(dims = 1)]`, as the PTX's does.
+    let flat = m
+        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd_flat")
+        .unwrap();
+    assert_eq!(flat.launch_dims(), Some(1));
+    assert_eq!(k.launch_dims(), None);
     let n = 70_001;
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = || {

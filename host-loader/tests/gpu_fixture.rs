@@ -485,6 +485,96 @@ fn gpu_one_dimensional_kernel() {
     assert!(got.iter().all(|v| v.is_nan()), "a refused launch wrote");
 }
 
+/// The other launch paths of `vecadd_flat` (`#[kernel(dims = 1)]`) check its shape too:
+/// a sequence launch, an executable graph's node update (which keeps the node's earlier
+/// configuration), launches with attributes (cooperative, cluster), and the handle of
+/// the same kernel from a module loaded with its signatures built by hand and then
+/// given the declaration. Each refusal is an `InvalidLaunch` naming the declaration,
+/// and nothing is written.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_one_dimensional_kernel_every_launch_path() {
+    use host_loader::{graph, sequence, LaunchAttributes};
+    let (ctx, stream, m) = setup();
+    let k = m
+        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd_flat")
+        .unwrap();
+    let n = 4099;
+    let (xs, ys) = (randoms(41, n), randoms(42, n));
+    let (a, b) = (
+        stream.clone_htod(&xs).unwrap(),
+        stream.clone_htod(&ys).unwrap(),
+    );
+    let mut c = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
+    let good = for_num_elems(n as u32, 128).unwrap();
+    let bad = LaunchConfig {
+        grid_dim: (17, 2, 1),
+        block_dim: (128, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let refused = |what: &str, e: Error| {
+        assert!(matches!(e, Error::InvalidLaunch { .. }), "{what}: {e}");
+        assert!(
+            e.to_string().contains("`#[kernel(dims = 1)]`"),
+            "{what}: {e}"
+        );
+    };
+    // A sequence.
+    let e = sequence::run(&stream, |seq| {
+        let (a_t, b_t, c_t) = (seq.read(&a)?, seq.read(&b)?, seq.write(&mut c)?);
+        // SAFETY: refused before the launch.
+        unsafe { seq.launch(&k, bad, (a_t, b_t, c_t)) }
+    })
+    .unwrap_err();
+    refused("sequence", e);
+    // Attributes: cooperative, cluster.
+    for attrs in [
+        LaunchAttributes::new().cooperative(true),
+        LaunchAttributes::new().cluster_dim(1, 1, 1),
+    ] {
+        // SAFETY: refused before the launch.
+        let e = unsafe { k.launch_with(&stream, bad, &attrs, (&a, &b, &mut c)) }.unwrap_err();
+        refused(&format!("launch_with({attrs:?})"), e);
+    }
+    stream.synchronize().unwrap();
+    let got = stream.clone_dtoh(&c).unwrap();
+    assert!(got.iter().all(|v| v.is_nan()), "a refused launch wrote");
+    // An executable graph's node: the update is refused, the node keeps its 1D launch.
+    let (g, (node, a_t, b_t, c_t)) = graph::capture(&stream, |r| {
+        let (a_t, b_t, c_t) = (r.read(&a)?, r.read(&b)?, r.write(&mut c)?);
+        // SAFETY: vecadd_flat reads a[i], b[i] (checked) and writes c[i] for i < n.
+        let node = unsafe { r.launch(&k, good, (a_t, b_t, c_t)) }?;
+        Ok((node, a_t, b_t, c_t))
+    })
+    .unwrap();
+    let mut exec = g.instantiate().unwrap();
+    // SAFETY: refused before the driver sees it.
+    let e = unsafe { exec.set_kernel_args(node, bad, (a_t, b_t, c_t)) }.unwrap_err();
+    refused("set_kernel_args", e);
+    exec.launch(&stream).unwrap();
+    let got = stream.clone_dtoh(exec.slice(c_t.read()).unwrap()).unwrap();
+    for i in 0..n {
+        assert_eq!(got[i], xs[i] + ys[i], "graph after a refused update, i={i}");
+    }
+    drop(exec);
+    // Signatures built by hand know nothing until told.
+    let sigs = Signatures::new("by hand", m.signatures().entries().to_vec());
+    let hand = Module::from_ptx_with_signatures(&ctx, sigs.clone(), FIXTURE.ptx).unwrap();
+    let hk = hand
+        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd_flat")
+        .unwrap();
+    assert_eq!(hk.launch_dims(), None);
+    let told = sigs.with_launch_dims("vecadd_flat", Some(1));
+    let hand = Module::from_ptx_with_signatures(&ctx, told, FIXTURE.ptx).unwrap();
+    let hk = hand
+        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd_flat")
+        .unwrap();
+    assert_eq!(hk.launch_dims(), Some(1));
+    // SAFETY: refused before the launch.
+    let e = unsafe { hk.launch(&stream, bad, (&a, &b, &mut c)) }.unwrap_err();
+    refused("by hand", e);
+}
+
 /// `smem_declared` declares 8 bytes of dynamic shared memory per thread: a launch with
 /// `shared_mem_bytes: 0` gets them (through `Kernel::launch` and the generated bindings,
 /// at two block sizes), one with less is refused with the numbers.
