@@ -6,9 +6,9 @@
 //! `saxpy`, `reduce_sum` and `histogram`, add up; the others are idempotent).
 
 use anyhow::{bail, ensure, Result};
-use cudarc::driver::{CudaSlice, CudaStream};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use host_loader::graph::{self, BufMut, GraphExec};
-use host_loader::{LaunchConfig, Module, Ptr, PtrMut, Slice, SliceMut};
+use host_loader::{LaunchConfig, Module, PtrMut, Slice, SliceMut};
 use rand::{Rng, SeedableRng};
 
 /// An error `err` outside `bound`: above it, or NaN.
@@ -221,10 +221,18 @@ impl Spec {
                 (e, out)
             }};
         }
+        // nvcc's pointer parameters are `.u64`: its twins take the buffers' addresses (the
+        // buffers registered in the graph all the same, which keeps them borrowed).
+        let (xa, ya, ba) = (
+            x_d.device_ptr(stream).0,
+            y_d.device_ptr(stream).0,
+            bytes_d.device_ptr(stream).0,
+        );
+        let (ofa, oua) = (of_n.device_ptr(stream).0, ou_n.device_ptr(stream).0);
         Ok(match name {
             "saxpy" => {
                 let kr = rust.kernel::<(f32, Slice<f32>, SliceMut<f32>)>("saxpy")?;
-                let kn = nvcc.kernel::<(f32, Ptr<f32>, PtrMut<f32>, u64)>("saxpy_ref")?;
+                let kn = nvcc.kernel::<(f32, u64, u64, u64)>("saxpy_ref")?;
                 [
                     chain!(
                         r,
@@ -237,16 +245,16 @@ impl Spec {
                     chain!(
                         r,
                         {
-                            let (x, y) = (r.read(x_d)?, r.write(of_n)?);
+                            let (_, y) = (r.read(x_d)?, r.write(of_n)?);
                         },
                         Out::F(y),
-                        r.launch(&kn, cfg, (alpha, x, y, n64))
+                        r.launch(&kn, cfg, (alpha, xa, ofa, n64))
                     ),
                 ]
             }
             "reduce_sum" => {
                 let kr = rust.kernel::<(Slice<f32>, PtrMut<f32>)>("reduce_sum")?;
-                let kn = nvcc.kernel::<(Ptr<f32>, PtrMut<f32>, u64)>("reduce_sum_ref")?;
+                let kn = nvcc.kernel::<(u64, u64, u64)>("reduce_sum_ref")?;
                 [
                     chain!(
                         r,
@@ -259,16 +267,16 @@ impl Spec {
                     chain!(
                         r,
                         {
-                            let (x, o) = (r.read(x_d)?, r.write(of_n)?);
+                            let (_, o) = (r.read(x_d)?, r.write(of_n)?);
                         },
                         Out::F(o),
-                        r.launch(&kn, cfg, (x, o, n64))
+                        r.launch(&kn, cfg, (xa, ofa, n64))
                     ),
                 ]
             }
             "histogram" => {
                 let kr = rust.kernel::<(Slice<u8>, PtrMut<u32>)>("histogram")?;
-                let kn = nvcc.kernel::<(Ptr<u8>, PtrMut<u32>, u64)>("histogram_ref")?;
+                let kn = nvcc.kernel::<(u64, u64, u64)>("histogram_ref")?;
                 [
                     chain!(
                         r,
@@ -281,17 +289,17 @@ impl Spec {
                     chain!(
                         r,
                         {
-                            let (d, o) = (r.read(bytes_d)?, r.write(ou_n)?);
+                            let (_, o) = (r.read(bytes_d)?, r.write(ou_n)?);
                         },
                         Out::U(o),
-                        r.launch(&kn, cfg, (d, o, n64))
+                        r.launch(&kn, cfg, (ba, oua, n64))
                     ),
                 ]
             }
             "softmax" | "transpose" => {
                 let entry = name;
                 let kr = rust.kernel::<(Slice<f32>, SliceMut<f32>, u32)>(entry)?;
-                let kn = nvcc.kernel::<(Ptr<f32>, PtrMut<f32>, u32)>(&format!("{entry}_ref"))?;
+                let kn = nvcc.kernel::<(u64, u64, u32)>(&format!("{entry}_ref"))?;
                 [
                     chain!(
                         r,
@@ -304,16 +312,16 @@ impl Spec {
                     chain!(
                         r,
                         {
-                            let (x, o) = (r.read(x_d)?, r.write(of_n)?);
+                            let (_, o) = (r.read(x_d)?, r.write(of_n)?);
                         },
                         Out::F(o),
-                        r.launch(&kn, cfg, (x, o, n32))
+                        r.launch(&kn, cfg, (xa, ofa, n32))
                     ),
                 ]
             }
             "sgemm" => {
                 let kr = rust.kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>, u32)>("sgemm")?;
-                let kn = nvcc.kernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, u32)>("sgemm_ref")?;
+                let kn = nvcc.kernel::<(u64, u64, u64, u32)>("sgemm_ref")?;
                 [
                     chain!(
                         r,
@@ -326,10 +334,10 @@ impl Spec {
                     chain!(
                         r,
                         {
-                            let (a, b, c) = (r.read(x_d)?, r.read(y_d)?, r.write(of_n)?);
+                            let (_, _, c) = (r.read(x_d)?, r.read(y_d)?, r.write(of_n)?);
                         },
                         Out::F(c),
-                        r.launch(&kn, cfg, (a, b, c, n32))
+                        r.launch(&kn, cfg, (xa, ya, ofa, n32))
                     ),
                 ]
             }
