@@ -274,7 +274,9 @@ impl ModuleVars {
                 name.starts_with(CONST_RECORD_PREFIX) || name.starts_with(GLOBAL_RECORD_PREFIX);
             // A record is 24 bytes; anything much longer is not one (and is not read).
             if is_record && declared_bytes(v) <= 64 {
-                if let Ok(Some(bytes)) = ptx_linker::global_initializer(module, text, name) {
+                if let Ok(Some(bytes)) =
+                    ptx_linker::global_initializer_parsed(module, text, parsed, name)
+                {
                     let words = bytes
                         .chunks_exact(4)
                         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
@@ -564,7 +566,7 @@ fn read_dynamic_shared(
     if !defined {
         return None;
     }
-    let init = ptx_linker::global_initializer(module, text, &symbol).ok()??;
+    let init = ptx_linker::global_initializer_parsed(module, text, parsed, &symbol).ok()??;
     ptx_linker::DeclaredDynamicShared::from_le_bytes(&init).map(DynamicShared::from)
 }
 
@@ -640,7 +642,7 @@ fn read_record(
     if let Some(len) = declared.filter(|&len| len > MAX_RECORD_BYTES) {
         return Some(Err(AbiRecordProblem::from(AbiRecordError::TooLong { len })));
     }
-    match ptx_linker::global_initializer(module, text, symbol) {
+    match ptx_linker::global_initializer_parsed(module, text, parsed, symbol) {
         Ok(None) => None,
         Ok(Some(bytes)) => Some(AbiRecord::parse(&bytes).map_err(AbiRecordProblem::from)),
         Err(e) => Some(Err(AbiRecordProblem::Unreadable(e.to_string()))),

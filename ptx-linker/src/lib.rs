@@ -318,11 +318,22 @@ pub fn global_initializer(
     text: &str,
     name: &str,
 ) -> Result<Option<Vec<u8>>, LinkError> {
+    global_initializer_parsed(path, text, &parse::parse(FileId(0), text), name)
+}
+
+/// [`global_initializer`] in `module`, `text` parsed already
+/// (`parse::parse(FileId(0), text)`): a caller that reads many variables of one module
+/// parses it once. The same result and errors.
+pub fn global_initializer_parsed(
+    path: &str,
+    text: &str,
+    module: &ast::Module<'_>,
+    name: &str,
+) -> Result<Option<Vec<u8>>, LinkError> {
     let files = [(path, text)];
     let sources = Sources { files: &files };
-    let module = parse::parse(FileId(0), text);
     if module.errors.iter().any(Diagnostic::is_error) {
-        return Err(LinkError::new(sources, module.errors));
+        return Err(LinkError::new(sources, module.errors.clone()));
     }
     let var = module.items.iter().find_map(|item| match &item.kind {
         ItemKind::Variable(v) if v.symbol() == name && item.is_definition() => Some(v),

@@ -141,3 +141,30 @@ fn oversized_arrays_are_errors_not_panics() {
         "m.ptx:4:13: error: 9223372036854775807 bytes of initial value: more than this host can allocate"
     );
 }
+
+/// `global_initializer_parsed` on a module parsed once gives what `global_initializer`
+/// gives for every variable, the missing one and the errors included.
+#[test]
+fn parsed_once_gives_the_same_bytes_and_errors() {
+    use ptx_linker::diagnostic::FileId;
+    use ptx_linker::global_initializer_parsed;
+    let text = module(
+        ".global .u32 a[3] = {1, 2, 3};\n.global .b8 r[8] = {7};\n.global .u64 p = generic(a);",
+    );
+    let parsed = ptx_linker::parse::parse(FileId(0), &text);
+    for name in ["a", "r", "missing"] {
+        assert_eq!(
+            global_initializer_parsed("m.ptx", &text, &parsed, name).unwrap(),
+            global_initializer("m.ptx", &text, name).unwrap(),
+            "{name}"
+        );
+    }
+    let once = global_initializer_parsed("m.ptx", &text, &parsed, "p").unwrap_err();
+    let again = global_initializer("m.ptx", &text, "p").unwrap_err();
+    assert_eq!(once.message, again.message);
+    // A module that does not parse is an error for every name, as before.
+    let broken = module(".global .u32 a = {;");
+    let parsed = ptx_linker::parse::parse(FileId(0), &broken);
+    assert!(global_initializer_parsed("m.ptx", &broken, &parsed, "a").is_err());
+    assert!(global_initializer("m.ptx", &broken, "a").is_err());
+}
