@@ -306,8 +306,8 @@ impl Signatures {
     ///
     /// Errors: [`Error::Parse`] when the PTX does not parse.
     pub fn parse(module: &str, text: &str) -> Result<Self, Error> {
-        let entries = ptx_linker::entry_signatures(module, text)?;
         let parsed = ptx_linker::parse::parse(FileId(0), text);
+        let entries = ptx_linker::entry_signatures_parsed(module, text, &parsed)?;
         let dynamic_shared_align = module_dynamic_shared_align(&parsed);
         let vars = ModuleVars::read(module, text, &parsed);
         let facts = entries

@@ -263,11 +263,23 @@ fn link_with<E>(
 /// Errors: the module does not parse, or a parameter has a type whose size
 /// is unknown.
 pub fn entry_signatures(path: &str, text: &str) -> Result<Vec<EntrySignature>, LinkError> {
+    entry_signatures_parsed(path, text, &parse::parse(FileId(0), text))
+}
+
+/// [`entry_signatures`] of `module`, `text` parsed already
+/// (`parse::parse(FileId(0), text)`). The same result and errors.
+pub fn entry_signatures_parsed(
+    path: &str,
+    text: &str,
+    module: &ast::Module<'_>,
+) -> Result<Vec<EntrySignature>, LinkError> {
     let files = [(path, text)];
     let sources = Sources { files: &files };
-    let module = parse::parse(FileId(0), text);
     let mut diags = module.errors.clone();
     let mut out = Vec::new();
+    // Entries come in source order: count lines from the previous one, not from the
+    // start (a module of many kernels would rescan its text once per kernel).
+    let (mut at, mut line) = (0usize, 1u32);
     for item in &module.items {
         let ItemKind::Function(f) = &item.kind else {
             continue;
@@ -282,9 +294,16 @@ pub fn entry_signatures(path: &str, text: &str) -> Result<Vec<EntrySignature>, L
                 Err(d) => diags.push(d),
             }
         }
+        let start = (item.span.start as usize).min(text.len());
+        if start >= at {
+            line += diagnostic::line_of(&text[at..start], start - at) - 1;
+        } else {
+            line = diagnostic::line_of(text, start);
+        }
+        at = start;
         out.push(EntrySignature {
             name: f.name.text.to_string(),
-            line: diagnostic::line_of(text, item.span.start as usize),
+            line,
             params,
         });
     }

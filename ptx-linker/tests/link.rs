@@ -865,3 +865,25 @@ fn link_to_writes_the_same_bytes_as_link_and_nothing_on_error() {
         other => panic!("expected a write error, got {other:?}"),
     }
 }
+
+/// Entry lines counted from one entry to the next equal lines counted from the start,
+/// with functions and variables between the entries; the parsed form gives the same.
+#[test]
+fn entry_signature_lines_over_many_entries() {
+    let mut src = String::from(".version 7.8\n.target sm_90\n.address_size 64\n");
+    for k in 0..50 {
+        src.push_str(&format!(
+            "\n.global .u32 v{k};\n.func f{k}()\n{{\n\tret;\n}}\n\n.visible .entry k{k}(.param .u32 n)\n{{\n\tret;\n}}\n"
+        ));
+    }
+    let sigs = entry_signatures("m.ptx", &src).unwrap();
+    assert_eq!(sigs.len(), 50);
+    for (k, s) in sigs.iter().enumerate() {
+        let at = src.find(&format!(".visible .entry k{k}(")).unwrap();
+        let want = src[..at].matches('\n').count() as u32 + 1;
+        assert_eq!((s.name.as_str(), s.line), (format!("k{k}").as_str(), want));
+    }
+    let parsed = ptx_linker::parse::parse(ptx_linker::diagnostic::FileId(0), &src);
+    let again = ptx_linker::entry_signatures_parsed("m.ptx", &src, &parsed).unwrap();
+    assert_eq!(again, sigs);
+}
