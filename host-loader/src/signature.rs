@@ -559,13 +559,7 @@ fn read_dynamic_shared(
     kernel: &str,
 ) -> Option<DynamicShared> {
     let symbol = format!("{}{kernel}", device_std::abi::DYNAMIC_SHARED_PREFIX);
-    let defined = parsed.items.iter().any(|item| {
-        matches!(&item.kind, ItemKind::Variable(v)
-            if item.is_definition() && v.symbol() == symbol && declared_bytes(v) == 8)
-    });
-    if !defined {
-        return None;
-    }
+    definition(parsed, &symbol).filter(|v| declared_bytes(v) == 8)?;
     let init = ptx_linker::global_initializer_parsed(module, text, parsed, &symbol).ok()??;
     ptx_linker::DeclaredDynamicShared::from_le_bytes(&init).map(DynamicShared::from)
 }
@@ -579,14 +573,7 @@ fn read_launch_dims(text: &str, parsed: &PtxModule<'_>, kernel: &str) -> Option<
         "{}{kernel}",
         ptx_linker::entry_directives::LAUNCH_DIMS_PREFIX
     );
-    let var = parsed.items.iter().find_map(|item| match &item.kind {
-        ItemKind::Variable(v)
-            if item.is_definition() && v.symbol() == symbol && declared_bytes(v) == 4 =>
-        {
-            Some(v)
-        }
-        _ => None,
-    })?;
+    let var = definition(parsed, &symbol).filter(|v| declared_bytes(v) == 4)?;
     let init = ptx_linker::init::initializer_bytes(FileId(0), text, var).ok()?;
     let dims = u32::from_le_bytes(init.as_slice().try_into().ok()?);
     (1..=2).contains(&dims).then_some(dims)
@@ -633,12 +620,7 @@ fn read_record(
     parsed: &PtxModule<'_>,
     symbol: &str,
 ) -> Option<Result<AbiRecord, AbiRecordProblem>> {
-    let declared = parsed.items.iter().find_map(|item| match &item.kind {
-        ItemKind::Variable(v) if v.symbol() == symbol && item.is_definition() => {
-            Some(declared_bytes(v))
-        }
-        _ => None,
-    });
+    let declared = definition(parsed, symbol).map(declared_bytes);
     if let Some(len) = declared.filter(|&len| len > MAX_RECORD_BYTES) {
         return Some(Err(AbiRecordProblem::from(AbiRecordError::TooLong { len })));
     }
@@ -647,6 +629,15 @@ fn read_record(
         Ok(Some(bytes)) => Some(AbiRecord::parse(&bytes).map_err(AbiRecordProblem::from)),
         Err(e) => Some(Err(AbiRecordProblem::Unreadable(e.to_string()))),
     }
+}
+
+/// The first definition of module-scope variable `symbol` in `parsed` (an `.extern`
+/// declaration is not one), as `ptx_linker::global_initializer` finds it.
+fn definition<'m, 'src>(parsed: &'m PtxModule<'src>, symbol: &str) -> Option<&'m Variable<'src>> {
+    parsed.items.iter().find_map(|item| match &item.kind {
+        ItemKind::Variable(v) if item.is_definition() && v.symbol() == symbol => Some(v),
+        _ => None,
+    })
 }
 
 /// The bytes variable `v` declares: element size times element count, an unsized `[]`
