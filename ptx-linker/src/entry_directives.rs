@@ -200,22 +200,19 @@ fn fixed_registers(dims: u32) -> &'static [(&'static str, &'static str)] {
 /// register of a dimension a launch of `dims` dimensions fixes) written as
 /// `mov.u32 %r, 0;` with that value, keeping its indentation. Every other line is
 /// copied as it is: reads of these registers in another form stay reads, which is
-/// correct, only not folded. Returns how many lines were rewritten.
-pub fn fold_launch_dims(body: &str, dims: u32, out: &mut String) -> usize {
+/// correct, only not folded.
+pub fn fold_launch_dims(body: &str, dims: u32, out: &mut String) {
     let fixed = fixed_registers(dims);
-    let mut folded = 0;
     for line in body.split_inclusive('\n') {
         match fold_line(line, fixed) {
             Some((head, value, tail)) => {
                 out.push_str(head);
                 out.push_str(value);
                 out.push_str(tail);
-                folded += 1;
             }
             None => out.push_str(line),
         }
     }
-    folded
 }
 
 /// `line` split around the special register it moves, with the register's fixed value,
