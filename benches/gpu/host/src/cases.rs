@@ -197,6 +197,47 @@ fn persistent(env: &Env) -> Result<LaunchConfig> {
     })
 }
 
+/// `gemm_wgmma`'s tensor maps of `a` and `b` (`WG_BK`-element rows of `WG_BM` and
+/// `WG_BN`-row boxes, 128-byte swizzle), as `examples/mma_gemm` makes them.
+type WgmmaMapA<'a> = host_loader::tma::TensorMap<
+    'a,
+    device_std::bf16,
+    2,
+    { mma_gemm_kernels::WG_BK },
+    { mma_gemm_kernels::WG_BM },
+    1,
+    1,
+    1,
+    128,
+>;
+type WgmmaMapB<'a> = host_loader::tma::TensorMap<
+    'a,
+    device_std::bf16,
+    2,
+    { mma_gemm_kernels::WG_BK },
+    { mma_gemm_kernels::WG_BN },
+    1,
+    1,
+    1,
+    128,
+>;
+
+/// `gemm_wgmma`'s parameters: `(map_a, map_b, c, m, n, k, tiles)`.
+type WgmmaSig = (
+    WgmmaMapA<'static>,
+    WgmmaMapB<'static>,
+    SliceMut<device_std::bf16>,
+    u32,
+    u32,
+    u32,
+    u32,
+);
+
+/// `gemm_wgmma` of `--gemm-ptx`, its signature checked.
+fn gemm_wgmma_kernel(module: &Module) -> Result<host_loader::Kernel<WgmmaSig>> {
+    Ok(module.kernel("gemm_wgmma")?)
+}
+
 /// cuBLAS's call for our row-major `c = a · bᵀ` in `bf16` (`a` `m × k`, `b` stored
 /// `n × k`, `c` `m × n`): row-major `C` is column-major `Cᵀ = B Aᵀ`, so cuBLAS's `A` is
 /// our `b` (`k × n` column-major, transposed) and its `B` our `a` (`k × m` column-major);
@@ -1017,24 +1058,14 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
     use cudarc::cublas::{CudaBlas, Gemm};
     use device_std::bf16;
     use host_loader::tma::TensorMap;
-    use mma_gemm_kernels::{MMA, MMA_THREADS, WG_BK, WG_BM, WG_BN};
-    type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
-    type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
+    use mma_gemm_kernels::{MMA, MMA_THREADS, WG_BM, WG_BN};
     // gemm_mma_tma's maps: one MMA stage per box, 64-byte swizzle.
     type MapA32<'a> = TensorMap<'a, bf16, 2, { MMA.bk }, { MMA.bm }, 1, 1, 1, 64>;
     type MapB32<'a> = TensorMap<'a, bf16, 2, { MMA.bk }, { MMA.bn }, 1, 1, 1, 64>;
     let Some(module) = env.gemm else {
         bail!("gemm_bf16 needs --gemm-ptx (examples/mma_gemm built with --arch sm_90a)");
     };
-    let gemm = module.kernel::<(
-        MapA<'static>,
-        MapB<'static>,
-        SliceMut<bf16>,
-        u32,
-        u32,
-        u32,
-        u32,
-    )>("gemm_wgmma")?;
+    let gemm = gemm_wgmma_kernel(module)?;
     type MmaSig = (Slice<bf16>, Slice<bf16>, SliceMut<bf16>, u32, u32, u32);
     let mma = module.kernel::<MmaSig>("gemm_mma")?;
     let mma_tma = module.kernel::<(
@@ -1059,8 +1090,8 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         let (a_d, b_d) = (env.stream.clone_htod(&a)?, env.stream.clone_htod(&bt)?);
         let dims = [n as u64, n as u64];
         let stride = [2 * n as u64];
-        let map_a = MapA::tiled(env.stream, &a_d, dims, &stride)?;
-        let map_b = MapB::tiled(env.stream, &b_d, dims, &stride)?;
+        let map_a = WgmmaMapA::tiled(env.stream, &a_d, dims, &stride)?;
+        let map_b = WgmmaMapB::tiled(env.stream, &b_d, dims, &stride)?;
         let map_a32 = MapA32::tiled(env.stream, &a_d, dims, &stride)?;
         let map_b32 = MapB32::tiled(env.stream, &b_d, dims, &stride)?;
         let n32 = n as u32;

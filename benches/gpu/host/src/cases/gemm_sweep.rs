@@ -8,29 +8,18 @@ use anyhow::{bail, Result};
 use cudarc::cublas::{CudaBlas, Gemm};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use device_std::bf16;
-use host_loader::tma::TensorMap;
-use host_loader::SliceMut;
-use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
+use mma_gemm_kernels::{WG_BM, WG_BN};
 
 use super::{
-    bf16_gemm_samples, check_gemm_samples, cublas_bt_bf16, rng, sm_count, timed, Env, Launch, Row,
+    bf16_gemm_samples, check_gemm_samples, cublas_bt_bf16, gemm_wgmma_kernel, rng, sm_count, timed,
+    Env, Launch, Row, WgmmaMapA, WgmmaMapB,
 };
 
 pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
-    type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
-    type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
     let Some(module) = env.gemm else {
         bail!("gemm_sweep needs --gemm-ptx (examples/mma_gemm built with --arch sm_90a)");
     };
-    let gemm = module.kernel::<(
-        MapA<'static>,
-        MapB<'static>,
-        SliceMut<bf16>,
-        u32,
-        u32,
-        u32,
-        u32,
-    )>("gemm_wgmma")?;
+    let gemm = gemm_wgmma_kernel(module)?;
     let blas = CudaBlas::new(env.stream.clone())?;
     let sms = sm_count(env)?;
     let shapes: &[(usize, usize, usize)] = if env.opts.quick {
@@ -57,8 +46,8 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         let bt = example_support::random_bf16(&mut r, n * k);
         let (a_d, b_d) = (env.stream.clone_htod(&a)?, env.stream.clone_htod(&bt)?);
         let stride = [2 * k as u64];
-        let map_a = MapA::tiled(env.stream, &a_d, [k as u64, m as u64], &stride)?;
-        let map_b = MapB::tiled(env.stream, &b_d, [k as u64, n as u64], &stride)?;
+        let map_a = WgmmaMapA::tiled(env.stream, &a_d, [k as u64, m as u64], &stride)?;
+        let map_b = WgmmaMapB::tiled(env.stream, &b_d, [k as u64, n as u64], &stride)?;
         let tiles = u32::try_from(m.div_ceil(WG_BM) * n.div_ceil(WG_BN))?;
         let cfg = LaunchConfig {
             grid_dim: (tiles.min(sms), 1, 1),
