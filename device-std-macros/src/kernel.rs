@@ -191,45 +191,26 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
     let record_static = format_ident!("__kernel_abi_{}", name);
     let record_doc =
         format!("The ABI record of kernel `{name}`, as `device_std::abi` describes it.");
-    let cluster_items = cluster.map(|[x, y, z]| {
-        let cluster_const = format_ident!("__KERNEL_CLUSTER_{}", name);
-        let cluster_static = format_ident!("__kernel_cluster_{}", name);
-        quote! {
-            /// The kernel's cluster shape `(x, y, z)`, in CTAs.
-            #[doc(hidden)]
-            #[allow(non_upper_case_globals)]
-            pub const #cluster_const: [u32; 3] = [#x, #y, #z];
-
-            /// The kernel's cluster shape: ptx-linker turns it into
-            /// `.explicitcluster` and `.reqnctapercluster` on the entry.
-            #[doc(hidden)]
-            #[cfg(target_arch = "nvptx64")]
-            #[unsafe(no_mangle)]
-            #[used]
-            #[allow(non_upper_case_globals)]
-            pub static #cluster_static: [u32; 3] = #cluster_const;
-        }
+    let cluster_items = cluster.map(|words| {
+        kernel_static(
+            name,
+            "CLUSTER",
+            &words,
+            "The kernel's cluster shape `(x, y, z)`, in CTAs.",
+            "The kernel's cluster shape: ptx-linker turns it into `.explicitcluster` and \
+             `.reqnctapercluster` on the entry.",
+        )
     });
-
-    let bounds_items = bounds.map(|[n, m]| {
-        let bounds_const = format_ident!("__KERNEL_BOUNDS_{}", name);
-        let bounds_static = format_ident!("__kernel_bounds_{}", name);
-        quote! {
-            /// The kernel's launch bounds `[max_threads, min_blocks]`: most threads per
-            /// block, fewest CTAs per SM (0: not given).
-            #[doc(hidden)]
-            #[allow(non_upper_case_globals)]
-            pub const #bounds_const: [u32; 2] = [#n, #m];
-
-            /// The kernel's launch bounds: ptx-linker turns them into `.maxntid` and
-            /// `.minnctapersm` on the entry.
-            #[doc(hidden)]
-            #[cfg(target_arch = "nvptx64")]
-            #[unsafe(no_mangle)]
-            #[used]
-            #[allow(non_upper_case_globals)]
-            pub static #bounds_static: [u32; 2] = #bounds_const;
-        }
+    let bounds_items = bounds.map(|words| {
+        kernel_static(
+            name,
+            "BOUNDS",
+            &words,
+            "The kernel's launch bounds `[max_threads, min_blocks]`: most threads per block, \
+             fewest CTAs per SM (0: not given).",
+            "The kernel's launch bounds: ptx-linker turns them into `.maxntid` and \
+             `.minnctapersm` on the entry.",
+        )
     });
     // On the host, a bounded kernel first checks the block it runs in (under the
     // emulator: a block larger than `max_threads` fails the launch, as the driver
@@ -238,46 +219,28 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
         let kernel = name.to_string();
         quote! { ::device_std::__private::check_max_threads(#kernel, #n); }
     });
-    let dynamic_items = args.dynamic_shared.map(|[n, m]| {
-        let dyn_const = format_ident!("__KERNEL_DYNAMIC_SHARED_{}", name);
-        let dyn_static = format_ident!("__kernel_dynamic_shared_{}", name);
-        quote! {
-            /// The kernel's dynamic shared memory, `[bytes, bytes per thread]`: a block of
-            /// `t` threads needs `bytes + bytes_per_thread × t`.
-            #[doc(hidden)]
-            #[allow(non_upper_case_globals)]
-            pub const #dyn_const: [u32; 2] = [#n, #m];
-
-            /// The kernel's dynamic shared memory, read by `host_loader` from the PTX to
-            /// fill in or check each launch's size.
-            #[doc(hidden)]
-            #[cfg(target_arch = "nvptx64")]
-            #[unsafe(no_mangle)]
-            #[used]
-            #[allow(non_upper_case_globals)]
-            pub static #dyn_static: [u32; 2] = #dyn_const;
-        }
+    let dynamic_items = args.dynamic_shared.map(|words| {
+        kernel_static(
+            name,
+            "DYNAMIC_SHARED",
+            &words,
+            "The kernel's dynamic shared memory, `[bytes, bytes per thread]`: a block of `t` \
+             threads needs `bytes + bytes_per_thread × t`.",
+            "The kernel's dynamic shared memory, read by `host_loader` from the PTX to fill in \
+             or check each launch's size.",
+        )
     });
     let dims_items = args.dims.map(|dims| {
-        let dims_const = format_ident!("__KERNEL_DIMS_{}", name);
-        let dims_static = format_ident!("__kernel_dims_{}", name);
-        quote! {
-            /// The dimensions of the kernel's grid and blocks (`#[kernel(dims = N)]`):
-            /// the extents past the first `N` are 1 in every launch.
-            #[doc(hidden)]
-            #[allow(non_upper_case_globals)]
-            pub const #dims_const: [u32; 1] = [#dims];
-
-            /// The kernel's launch dimensions: ptx-linker folds the special registers of
-            /// the other dimensions to constants in the entry, `host_loader` refuses any
-            /// launch with an extent past them other than 1.
-            #[doc(hidden)]
-            #[cfg(target_arch = "nvptx64")]
-            #[unsafe(no_mangle)]
-            #[used]
-            #[allow(non_upper_case_globals)]
-            pub static #dims_static: [u32; 1] = #dims_const;
-        }
+        kernel_static(
+            name,
+            "DIMS",
+            &[dims],
+            "The dimensions of the kernel's grid and blocks (`#[kernel(dims = N)]`): the \
+             extents past the first `N` are 1 in every launch.",
+            "The kernel's launch dimensions: ptx-linker folds the special registers of the \
+             other dimensions to constants in the entry, `host_loader` refuses any launch \
+             with an extent past them other than 1.",
+        )
     });
     let dims_check = args.dims.map(|dims| {
         let kernel = name.to_string();
@@ -332,6 +295,36 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
 
         #dims_items
     })
+}
+
+/// One of the words a kernel attribute stands for, twice: `pub const
+/// __KERNEL_<WHAT>_<name>: [u32; N]` for the host (tests, the emulator) and, on nvptx64,
+/// the `#[no_mangle] #[used] static __kernel_<what>_<name>` ptx-linker and host-loader
+/// read from the PTX.
+fn kernel_static(
+    name: &syn::Ident,
+    what: &str,
+    words: &[u32],
+    const_doc: &str,
+    static_doc: &str,
+) -> TokenStream {
+    let konst = format_ident!("__KERNEL_{}_{}", what, name);
+    let stat = format_ident!("__kernel_{}_{}", what.to_lowercase(), name);
+    let len = words.len();
+    quote! {
+        #[doc = #const_doc]
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        pub const #konst: [u32; #len] = [#(#words),*];
+
+        #[doc = #static_doc]
+        #[doc(hidden)]
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        #[used]
+        #[allow(non_upper_case_globals)]
+        pub static #stat: [u32; #len] = #konst;
+    }
 }
 
 /// The arguments of `#[kernel(...)]`, each optional, in any order.
