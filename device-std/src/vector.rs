@@ -6,22 +6,29 @@
 //! which is what a memory-bound kernel needs to approach the copy bandwidth.
 //!
 //! ```ignore
-//! #[kernel]
+//! #[kernel(dims = 1)]
 //! pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
-//!     let (a_head, a4, a_tail) = vector::split_aligned::<F32x4>(a);
-//!     let (mut c_head, mut c4, mut c_tail) = c.split_aligned_mut::<F32x4>();
+//!     let z = vector::zip_vectors::<F32x4, 2>([a, b], c);
+//!     let ([a4, b4], mut c4, [a1, b1], mut c1) = (z.vectors, z.output, z.tails, z.output_tail);
 //!     for i in vector::grid_stride(c4.len()) {
-//!         if let (Some(out), Some(x), Some(y)) = (c4.get_mut(&i), a4.get(i.get()), b4.get(i.get())) {
-//!             *out = x.zip_with(y, |x, y| x + y);
+//!         let k = i.get();
+//!         if let (Some(out), Some(x), Some(y)) = (c4.get_mut(&i), a4.get(k), b4.get(k)) {
+//!             *out = x.zip_with(*y, |x, y| x + y);
 //!         }
 //!     }
-//!     // ... the same over the scalar heads and tails.
+//!     // ... the same over the scalar tails `a1`, `b1`, `c1`.
 //! }
 //! ```
 //!
-//! Where the buffers are usually aligned (every `cuMemAlloc` buffer is), test that
-//! once with [`split_vectors`] and [`DisjointSlice::split_vectors_mut`] and keep the
-//! general split for the rest: fewer branches before the first load.
+//! The splits, from cheapest to most general:
+//! - [`zip_vectors`] (an elementwise kernel's inputs and output) and
+//!   [`split_vectors_or_tail`] (one slice) test the alignment with selects, not
+//!   branches: a one-block kernel reaches its first load after its loop's test alone,
+//!   as nvcc's `float4` kernels do. A misaligned buffer gets no vectors (all scalar).
+//! - [`split_vectors`] and [`DisjointSlice::split_vectors_mut`] return the slice
+//!   back when it is misaligned, for a path of the caller's own.
+//! - [`split_aligned`] and [`DisjointSlice::split_aligned_mut`] peel a scalar head
+//!   first, so a misaligned buffer still gets vectors.
 
 use crate::disjoint::DisjointSlice;
 use crate::index::{Index1D, ThreadIndex};
@@ -142,6 +149,118 @@ pub fn split_vectors<V: Vector>(s: &[V::Elem]) -> Option<(&[V], &[V::Elem])> {
         unsafe { core::slice::from_raw_parts(body.as_ptr().cast::<V>(), vectors) },
         tail,
     ))
+}
+
+/// `s` as whole 16-byte vectors and a tail of fewer than `LANES` elements when `s`
+/// starts 16-byte aligned (every `cuMemAlloc` buffer does); otherwise no vectors and
+/// all of `s` as the tail. [`split_vectors`] without the `Option`: the test compiles
+/// to selects, not a branch, so a one-block kernel's first load waits only for its
+/// loop's test (issue 30). Lengths in elements of `V` and of `V::Elem`. Every target;
+/// the 16-byte alignment is what `ld.v4` requires (PTX ISA §9.7.9.8 `ld`).
+#[inline(always)]
+pub fn split_vectors_or_tail<V: Vector>(s: &[V::Elem]) -> (&[V], &[V::Elem]) {
+    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+    let aligned = (s.as_ptr() as usize) % 16 == 0;
+    let vectors = if aligned { s.len() / V::LANES } else { 0 };
+    let p = if aligned {
+        s.as_ptr().cast::<V>()
+    } else {
+        core::ptr::NonNull::<V>::dangling().as_ptr()
+    };
+    // SAFETY: when `aligned`, the first `vectors * LANES` elements of `s` start
+    // 16-byte aligned and are `vectors` valid `V`s (the `Vector` contract); otherwise
+    // `vectors` is 0 and `p` an aligned dangling address. The tail is the rest of `s`.
+    unsafe {
+        (
+            core::slice::from_raw_parts(p, vectors),
+            s.get_unchecked(vectors * V::LANES..),
+        )
+    }
+}
+
+/// An elementwise kernel's buffers split for 16-byte access with no branch: see
+/// [`zip_vectors`]. Lengths in vectors (`vectors`, `output`) and in elements
+/// (`tails`, `output_tail`).
+#[derive(Debug)]
+pub struct ZipVectors<'a, V: Vector, const N: usize> {
+    /// The first `output.len()` vectors of each input.
+    pub vectors: [&'a [V]; N],
+    /// The output's first vectors, as many as each input part holds.
+    pub output: DisjointSlice<'a, V>,
+    /// Each input's elements `tail_start..n`, where `n` is the shortest length.
+    pub tails: [&'a [V::Elem]; N],
+    /// The output's elements `tail_start..n`: a witness `i` names element
+    /// `tail_start + i`.
+    pub output_tail: DisjointSlice<'a, V::Elem>,
+    /// The element index of the first tail element: `output.len() * V::LANES`.
+    pub tail_start: usize,
+}
+
+/// Splits `N` inputs and one output of an elementwise kernel into equally long
+/// 16-byte vector parts and scalar tails, without a branch: the common part is
+/// the first `n` elements, `n` the shortest of the `N + 1` lengths (elements past
+/// `n` of the output are not in either part). When every base address is 16-byte
+/// aligned (every `cuMemAlloc` buffer is), the vector parts hold `n / LANES`
+/// vectors and the tails the last `n % LANES` elements; otherwise the vector parts
+/// are empty and the tails hold all `n`. The test compiles to selects, not
+/// branches, so a one-block kernel reaches its first load after the loop's own test
+/// (issue 30). Every part of one kind has the same length, so the grid-stride loop's
+/// test is each `get`'s test. Every target; 16-byte alignment is what
+/// `ld.v4`/`st.v4` require (PTX ISA §9.7.9.8 `ld`).
+#[inline(always)]
+pub fn zip_vectors<'a, V: Vector, const N: usize>(
+    inputs: [&'a [V::Elem]; N],
+    mut output: DisjointSlice<'a, V::Elem>,
+) -> ZipVectors<'a, V, N> {
+    let out_ptr = output.as_mut_ptr();
+    let mut n = output.len();
+    let mut addresses = out_ptr as usize;
+    for s in &inputs {
+        n = n.min(s.len());
+        addresses |= s.as_ptr() as usize;
+    }
+    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+    let aligned = addresses % 16 == 0;
+    let vectors = if aligned { n / V::LANES } else { 0 };
+    let tail_start = vectors * V::LANES;
+    let tail_len = n - tail_start;
+    let dangling = core::ptr::NonNull::<V>::dangling().as_ptr();
+    // SAFETY: each input holds at least `n` elements; when `aligned`, its first
+    // `vectors * LANES` of them start 16-byte aligned and are `vectors` valid `V`s
+    // (the `Vector` contract); otherwise `vectors` is 0 and the address an aligned
+    // dangling one. The tails are elements `tail_start..n` of the same inputs.
+    let vector_parts = inputs.map(|s| unsafe {
+        let p = if aligned {
+            s.as_ptr().cast::<V>()
+        } else {
+            dangling
+        };
+        core::slice::from_raw_parts(p, vectors)
+    });
+    let tails = inputs
+        .map(|s| unsafe { core::slice::from_raw_parts(s.as_ptr().add(tail_start), tail_len) });
+    // SAFETY: as for the inputs; the two output parts cover elements `0..tail_start`
+    // and `tail_start..n` of `output` without overlap, and `output` is consumed, so
+    // nothing else reaches that memory; witnesses index each part as they indexed
+    // `output`.
+    let (output, output_tail) = unsafe {
+        let p = if aligned {
+            out_ptr.cast::<V>()
+        } else {
+            dangling
+        };
+        (
+            DisjointSlice::from_raw_parts(p, vectors),
+            DisjointSlice::from_raw_parts(out_ptr.add(tail_start), tail_len),
+        )
+    };
+    ZipVectors {
+        vectors: vector_parts,
+        output,
+        tails,
+        output_tail,
+        tail_start,
+    }
 }
 
 impl<'a, T> DisjointSlice<'a, T, Index1D> {
@@ -302,6 +421,63 @@ mod tests {
                         assert_eq!(back.len(), n);
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn zip_vectors_splits_at_the_shortest_length_and_vectorises_only_aligned_buffers() {
+        let a = Aligned(core::array::from_fn(|k| k as f32));
+        let b = Aligned(core::array::from_fn(|k| 100.0 + k as f32));
+        let mut c = Aligned([0.0; 64]);
+        for (ao, bo, co) in [(0, 0, 0), (1, 1, 1), (0, 1, 0), (0, 0, 2)] {
+            for (na, nb, nc) in [(0, 0, 0), (9, 9, 9), (13, 12, 14), (40, 41, 39), (3, 8, 8)] {
+                let (sa, sb) = (&a.0[ao..ao + na], &b.0[bo..bo + nb]);
+                let p = c.0[co..].as_mut_ptr();
+                // SAFETY: `p[..nc]` lies inside `c`, which nothing else touches here.
+                let out = unsafe { DisjointSlice::<f32>::from_raw_parts(p, nc) };
+                let z = zip_vectors::<F32x4, 2>([sa, sb], out);
+                let n = na.min(nb).min(nc);
+                let aligned = (ao, bo, co) == (0, 0, 0);
+                let vectors = if aligned { n / 4 } else { 0 };
+                let what = ((ao, bo, co), (na, nb, nc));
+                assert_eq!(z.output.len(), vectors, "{what:?}");
+                assert_eq!(z.tail_start, 4 * vectors, "{what:?}");
+                assert_eq!(z.output_tail.len(), n - 4 * vectors, "{what:?}");
+                for (s, (v, t)) in [sa, sb].iter().zip(z.vectors.iter().zip(z.tails)) {
+                    assert_eq!(v.len(), vectors, "{what:?}");
+                    let back = v.iter().flat_map(|x| x.0).chain(t.iter().copied());
+                    assert!(back.eq(s[..n].iter().copied()), "{what:?}");
+                }
+                let (mut ov, mut ot) = (z.output, z.output_tail);
+                // SAFETY: in bounds of each part; one thread.
+                unsafe {
+                    if vectors > 0 {
+                        assert_eq!(ov.get_unchecked_mut(0) as *mut F32x4 as *mut f32, p);
+                    }
+                    if !ot.is_empty() {
+                        assert_eq!(ot.get_unchecked_mut(0) as *mut f32, p.add(4 * vectors));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn split_vectors_or_tail_falls_back_to_all_scalars() {
+        let a = Aligned(core::array::from_fn(|k| k as f32));
+        for off in 0..4 {
+            for n in 0..=9 {
+                let s = &a.0[off..off + n];
+                let (v, t) = split_vectors_or_tail::<F32x4>(s);
+                let want = if off == 0 { n / 4 } else { 0 };
+                assert_eq!(
+                    (v.len(), t.len()),
+                    (want, n - 4 * want),
+                    "offset {off}, n {n}"
+                );
+                let back = v.iter().flat_map(|x| x.0).chain(t.iter().copied());
+                assert!(back.eq(s.iter().copied()), "offset {off}, n {n}");
             }
         }
     }

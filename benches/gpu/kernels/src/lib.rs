@@ -7,7 +7,9 @@
 
 use device_std::atomic::{self, Ordering::Relaxed, Scope};
 use device_std::ldg::{ldg, ldg_unchecked};
-use device_std::vector::{grid_stride, split_aligned, split_vectors, F32x4, U16x8, U8x16};
+use device_std::vector::{
+    grid_stride, split_aligned, split_vectors_or_tail, zip_vectors, F32x4, U16x8, U8x16,
+};
 use device_std::{kernel, math, thread, warp, DisjointSlice, DynamicSharedArray, SharedArray};
 
 const FULL: u32 = 0xffff_ffff;
@@ -57,105 +59,57 @@ fn for_each_from(part: &mut DisjointSlice<f32>, k0: usize, f: impl Fn(usize, &mu
     }
 }
 
-/// `c = a + b`. Any 1D launch: a grid-stride loop over 16-byte vectors, then
-/// the unaligned head and tail element by element. `a`, `b` at least as long
-/// as `c`.
+/// `c = a + b`. Any 1D launch: a grid-stride loop over 16-byte vectors when all
+/// three buffers are 16-byte aligned (every `cuMemAlloc` buffer is), element by
+/// element otherwise, then the tail. `a`, `b` at least as long as `c` (a panic
+/// otherwise, after the loops).
 #[kernel(dims = 1)]
 pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
     let n = c.len();
-    // The common case behind one test: all three 16-byte aligned (buffers from
-    // cuMemAlloc) and the inputs long enough, so no head and no bounds branches.
-    let c = match (split_vectors::<F32x4>(a), split_vectors::<F32x4>(b)) {
-        (Some((a4, _)), Some((b4, _)))
-            if (a.len() >= n) & (b.len() >= n) & (a4.len() >= n / 4) & (b4.len() >= n / 4) =>
-        {
-            match c.split_vectors_mut::<F32x4>() {
-                Ok((mut body, mut tail)) => {
-                    let (a4, b4) = (&a4[..body.len()], &b4[..body.len()]);
-                    for i in grid_stride(body.len()) {
-                        let k = i.get();
-                        if let Some(out) = body.get_mut(&i) {
-                            *out = a4[k].zip_with(b4[k], |x, y| x + y);
-                        }
-                    }
-                    let t0 = n - tail.len();
-                    for_each_from(&mut tail, t0, |k, out| *out = a[k] + b[k]);
-                    return;
-                }
-                Err(c) => c,
-            }
-        }
-        _ => c,
-    };
-    let (a, b) = (&a[..n], &b[..n]);
-    let (mut head, mut body, mut tail) = c.split_aligned_mut::<F32x4>();
-    let (ah, a4, _) = split_aligned::<F32x4>(a);
-    let (bh, b4, _) = split_aligned::<F32x4>(b);
-    let h = head.len();
-    if ah.len() == h && bh.len() == h {
-        for i in grid_stride(body.len()) {
-            let k = i.get();
-            if let (Some(out), Some(x), Some(y)) = (body.get_mut(&i), a4.get(k), b4.get(k)) {
-                *out = x.zip_with(*y, |x, y| x + y);
-            }
-        }
-    } else {
-        for i in grid_stride(body.len()) {
-            let k = i.get();
-            if let Some(out) = body.get_mut(&i) {
-                *out = unaligned_vec(a, h, k).zip_with(unaligned_vec(b, h, k), |x, y| x + y);
-            }
+    // The split is branch-free, so the loop's test is the only branch before the
+    // first load, as in nvcc's twin (issue 30).
+    let z = zip_vectors::<F32x4, 2>([a, b], c);
+    let ([a4, b4], mut c4, [a1, b1], mut c1) = (z.vectors, z.output, z.tails, z.output_tail);
+    for i in grid_stride(c4.len()) {
+        let k = i.get();
+        if let (Some(out), Some(x), Some(y)) = (c4.get_mut(&i), a4.get(k), b4.get(k)) {
+            *out = x.zip_with(*y, |x, y| x + y);
         }
     }
-    for_each_scalar(&mut head, &mut tail, n, |k, out| *out = a[k] + b[k]);
+    for i in grid_stride(c1.len()) {
+        let k = i.get();
+        if let (Some(out), Some(x), Some(y)) = (c1.get_mut(&i), a1.get(k), b1.get(k)) {
+            *out = x + y;
+        }
+    }
+    // After the loads, where the branch costs nothing: a short input is the caller's
+    // error, not a shorter result.
+    assert!(
+        (a.len() >= n) & (b.len() >= n),
+        "vecadd: an input is shorter than `c`"
+    );
 }
 
-/// `y = alpha * x + y`, shaped like [`vecadd`] (the aligned case first). `x` at least
-/// as long as `y`.
+/// `y = alpha * x + y`, shaped like [`vecadd`]. `x` at least as long as `y` (a panic
+/// otherwise, after the loops).
 #[kernel(dims = 1)]
 pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
     let n = y.len();
-    // As in `vecadd`: both buffers 16-byte aligned and `x` long enough, one test.
-    let y = match split_vectors::<F32x4>(x) {
-        Some((x4, _)) if (x.len() >= n) & (x4.len() >= n / 4) => {
-            match y.split_vectors_mut::<F32x4>() {
-                Ok((mut body, mut tail)) => {
-                    let x4 = &x4[..body.len()];
-                    for i in grid_stride(body.len()) {
-                        let k = i.get();
-                        if let Some(out) = body.get_mut(&i) {
-                            *out = x4[k].zip_with(*out, |x, y| alpha * x + y);
-                        }
-                    }
-                    let t0 = n - tail.len();
-                    for_each_from(&mut tail, t0, |k, out| *out += alpha * x[k]);
-                    return;
-                }
-                Err(y) => y,
-            }
-        }
-        _ => y,
-    };
-    let x = &x[..n];
-    let (mut head, mut body, mut tail) = y.split_aligned_mut::<F32x4>();
-    let (xh, x4, _) = split_aligned::<F32x4>(x);
-    let h = head.len();
-    if xh.len() == h {
-        for i in grid_stride(body.len()) {
-            let k = i.get();
-            if let (Some(out), Some(v)) = (body.get_mut(&i), x4.get(k)) {
-                *out = v.zip_with(*out, |x, y| alpha * x + y);
-            }
-        }
-    } else {
-        for i in grid_stride(body.len()) {
-            let k = i.get();
-            if let Some(out) = body.get_mut(&i) {
-                *out = unaligned_vec(x, h, k).zip_with(*out, |x, y| alpha * x + y);
-            }
+    let z = zip_vectors::<F32x4, 1>([x], y);
+    let ([x4], mut y4, [x1], mut y1) = (z.vectors, z.output, z.tails, z.output_tail);
+    for i in grid_stride(y4.len()) {
+        let k = i.get();
+        if let (Some(out), Some(v)) = (y4.get_mut(&i), x4.get(k)) {
+            *out = v.zip_with(*out, |x, y| alpha * x + y);
         }
     }
-    for_each_scalar(&mut head, &mut tail, n, |k, out| *out += alpha * x[k]);
+    for i in grid_stride(y1.len()) {
+        let k = i.get();
+        if let (Some(out), Some(v)) = (y1.get_mut(&i), x1.get(k)) {
+            *out += alpha * v;
+        }
+    }
+    assert!(x.len() >= n, "saxpy: `x` is shorter than `y`");
 }
 
 /// `y = alpha * x` with plain 16-byte loads and stores over a grid-stride loop (the
@@ -576,14 +530,12 @@ fn warp_sum(mut v: f32) -> f32 {
 #[kernel(dims = 1)]
 pub fn reduce_sum(x: &[f32], out: *mut f32) {
     let slots = SharedArray::<f32, 32>::new();
-    let (head, body, tail) = split_aligned::<F32x4>(x);
+    // Branch-free: the loop's test is the only branch before the first load.
+    let (body, tail) = split_vectors_or_tail::<F32x4>(x);
     let mut acc = 0.0f32;
     for i in grid_stride(body.len()) {
         let v = body[i.get()].0;
         acc += (v[0] + v[1]) + (v[2] + v[3]);
-    }
-    for i in grid_stride(head.len()) {
-        acc += head[i.get()];
     }
     for i in grid_stride(tail.len()) {
         acc += tail[i.get()];
@@ -792,14 +744,14 @@ pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
     let (_, src, _) = split_aligned::<F32x4>(input);
     let (_, mut dst, _) = output.split_aligned_mut::<F32x4>();
     let base = r * c4 as usize;
-    let src = &src[base..base + c4 as usize];
-    // A 1D block (one thread per x index) and room for the row.
-    assert!(thread::blockDim_y() == 1 && thread::blockDim_z() == 1);
-    assert!(row.len() >= c4 as usize && dst.len() >= base + c4 as usize);
+    // Branch-free (an empty row when `input` or `row` is short, refused after the
+    // loads): the loop's test is the only branch before the first load.
+    let src = src.get(base..base + c4 as usize).unwrap_or(&[]);
+    let n4 = src.len().min(row.len());
     let (tid, threads) = (thread::threadIdx_x(), thread::blockDim_x());
     let mut state = (f32::NEG_INFINITY, 0.0f32);
     let mut i = tid;
-    while i < c4 {
+    while (i as usize) < n4 {
         let v = ldg(src, i as usize);
         row.write(i as usize, v);
         let vm = v.0[0].max(v.0[1]).max(v.0[2].max(v.0[3]));
@@ -810,6 +762,9 @@ pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
         state = merge(state, (vm, vs));
         i += threads;
     }
+    // The row whole and room for it in `row` and `dst` (the block is 1D: `dims = 1`).
+    assert!(src.len() == c4 as usize && row.len() >= c4 as usize);
+    assert!(dst.len() >= base + c4 as usize);
     state = warp_merge(state);
     let (lane, w) = (thread::lane_id() as usize, thread::warp_id() as usize);
     if lane == 0 {
@@ -849,19 +804,26 @@ pub fn sgemm(a: &[f32], b: &[f32], c: DisjointSlice<f32>, n: u32) {
     let a_tile = SharedArray::<f32, { 2 * BK * BM }>::new();
     let b_tile = SharedArray::<f32, { 2 * BK * BM }>::new();
     let n = n as usize;
-    assert!(
-        thread::blockDim_x() == 256 && n.is_multiple_of(BM) && a.len() >= n * n && b.len() >= n * n
-    );
     let t = thread::threadIdx_x() as usize;
     let (tx, ty) = (t % 16, t / 16);
     let (row0, col0) = (
         thread::blockIdx_y() as usize * BM,
         thread::blockIdx_x() as usize * BM,
     );
-    assert!(row0 + BM <= n && col0 + BM <= n);
-    let (_, a4, _) = split_aligned::<F32x4>(a);
-    let (_, b4, _) = split_aligned::<F32x4>(b);
-    assert!(a4.len() * 4 == a.len() && b4.len() * 4 == b.len());
+    let (a4, a_rest) = split_vectors_or_tail::<F32x4>(a);
+    let (b4, b_rest) = split_vectors_or_tail::<F32x4>(b);
+    // One test, one branch (`&`, not `&&`): the block shape, whole tiles inside the
+    // matrices, and both inputs 16-byte aligned whole vectors.
+    assert!(
+        (thread::blockDim_x() == 256)
+            & n.is_multiple_of(BM)
+            & (a.len() >= n * n)
+            & (b.len() >= n * n)
+            & (row0 + BM <= n)
+            & (col0 + BM <= n)
+            & a_rest.is_empty()
+            & b_rest.is_empty()
+    );
     // Loaders: A tile 128×8, one float4 per thread (row ar, cols ac..ac+4);
     // B tile 8×128, one float4 per thread (row br, cols bc..bc+4).
     let (ar, ac) = (t / 2, (t % 2) * 4);
