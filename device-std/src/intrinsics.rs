@@ -70,4 +70,11 @@ unsafe extern "C" {
     pub fn redux_or(v: u32, mask: u32) -> u32;
     #[link_name = "llvm.nvvm.redux.sync.xor"]
     pub fn redux_xor(v: u32, mask: u32) -> u32;
+
+    /// `add.rz.f32`: the sum rounded toward zero (PTX ISA §9.7.3.1 `add`).
+    #[link_name = "llvm.nvvm.add.rz.f"]
+    pub fn add_rz_f32(a: f32, b: f32) -> f32;
+    /// `add.rz.f64`.
+    #[link_name = "llvm.nvvm.add.rz.d"]
+    pub fn add_rz_f64(a: f64, b: f64) -> f64;
 }

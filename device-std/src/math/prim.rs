@@ -78,3 +78,36 @@ prim!(
     /// `x` rounded to the nearest integer, ties to even (`cvt.rni.f64.f64`).
     rint(x) -> f64, round_ties_even_f64, libm::rint
 );
+
+/// `x` rounded to the nearest integer, ties away from zero; exact. On the GPU
+/// CUDA's two instructions, `cvt.rzi(add.rz(x, ±0.5))`: the sum rounded toward zero
+/// never reaches the next integer unless `x` is at least halfway there, and every `x`
+/// of magnitude 2^23 or more is an integer already (the sum truncates back to it).
+/// On the host `libm::roundf`. Both exact, so the same bits.
+#[inline(always)]
+pub fn roundf(x: f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        // SAFETY: a pure arithmetic intrinsic, defined for every input.
+        truncf(unsafe { crate::intrinsics::add_rz_f32(x, 0.5f32.copysign(x)) })
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        libm::roundf(x)
+    }
+}
+
+/// [`roundf`] for `f64` (`add.rz.f64`, `cvt.rzi.f64.f64`; every `x` of magnitude 2^52
+/// or more is an integer); exact. On the host `libm::round`.
+#[inline(always)]
+pub fn round(x: f64) -> f64 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        // SAFETY: a pure arithmetic intrinsic, defined for every input.
+        trunc(unsafe { crate::intrinsics::add_rz_f64(x, 0.5f64.copysign(x)) })
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        libm::round(x)
+    }
+}

@@ -46,12 +46,7 @@ pub fn nearbyint(x: f64) -> f64 {
 /// `round(-0.4) = -0`. Every target. Source: CUDA Math API `round`; C99 F.9.6.6.
 #[inline]
 pub fn round(x: f64) -> f64 {
-    let t = prim::trunc(x);
-    if (x - t).abs() >= 0.5 {
-        t + 1.0f64.copysign(x)
-    } else {
-        t
-    }
+    prim::round(x)
 }
 
 /// [`rint`] as an `i64`; out-of-range values saturate to `i64::MIN`/`i64::MAX` and

@@ -4,7 +4,9 @@
 //! `nextafterf`, `nanf`).
 
 use super::arith::pow2i;
-use crate::math::prim::{ceilf as p_ceil, floorf as p_floor, rintf as p_rint, truncf as p_trunc};
+use crate::math::prim::{
+    ceilf as p_ceil, floorf as p_floor, rintf as p_rint, roundf as p_round, truncf as p_trunc,
+};
 
 /// Largest integer not above `x` (`cvt.rmi.f32.f32`; CUDA `floorf`), exact. Every target.
 #[inline(always)]
@@ -41,12 +43,7 @@ pub fn nearbyintf(x: f32) -> f32 {
 /// `f32::round`), exact. Every target.
 #[inline(always)]
 pub fn roundf(x: f32) -> f32 {
-    let t = p_trunc(x);
-    if (x - t).abs() >= 0.5 {
-        t + 1.0f32.copysign(x)
-    } else {
-        t
-    }
+    p_round(x)
 }
 
 /// [`rintf`] converted to `i64` (CUDA `llrintf`/`lrintf`); NaN gives 0 and values
