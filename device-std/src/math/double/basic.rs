@@ -81,12 +81,11 @@ pub fn copysign(x: f64, y: f64) -> f64 {
 /// Math API `fdim`; C99 F.9.9.1.
 #[inline]
 pub fn fdim(x: f64, y: f64) -> f64 {
-    if x.is_nan() || y.is_nan() {
-        x + y
-    } else if x > y {
-        x - y
-    } else {
+    // A select, no branch: x − y is positive for x > y and NaN for a NaN.
+    if x <= y {
         0.0
+    } else {
+        x - y
     }
 }
 
