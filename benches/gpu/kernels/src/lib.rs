@@ -670,7 +670,8 @@ pub fn histogram(data: &[u8], bins: *mut u32) {
         // SAFETY: `byte` indexes one of the 256 bins; only atomics touch them.
         unsafe { atomic::shared::fetch_add(local.ptr(byte as usize), 1u32, Relaxed, Scope::Cta) };
     };
-    let (head, body, tail) = split_aligned::<U8x16>(data);
+    // Branch-free: a misaligned buffer is counted byte by byte.
+    let (body, tail) = split_vectors_or_tail::<U8x16>(data);
     for i in grid_stride(body.len()) {
         let v = body[i.get()].0;
         let mut w = 0;
@@ -682,9 +683,6 @@ pub fn histogram(data: &[u8], bins: *mut u32) {
             count((word >> 24) as u8);
             w += 1;
         }
-    }
-    for i in grid_stride(head.len()) {
-        count(head[i.get()]);
     }
     for i in grid_stride(tail.len()) {
         count(tail[i.get()]);
