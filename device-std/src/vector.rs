@@ -450,14 +450,12 @@ mod tests {
                     assert!(back.eq(s[..n].iter().copied()), "{what:?}");
                 }
                 let (mut ov, mut ot) = (z.output, z.output_tail);
-                // SAFETY: in bounds of each part; one thread.
-                unsafe {
-                    if vectors > 0 {
-                        assert_eq!(ov.get_unchecked_mut(0) as *mut F32x4 as *mut f32, p);
-                    }
-                    if !ot.is_empty() {
-                        assert_eq!(ot.get_unchecked_mut(0) as *mut f32, p.add(4 * vectors));
-                    }
+                if vectors > 0 {
+                    assert_eq!(ov.as_mut_ptr().cast::<f32>(), p, "{what:?}");
+                }
+                if !ot.is_empty() {
+                    // SAFETY: `4 * vectors <= n <= nc`, inside `c`.
+                    assert_eq!(ot.as_mut_ptr(), unsafe { p.add(4 * vectors) }, "{what:?}");
                 }
             }
         }
