@@ -333,17 +333,22 @@ impl<'a, T> DisjointSlice<'a, T, Index1D> {
 /// [`thread::index_1d`](crate::thread::index_1d) value `g`, then
 /// `g + T`, `g + 2T`, … below `n`, where `T` is the number of threads in the
 /// launch. Every index in `0..n` belongs to exactly one thread, so each item
-/// is a witness like `index_1d`'s.
+/// is a witness like `index_1d`'s. `n` above `isize::MAX` (longer than any slice of
+/// non-zero-sized elements) counts as `isize::MAX`: then no step can overflow, and
+/// each step is one plain add, as in CUDA's `i += gridDim.x * blockDim.x`
+/// (issue 30).
 #[inline(always)]
 pub fn grid_stride<'kernel>(n: usize) -> GridStride<'kernel> {
     let first = crate::thread::index_1d().get();
     use crate::thread::{block_size, gridDim_x, gridDim_y, gridDim_z};
     let blocks = gridDim_x() as u64 * gridDim_y() as u64 * gridDim_z() as u64;
-    let threads = blocks * block_size() as u64;
+    let threads = blocks.saturating_mul(block_size() as u64);
     GridStride {
         next: first,
-        step: threads as usize,
-        end: n,
+        // Both at most isize::MAX, so `next + step` cannot overflow; a step that large
+        // ends the loop after one index either way.
+        step: (threads as usize).min(isize::MAX as usize),
+        end: n.min(isize::MAX as usize),
         _kernel: PhantomData,
     }
 }
@@ -364,7 +369,8 @@ impl<'kernel> Iterator for GridStride<'kernel> {
     fn next(&mut self) -> Option<Self::Item> {
         if self.next < self.end {
             let i = self.next;
-            self.next = i.saturating_add(self.step);
+            // No overflow: i < end <= isize::MAX and step <= isize::MAX.
+            self.next = i + self.step;
             Some(ThreadIndex::new(i, 0))
         } else {
             None

@@ -495,7 +495,9 @@ fn gpu_one_dimensional_kernel() {
 #[ignore = "needs a CUDA GPU"]
 fn gpu_one_dimensional_kernel_every_launch_path() {
     use host_loader::{graph, sequence, LaunchAttributes};
-    let (ctx, stream, m) = setup();
+    let (ctx, _, m) = setup();
+    // A stream of its own: the legacy default stream cannot be captured.
+    let stream = ctx.new_stream().unwrap();
     let k = m
         .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd_flat")
         .unwrap();

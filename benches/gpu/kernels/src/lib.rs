@@ -543,15 +543,17 @@ pub fn reduce_sum(x: &[f32], out: *mut f32) {
     acc = warp_sum(acc);
     let (lane, warp_in_block) = (thread::lane_id() as usize, thread::warp_id() as usize);
     if lane == 0 {
-        slots.write(warp_in_block, acc);
+        // `% 32`: a block has at most 1024 threads, so this is the warp's index, and
+        // the slot needs no bounds check (whose panic path costs a stack frame).
+        slots.write(warp_in_block % 32, acc);
     }
     thread::sync_threads();
     if warp_in_block == 0 {
         let warps = (thread::block_size() as usize).div_ceil(32);
         acc = warp_sum(if lane < warps { slots.read(lane) } else { 0.0 });
         if lane == 0 {
-            // SAFETY: the host passes a valid f32 that only atomics touch.
-            unsafe { atomic::fetch_add(out, acc, Relaxed, Scope::Gpu) };
+            // SAFETY: the host passes a valid global f32 that only atomics touch.
+            unsafe { atomic::global::add(out, acc, Relaxed, Scope::Gpu) };
         }
     }
 }
@@ -692,8 +694,8 @@ pub fn histogram(data: &[u8], bins: *mut u32) {
     while b < 256 {
         let v = local.read(b);
         if v != 0 {
-            // SAFETY: the host passes 256 u32 bins that only atomics touch.
-            unsafe { atomic::fetch_add(bins.add(b), v, Relaxed, Scope::Gpu) };
+            // SAFETY: the host passes 256 global u32 bins that only atomics touch.
+            unsafe { atomic::global::add(bins.add(b), v, Relaxed, Scope::Gpu) };
         }
         b += threads;
     }
