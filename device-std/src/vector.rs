@@ -342,12 +342,19 @@ pub fn grid_stride<'kernel>(n: usize) -> GridStride<'kernel> {
     let first = crate::thread::index_1d().get();
     use crate::thread::{block_size, gridDim_x, gridDim_y, gridDim_z};
     let blocks = gridDim_x() as u64 * gridDim_y() as u64 * gridDim_z() as u64;
-    let threads = blocks.saturating_mul(block_size() as u64);
+    // A block has at most 1024 threads: below 2^53 blocks the product is below 2^63.
+    // A grid of 2^53 blocks or more (y and z included; no such launch could finish)
+    // takes isize::MAX, which visits each thread's first index only: never one index
+    // twice.
+    let threads = if blocks >> 53 == 0 {
+        blocks * block_size() as u64
+    } else {
+        isize::MAX as u64
+    };
     GridStride {
         next: first,
-        // Both at most isize::MAX, so `next + step` cannot overflow; a step that large
-        // ends the loop after one index either way.
-        step: (threads as usize).min(isize::MAX as usize),
+        // Both at most isize::MAX, so `next + step` cannot overflow.
+        step: threads as usize,
         end: n.min(isize::MAX as usize),
         _kernel: PhantomData,
     }
