@@ -203,3 +203,159 @@ fn saxpy_panics_on_a_short_input() {
         got.map(|_| ())
     );
 }
+
+/// `bench_kernels::reduce_sum` of `x[o..][..n]` with `grid` blocks of `block` threads.
+/// The values are small integers, so every order of the additions gives the same sum
+/// exactly.
+fn reduce_sum_at(n: usize, o: usize, grid: u32, block: u32) -> (f32, f32) {
+    let mut x = Aligned([0.0; 4096]);
+    for (k, v) in x.0.iter_mut().enumerate() {
+        *v = ((k * 7919) % 23) as f32 - 11.0;
+    }
+    let xs = &x.0[o..o + n];
+    let mut sum = [0.0f32];
+    let out = GlobalMut::new(&mut sum);
+    emulator::launch(LaunchConfig::new((grid, 1, 1), (block, 1, 1)), || {
+        // `out` is one f32 that the kernel touches only atomically.
+        bench_kernels::reduce_sum(xs, out.as_mut_ptr())
+    })
+    .unwrap();
+    (sum[0], xs.iter().sum())
+}
+
+#[test]
+fn reduce_sum_matches_the_cpu_aligned_and_misaligned() {
+    // Offset 0: 16-byte vectors and a tail; 1..=3: every element in the scalar tail.
+    for o in 0..4 {
+        for (n, grid, block) in [
+            (0, 1, 32),
+            (1, 1, 32),
+            (3, 1, 64),
+            (4, 1, 64),
+            (5, 2, 32),
+            (1023, 1, 1024),
+            (3001, 3, 96),
+            (4092, 7, 256),
+        ] {
+            let (got, want) = reduce_sum_at(n, o, grid, block);
+            assert_eq!(got, want, "n = {n}, offset {o}, grid {grid}, block {block}");
+        }
+    }
+}
+
+/// `bench_kernels::histogram` of `data` with `grid` blocks of `block` threads.
+fn bench_histogram(data: &[u8], grid: u32, block: u32) -> Vec<u32> {
+    let mut bins = vec![0u32; 256];
+    let out = GlobalMut::new(&mut bins);
+    emulator::launch(LaunchConfig::new((grid, 1, 1), (block, 1, 1)), || {
+        // `bins` holds 256 u32s that the kernel touches only atomically.
+        bench_kernels::histogram(data, out.as_mut_ptr())
+    })
+    .unwrap();
+    bins
+}
+
+#[test]
+fn histogram_matches_the_cpu_at_every_16_byte_offset() {
+    #[repr(C, align(16))]
+    struct Bytes([u8; 4096]);
+    let mut data = Bytes([0; 4096]);
+    for (k, b) in data.0.iter_mut().enumerate() {
+        *b = (k * 131 % 251) as u8 ^ (k >> 4) as u8;
+    }
+    // Offset 0: vectors and a tail; the others: counted byte by byte.
+    for o in 0..16 {
+        for (n, grid, block) in [
+            (0, 1, 64),
+            (15, 1, 64),
+            (16, 1, 32),
+            (1000, 2, 96),
+            (4000, 3, 256),
+        ] {
+            let s = &data.0[o..o + n.min(4096 - o)];
+            let mut want = vec![0u32; 256];
+            for &b in s {
+                want[b as usize] += 1;
+            }
+            assert_eq!(
+                bench_histogram(s, grid, block),
+                want,
+                "n = {}, offset {o}, grid {grid}, block {block}",
+                s.len()
+            );
+        }
+    }
+}
+
+/// `bench_kernels::sgemm` of two `n × n` matrices starting `o` floats into 16-byte
+/// aligned storage.
+fn bench_sgemm(a: &[f32], b: &[f32], n: usize) -> Result<Vec<f32>, EmulatorError> {
+    let mut c = vec![POISON; n * n];
+    let out = GlobalMut::new(&mut c);
+    let tiles = (n / 128).max(1) as u32;
+    emulator::launch(LaunchConfig::new((tiles, tiles, 1), (256, 1, 1)), || {
+        bench_kernels::sgemm(a, b, out.disjoint(), n as u32)
+    })?;
+    Ok(c)
+}
+
+#[test]
+fn sgemm_matches_the_cpu_and_refuses_misaligned_or_short_inputs() {
+    #[repr(C, align(16))]
+    struct Matrix([f32; 128 * 128 + 4]);
+    let n = 128;
+    let mut r = rng(47);
+    let (mut a, mut b) = (
+        Box::new(Matrix([0.0; 128 * 128 + 4])),
+        Box::new(Matrix([0.0; 128 * 128 + 4])),
+    );
+    a.0.copy_from_slice(&random_f32(&mut r, n * n + 4, -1.0, 1.0));
+    b.0.copy_from_slice(&random_f32(&mut r, n * n + 4, -1.0, 1.0));
+    let got = bench_sgemm(&a.0[..n * n], &b.0[..n * n], n).unwrap();
+    let (a0, b0) = (&a.0[..n * n], &b.0[..n * n]);
+    let mut worst = 0.0f64;
+    for i in 0..n {
+        for j in 0..n {
+            let want: f64 = (0..n)
+                .map(|k| a0[i * n + k] as f64 * b0[k * n + j] as f64)
+                .sum();
+            worst = worst.max((got[i * n + j] as f64 - want).abs());
+        }
+    }
+    assert!(worst < 1e-4, "worst absolute error {worst:e}");
+    // A misaligned input (every element in the scalar rest), a short one, and a
+    // ragged one (whole vectors but a rest): each a panic, not a wrong product.
+    for (ao, alen, bo) in [
+        (1, n * n, 0),
+        (0, n * n, 2),
+        (0, n * n - 4, 0),
+        (0, n * n + 1, 0),
+    ] {
+        match bench_sgemm(&a.0[ao..ao + alen], &b.0[bo..bo + n * n], n) {
+            Err(EmulatorError::Panic { .. }) => {}
+            other => panic!(
+                "a at {ao} ({alen} long), b at {bo}: expected a panic, got {:?}",
+                other.map(|_| ())
+            ),
+        }
+    }
+}
+
+#[test]
+fn softmax_panics_on_a_short_input() {
+    // Two rows of 256 columns but 511 floats: row 1 reads no row at all (its slice
+    // is empty), and the check after the loop must panic.
+    let cols = 256;
+    let input = Aligned([0.5; 4096]);
+    let mut y = Aligned([POISON; 4096]);
+    let out = GlobalMut::new(&mut y.0[..2 * cols]);
+    let cfg = LaunchConfig::new((2, 1, 1), (256, 1, 1)).with_dynamic_shared((cols * 4) as u32);
+    let got = emulator::launch(cfg, || {
+        bench_kernels::softmax(&input.0[..2 * cols - 1], out.disjoint(), cols as u32)
+    });
+    assert!(
+        matches!(got, Err(EmulatorError::Panic { .. })),
+        "{:?}",
+        got.map(|_| ())
+    );
+}
