@@ -29,6 +29,18 @@
 //!   back when it is misaligned, for a path of the caller's own.
 //! - [`split_aligned`] and [`DisjointSlice::split_aligned_mut`] peel a scalar head
 //!   first, so a misaligned buffer still gets vectors.
+//!
+//! # Every thread splits an output the same way
+//!
+//! A witness `i` names vector `i` of a vector part and element `i` of a scalar part, so
+//! the parts of a split output keep threads apart only while every thread of the launch
+//! makes the same split of it: with the same function, the same `V` and (for
+//! [`zip_vectors`]) inputs of the same addresses and lengths, such as the kernel's own
+//! parameters. Threads that split one output differently (one splits it and another
+//! does not, or [`zip_vectors`] with inputs that differ between threads) can reach one
+//! element from two threads through safe `get_mut`, a data race. Neither the type system
+//! nor the emulator checks this yet (`device-std/tests/vector_splits.rs`, the ignored
+//! tests).
 
 use crate::disjoint::DisjointSlice;
 use crate::index::{Index1D, ThreadIndex};
@@ -155,8 +167,9 @@ pub fn split_vectors<V: Vector>(s: &[V::Elem]) -> Option<(&[V], &[V::Elem])> {
 /// starts 16-byte aligned (every `cuMemAlloc` buffer does); otherwise no vectors and
 /// all of `s` as the tail. [`split_vectors`] without the `Option`: the test compiles
 /// to selects, not a branch, so a one-block kernel's first load waits only for its
-/// loop's test (issue 30). Lengths in elements of `V` and of `V::Elem`. Every target;
-/// the 16-byte alignment is what `ld.v4` requires (PTX ISA §9.7.9.8 `ld`).
+/// loop's test (issue 30). Lengths in elements of `V` and of `V::Elem`. Never panics.
+/// Every target; the 16-byte alignment is what `ld.v4` requires (PTX ISA §9.7.9.8
+/// `ld`).
 #[inline(always)]
 pub fn split_vectors_or_tail<V: Vector>(s: &[V::Elem]) -> (&[V], &[V::Elem]) {
     #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
@@ -205,8 +218,14 @@ pub struct ZipVectors<'a, V: Vector, const N: usize> {
 /// are empty and the tails hold all `n`. The test compiles to selects, not
 /// branches, so a one-block kernel reaches its first load after the loop's own test
 /// (issue 30). Every part of one kind has the same length, so the grid-stride loop's
-/// test is each `get`'s test. Every target; 16-byte alignment is what
+/// test is each `get`'s test. Never panics. Every target; 16-byte alignment is what
 /// `ld.v4`/`st.v4` require (PTX ISA §9.7.9.8 `ld`).
+///
+/// The split point depends on the inputs, so every thread of the launch must pass
+/// the same inputs (the kernel's parameters, not slices of them that differ between
+/// threads): otherwise threads split the output at different points and two of them
+/// can reach one element (see [the module docs](self), "Every thread splits an
+/// output the same way"; not checked).
 #[inline(always)]
 pub fn zip_vectors<'a, V: Vector, const N: usize>(
     inputs: [&'a [V::Elem]; N],
@@ -268,9 +287,10 @@ impl<'a, T> DisjointSlice<'a, T, Index1D> {
     /// tail, each its own `DisjointSlice`, when the slice starts 16-byte aligned;
     /// otherwise the slice back as `Err`, for the general
     /// [`split_aligned_mut`](Self::split_aligned_mut). A witness `i` names vector `i` of
-    /// the first part or element `i` of the tail. Lengths in vectors and in elements.
-    /// Every target; the 16-byte alignment is what `ld.v4`/`st.v4` require (PTX ISA
-    /// §9.7.9.8 `ld`).
+    /// the first part or element `i` of the tail, so every thread of the launch must
+    /// split the slice alike ([module docs](self)). Lengths in vectors and in elements.
+    /// Never panics. Every target; the 16-byte alignment is what `ld.v4`/`st.v4`
+    /// require (PTX ISA §9.7.9.8 `ld`).
     #[inline(always)]
     pub fn split_vectors_mut<V: Vector<Elem = T>>(
         mut self,
@@ -300,7 +320,9 @@ impl<'a, T> DisjointSlice<'a, T, Index1D> {
     /// vectors, a scalar tail, each its own `DisjointSlice` over disjoint
     /// memory. A witness `i` then names element `i` of whichever part it
     /// indexes, so one thread can own vector `i` of the middle part while
-    /// another owns element `i` of the head.
+    /// another owns element `i` of the head, provided every thread of the launch
+    /// splits the slice alike ([module docs](self)). Lengths in elements and vectors.
+    /// Never panics. Every target (`slice::align_to`'s split).
     #[inline(always)]
     pub fn split_aligned_mut<V: Vector<Elem = T>>(
         mut self,
@@ -336,7 +358,10 @@ impl<'a, T> DisjointSlice<'a, T, Index1D> {
 /// is a witness like `index_1d`'s. `n` above `isize::MAX` (longer than any slice of
 /// non-zero-sized elements) counts as `isize::MAX`: then no step can overflow, and
 /// each step is one plain add, as in CUDA's `i += gridDim.x * blockDim.x`
-/// (issue 30).
+/// (issue 30). A grid of 2^53 blocks or more (`gridDim` x·y·z; no such launch could
+/// finish) steps by `isize::MAX`: each thread gets only its first index, so indices
+/// from `T` up are nobody's, and still none is two threads'. Indices in elements of
+/// the slice the loop walks. Never panics. Every target.
 #[inline(always)]
 pub fn grid_stride<'kernel>(n: usize) -> GridStride<'kernel> {
     let first = crate::thread::index_1d().get();
