@@ -1,5 +1,6 @@
-//! `vector::zip_vectors` and `DisjointSlice::split_vectors_mut` under the emulator:
-//! which output elements each thread of a launch reaches through the parts' witnesses.
+//! `vector::zip_vectors`, `DisjointSlice::split_vectors_mut` and `vector::grid_stride`
+//! under the emulator: which output elements each thread of a launch reaches through
+//! the witnesses.
 //!
 //! Needs the `emulator` feature (`cargo test -p device-std --features emulator`).
 #![cfg(feature = "emulator")]
@@ -105,6 +106,29 @@ fn zip_vectors_with_no_inputs_splits_the_output_alone() {
         })
         .unwrap();
         assert_eq!(takes.counts(), vec![1; nc], "offset {co}, length {nc}");
+    }
+}
+
+#[test]
+fn grid_stride_visits_every_index_once_in_3d_launches() {
+    for (grid, block) in [
+        ((1, 1, 1), (1, 1, 1)),
+        ((3, 1, 1), (32, 1, 1)),
+        ((2, 3, 2), (4, 2, 3)),
+        ((1, 2, 1), (5, 1, 7)),
+    ] {
+        let t = (grid.0 * grid.1 * grid.2 * block.0 * block.1 * block.2) as usize;
+        for n in [0, 1, t - 1, t, t + 1, 5 * t + 3] {
+            let visits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+            emulator::launch(LaunchConfig::new(grid, block), || {
+                for i in vector::grid_stride(n) {
+                    visits[i.get()].fetch_add(1, Ordering::Relaxed);
+                }
+            })
+            .unwrap();
+            let got: Vec<u32> = visits.iter().map(|v| v.load(Ordering::Relaxed)).collect();
+            assert_eq!(got, vec![1; n], "grid {grid:?}, block {block:?}, n {n}");
+        }
     }
 }
 
