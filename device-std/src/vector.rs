@@ -20,11 +20,14 @@
 //! }
 //! ```
 //!
-//! The splits, from cheapest to most general:
+//! The splits, from fewest branches to most general:
 //! - [`zip_vectors`] (an elementwise kernel's inputs and output) and
 //!   [`split_vectors_or_tail`] (one slice) test the alignment with selects, not
 //!   branches: a one-block kernel reaches its first load after its loop's test alone,
 //!   as nvcc's `float4` kernels do. A misaligned buffer gets no vectors (all scalar).
+//!   Fewer branches is not always faster: on an H100 the selects made the bench
+//!   `vecadd` graph node 2 % slower than [`split_vectors`] with three branches, while
+//!   `reduce_sum` and `histogram` gained 2.5–5 % (`benches/LOG.md`, issue 30).
 //! - [`split_vectors`] and [`DisjointSlice::split_vectors_mut`] return the slice
 //!   back when it is misaligned, for a path of the caller's own.
 //! - [`split_aligned`] and [`DisjointSlice::split_aligned_mut`] peel a scalar head
