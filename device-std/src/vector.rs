@@ -363,8 +363,9 @@ impl<'a, T> DisjointSlice<'a, T, Index1D> {
 /// each step is one plain add, as in CUDA's `i += gridDim.x * blockDim.x`
 /// (issue 30). A grid of 2^53 blocks or more (`gridDim` x·y·z; no such launch could
 /// finish) steps by `isize::MAX`: each thread gets only its first index, so indices
-/// from `T` up are nobody's, and still none is two threads'. Indices in elements of
-/// the slice the loop walks. Never panics. Every target.
+/// from `T` up are nobody's; those first indices are distinct while `T < 2^64`, past
+/// which `index_1d`'s `u64` arithmetic wraps (2^54 blocks of 1024 threads). Indices in
+/// elements of the slice the loop walks. Never panics. Every target.
 #[inline(always)]
 pub fn grid_stride<'kernel>(n: usize) -> GridStride<'kernel> {
     let first = crate::thread::index_1d().get();
@@ -373,7 +374,7 @@ pub fn grid_stride<'kernel>(n: usize) -> GridStride<'kernel> {
     // A block has at most 1024 threads: below 2^53 blocks the product is below 2^63.
     // A grid of 2^53 blocks or more (y and z included; no such launch could finish)
     // takes isize::MAX, which visits each thread's first index only: never one index
-    // twice.
+    // twice while index_1d's values are distinct (below 2^64 threads).
     let threads = if blocks >> 53 == 0 {
         blocks * block_size() as u64
     } else {
