@@ -8,28 +8,26 @@
 //! ```ignore
 //! #[kernel(dims = 1)]
 //! pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
-//!     let z = vector::zip_vectors::<F32x4, 2>([a, b], c);
-//!     let ([a4, b4], mut c4, [a1, b1], mut c1) = (z.vectors, z.output, z.tails, z.output_tail);
+//!     let (a_head, a4, a_tail) = vector::split_aligned::<F32x4>(a);
+//!     let (b_head, b4, b_tail) = vector::split_aligned::<F32x4>(b);
+//!     let (mut c_head, mut c4, mut c_tail) = c.split_aligned_mut::<F32x4>();
 //!     for i in vector::grid_stride(c4.len()) {
-//!         let k = i.get();
-//!         if let (Some(out), Some(x), Some(y)) = (c4.get_mut(&i), a4.get(k), b4.get(k)) {
+//!         if let (Some(out), Some(x), Some(y)) = (c4.get_mut(&i), a4.get(i.get()), b4.get(i.get())) {
 //!             *out = x.zip_with(*y, |x, y| x + y);
 //!         }
 //!     }
-//!     // ... the same over the scalar tails `a1`, `b1`, `c1`.
+//!     // ... the same over the scalar heads and tails.
 //! }
 //! ```
 //!
-//! The splits, from fewest branches to most general:
-//! - [`zip_vectors`] (an elementwise kernel's inputs and output) and
-//!   [`split_vectors_or_tail`] (one slice) test the alignment with selects, not
-//!   branches: a one-block kernel reaches its first load after its loop's test alone,
-//!   as nvcc's `float4` kernels do. A misaligned buffer gets no vectors (all scalar).
-//!   Fewer branches is not always faster: on an H100 the selects made the bench
-//!   `vecadd` graph node 2 % slower than [`split_vectors`] with three branches, while
-//!   `reduce_sum` and `histogram` gained 2.5–5 % (`benches/LOG.md`, issue 30).
+//! The splits:
+//! - [`split_vectors_or_tail`] (a read-only slice) tests the alignment with selects,
+//!   not a branch; a misaligned slice gets no vectors (all scalar). On an H100 it made
+//!   the one-block `reduce_sum` and `histogram` graph nodes 2.5–5 % faster than
+//!   [`split_aligned`] (`benches/LOG.md`, issue 30).
 //! - [`split_vectors`] and [`DisjointSlice::split_vectors_mut`] return the slice
-//!   back when it is misaligned, for a path of the caller's own.
+//!   back when it is misaligned, for a path of the caller's own: where the buffers are
+//!   usually aligned (every `cuMemAlloc` buffer is), one test and no head.
 //! - [`split_aligned`] and [`DisjointSlice::split_aligned_mut`] peel a scalar head
 //!   first, so a misaligned buffer still gets vectors.
 //!
@@ -37,13 +35,13 @@
 //!
 //! A witness `i` names vector `i` of a vector part and element `i` of a scalar part, so
 //! the parts of a split output keep threads apart only while every thread of the launch
-//! makes the same split of it: with the same function, the same `V` and (for
-//! [`zip_vectors`]) inputs of the same addresses and lengths, such as the kernel's own
-//! parameters. Threads that split one output differently (one splits it and another
-//! does not, or [`zip_vectors`] with inputs that differ between threads) can reach one
-//! element from two threads through safe `get_mut`, a data race. Neither the type system
-//! nor the emulator checks this yet (`device-std/tests/vector_splits.rs`, the ignored
-//! tests).
+//! makes the same split of it (the same function and `V` on the same slice, such as the
+//! kernel's own parameter). Threads that split one output differently (one splits it
+//! and another does not) can reach one element from two threads through safe
+//! `get_mut`, a data race. Neither the type system nor the emulator checks this yet
+//! (`device-std/tests/vector_splits.rs`, the ignored test). Read-only splits
+//! ([`split_vectors_or_tail`], [`split_vectors`], [`split_aligned`]) have no such
+//! condition.
 
 use crate::disjoint::DisjointSlice;
 use crate::index::{Index1D, ThreadIndex};
@@ -191,97 +189,6 @@ pub fn split_vectors_or_tail<V: Vector>(s: &[V::Elem]) -> (&[V], &[V::Elem]) {
             core::slice::from_raw_parts(p, vectors),
             s.get_unchecked(vectors * V::LANES..),
         )
-    }
-}
-
-/// An elementwise kernel's buffers split for 16-byte access with no branch: see
-/// [`zip_vectors`]. Lengths in vectors (`vectors`, `output`) and in elements
-/// (`tails`, `output_tail`).
-#[derive(Debug)]
-pub struct ZipVectors<'a, V: Vector, const N: usize> {
-    /// The first `output.len()` vectors of each input.
-    pub vectors: [&'a [V]; N],
-    /// The output's first vectors, as many as each input part holds.
-    pub output: DisjointSlice<'a, V>,
-    /// Each input's elements `tail_start..n`, where `n` is the shortest length.
-    pub tails: [&'a [V::Elem]; N],
-    /// The output's elements `tail_start..n`: a witness `i` names element
-    /// `tail_start + i`.
-    pub output_tail: DisjointSlice<'a, V::Elem>,
-    /// The element index of the first tail element: `output.len() * V::LANES`.
-    pub tail_start: usize,
-}
-
-/// Splits `N` inputs and one output of an elementwise kernel into equally long
-/// 16-byte vector parts and scalar tails, without a branch: the common part is
-/// the first `n` elements, `n` the shortest of the `N + 1` lengths (elements past
-/// `n` of the output are not in either part). When every base address is 16-byte
-/// aligned (every `cuMemAlloc` buffer is), the vector parts hold `n / LANES`
-/// vectors and the tails the last `n % LANES` elements; otherwise the vector parts
-/// are empty and the tails hold all `n`. The test compiles to selects, not
-/// branches, so a one-block kernel reaches its first load after the loop's own test
-/// (issue 30). Every part of one kind has the same length, so the grid-stride loop's
-/// test is each `get`'s test. Never panics. Every target; 16-byte alignment is what
-/// `ld.v4`/`st.v4` require (PTX ISA §9.7.9.8 `ld`).
-///
-/// The split point depends on the inputs, so every thread of the launch must pass
-/// the same inputs (the kernel's parameters, not slices of them that differ between
-/// threads): otherwise threads split the output at different points and two of them
-/// can reach one element (see [the module docs](self), "Every thread splits an
-/// output the same way"; not checked).
-#[inline(always)]
-pub fn zip_vectors<'a, V: Vector, const N: usize>(
-    inputs: [&'a [V::Elem]; N],
-    mut output: DisjointSlice<'a, V::Elem>,
-) -> ZipVectors<'a, V, N> {
-    let out_ptr = output.as_mut_ptr();
-    let mut n = output.len();
-    let mut addresses = out_ptr as usize;
-    for s in &inputs {
-        n = n.min(s.len());
-        addresses |= s.as_ptr() as usize;
-    }
-    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
-    let aligned = addresses % 16 == 0;
-    let vectors = if aligned { n / V::LANES } else { 0 };
-    let tail_start = vectors * V::LANES;
-    let tail_len = n - tail_start;
-    let dangling = core::ptr::NonNull::<V>::dangling().as_ptr();
-    // SAFETY: each input holds at least `n` elements; when `aligned`, its first
-    // `vectors * LANES` of them start 16-byte aligned and are `vectors` valid `V`s
-    // (the `Vector` contract); otherwise `vectors` is 0 and the address an aligned
-    // dangling one. The tails are elements `tail_start..n` of the same inputs.
-    let vector_parts = inputs.map(|s| unsafe {
-        let p = if aligned {
-            s.as_ptr().cast::<V>()
-        } else {
-            dangling
-        };
-        core::slice::from_raw_parts(p, vectors)
-    });
-    let tails = inputs
-        .map(|s| unsafe { core::slice::from_raw_parts(s.as_ptr().add(tail_start), tail_len) });
-    // SAFETY: as for the inputs; the two output parts cover elements `0..tail_start`
-    // and `tail_start..n` of `output` without overlap, and `output` is consumed, so
-    // nothing else reaches that memory; witnesses index each part as they indexed
-    // `output`.
-    let (output, output_tail) = unsafe {
-        let p = if aligned {
-            out_ptr.cast::<V>()
-        } else {
-            dangling
-        };
-        (
-            DisjointSlice::from_raw_parts(p, vectors),
-            DisjointSlice::from_raw_parts(out_ptr.add(tail_start), tail_len),
-        )
-    };
-    ZipVectors {
-        vectors: vector_parts,
-        output,
-        tails,
-        output_tail,
-        tail_start,
     }
 }
 
@@ -462,42 +369,6 @@ mod tests {
                         assert_ne!(off, 0);
                         assert_eq!(back.len(), n);
                     }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn zip_vectors_splits_at_the_shortest_length_and_vectorises_only_aligned_buffers() {
-        let a = Aligned(core::array::from_fn(|k| k as f32));
-        let b = Aligned(core::array::from_fn(|k| 100.0 + k as f32));
-        let mut c = Aligned([0.0; 64]);
-        for (ao, bo, co) in [(0, 0, 0), (1, 1, 1), (0, 1, 0), (0, 0, 2)] {
-            for (na, nb, nc) in [(0, 0, 0), (9, 9, 9), (13, 12, 14), (40, 41, 39), (3, 8, 8)] {
-                let (sa, sb) = (&a.0[ao..ao + na], &b.0[bo..bo + nb]);
-                let p = c.0[co..].as_mut_ptr();
-                // SAFETY: `p[..nc]` lies inside `c`, which nothing else touches here.
-                let out = unsafe { DisjointSlice::<f32>::from_raw_parts(p, nc) };
-                let z = zip_vectors::<F32x4, 2>([sa, sb], out);
-                let n = na.min(nb).min(nc);
-                let aligned = (ao, bo, co) == (0, 0, 0);
-                let vectors = if aligned { n / 4 } else { 0 };
-                let what = ((ao, bo, co), (na, nb, nc));
-                assert_eq!(z.output.len(), vectors, "{what:?}");
-                assert_eq!(z.tail_start, 4 * vectors, "{what:?}");
-                assert_eq!(z.output_tail.len(), n - 4 * vectors, "{what:?}");
-                for (s, (v, t)) in [sa, sb].iter().zip(z.vectors.iter().zip(z.tails)) {
-                    assert_eq!(v.len(), vectors, "{what:?}");
-                    let back = v.iter().flat_map(|x| x.0).chain(t.iter().copied());
-                    assert!(back.eq(s[..n].iter().copied()), "{what:?}");
-                }
-                let (mut ov, mut ot) = (z.output, z.output_tail);
-                if vectors > 0 {
-                    assert_eq!(ov.as_mut_ptr().cast::<f32>(), p, "{what:?}");
-                }
-                if !ot.is_empty() {
-                    // SAFETY: `4 * vectors <= n <= nc`, inside `c`.
-                    assert_eq!(ot.as_mut_ptr(), unsafe { p.add(4 * vectors) }, "{what:?}");
                 }
             }
         }

@@ -110,8 +110,8 @@ fn vecadd_at(
 
 #[test]
 fn vecadd_matches_the_cpu_aligned_and_misaligned() {
-    // (0, 0, 0): the vector path (vectors + tail); the others: element by element,
-    // with equal or mismatched misalignment.
+    // (0, 0, 0): the aligned path (vectors + tail); the others: the general path with a
+    // head, mismatched input alignment, or both.
     let offsets = [
         (0, 0, 0),
         (1, 1, 1),
@@ -142,9 +142,9 @@ fn vecadd_matches_the_cpu_aligned_and_misaligned() {
 
 #[test]
 fn vecadd_panics_on_a_short_input() {
-    // `a` one element shorter than `c` (n = 66), with as many whole vectors (16): the
-    // loops cover the common 65 elements, and the check after them must panic rather
-    // than leave element 65 unwritten.
+    // `a` one element shorter than `c` (n = 66), with as many whole vectors (16): only
+    // the length guard keeps the aligned path from leaving element 65 unwritten, so
+    // the kernel must take the general path and panic in its `&a[..n]`.
     let (a, b) = (Aligned([1.0; 4096]), Aligned([2.0; 4096]));
     let mut c = Aligned([POISON; 4096]);
     let out = GlobalMut::new(&mut c.0[..66]);
@@ -160,8 +160,8 @@ fn vecadd_panics_on_a_short_input() {
 
 /// `bench_kernels::saxpy` on `y[yo..][..n] += alpha · x[xo..][..n]` with `grid` blocks of
 /// 64 threads, against the CPU bit for bit (`alpha * x + y`, two roundings: Rust does
-/// not contract it into an `fma`, on the GPU either): at the vector path's offsets
-/// `(0, 0)` and misaligned ones.
+/// not contract it into an `fma`, on the GPU either): at the aligned path's offsets
+/// `(0, 0)` and the general path's.
 #[test]
 fn saxpy_matches_the_cpu_aligned_and_misaligned() {
     let alpha = 1.75f32;
@@ -189,8 +189,8 @@ fn saxpy_matches_the_cpu_aligned_and_misaligned() {
 
 #[test]
 fn saxpy_panics_on_a_short_input() {
-    // `x` one element shorter than `y` (n = 66) with as many whole vectors: the check
-    // after the loops must panic rather than leave element 65 unwritten.
+    // `x` one element shorter than `y` (n = 66) with as many whole vectors: only the
+    // length guard keeps the aligned path from leaving element 65 unwritten.
     let x = Aligned([1.0; 4096]);
     let mut y = Aligned([2.0; 4096]);
     let out = GlobalMut::new(&mut y.0[..66]);

@@ -8,7 +8,7 @@
 use device_std::atomic::{self, Ordering::Relaxed, Scope};
 use device_std::ldg::{ldg, ldg_unchecked};
 use device_std::vector::{
-    grid_stride, split_aligned, split_vectors_or_tail, zip_vectors, F32x4, U16x8, U8x16,
+    grid_stride, split_aligned, split_vectors, split_vectors_or_tail, F32x4, U16x8, U8x16,
 };
 use device_std::{kernel, math, thread, warp, DisjointSlice, DynamicSharedArray, SharedArray};
 
@@ -59,57 +59,105 @@ fn for_each_from(part: &mut DisjointSlice<f32>, k0: usize, f: impl Fn(usize, &mu
     }
 }
 
-/// `c = a + b`. Any 1D launch: a grid-stride loop over 16-byte vectors when all
-/// three buffers are 16-byte aligned (every `cuMemAlloc` buffer is), element by
-/// element otherwise, then the tail. `a`, `b` at least as long as `c` (a panic
-/// otherwise, after the loops).
+/// `c = a + b`. Any 1D launch: a grid-stride loop over 16-byte vectors, then
+/// the unaligned head and tail element by element. `a`, `b` at least as long
+/// as `c`.
 #[kernel(dims = 1)]
 pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
     let n = c.len();
-    // The split is branch-free, so the loop's test is the only branch before the
-    // first load, as in nvcc's twin (issue 30).
-    let z = zip_vectors::<F32x4, 2>([a, b], c);
-    let ([a4, b4], mut c4, [a1, b1], mut c1) = (z.vectors, z.output, z.tails, z.output_tail);
-    for i in grid_stride(c4.len()) {
-        let k = i.get();
-        if let (Some(out), Some(x), Some(y)) = (c4.get_mut(&i), a4.get(k), b4.get(k)) {
-            *out = x.zip_with(*y, |x, y| x + y);
+    // The common case behind one test: all three 16-byte aligned (buffers from
+    // cuMemAlloc) and the inputs long enough, so no head and no bounds branches.
+    let c = match (split_vectors::<F32x4>(a), split_vectors::<F32x4>(b)) {
+        (Some((a4, _)), Some((b4, _)))
+            if (a.len() >= n) & (b.len() >= n) & (a4.len() >= n / 4) & (b4.len() >= n / 4) =>
+        {
+            match c.split_vectors_mut::<F32x4>() {
+                Ok((mut body, mut tail)) => {
+                    let (a4, b4) = (&a4[..body.len()], &b4[..body.len()]);
+                    for i in grid_stride(body.len()) {
+                        let k = i.get();
+                        if let Some(out) = body.get_mut(&i) {
+                            *out = a4[k].zip_with(b4[k], |x, y| x + y);
+                        }
+                    }
+                    let t0 = n - tail.len();
+                    for_each_from(&mut tail, t0, |k, out| *out = a[k] + b[k]);
+                    return;
+                }
+                Err(c) => c,
+            }
+        }
+        _ => c,
+    };
+    let (a, b) = (&a[..n], &b[..n]);
+    let (mut head, mut body, mut tail) = c.split_aligned_mut::<F32x4>();
+    let (ah, a4, _) = split_aligned::<F32x4>(a);
+    let (bh, b4, _) = split_aligned::<F32x4>(b);
+    let h = head.len();
+    if ah.len() == h && bh.len() == h {
+        for i in grid_stride(body.len()) {
+            let k = i.get();
+            if let (Some(out), Some(x), Some(y)) = (body.get_mut(&i), a4.get(k), b4.get(k)) {
+                *out = x.zip_with(*y, |x, y| x + y);
+            }
+        }
+    } else {
+        for i in grid_stride(body.len()) {
+            let k = i.get();
+            if let Some(out) = body.get_mut(&i) {
+                *out = unaligned_vec(a, h, k).zip_with(unaligned_vec(b, h, k), |x, y| x + y);
+            }
         }
     }
-    for i in grid_stride(c1.len()) {
-        let k = i.get();
-        if let (Some(out), Some(x), Some(y)) = (c1.get_mut(&i), a1.get(k), b1.get(k)) {
-            *out = x + y;
-        }
-    }
-    // After the loads, where the branch costs nothing: a short input is the caller's
-    // error, not a shorter result.
-    assert!(
-        (a.len() >= n) & (b.len() >= n),
-        "vecadd: an input is shorter than `c`"
-    );
+    for_each_scalar(&mut head, &mut tail, n, |k, out| *out = a[k] + b[k]);
 }
 
-/// `y = alpha * x + y`, shaped like [`vecadd`]. `x` at least as long as `y` (a panic
-/// otherwise, after the loops).
+/// `y = alpha * x + y`, shaped like [`vecadd`] (the aligned case first). `x` at least
+/// as long as `y`.
 #[kernel(dims = 1)]
 pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
     let n = y.len();
-    let z = zip_vectors::<F32x4, 1>([x], y);
-    let ([x4], mut y4, [x1], mut y1) = (z.vectors, z.output, z.tails, z.output_tail);
-    for i in grid_stride(y4.len()) {
-        let k = i.get();
-        if let (Some(out), Some(v)) = (y4.get_mut(&i), x4.get(k)) {
-            *out = v.zip_with(*out, |x, y| alpha * x + y);
+    // As in `vecadd`: both buffers 16-byte aligned and `x` long enough, one test.
+    let y = match split_vectors::<F32x4>(x) {
+        Some((x4, _)) if (x.len() >= n) & (x4.len() >= n / 4) => {
+            match y.split_vectors_mut::<F32x4>() {
+                Ok((mut body, mut tail)) => {
+                    let x4 = &x4[..body.len()];
+                    for i in grid_stride(body.len()) {
+                        let k = i.get();
+                        if let Some(out) = body.get_mut(&i) {
+                            *out = x4[k].zip_with(*out, |x, y| alpha * x + y);
+                        }
+                    }
+                    let t0 = n - tail.len();
+                    for_each_from(&mut tail, t0, |k, out| *out += alpha * x[k]);
+                    return;
+                }
+                Err(y) => y,
+            }
+        }
+        _ => y,
+    };
+    let x = &x[..n];
+    let (mut head, mut body, mut tail) = y.split_aligned_mut::<F32x4>();
+    let (xh, x4, _) = split_aligned::<F32x4>(x);
+    let h = head.len();
+    if xh.len() == h {
+        for i in grid_stride(body.len()) {
+            let k = i.get();
+            if let (Some(out), Some(v)) = (body.get_mut(&i), x4.get(k)) {
+                *out = v.zip_with(*out, |x, y| alpha * x + y);
+            }
+        }
+    } else {
+        for i in grid_stride(body.len()) {
+            let k = i.get();
+            if let Some(out) = body.get_mut(&i) {
+                *out = unaligned_vec(x, h, k).zip_with(*out, |x, y| alpha * x + y);
+            }
         }
     }
-    for i in grid_stride(y1.len()) {
-        let k = i.get();
-        if let (Some(out), Some(v)) = (y1.get_mut(&i), x1.get(k)) {
-            *out += alpha * v;
-        }
-    }
-    assert!(x.len() >= n, "saxpy: `x` is shorter than `y`");
+    for_each_scalar(&mut head, &mut tail, n, |k, out| *out += alpha * x[k]);
 }
 
 /// `y = alpha * x` with plain 16-byte loads and stores over a grid-stride loop (the
