@@ -6,8 +6,8 @@
 #![cfg(feature = "emulator")]
 
 use device_std::emulator::{self, GlobalMut, LaunchConfig};
-use device_std::vector::{self, F32x4};
 use device_std::thread;
+use device_std::vector::{self, F32x4};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 #[repr(C, align(16))]
