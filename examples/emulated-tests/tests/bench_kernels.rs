@@ -359,3 +359,25 @@ fn softmax_panics_on_a_short_input() {
         got.map(|_| ())
     );
 }
+
+#[test]
+fn softmax_refuses_misaligned_buffers() {
+    // Rows are whole vectors from element 0: an input or output one float past a
+    // 16-byte boundary would shift every row if a head were split off; the kernel
+    // must panic instead of writing shifted rows.
+    let cols = 256;
+    let input = Aligned([0.5; 4096]);
+    let cfg = LaunchConfig::new((2, 1, 1), (256, 1, 1)).with_dynamic_shared((cols * 4) as u32);
+    for (io, oo) in [(1, 0), (0, 1)] {
+        let mut y = Aligned([POISON; 4096]);
+        let out = GlobalMut::new(&mut y.0[oo..oo + 2 * cols]);
+        let got = emulator::launch(cfg, || {
+            bench_kernels::softmax(&input.0[io..io + 2 * cols], out.disjoint(), cols as u32)
+        });
+        assert!(
+            matches!(got, Err(EmulatorError::Panic { .. })),
+            "offsets (input, output) = ({io}, {oo}): {:?}",
+            got.map(|_| ())
+        );
+    }
+}

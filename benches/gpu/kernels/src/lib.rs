@@ -781,7 +781,8 @@ fn warp_merge(mut state: (f32, f32)) -> (f32, f32) {
 /// is read once into dynamic shared memory while each thread keeps an online
 /// (max, sum) pair; pairs merge through shuffles and per-warp slots; the
 /// output is written once from shared memory. The row's slices are checked
-/// once, so the loops (u32 counters) carry no bounds checks.
+/// once, so the loops (u32 counters) carry no bounds checks. `input` and `output`
+/// start 16-byte aligned (a panic otherwise).
 #[kernel(dims = 1)]
 pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
     let red_m = SharedArray::<f32, 32>::new();
@@ -789,8 +790,10 @@ pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
     let row = DynamicSharedArray::<F32x4>::get();
     let c4 = cols / 4;
     let r = thread::blockIdx_x() as usize;
-    let (_, src, _) = split_aligned::<F32x4>(input);
-    let (_, mut dst, _) = output.split_aligned_mut::<F32x4>();
+    // Rows are whole vectors from element 0, so both buffers must start 16-byte
+    // aligned (a head split off would shift every row): a misaligned `input` has no
+    // vectors and a misaligned `output` is refused, both after the loads.
+    let (src, _) = split_vectors_or_tail::<F32x4>(input);
     let base = r * c4 as usize;
     // Branch-free (an empty row when `input` or `row` is short, refused after the
     // loads): the loop's test is the only branch before the first load.
@@ -812,6 +815,9 @@ pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
     }
     // The row whole and room for it in `row` and `dst` (the block is 1D: `dims = 1`).
     assert!(src.len() == c4 as usize && row.len() >= c4 as usize);
+    let Ok((mut dst, _)) = output.split_vectors_mut::<F32x4>() else {
+        panic!("softmax: `output` is not 16-byte aligned");
+    };
     assert!(dst.len() >= base + c4 as usize);
     state = warp_merge(state);
     let (lane, w) = (thread::lane_id() as usize, thread::warp_id() as usize);
