@@ -150,8 +150,7 @@ pub fn split_aligned<V: Vector>(s: &[V::Elem]) -> (&[V::Elem], &[V], &[V::Elem])
 /// the 16-byte alignment is what `ld.v4`/`st.v4` require (PTX ISA §9.7.9.8 `ld`).
 #[inline(always)]
 pub fn split_vectors<V: Vector>(s: &[V::Elem]) -> Option<(&[V], &[V::Elem])> {
-    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
-    if (s.as_ptr() as usize) % 16 != 0 {
+    if !vector_aligned(s.as_ptr()) {
         return None;
     }
     let vectors = s.len() / V::LANES;
@@ -162,6 +161,14 @@ pub fn split_vectors<V: Vector>(s: &[V::Elem]) -> Option<(&[V], &[V::Elem])> {
         unsafe { core::slice::from_raw_parts(body.as_ptr().cast::<V>(), vectors) },
         tail,
     ))
+}
+
+/// Whether `p` is 16-byte aligned: what a vector part's start needs.
+#[inline(always)]
+fn vector_aligned<T>(p: *const T) -> bool {
+    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
+    let aligned = (p as usize) % 16 == 0;
+    aligned
 }
 
 /// `s` as whole 16-byte vectors and a tail of fewer than `LANES` elements when `s`
@@ -175,8 +182,7 @@ pub fn split_vectors<V: Vector>(s: &[V::Elem]) -> Option<(&[V], &[V::Elem])> {
 /// `ld`).
 #[inline(always)]
 pub fn split_vectors_or_tail<V: Vector>(s: &[V::Elem]) -> (&[V], &[V::Elem]) {
-    #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
-    let aligned = (s.as_ptr() as usize) % 16 == 0;
+    let aligned = vector_aligned(s.as_ptr());
     let vectors = if aligned { s.len() / V::LANES } else { 0 };
     let p = if aligned {
         s.as_ptr().cast::<V>()
@@ -208,8 +214,7 @@ impl<'a, T> DisjointSlice<'a, T, Index1D> {
         mut self,
     ) -> Result<(DisjointSlice<'a, V>, DisjointSlice<'a, T>), Self> {
         let (ptr, len) = (self.as_mut_ptr(), self.len());
-        #[allow(clippy::manual_is_multiple_of)] // keeps the 1.85 MSRV
-        if (ptr as usize) % 16 != 0 {
+        if !vector_aligned(ptr) {
             return Err(self);
         }
         let vectors = len / V::LANES;
@@ -280,10 +285,8 @@ pub fn grid_stride<'kernel>(n: usize) -> GridStride<'kernel> {
     let first = crate::thread::index_1d().get();
     use crate::thread::{block_size, gridDim_x, gridDim_y, gridDim_z};
     let blocks = gridDim_x() as u64 * gridDim_y() as u64 * gridDim_z() as u64;
-    // A block has at most 1024 threads: below 2^53 blocks the product is below 2^63.
-    // A grid of 2^53 blocks or more (y and z included; no such launch could finish)
-    // takes isize::MAX, which visits each thread's first index only: never one index
-    // twice while index_1d's values are distinct (below 2^64 threads).
+    // At most 1024 threads per block: below 2^53 blocks the product is below 2^63
+    // (larger grids: see the docs).
     let threads = if blocks >> 53 == 0 {
         blocks * block_size() as u64
     } else {
