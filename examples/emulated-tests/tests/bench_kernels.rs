@@ -77,6 +77,15 @@ fn softmax_matches_the_f64_reference_on_rows_of_different_scales() {
     assert!(worst < 2e-5, "worst relative error {worst:e}");
 }
 
+/// Asserts that an emulated launch ended in a kernel panic; `what` names the case.
+fn assert_panicked<T>(got: Result<T, EmulatorError>, what: &str) {
+    assert!(
+        matches!(got, Err(EmulatorError::Panic { .. })),
+        "{what}: expected a panic, got {:?}",
+        got.map(|_| ())
+    );
+}
+
 /// Sixteen-byte-aligned storage, so a slice of it at offset `k` floats starts
 /// 16-byte aligned exactly when `k % 4 == 0` (a host `Vec<f32>` is only 4-aligned).
 #[repr(C, align(16))]
@@ -151,11 +160,7 @@ fn vecadd_panics_on_a_short_input() {
     let got = emulator::launch(LaunchConfig::new((1, 1, 1), (64, 1, 1)), || {
         bench_kernels::vecadd(&a.0[..65], &b.0[..66], out.disjoint())
     });
-    assert!(
-        matches!(got, Err(EmulatorError::Panic { .. })),
-        "{:?}",
-        got.map(|_| ())
-    );
+    assert_panicked(got, "vecadd, `a` one element short");
 }
 
 /// `bench_kernels::saxpy` on `y[yo..][..n] += alpha · x[xo..][..n]` with `grid` blocks of
@@ -197,11 +202,7 @@ fn saxpy_panics_on_a_short_input() {
     let got = emulator::launch(LaunchConfig::new((1, 1, 1), (64, 1, 1)), || {
         bench_kernels::saxpy(3.0, &x.0[..65], out.disjoint())
     });
-    assert!(
-        matches!(got, Err(EmulatorError::Panic { .. })),
-        "{:?}",
-        got.map(|_| ())
-    );
+    assert_panicked(got, "saxpy, `x` one element short");
 }
 
 /// `bench_kernels::reduce_sum` of `x[o..][..n]` with `grid` blocks of `block` threads.
@@ -331,13 +332,10 @@ fn sgemm_matches_the_cpu_and_refuses_misaligned_or_short_inputs() {
         (0, n * n - 4, 0),
         (0, n * n + 1, 0),
     ] {
-        match bench_sgemm(&a.0[ao..ao + alen], &b.0[bo..bo + n * n], n) {
-            Err(EmulatorError::Panic { .. }) => {}
-            other => panic!(
-                "a at {ao} ({alen} long), b at {bo}: expected a panic, got {:?}",
-                other.map(|_| ())
-            ),
-        }
+        assert_panicked(
+            bench_sgemm(&a.0[ao..ao + alen], &b.0[bo..bo + n * n], n),
+            &format!("a at {ao} ({alen} long), b at {bo}"),
+        );
     }
 }
 
@@ -353,11 +351,7 @@ fn softmax_panics_on_a_short_input() {
     let got = emulator::launch(cfg, || {
         bench_kernels::softmax(&input.0[..2 * cols - 1], out.disjoint(), cols as u32)
     });
-    assert!(
-        matches!(got, Err(EmulatorError::Panic { .. })),
-        "{:?}",
-        got.map(|_| ())
-    );
+    assert_panicked(got, "softmax, `input` one element short");
 }
 
 #[test]
@@ -374,10 +368,6 @@ fn softmax_refuses_misaligned_buffers() {
         let got = emulator::launch(cfg, || {
             bench_kernels::softmax(&input.0[io..io + 2 * cols], out.disjoint(), cols as u32)
         });
-        assert!(
-            matches!(got, Err(EmulatorError::Panic { .. })),
-            "offsets (input, output) = ({io}, {oo}): {:?}",
-            got.map(|_| ())
-        );
+        assert_panicked(got, &format!("offsets (input, output) = ({io}, {oo})"));
     }
 }
