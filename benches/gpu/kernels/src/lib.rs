@@ -63,14 +63,19 @@ fn for_each_from(part: &mut DisjointSlice<f32>, k0: usize, f: impl Fn(usize, &mu
 /// the unaligned head and tail element by element. `a`, `b` at least as long
 /// as `c`.
 #[kernel(dims = 1)]
-pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
+pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
     let n = c.len();
     // The common case behind one test: all three 16-byte aligned (buffers from
-    // cuMemAlloc) and the inputs long enough, so no head and no bounds branches.
-    let c = match (split_vectors::<F32x4>(a), split_vectors::<F32x4>(b)) {
-        (Some((a4, _)), Some((b4, _)))
-            if (a.len() >= n) & (b.len() >= n) & (a4.len() >= n / 4) & (b4.len() >= n / 4) =>
-        {
+    // cuMemAlloc) and the inputs long enough, so no head and no bounds branches. The
+    // splits below repeat the test, which the compiler folds into this one.
+    let aligned = (a.as_ptr() as usize | b.as_ptr() as usize | c.as_mut_ptr() as usize) % 16 == 0;
+    let long = (a.len() >= n) & (b.len() >= n) & (a.len() / 4 >= n / 4) & (b.len() / 4 >= n / 4);
+    let c = match (
+        aligned & long,
+        split_vectors::<F32x4>(a),
+        split_vectors::<F32x4>(b),
+    ) {
+        (true, Some((a4, _)), Some((b4, _))) if (a4.len() >= n / 4) & (b4.len() >= n / 4) => {
             match c.split_vectors_mut::<F32x4>() {
                 Ok((mut body, mut tail)) => {
                     let (a4, b4) = (&a4[..body.len()], &b4[..body.len()]);
@@ -115,27 +120,27 @@ pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) {
 /// `y = alpha * x + y`, shaped like [`vecadd`] (the aligned case first). `x` at least
 /// as long as `y`.
 #[kernel(dims = 1)]
-pub fn saxpy(alpha: f32, x: &[f32], y: DisjointSlice<f32>) {
+pub fn saxpy(alpha: f32, x: &[f32], mut y: DisjointSlice<f32>) {
     let n = y.len();
     // As in `vecadd`: both buffers 16-byte aligned and `x` long enough, one test.
-    let y = match split_vectors::<F32x4>(x) {
-        Some((x4, _)) if (x.len() >= n) & (x4.len() >= n / 4) => {
-            match y.split_vectors_mut::<F32x4>() {
-                Ok((mut body, mut tail)) => {
-                    let x4 = &x4[..body.len()];
-                    for i in grid_stride(body.len()) {
-                        let k = i.get();
-                        if let Some(out) = body.get_mut(&i) {
-                            *out = x4[k].zip_with(*out, |x, y| alpha * x + y);
-                        }
+    let aligned = (x.as_ptr() as usize | y.as_mut_ptr() as usize) % 16 == 0;
+    let long = (x.len() >= n) & (x.len() / 4 >= n / 4);
+    let y = match (aligned & long, split_vectors::<F32x4>(x)) {
+        (true, Some((x4, _))) if x4.len() >= n / 4 => match y.split_vectors_mut::<F32x4>() {
+            Ok((mut body, mut tail)) => {
+                let x4 = &x4[..body.len()];
+                for i in grid_stride(body.len()) {
+                    let k = i.get();
+                    if let Some(out) = body.get_mut(&i) {
+                        *out = x4[k].zip_with(*out, |x, y| alpha * x + y);
                     }
-                    let t0 = n - tail.len();
-                    for_each_from(&mut tail, t0, |k, out| *out += alpha * x[k]);
-                    return;
                 }
-                Err(y) => y,
+                let t0 = n - tail.len();
+                for_each_from(&mut tail, t0, |k, out| *out += alpha * x[k]);
+                return;
             }
-        }
+            Err(y) => y,
+        },
         _ => y,
     };
     let x = &x[..n];
