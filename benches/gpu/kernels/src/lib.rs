@@ -68,7 +68,8 @@ pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
     // The common case behind one test: all three 16-byte aligned (buffers from
     // cuMemAlloc) and the inputs long enough, so no head and no bounds branches. The
     // splits below repeat the test, which the compiler folds into this one.
-    let aligned = (a.as_ptr() as usize | b.as_ptr() as usize | c.as_mut_ptr() as usize) % 16 == 0;
+    let aligned =
+        (a.as_ptr() as usize | b.as_ptr() as usize | c.as_mut_ptr() as usize).is_multiple_of(16);
     let long = (a.len() >= n) & (b.len() >= n) & (a.len() / 4 >= n / 4) & (b.len() / 4 >= n / 4);
     let c = match (
         aligned & long,
@@ -123,7 +124,7 @@ pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
 pub fn saxpy(alpha: f32, x: &[f32], mut y: DisjointSlice<f32>) {
     let n = y.len();
     // As in `vecadd`: both buffers 16-byte aligned and `x` long enough, one test.
-    let aligned = (x.as_ptr() as usize | y.as_mut_ptr() as usize) % 16 == 0;
+    let aligned = (x.as_ptr() as usize | y.as_mut_ptr() as usize).is_multiple_of(16);
     let long = (x.len() >= n) & (x.len() / 4 >= n / 4);
     let y = match (aligned & long, split_vectors::<F32x4>(x)) {
         (true, Some((x4, _))) if x4.len() >= n / 4 => match y.split_vectors_mut::<F32x4>() {
