@@ -66,8 +66,9 @@ fn for_each_from(part: &mut DisjointSlice<f32>, k0: usize, f: impl Fn(usize, &mu
 pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
     let n = c.len();
     // The common case behind one test: all three 16-byte aligned (buffers from
-    // cuMemAlloc) and the inputs long enough, so no head and no bounds branches. The
-    // splits below repeat the test, which the compiler folds into this one.
+    // cuMemAlloc) and the inputs long enough, so no head and no bounds branches in the
+    // vector loop. The splits below repeat the test: the compiler folds the inputs'
+    // half into this one and keeps `c`'s as a second (uniform) branch.
     let aligned =
         (a.as_ptr() as usize | b.as_ptr() as usize | c.as_mut_ptr() as usize).is_multiple_of(16);
     let long = (a.len() >= n) & (b.len() >= n) & (a.len() / 4 >= n / 4) & (b.len() / 4 >= n / 4);
