@@ -246,6 +246,39 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
         let kernel = name.to_string();
         quote! { ::device_std::__private::check_launch_dims(#kernel, #dims); }
     });
+    // `slice_align`: the record, the assumption on nvptx64, the emulator's check.
+    let align_items = args.slice_align.map(|n| {
+        kernel_static(
+            name,
+            "SLICE_ALIGN",
+            &[n],
+            "The bytes every slice parameter of the kernel starts at a multiple of \
+             (`#[kernel(slice_align = N)]`).",
+            "The kernel's slice alignment: `host_loader` refuses a launch whose slice \
+             argument starts elsewhere.",
+        )
+    });
+    let param_names = match args.slice_align {
+        Some(_) => param_idents(inputs)?,
+        None => Vec::new(),
+    };
+    let align_assume = args.slice_align.map(|n| {
+        let n = n as usize;
+        quote! {
+            // SAFETY: host_loader and the emulator refuse launches whose slices start
+            // elsewhere (`#[kernel(slice_align)]`).
+            #[allow(unused_unsafe)]
+            unsafe { #(::device_std::__private::assume_slice_align(&#param_names, #n);)* }
+        }
+    });
+    let align_check = args.slice_align.map(|n| {
+        let kernel = name.to_string();
+        let n = n as usize;
+        let index = 0..param_names.len();
+        quote! {
+            #(::device_std::__private::check_slice_align(#kernel, #index, &#param_names, #n);)*
+        }
+    });
     let dynamic_check = args.dynamic_shared.map(|[n, m]| {
         let kernel = name.to_string();
         quote! { ::device_std::__private::check_dynamic_shared(#kernel, #n, #m); }
@@ -256,7 +289,10 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
         #[cfg(target_arch = "nvptx64")]
         #[unsafe(no_mangle)]
         #[allow(improper_ctypes_definitions)]
-        #vis #unsafety extern "ptx-kernel" fn #name(#inputs) #block
+        #vis #unsafety extern "ptx-kernel" fn #name(#inputs) {
+            #align_assume
+            #block
+        }
 
         #(#attrs)*
         #[cfg(not(target_arch = "nvptx64"))]
@@ -265,6 +301,7 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
             #host_check
             #dims_check
             #dynamic_check
+            #align_check
             #block
         }
 
@@ -294,7 +331,30 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
         #dynamic_items
 
         #dims_items
+
+        #align_items
     })
+}
+
+/// Each parameter's name, for `slice_align`'s per-parameter code: the parameters are
+/// plain (possibly `mut`) identifiers.
+fn param_idents(
+    inputs: &syn::punctuated::Punctuated<FnArg, syn::Token![,]>,
+) -> Result<Vec<syn::Ident>> {
+    inputs
+        .iter()
+        .map(|input| match input {
+            FnArg::Typed(pt) => match &*pt.pat {
+                syn::Pat::Ident(p) if p.subpat.is_none() => Ok(p.ident.clone()),
+                other => Err(Error::new(
+                    other.span(),
+                    "with `slice_align`, each kernel parameter is a plain name (`x: &[f32]`, \
+                     `mut out: DisjointSlice<f32>`), not a pattern: the check refers to it",
+                )),
+            },
+            FnArg::Receiver(r) => Err(Error::new(r.span(), "a kernel cannot take `self`")),
+        })
+        .collect()
 }
 
 /// One of the words a kernel attribute stands for, twice: `pub const
@@ -344,6 +404,9 @@ struct Args {
     /// `dims = N` (1 or 2): every launch's grid and blocks have extent 1 past their
     /// first `N` dimensions.
     dims: Option<u32>,
+    /// `slice_align = N` (a power of two, 2 to 256): every slice parameter starts at a
+    /// multiple of `N` bytes.
+    slice_align: Option<u32>,
 }
 
 /// The most dynamic shared memory one block can have on any target, in bytes (sm_90's
@@ -370,7 +433,7 @@ impl syn::parse::Parse for Instance {
 const USAGE: &str = "expected `#[kernel]`, or `#[kernel(...)]` with any of `cluster = (x, y, z)`, \
                      `max_threads = N`, `min_blocks = M`, `dynamic_shared = BYTES`, \
                      `dynamic_shared_per_thread = BYTES`, `dims = 1` or `dims = 2`, \
-                     `instances(NAME = <ARGS>, ...)`";
+                     `slice_align = BYTES`, `instances(NAME = <ARGS>, ...)`";
 
 /// Parses and checks the attribute's arguments: `cluster = (x, y, z)`,
 /// `max_threads = N`, `min_blocks = M`, `instances(...)`, comma-separated, each at most
@@ -382,6 +445,7 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
         instances: Vec::new(),
         dynamic_shared: None,
         dims: None,
+        slice_align: None,
     };
     if attr.is_empty() {
         return Ok(args);
@@ -409,6 +473,7 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
             "dynamic_shared" => shared_fixed.is_some(),
             "dynamic_shared_per_thread" => shared_per_thread.is_some(),
             "dims" => args.dims.is_some(),
+            "slice_align" => args.slice_align.is_some(),
             _ => return Err(Error::new(meta.path().span(), USAGE)),
         };
         if seen {
@@ -448,6 +513,15 @@ fn parse_args(attr: TokenStream) -> Result<Args> {
                 }
                 args.dims = Some(n);
                 dims_span = Some(arg.value.span());
+            }
+            "slice_align" => {
+                let what = "`slice_align` is a power of two from 2 to 256: the bytes every \
+                            slice parameter's start is a multiple of";
+                let n = int_literal(&arg.value, what)?;
+                if !(2..=256).contains(&n) || !n.is_power_of_two() {
+                    return Err(Error::new(arg.value.span(), what));
+                }
+                args.slice_align = Some(n);
             }
             "dynamic_shared" => {
                 shared_fixed = Some(int_literal(

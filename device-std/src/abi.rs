@@ -104,6 +104,11 @@ use crate::layout::{FieldLayout, HasValueClass, PlainData, StructLayout, ValueCl
 /// threads per block` bytes. `host_loader` reads it to fill in or check a launch's size.
 pub const DYNAMIC_SHARED_PREFIX: &str = "__kernel_dynamic_shared_";
 
+/// Prefix of the `[u32; 1]` variable `#[kernel(slice_align = N)]` emits per kernel,
+/// `__kernel_slice_align_<name>`: the bytes every slice parameter starts at a multiple
+/// of, a power of two from 2 to 256.
+pub const SLICE_ALIGN_PREFIX: &str = "__kernel_slice_align_";
+
 /// Word 0 of every ABI record.
 pub const MAGIC: u32 = 0x4B41_4249;
 /// Word 1: the record format this crate writes.
@@ -270,6 +275,14 @@ impl ParamAbi {
 pub unsafe trait KernelParam {
     /// How the parameter crosses the boundary.
     const ABI: ParamAbi;
+
+    /// A slice parameter's start address and length in elements (`&[T]`, `&mut [T]`,
+    /// `DisjointSlice<T>` and their `Option`s when `Some`); `None` for every other
+    /// parameter. What `#[kernel(slice_align = N)]` checks and assumes.
+    #[inline(always)]
+    fn slice_span(&self) -> Option<(usize, usize)> {
+        None
+    }
 }
 
 macro_rules! scalar_params {
@@ -299,11 +312,21 @@ unsafe impl<T: HasValueClass> KernelParam for *mut T {
 // The launch is `unsafe` on the host: it promises `ptr` is valid for `len`.
 unsafe impl<T: PlainData> KernelParam for &[T] {
     const ABI: ParamAbi = ParamAbi::indirect::<T>(SLICE, 16);
+
+    #[inline(always)]
+    fn slice_span(&self) -> Option<(usize, usize)> {
+        Some((self.as_ptr() as usize, self.len()))
+    }
 }
 
 // SAFETY: as for `&[T]`.
 unsafe impl<T: PlainData> KernelParam for &mut [T] {
     const ABI: ParamAbi = ParamAbi::indirect::<T>(DISJOINT_SLICE, 16);
+
+    #[inline(always)]
+    fn slice_span(&self) -> Option<(usize, usize)> {
+        Some((self.as_ptr() as usize, self.len()))
+    }
 }
 
 // SAFETY: `&[T]`'s address is never null, so the option is the same 16-byte
@@ -311,6 +334,11 @@ unsafe impl<T: PlainData> KernelParam for &mut [T] {
 // absent buffer (and never for a present one, empty or not).
 unsafe impl<T: PlainData> KernelParam for Option<&[T]> {
     const ABI: ParamAbi = ParamAbi::indirect::<T>(OPTIONAL_SLICE, 16);
+
+    #[inline(always)]
+    fn slice_span(&self) -> Option<(usize, usize)> {
+        self.map(|s| (s.as_ptr() as usize, s.len()))
+    }
 }
 
 /// The number of `u32` words in the ABI record of a kernel with `params`.

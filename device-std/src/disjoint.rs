@@ -63,6 +63,11 @@ pub struct DisjointSlice<'a, T, Space: IndexSpace = Index1D> {
 // (`host_loader` substitutes an aligned dangling one for an empty buffer).
 unsafe impl<T: PlainData, Space: IndexSpace> KernelParam for DisjointSlice<'_, T, Space> {
     const ABI: ParamAbi = ParamAbi::indirect::<T>(DISJOINT_SLICE, 16);
+
+    #[inline(always)]
+    fn slice_span(&self) -> Option<(usize, usize)> {
+        Some((self.ptr.as_ptr() as usize, self.len))
+    }
 }
 
 // SAFETY: `DisjointSlice`'s address is `NonNull`, so the option is the same 16-byte
@@ -70,6 +75,11 @@ unsafe impl<T: PlainData, Space: IndexSpace> KernelParam for DisjointSlice<'_, T
 // for an absent buffer.
 unsafe impl<T: PlainData, Space: IndexSpace> KernelParam for Option<DisjointSlice<'_, T, Space>> {
     const ABI: ParamAbi = ParamAbi::indirect::<T>(crate::abi::OPTIONAL_DISJOINT_SLICE, 16);
+
+    #[inline(always)]
+    fn slice_span(&self) -> Option<(usize, usize)> {
+        self.as_ref().map(|s| (s.ptr.as_ptr() as usize, s.len))
+    }
 }
 
 impl<'a, T, Space: IndexSpace> DisjointSlice<'a, T, Space> {

@@ -260,9 +260,33 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 /// pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) { ... }
 /// ```
 ///
+/// - `slice_align = N` (a power of two from 2 to 256; every target; static
+///   `__kernel_slice_align_K: [u32; 1]`) declares that every slice parameter (`&[T]`,
+///   `&mut [T]`, `DisjointSlice<T>` and their `Option`s) starts at a multiple of `N`
+///   bytes, as CUDA C++ kernels that `reinterpret_cast` a `float*` to `float4*` assume.
+///   The kernel's code may rely on it (the entry tells the compiler, so
+///   [`vector::split_vectors`] and `split_vectors_mut` of such a slice test nothing), and
+///   `host_loader` checks it at every launch it makes (`Kernel::launch`, the bindings,
+///   graphs, sequences), refusing one whose non-empty slice argument starts elsewhere with
+///   `Error::InvalidLaunch` (naming the kernel, the argument and its address) before the
+///   driver sees it; the emulator does the same (`EmulatorError::InvalidLaunch`). An empty
+///   slice always passes: `host_loader` hands every empty slice to the kernel at an
+///   aligned address. Every parameter is then a plain name, not a pattern. A launch the
+///   loader does not check (a raw `cuLaunchKernel` of `Kernel::cu_function`, another
+///   program loading the PTX, signatures built by hand without
+///   `Signatures::with_slice_align`) must keep the alignment itself: a misaligned slice
+///   is undefined behaviour. Source: the alignment `ld.v4`/`st.v4` need, PTX ISA 9.0
+///   §9.7.9.8.
+///
+/// ```ignore
+/// #[device_std::kernel(dims = 1, slice_align = 16)]
+/// pub fn vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>) { ... }
+/// ```
+///
 /// Out-of-range or repeated arguments, an unknown name, a non-literal value, `dims` other than
-/// 1 or 2, a `cluster` with an extent above 1 past `dims` (no launch could have both), and
-/// `min_blocks` without `max_threads` are compile errors at the argument.
+/// 1 or 2, `slice_align` other than a power of two from 2 to 256, a `cluster` with an extent
+/// above 1 past `dims` (no launch could have both), and `min_blocks` without `max_threads`
+/// are compile errors at the argument.
 ///
 /// It refuses, with a compile error: generic functions without `instances`, `async`,
 /// `const`, variadic functions, an explicit `extern` ABI, a return type other than `()`, and
@@ -300,6 +324,44 @@ pub mod __private {
         crate::emulator::check_launch_dims(kernel, dims);
         #[cfg(not(emulated))]
         let _ = (kernel, dims);
+    }
+
+    /// Called first on nvptx64, once per parameter, by a kernel declared with
+    /// `#[kernel(slice_align = N)]`: tells the compiler that a slice parameter starts
+    /// at a multiple of `align` bytes, which `host_loader` and the emulator check at every
+    /// launch they accept; nothing for other parameters.
+    ///
+    /// # Safety
+    /// `param`, if a slice, starts at a multiple of `align` (a power of two).
+    #[inline(always)]
+    pub unsafe fn assume_slice_align<P: crate::KernelParam>(param: &P, align: usize) {
+        // An empty slice too: host_loader passes every empty slice at an aligned address.
+        if let Some((start, _)) = param.slice_span() {
+            // SAFETY: the caller's contract.
+            unsafe { core::hint::assert_unchecked(start & (align - 1) == 0) };
+        }
+    }
+
+    /// Called first on the host, once per parameter, by a kernel declared with
+    /// `#[kernel(slice_align = N)]`: under the emulator, a non-empty slice parameter
+    /// (number `index`, from 0) that does not start at a multiple of `align` bytes fails
+    /// the launch with `EmulatorError::InvalidLaunch` (`host_loader` refuses it on the
+    /// GPU); otherwise it does nothing.
+    #[inline]
+    pub fn check_slice_align<P: crate::KernelParam>(
+        kernel: &'static str,
+        index: usize,
+        param: &P,
+        align: usize,
+    ) {
+        // An empty slice is let through, as on the GPU, where host_loader passes every
+        // empty slice at an aligned address.
+        #[cfg(emulated)]
+        if let Some((start, _)) = param.slice_span().filter(|&(_, len)| len > 0) {
+            crate::emulator::check_slice_align(kernel, index, start, align);
+        }
+        #[cfg(not(emulated))]
+        let _ = (kernel, index, param, align);
     }
 
     /// Called first on the host by a kernel declared with `#[kernel(dynamic_shared = N,

@@ -34,6 +34,9 @@ pub(crate) struct Shared {
     dynamic_shared: Option<DynamicShared>,
     /// The launch dimensions the kernel declares (`#[kernel(dims = N)]`), 1 or 2.
     launch_dims: Option<u32>,
+    /// The alignment the kernel assumes of every slice argument
+    /// (`#[kernel(slice_align = N)]`), in bytes; 0 for none.
+    slice_align: u32,
     /// The cluster shape the kernel was compiled for (`.reqnctapercluster`, from
     /// `#[kernel(cluster = ...)]`), if any.
     required_cluster: Option<(u32, u32, u32)>,
@@ -110,6 +113,7 @@ impl<S: KernelSignature> Kernel<S> {
         dynamic_shared_align: Option<u32>,
         dynamic_shared: Option<DynamicShared>,
         launch_dims: Option<u32>,
+        slice_align: Option<u32>,
     ) -> Result<Self, Error> {
         let name = entry.name.as_str();
         module
@@ -170,6 +174,7 @@ impl<S: KernelSignature> Kernel<S> {
                 dynamic_shared_align,
                 dynamic_shared,
                 launch_dims,
+                slice_align: slice_align.unwrap_or(0),
                 required_cluster,
                 param_info_checked,
                 dynamic_shared_limit: AtomicU32::new(dyn_limit),
@@ -251,6 +256,16 @@ impl<S: KernelSignature> Kernel<S> {
         self.shared.launch_dims
     }
 
+    /// The alignment, in bytes, the kernel assumes of every slice argument
+    /// (`#[kernel(slice_align = N)]`, device-std): every launch (`Kernel::launch`, the
+    /// bindings, graphs, sequences) with a slice argument that starts elsewhere is
+    /// refused with [`Error::InvalidLaunch`] before the driver sees it. `None` for a
+    /// kernel that declares none, and for one whose signatures were built by hand
+    /// without [`Signatures::with_slice_align`](crate::Signatures::with_slice_align).
+    pub fn slice_align(&self) -> Option<u32> {
+        Some(self.shared.slice_align).filter(|&n| n > 1)
+    }
+
     /// Whether the parameter offsets and sizes were cross-checked with
     /// `cuFuncGetParamInfo` when the handle was made: only when the signatures did not
     /// come from the very PTX text the driver compiled (a cubin with a link map,
@@ -326,7 +341,10 @@ impl<S: KernelSignature> Kernel<S> {
     ///    built with `#[kernel(dims = N)]` whose declaration this handle does not know
     ///    ([`launch_dims`](Self::launch_dims) is `None`: signatures built by hand with
     ///    [`Signatures::new`](crate::Signatures::new)) is launched with extents of 1 past
-    ///    its first `N` dimensions; when the handle knows it, the launch checks it.
+    ///    its first `N` dimensions; when the handle knows it, the launch checks it. The
+    ///    same for `#[kernel(slice_align = N)]` ([`slice_align`](Self::slice_align)):
+    ///    unknown to the handle, every slice argument must start at a multiple of `N`
+    ///    bytes; known, the launch checks it.
     /// 6. **Context.** Every buffer argument was allocated in this kernel's context.
     #[inline]
     pub unsafe fn launch<'a>(
@@ -371,8 +389,13 @@ impl<S: KernelSignature> Kernel<S> {
         // `cfg` was validated above against the device and the function (threads, dynamic
         // shared memory); the stream's context is the function's and is current; the
         // caller upholds the kernel's own obligations (see `# Safety`).
-        unsafe { S::launch_raw(self.shared.func, stream, &cfg, attrs, args) }
-            .map_err(|source| self.launch_error(attrs, source))
+        let s = &*self.shared;
+        unsafe { S::launch_raw(s.func, stream, &cfg, attrs, args, &s.name, s.slice_align) }.map_err(
+            |e| match e {
+                crate::RawLaunchError::Refused(e) => e,
+                crate::RawLaunchError::Driver(source) => self.launch_error(attrs, source),
+            },
+        )
     }
 
     /// Everything [`launch_with`](Self::launch_with) checks before the driver sees the

@@ -275,6 +275,49 @@ fn exceeds_max_threads(
     }
 }
 
+/// The check of `#[kernel(slice_align = N)]`: every slice argument (`starts[i]` is
+/// `Some` for a slice parameter `i`, its device address) starts at a multiple of
+/// `align` bytes, a power of two. `align` 0 or 1: nothing to check.
+///
+/// Errors: [`Error::InvalidLaunch`] naming the kernel, the parameter, its address and
+/// the declaration.
+pub(crate) fn check_slice_align(
+    kernel: &str,
+    align: u32,
+    starts: &[Option<u64>],
+) -> Result<(), Error> {
+    if align <= 1 {
+        return Ok(());
+    }
+    let misaligned = starts.iter().enumerate().find_map(|(i, s)| {
+        s.filter(|&a| a & (u64::from(align) - 1) != 0)
+            .map(|a| (i, a))
+    });
+    match misaligned {
+        None => Ok(()),
+        Some((index, start)) => Err(invalid(
+            Some(kernel),
+            format!(
+                "slice argument {index} starts at device address {start:#x}, not a multiple of \
+                 {align} bytes, and the kernel assumes it is (`#[kernel(slice_align = {align})]`); \
+                 pass a buffer, or a sub-slice of one, that starts {align}-byte aligned (every \
+                 cuMemAlloc buffer does)"
+            ),
+        )),
+    }
+}
+
+/// Why [`KernelSignature::launch_raw`](crate::KernelSignature::launch_raw) did not
+/// launch: a slice argument refused by the kernel's declared alignment (before the
+/// driver was called), or the driver's error.
+#[derive(Debug)]
+pub enum RawLaunchError {
+    /// `#[kernel(slice_align = N)]` refused the launch: [`Error::InvalidLaunch`].
+    Refused(Error),
+    /// `cuLaunchKernel` (or `cuLaunchKernelEx`) failed.
+    Driver(cudarc::driver::DriverError),
+}
+
 pub(crate) fn invalid(kernel: Option<&str>, reason: String) -> Error {
     Error::InvalidLaunch {
         kernel: kernel.map(str::to_string),
@@ -285,6 +328,27 @@ pub(crate) fn invalid(kernel: Option<&str>, reason: String) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slice_align_refuses_the_first_misaligned_slice_and_names_it() {
+        let starts = [None, Some(0x7f00_0000_0000), Some(0x7f00_0000_0010), None];
+        assert!(check_slice_align("k", 16, &starts).is_ok());
+        assert!(check_slice_align("k", 0, &[Some(3)]).is_ok());
+        assert!(check_slice_align("k", 1, &[Some(3)]).is_ok());
+        // An absent optional slice is address 0: aligned.
+        assert!(check_slice_align("k", 256, &[Some(0)]).is_ok());
+        let err = check_slice_align("vecadd", 16, &[Some(0x1000), Some(0x1004), Some(0x1008)])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("vecadd"), "{err}");
+        assert!(
+            err.contains("slice argument 1 starts at device address 0x1004"),
+            "{err}"
+        );
+        assert!(err.contains("slice_align = 16"), "{err}");
+        let err = check_slice_align("k", 8, &[Some(0x2008), None, Some(0x2004)]).unwrap_err();
+        assert!(err.to_string().contains("slice argument 2"), "{err}");
+    }
 
     #[test]
     fn launch_dims_refuse_extents_past_the_declared_dimensions() {

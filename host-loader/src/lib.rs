@@ -246,8 +246,8 @@ pub use error::Error;
 pub use kernel::Kernel;
 pub use launch::{
     for_num_elems, validate_config, DeviceLimits, DynamicShared, LaunchAttributes, LaunchConfig,
-    DEFAULT_SHARED_MEMORY_PER_BLOCK, MAX_BLOCK_DIM_XY, MAX_BLOCK_DIM_Z, MAX_GRID_DIM_X,
-    MAX_GRID_DIM_YZ, MAX_THREADS_PER_BLOCK,
+    RawLaunchError, DEFAULT_SHARED_MEMORY_PER_BLOCK, MAX_BLOCK_DIM_XY, MAX_BLOCK_DIM_Z,
+    MAX_GRID_DIM_X, MAX_GRID_DIM_YZ, MAX_THREADS_PER_BLOCK,
 };
 pub use layout::{LayoutMismatch, ParamClass, ParamLayout, ScalarKind};
 /// Device memory for kernel data: upload, allocate, read back (see [the crate

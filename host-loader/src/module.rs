@@ -487,7 +487,16 @@ impl Module {
         let align = self.signatures.dynamic_shared_align(name)?;
         let dynamic = self.signatures.dynamic_shared(name)?;
         let dims = self.signatures.launch_dims(name)?;
-        Kernel::new(&self.raw, self.limits, entry, align, dynamic, dims)
+        let slice_align = self.signatures.slice_align(name)?;
+        Kernel::new(
+            &self.raw,
+            self.limits,
+            entry,
+            align,
+            dynamic,
+            dims,
+            slice_align,
+        )
     }
 }
 

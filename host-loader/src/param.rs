@@ -119,6 +119,15 @@ pub unsafe trait KernelParam {
     /// earlier writes (and, for mutable arguments, reads) of the memory it names.
     fn lower<'a>(arg: Self::Arg<'a>, stream: &'a CudaStream) -> (Self::Raw, Self::Guard<'a>);
 
+    /// The device address a slice parameter's bytes start at (`Slice`, `SliceMut`,
+    /// `OptSlice`, `OptSliceMut`; 0 for an absent one), for the check of
+    /// `#[kernel(slice_align = N)]`; `None` for every other parameter.
+    #[inline(always)]
+    fn slice_start(raw: &Self::Raw) -> Option<u64> {
+        let _ = raw;
+        None
+    }
+
     /// The Rust type name shown in errors, e.g. `Slice<f32>`.
     fn type_name() -> String {
         short_type_name(std::any::type_name::<Self>())
@@ -164,19 +173,24 @@ const SLICE_LAYOUT: ParamLayout =
     ParamLayout::aggregate(size_of::<RawSlice>() as u32, align_of::<RawSlice>() as u32);
 
 impl RawSlice {
-    /// The slice of `len` elements of `T` at `ptr`, with a null `ptr` (an empty
-    /// allocation can have one) replaced by `align_of::<T>()`: `&[T]` and
-    /// `DisjointSlice<T>` are never null on the device, and `Option<&[T]>` reads a null
-    /// address as `None`.
+    /// The slice of `len` elements of `T` at `ptr`; an empty one (whose allocation can
+    /// have a null address) at [`EMPTY_ADDRESS`](Self::EMPTY_ADDRESS) instead: `&[T]` and
+    /// `DisjointSlice<T>` are never null on the device, `Option<&[T]>` reads a null
+    /// address as `None`, and `#[kernel(slice_align = N)]` assumes every slice aligned.
     #[inline(always)]
     pub fn present<T>(ptr: u64, len: u64) -> RawSlice {
-        let ptr = if ptr == 0 {
-            align_of::<T>() as u64
+        let ptr = if ptr == 0 || len == 0 {
+            Self::EMPTY_ADDRESS.max(align_of::<T>() as u64)
         } else {
             ptr
         };
         RawSlice { ptr, len }
     }
+
+    /// Where an empty slice points on the device: non-null, and aligned for any `T` up to
+    /// 256-byte alignment and for any `#[kernel(slice_align = N)]` (at most 256). Nothing
+    /// is read there.
+    pub const EMPTY_ADDRESS: u64 = 256;
 
     /// An absent optional slice (`None` on the device): a null address, length 0.
     pub const ABSENT: RawSlice = RawSlice { ptr: 0, len: 0 };
@@ -238,6 +252,11 @@ marker!(
 unsafe impl<T: HasValueClass> KernelParam for Slice<T> {
     const LAYOUT: ParamLayout = SLICE_LAYOUT;
     const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::Slice);
+
+    #[inline(always)]
+    fn slice_start(raw: &RawSlice) -> Option<u64> {
+        Some(raw.ptr)
+    }
     type Arg<'a>
         = &'a (dyn DevicePtr<T> + 'a)
     where
@@ -263,6 +282,11 @@ unsafe impl<T: HasValueClass> KernelParam for Slice<T> {
 unsafe impl<T: HasValueClass> KernelParam for SliceMut<T> {
     const LAYOUT: ParamLayout = SLICE_LAYOUT;
     const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::DisjointSlice);
+
+    #[inline(always)]
+    fn slice_start(raw: &RawSlice) -> Option<u64> {
+        Some(raw.ptr)
+    }
     type Arg<'a>
         = &'a mut (dyn DevicePtrMut<T> + 'a)
     where
@@ -353,6 +377,11 @@ marker!(
 unsafe impl<T: HasValueClass> KernelParam for OptSlice<T> {
     const LAYOUT: ParamLayout = SLICE_LAYOUT;
     const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::OptionalSlice);
+
+    #[inline(always)]
+    fn slice_start(raw: &RawSlice) -> Option<u64> {
+        Some(raw.ptr)
+    }
     type Arg<'a>
         = Option<&'a (dyn DevicePtr<T> + 'a)>
     where
@@ -381,6 +410,11 @@ unsafe impl<T: HasValueClass> KernelParam for OptSlice<T> {
 unsafe impl<T: HasValueClass> KernelParam for OptSliceMut<T> {
     const LAYOUT: ParamLayout = SLICE_LAYOUT;
     const ABI: HostAbi = HostAbi::elements::<T>(AbiKind::OptionalDisjointSlice);
+
+    #[inline(always)]
+    fn slice_start(raw: &RawSlice) -> Option<u64> {
+        Some(raw.ptr)
+    }
     type Arg<'a>
         = Option<&'a mut (dyn DevicePtrMut<T> + 'a)>
     where

@@ -3,7 +3,7 @@
 
 use std::ffi::c_void;
 
-use cudarc::driver::{sys, CudaStream, DriverError, LaunchConfig};
+use cudarc::driver::{sys, CudaStream, LaunchConfig};
 use ptx_linker::ast::{ItemKind, Module as PtxModule, Space, Variable};
 use ptx_linker::diagnostic::FileId;
 use ptx_linker::{EntrySignature, LinkMap};
@@ -64,13 +64,20 @@ pub unsafe trait KernelSignature: private::Sealed {
     ///   `#[kernel(dims = N)]` declares, if any;
     /// - the context owning `func` and `stream` is current on this thread;
     /// - the obligations of [`Kernel::launch`](crate::Kernel::launch) hold.
+    ///
+    /// `slice_align` (0 or 1: none) is the kernel's `#[kernel(slice_align = N)]`: a
+    /// slice argument that does not start at a multiple of it is refused before the
+    /// driver is called ([`RawLaunchError::Refused`](crate::RawLaunchError::Refused), an
+    /// [`Error::InvalidLaunch`] naming `kernel`).
     unsafe fn launch_raw<'a>(
         func: sys::CUfunction,
         stream: &'a CudaStream,
         cfg: &LaunchConfig,
         attrs: &LaunchAttributes,
         args: Self::Args<'a>,
-    ) -> Result<(), DriverError>;
+        kernel: &str,
+        slice_align: u32,
+    ) -> Result<(), crate::RawLaunchError>;
 }
 
 macro_rules! impl_signature {
@@ -97,9 +104,16 @@ macro_rules! impl_signature {
                 cfg: &LaunchConfig,
                 attrs: &LaunchAttributes,
                 args: Self::Args<'a>,
-            ) -> Result<(), DriverError> {
+                kernel: &str,
+                slice_align: u32,
+            ) -> Result<(), crate::RawLaunchError> {
                 let ($($arg,)*) = args;
                 $(let ($raw, $guard) = $T::lower($arg, stream);)*
+                if slice_align > 1 {
+                    let starts = [$($T::slice_start(&$raw)),*];
+                    crate::launch::check_slice_align(kernel, slice_align, &starts)
+                        .map_err(crate::RawLaunchError::Refused)?;
+                }
                 let mut params: [*mut c_void; $n] =
                     [$(&$raw as *const $T::Raw as *mut c_void),*];
                 // SAFETY: every pointer in `params` points at a live, initialized stack
@@ -111,7 +125,7 @@ macro_rules! impl_signature {
                 // The guards record this stream's work on each buffer's events. They must
                 // drop after the launch is enqueued, never before.
                 $(drop($guard);)*
-                res
+                res.map_err(crate::RawLaunchError::Driver)
             }
         }
     };
@@ -228,6 +242,8 @@ struct KernelFacts {
     dynamic_shared: Option<DynamicShared>,
     /// The launch dimensions `#[kernel(dims = N)]` declares, 1 or 2.
     launch_dims: Option<u32>,
+    /// The slice alignment `#[kernel(slice_align = N)]` declares, in bytes.
+    slice_align: Option<u32>,
 }
 
 /// What the host knows about one module's kernels without a GPU: every `.entry`
@@ -317,6 +333,7 @@ impl Signatures {
                 dynamic_shared_align,
                 dynamic_shared: read_dynamic_shared(module, text, &parsed, &e.name),
                 launch_dims: read_launch_dims(text, &parsed, &e.name),
+                slice_align: read_slice_align(text, &parsed, &e.name),
             })
             .collect();
         Ok(Signatures {
@@ -334,7 +351,9 @@ impl Signatures {
     ///
     /// A kernel's launch dimensions (`#[kernel(dims = N)]`) come from the map and from
     /// `__kernel_dims_K` in `text`; when both have one, the stricter (the smaller `N`)
-    /// holds, so a stale map cannot allow launches the folded code does not expect.
+    /// holds, so a stale map cannot allow launches the folded code does not expect. Its
+    /// slice alignment (`#[kernel(slice_align = N)]`) comes from `__kernel_slice_align_K`
+    /// in `text`, like its ABI record.
     ///
     /// Errors: [`Error::InvalidPtx`] when the map gives a kernel launch dimensions other
     /// than 1 or 2 (no link writes them). A record that cannot be read (or is declared
@@ -362,6 +381,7 @@ impl Signatures {
                     .map(DynamicShared::from)
                     .or_else(|| read_dynamic_shared(module, text, &parsed, &k.name)),
                 launch_dims: map_launch_dims(module, k, text, &parsed)?,
+                slice_align: read_slice_align(text, &parsed, &k.name),
             });
         }
         Ok(Signatures {
@@ -383,6 +403,9 @@ impl Signatures {
     /// dimensions as 0: until [`with_launch_dims`](Self::with_launch_dims) gives its `N`,
     /// launches of any shape are let through, and keeping the declared shape is the
     /// caller's obligation ([`Kernel::launch`](crate::Kernel::launch), `# Safety` 5).
+    /// Likewise a kernel built with `#[kernel(slice_align = N)]` assumes its slices
+    /// aligned: until [`with_slice_align`](Self::with_slice_align) gives its `N`, keeping
+    /// them aligned is the caller's obligation.
     /// Prefer [`from_link_map`](Self::from_link_map), which knows it.
     pub fn new(module: impl Into<String>, entries: Vec<EntrySignature>) -> Self {
         let facts = vec![KernelFacts::default(); entries.len()];
@@ -422,6 +445,19 @@ impl Signatures {
     pub fn with_launch_dims(mut self, kernel: &str, dims: Option<u32>) -> Self {
         if let Some(i) = self.index(kernel) {
             self.facts[i].launch_dims = dims.filter(|d| (1..=2).contains(d));
+        }
+        self
+    }
+
+    /// Declares that kernel `name` assumes every slice argument starts at a multiple of
+    /// `align` bytes (`#[kernel(slice_align = N)]`), for signatures built by hand: every
+    /// launch with a slice starting elsewhere is then refused ([`Error::InvalidLaunch`]).
+    /// `None`, or a value that is not a power of two from 2 to 256, declares none. Does
+    /// nothing when the module has no such kernel.
+    pub fn with_slice_align(mut self, kernel: &str, align: Option<u32>) -> Self {
+        if let Some(i) = self.index(kernel) {
+            self.facts[i].slice_align =
+                align.filter(|&n| (2..=256).contains(&n) && n.is_power_of_two());
         }
         self
     }
@@ -527,6 +563,15 @@ impl Signatures {
         self.find(name).map(|i| self.facts[i].launch_dims)
     }
 
+    /// The alignment kernel `name` declares for its slice parameters
+    /// (`#[kernel(slice_align = N)]`, read from `__kernel_slice_align_NAME`), in bytes, if
+    /// any: every launch's slice arguments must start at a multiple of it.
+    ///
+    /// Errors: [`Error::NoSuchKernel`].
+    pub fn slice_align(&self, name: &str) -> Result<Option<u32>, Error> {
+        self.find(name).map(|i| self.facts[i].slice_align)
+    }
+
     /// Checks the Rust signature `S` against the kernel `name`; returns its PTX
     /// signature when they agree.
     ///
@@ -577,6 +622,16 @@ fn read_launch_dims(text: &str, parsed: &PtxModule<'_>, kernel: &str) -> Option<
     let init = ptx_linker::init::initializer_bytes(FileId(0), text, var).ok()?;
     let dims = u32::from_le_bytes(init.as_slice().try_into().ok()?);
     (1..=2).contains(&dims).then_some(dims)
+}
+
+/// The `N` of `__kernel_slice_align_<kernel>` when the module defines it with exactly 4
+/// bytes holding a power of two from 2 to 256; anything else is no declaration.
+fn read_slice_align(text: &str, parsed: &PtxModule<'_>, kernel: &str) -> Option<u32> {
+    let symbol = format!("{}{kernel}", device_std::abi::SLICE_ALIGN_PREFIX);
+    let var = definition(parsed, &symbol).filter(|v| declared_bytes(v) == 4)?;
+    let init = ptx_linker::init::initializer_bytes(FileId(0), text, var).ok()?;
+    let n = u32::from_le_bytes(init.as_slice().try_into().ok()?);
+    ((2..=256).contains(&n) && n.is_power_of_two()).then_some(n)
 }
 
 /// Kernel `k`'s launch dimensions from its link map entry and from `text` (`parsed`):
@@ -704,6 +759,46 @@ mod tests {
             v.dims = dims;
         }
         declared_bytes(v)
+    }
+
+    #[test]
+    fn slice_align_is_read_from_its_variable_and_checked() {
+        let ptx = |init: &str, size: u32| {
+            format!(
+                ".version 7.8\n.target sm_90\n.address_size 64\n\
+                 .visible .global .align 4 .b8 __kernel_slice_align_k[{size}] = {{{init}}};\n\
+                 .visible .entry k(.param .u64 k_param_0)\n{{\n\tret;\n}}\n"
+            )
+        };
+        let read = |text: &str| {
+            let sigs = Signatures::parse("m.ptx", text).unwrap();
+            sigs.slice_align("k").unwrap()
+        };
+        assert_eq!(read(&ptx("16, 0, 0, 0", 4)), Some(16));
+        assert_eq!(read(&ptx("0, 1, 0, 0", 4)), Some(256));
+        // Not a power of two from 2 to 256, or not 4 bytes: no declaration.
+        for (init, size) in [
+            ("12, 0, 0, 0", 4),
+            ("0, 2, 0, 0", 4),
+            ("1, 0, 0, 0", 4),
+            ("16, 0", 2),
+        ] {
+            assert_eq!(read(&ptx(init, size)), None, "{init} / {size} bytes");
+        }
+        let sigs = Signatures::parse("m.ptx", &ptx("16, 0, 0, 0", 4)).unwrap();
+        assert_eq!(
+            sigs.clone()
+                .with_slice_align("k", Some(8))
+                .slice_align("k")
+                .unwrap(),
+            Some(8)
+        );
+        assert_eq!(
+            sigs.with_slice_align("k", Some(3))
+                .slice_align("k")
+                .unwrap(),
+            None
+        );
     }
 
     #[test]

@@ -277,6 +277,19 @@ pub(crate) fn check_launch_dims(kernel: &'static str, dims: u32) {
     }
 }
 
+/// The check of `#[kernel(slice_align = N)]`: slice parameter `index` starts at a
+/// multiple of `align` bytes.
+pub(crate) fn check_slice_align(kernel: &'static str, index: usize, start: usize, align: usize) {
+    if !context::in_kernel() || start & (align - 1) == 0 {
+        return;
+    }
+    context::fail(EmulatorError::InvalidLaunch(format!(
+        "parameter {index} of kernel `{kernel}` starts at {start:#x}, not a multiple of \
+         {align} bytes as `#[kernel(slice_align = {align})]` declares; pass a buffer (or a \
+         sub-slice of one) that starts {align}-byte aligned, or remove `slice_align`"
+    )));
+}
+
 /// The dynamic shared memory check of `#[kernel(dynamic_shared = N,
 /// dynamic_shared_per_thread = M)]`: the launch's size at least `N + M × block size`.
 pub(crate) fn check_dynamic_shared(kernel: &'static str, bytes: u32, per_thread: u32) {

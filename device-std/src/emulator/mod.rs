@@ -113,4 +113,6 @@ pub use texture::{SurfaceDesc, TextureDesc};
 pub use tma::TensorMapDesc;
 
 pub(crate) use block::BarrierKind;
-pub(crate) use executor::{check_dynamic_shared, check_launch_dims, check_max_threads};
+pub(crate) use executor::{
+    check_dynamic_shared, check_launch_dims, check_max_threads, check_slice_align,
+};

@@ -2,9 +2,10 @@
 //! offset of each buffer (0..4 elements), output lengths 0..=9, inputs shorter than,
 //! as long as and longer than the output, and three launch shapes (one block of 64
 //! threads, one thread, two blocks of 3): each launch either writes exactly the
-//! expected values, bit for bit, and nothing outside the output, or (an input shorter
-//! than the output) panics with the output untouched. Written by the review of the
-//! one-test fast path (`3ae1c0e`).
+//! expected values, bit for bit, and nothing outside the output, or leaves the output
+//! untouched and fails: `vecadd` (`#[kernel(slice_align = 16)]`) refuses a non-empty
+//! buffer that does not start 16-byte aligned (`EmulatorError::InvalidLaunch`), and
+//! both panic on an input shorter than the output.
 use device_std::emulator::{self, EmulatorError, GlobalMut, LaunchConfig};
 use emulated_tests::emulate::POISON;
 
@@ -53,15 +54,24 @@ fn quietly(body: impl FnOnce(&mut Vec<String>)) -> Vec<String> {
     failures
 }
 
-/// Checks a launch's outcome: `Ok` exactly when `ok`, a kernel panic otherwise.
-fn outcome<T>(got: Result<T, EmulatorError>, ok: bool, what: &str, failures: &mut Vec<String>) {
-    match got {
-        Ok(_) if !ok => failures.push(format!("{what}: no panic for a short input")),
-        Err(EmulatorError::Panic { .. }) if ok => failures.push(format!("{what}: panicked")),
-        Err(e) if !matches!(e, EmulatorError::Panic { .. }) => {
-            failures.push(format!("{what}: {e:?}"))
-        }
-        _ => {}
+/// What a launch should do.
+#[derive(Debug, PartialEq)]
+enum Want {
+    Run,
+    Panic,
+    Refused,
+}
+
+/// Checks a launch's outcome against `want`.
+fn outcome<T>(got: Result<T, EmulatorError>, want: Want, what: &str, failures: &mut Vec<String>) {
+    let got = match got {
+        Ok(_) => Want::Run,
+        Err(EmulatorError::Panic { .. }) => Want::Panic,
+        Err(EmulatorError::InvalidLaunch(m)) if m.contains("slice_align = 16") => Want::Refused,
+        Err(e) => return failures.push(format!("{what}: {e:?}")),
+    };
+    if got != want {
+        failures.push(format!("{what}: {got:?}, want {want:?}"));
     }
 }
 
@@ -85,8 +95,18 @@ fn vecadd_every_offset_length_and_shape() {
                         });
                         let what =
                             format!("a+{ao}[{la}] b+{bo}[{lb}] c+{co}[{n}] {grid:?}x{block:?}");
-                        let ok = la >= n && lb >= n;
-                        outcome(got, ok, &what, failures);
+                        let misaligned =
+                            |offset: usize, len: usize| len > 0 && !offset.is_multiple_of(4);
+                        let want = if misaligned(ao, la) || misaligned(bo, lb) || misaligned(co, n)
+                        {
+                            Want::Refused
+                        } else if la < n || lb < n {
+                            Want::Panic
+                        } else {
+                            Want::Run
+                        };
+                        let ok = want == Want::Run;
+                        outcome(got, want, &what, failures);
                         for (k, got) in c.0.iter().enumerate() {
                             let inside = ok && (co..co + n).contains(&k);
                             let want = if inside {
@@ -130,7 +150,8 @@ fn saxpy_every_offset_length_and_shape() {
                         });
                         let what = format!("x+{xo}[{lx}] y+{yo}[{n}] {grid:?}x{block:?}");
                         let ok = lx >= n;
-                        outcome(got, ok, &what, failures);
+                        let want = if ok { Want::Run } else { Want::Panic };
+                        outcome(got, want, &what, failures);
                         for (k, got) in y.0.iter().enumerate() {
                             let inside = ok && (yo..yo + n).contains(&k);
                             let want = if inside {
@@ -156,21 +177,31 @@ fn saxpy_every_offset_length_and_shape() {
     );
 }
 
-/// Empty slices, some at 4- but not 16-byte aligned addresses: nothing to do, no panic.
+/// Empty outputs: nothing to do, no panic. `vecadd`'s `slice_align` lets an empty
+/// slice through wherever it points (`&[]` is at address 4 on the host; on the GPU
+/// `host_loader` passes every empty slice at an aligned address), and refuses a
+/// non-empty input that is not 16-byte aligned even when there is nothing to compute.
 #[test]
-fn empty_outputs_with_unaligned_inputs() {
+fn empty_outputs() {
     let a = Aligned([1.0; 64]);
     let mut c: [f32; 0] = [];
-    for (ar, br) in [
-        (&[][..], &[][..]),
-        (&a.0[..5], &[][..]),
-        (&a.0[1..9], &a.0[..]),
+    for (ar, br, vecadd_runs) in [
+        (&[][..], &[][..], true),
+        (&a.0[..5], &[][..], true),
+        (&a.0[1..9], &a.0[..], false),
     ] {
         let out = GlobalMut::new(&mut c[..]);
-        emulator::launch(LaunchConfig::new((1, 1, 1), (4, 1, 1)), || {
+        let got = emulator::launch(LaunchConfig::new((1, 1, 1), (4, 1, 1)), || {
             bench_kernels::vecadd(ar, br, out.disjoint())
-        })
-        .expect("vecadd with an empty output");
+        });
+        match got {
+            Ok(_) => assert!(vecadd_runs, "vecadd ran with `a` at element 1"),
+            Err(EmulatorError::InvalidLaunch(m)) => {
+                assert!(!vecadd_runs, "vecadd refused: {m}");
+                assert!(m.contains("parameter 0 of kernel `vecadd`"), "{m}");
+            }
+            Err(e) => panic!("vecadd with an empty output: {e:?}"),
+        }
         let out = GlobalMut::new(&mut c[..]);
         emulator::launch(LaunchConfig::new((1, 1, 1), (4, 1, 1)), || {
             bench_kernels::saxpy(2.0, ar, out.disjoint())

@@ -197,13 +197,16 @@ pub unsafe trait GraphSignature: KernelSignature + sealed::Sealed {
     /// The graph argument tuple.
     type GraphArgs: Copy;
 
-    /// Lowers `args` (checking their tokens and that no writable buffer aliases another
-    /// argument) and calls `f` with the parameter pointer array.
+    /// Lowers `args` (checking their tokens, that no writable buffer aliases another
+    /// argument and, when `slice_align` is above 1, that every slice starts at a
+    /// multiple of it: `#[kernel(slice_align = N)]`) and calls `f` with the parameter
+    /// pointer array.
     #[doc(hidden)]
     fn with_params<R>(
         args: Self::GraphArgs,
         table: &BindingTable,
         kernel: &str,
+        slice_align: u32,
         f: impl FnOnce(&mut [*mut c_void]) -> R,
     ) -> Result<R, Error>;
 }
@@ -223,11 +226,16 @@ macro_rules! graph_signature {
                 args: Self::GraphArgs,
                 table: &BindingTable,
                 kernel: &str,
+                slice_align: u32,
                 f: impl FnOnce(&mut [*mut c_void]) -> R,
             ) -> Result<R, Error> {
                 let ($($arg,)*) = args;
                 $(let ($raw, $acc) = $T::lower_graph($arg, table)?;)*
                 check_aliasing(kernel, &[$($acc),*])?;
+                if slice_align > 1 {
+                    let starts = [$(<$T as KernelParam>::slice_start(&$raw)),*];
+                    crate::launch::check_slice_align(kernel, slice_align, &starts)?;
+                }
                 let mut params: [*mut c_void; $n] =
                     [$(&$raw as *const $T::Raw as *mut c_void),*];
                 Ok(f(&mut params))

@@ -73,6 +73,7 @@ fn params_point_at_the_lowered_bytes() {
         args,
         &t,
         "k",
+        0,
         |params| {
             assert_eq!(params.len(), 4);
             // SAFETY: the slots are the lowered `RawSlice`s and the `u32`, alive
@@ -103,7 +104,7 @@ fn params_point_at_the_lowered_bytes() {
     );
     assert_eq!(seen.2, 9);
     // The empty signature lowers to no parameters.
-    let n = <() as GraphSignature>::with_params((), &t, "empty", |p| p.len()).unwrap();
+    let n = <() as GraphSignature>::with_params((), &t, "empty", 0, |p| p.len()).unwrap();
     assert_eq!(n, 0);
 }
 
@@ -126,6 +127,7 @@ fn a_writable_buffer_may_not_alias_another_argument() {
             (a, b, c),
             &t,
             "vecadd",
+            0,
             |_| (),
         )
     };
@@ -232,4 +234,45 @@ fn tokens_are_small_copy_values() {
     let r: Buf<u8> = c.into();
     assert_eq!((r.graph, r.index), (3, 4));
     assert_eq!(format!("{c:?}"), "BufMut<u8>(graph #3, buffer 4)");
+}
+
+#[test]
+fn slice_align_refuses_a_misaligned_slice_in_a_graph_or_sequence() {
+    // Buffer 1 starts 4 bytes past a 16-byte boundary; buffer 3 is empty there.
+    let t = table(&[
+        (0x1000, 16, false),
+        (0x2004, 8, false),
+        (0x3000, 8, true),
+        (0x4004, 0, false),
+    ]);
+    let sig = |a, b, c, align| {
+        <(Slice<f32>, Slice<f32>, SliceMut<f32>) as GraphSignature>::with_params(
+            (a, b, c),
+            &t,
+            "vecadd",
+            align,
+            |p| p.len(),
+        )
+    };
+    let (a, b, c) = (
+        Buf::<f32>::new(7, 0),
+        Buf::<f32>::new(7, 1),
+        BufMut::<f32>::new(7, 2),
+    );
+    assert_eq!(sig(a, a, c, 16).unwrap(), 3);
+    assert_eq!(
+        sig(a, b, c, 4).unwrap(),
+        3,
+        "4-byte aligned is enough for 4"
+    );
+    assert_eq!(sig(a, b, c, 0).unwrap(), 3, "no declaration, no check");
+    let e = sig(a, b, c, 16).unwrap_err().to_string();
+    assert!(e.contains("invalid launch of `vecadd`"), "{e}");
+    assert!(
+        e.contains("slice argument 1 starts at device address 0x2004"),
+        "{e}"
+    );
+    // An empty slice is passed at an aligned address, wherever its buffer starts.
+    let empty = Buf::<f32>::new(7, 3);
+    assert_eq!(sig(a, empty, c, 16).unwrap(), 3);
 }
