@@ -275,8 +275,9 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
         let kernel = name.to_string();
         let n = n as usize;
         let index = 0..param_names.len();
+        let names = param_names.iter().map(|p| p.to_string());
         quote! {
-            #(::device_std::__private::check_slice_align(#kernel, #index, &#param_names, #n);)*
+            #(::device_std::__private::check_slice_align(#kernel, #index, #names, &#param_names, #n);)*
         }
     });
     let dynamic_check = args.dynamic_shared.map(|[n, m]| {
@@ -345,7 +346,9 @@ fn param_idents(
         .iter()
         .map(|input| match input {
             FnArg::Typed(pt) => match &*pt.pat {
-                syn::Pat::Ident(p) if p.subpat.is_none() => Ok(p.ident.clone()),
+                syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                    Ok(p.ident.clone())
+                }
                 other => Err(Error::new(
                     other.span(),
                     "with `slice_align`, each kernel parameter is a plain name (`x: &[f32]`, \

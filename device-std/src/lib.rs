@@ -264,8 +264,10 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 ///   `__kernel_slice_align_K: [u32; 1]`) declares that every slice parameter (`&[T]`,
 ///   `&mut [T]`, `DisjointSlice<T>` and their `Option`s) starts at a multiple of `N`
 ///   bytes, as CUDA C++ kernels that `reinterpret_cast` a `float*` to `float4*` assume.
-///   The kernel's code may rely on it (the entry tells the compiler, so
-///   [`vector::split_vectors`] and `split_vectors_mut` of such a slice test nothing), and
+///   On nvptx64 the kernel's code may rely on it (the entry tells the compiler, so
+///   [`vector::split_vectors`] and `split_vectors_mut` of such a slice test nothing; on
+///   the host, outside an emulated launch or for an empty slice, nothing is checked or
+///   assumed, so `unsafe` code there must not rely on it), and
 ///   `host_loader` checks it at every launch it makes (`Kernel::launch`, the bindings,
 ///   graphs, sequences), refusing one whose non-empty slice argument starts elsewhere with
 ///   `Error::InvalidLaunch` (naming the kernel, the argument and its address) before the
@@ -351,6 +353,7 @@ pub mod __private {
     pub fn check_slice_align<P: crate::KernelParam>(
         kernel: &'static str,
         index: usize,
+        name: &'static str,
         param: &P,
         align: usize,
     ) {
@@ -358,10 +361,10 @@ pub mod __private {
         // empty slice at an aligned address.
         #[cfg(emulated)]
         if let Some((start, _)) = param.slice_span().filter(|&(_, len)| len > 0) {
-            crate::emulator::check_slice_align(kernel, index, start, align);
+            crate::emulator::check_slice_align(kernel, index, name, start, align);
         }
         #[cfg(not(emulated))]
-        let _ = (kernel, index, param, align);
+        let _ = (kernel, index, name, param, align);
     }
 
     /// Called first on the host by a kernel declared with `#[kernel(dynamic_shared = N,

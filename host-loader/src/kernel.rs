@@ -278,7 +278,8 @@ impl<S: KernelSignature> Kernel<S> {
     /// (`cuLaunchKernel`, a graph node made by hand) skips every check of
     /// [`launch`](Self::launch): the launch shape of a kernel with declared
     /// [`launch_dims`](Self::launch_dims) included, whose code reads the indices past
-    /// those dimensions as 0.
+    /// those dimensions as 0, and the slice alignment of one with a declared
+    /// [`slice_align`](Self::slice_align), whose code assumes it.
     pub fn cu_function(&self) -> sys::CUfunction {
         self.shared.func
     }
@@ -308,7 +309,9 @@ impl<S: KernelSignature> Kernel<S> {
     /// [`Error::InvalidLaunch`] when `cfg` has a zero dimension, a block or grid beyond
     /// the device's limits, more dynamic shared memory than
     /// [`max_dynamic_shared_bytes`](Self::max_dynamic_shared_bytes), or `stream` belongs
-    /// to another context; [`Error::Driver`] when the driver refuses the
+    /// to another context, or (`#[kernel(slice_align = N)]`) a non-empty slice argument
+    /// does not start at a multiple of [`slice_align`](Self::slice_align) bytes;
+    /// [`Error::Driver`] when the driver refuses the
     /// attribute or the launch. Errors from the kernel's execution appear later, at the
     /// next synchronizing call.
     ///

@@ -298,10 +298,10 @@ pub(crate) fn check_slice_align(
         Some((index, start)) => Err(invalid(
             Some(kernel),
             format!(
-                "slice argument {index} starts at device address {start:#x}, not a multiple of \
-                 {align} bytes, and the kernel assumes it is (`#[kernel(slice_align = {align})]`); \
-                 pass a buffer, or a sub-slice of one, that starts {align}-byte aligned (every \
-                 cuMemAlloc buffer does)"
+                "parameter {index} (counting from 0), a slice, starts at device address \
+                 {start:#x}, not a multiple of {align} bytes, and the kernel assumes it is \
+                 (`#[kernel(slice_align = {align})]`); pass a buffer, or a sub-slice of one, \
+                 that starts {align}-byte aligned (every cuMemAlloc buffer does)"
             ),
         )),
     }
@@ -342,12 +342,12 @@ mod tests {
             .to_string();
         assert!(err.contains("vecadd"), "{err}");
         assert!(
-            err.contains("slice argument 1 starts at device address 0x1004"),
+            err.contains("parameter 1 (counting from 0), a slice, starts at device address 0x1004"),
             "{err}"
         );
         assert!(err.contains("slice_align = 16"), "{err}");
         let err = check_slice_align("k", 8, &[Some(0x2008), None, Some(0x2004)]).unwrap_err();
-        assert!(err.to_string().contains("slice argument 2"), "{err}");
+        assert!(err.to_string().contains("parameter 2 (counting"), "{err}");
     }
 
     #[test]

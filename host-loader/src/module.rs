@@ -269,8 +269,8 @@ impl Module {
     /// fetched, and a wrong parameter list defeats the layout check (the
     /// `cuFuncGetParamInfo` cross-check in [`Module::kernel`] catches wrong sizes and
     /// offsets where the driver has it). Signatures built by hand
-    /// ([`Signatures::new`]) carry no kernel's launch dimensions unless given them
-    /// ([`Signatures::with_launch_dims`]).
+    /// ([`Signatures::new`]) carry no kernel's launch dimensions or slice alignment unless
+    /// given them ([`Signatures::with_launch_dims`], [`Signatures::with_slice_align`]).
     ///
     /// Errors: [`Error::InvalidPtx`] when `text` contains a NUL byte;
     /// [`Error::ModuleLoad`] when the driver rejects it; [`Error::Driver`].
@@ -341,7 +341,8 @@ impl Module {
     /// `cuFuncGetParamInfo` where the driver has it. Signatures built by hand
     /// ([`Signatures::new`]) know no launch dimensions unless given them
     /// ([`Signatures::with_launch_dims`]): launches of a `#[kernel(dims = N)]` kernel are
-    /// then not shape-checked.
+    /// then not shape-checked; likewise a `#[kernel(slice_align = N)]` kernel's slices
+    /// ([`Signatures::with_slice_align`]).
     ///
     /// Errors: [`Error::InvalidPtx`] when `image` starts with neither the ELF (cubin) nor
     /// the fatbin magic, or when a header, section or entry it names lies outside it

@@ -92,7 +92,12 @@ impl HostAbi {
 ///    layout (the bytes are copied verbatim by `cuLaunchKernel`);
 /// 2. [`lower`](Self::lower) returns a value whose device addresses stay valid while the
 ///    returned guard lives, and the guard performs the stream ordering the access needs
-///    (as cudarc's [`DevicePtr`]/[`DevicePtrMut`] guards do).
+///    (as cudarc's [`DevicePtr`]/[`DevicePtrMut`] guards do);
+/// 3. a type whose [`ABI`](Self::ABI) kind is a slice (`Slice`, `DisjointSlice`,
+///    `OptionalSlice`, `OptionalDisjointSlice`) returns its lowered start address from
+///    [`slice_start`](Self::slice_start) (a device-side `#[kernel(slice_align = N)]`
+///    assumes what that check lets through), and an empty one at an address aligned to
+///    256 bytes ([`RawSlice::present`] does both).
 pub unsafe trait KernelParam {
     /// How the parameter looks in PTX. Compared against the `.param` once, when the
     /// typed kernel handle is made.

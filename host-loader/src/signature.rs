@@ -51,7 +51,8 @@ pub unsafe trait KernelSignature: private::Sealed {
     /// The Rust type name of each parameter, for error messages.
     fn type_names() -> Vec<String>;
 
-    /// Lowers `args` and calls `cuLaunchKernel` on `stream`, without any checks.
+    /// Lowers `args` and calls `cuLaunchKernel` on `stream`, with no check but the slice
+    /// alignment below.
     ///
     /// Each argument is lowered into a stack slot (a [`RawSlice`](crate::RawSlice) for a
     /// slice), the slots' addresses go into a fixed-size array on the stack, and the
@@ -244,6 +245,9 @@ struct KernelFacts {
     launch_dims: Option<u32>,
     /// The slice alignment `#[kernel(slice_align = N)]` declares, in bytes.
     slice_align: Option<u32>,
+    /// Why `__kernel_slice_align_K` could not be read, when it is there but malformed:
+    /// the kernel is refused rather than launched unchecked.
+    slice_align_error: Option<String>,
 }
 
 /// What the host knows about one module's kernels without a GPU: every `.entry`
@@ -333,7 +337,8 @@ impl Signatures {
                 dynamic_shared_align,
                 dynamic_shared: read_dynamic_shared(module, text, &parsed, &e.name),
                 launch_dims: read_launch_dims(text, &parsed, &e.name),
-                slice_align: read_slice_align(text, &parsed, &e.name),
+                slice_align: read_slice_align(text, &parsed, &e.name).unwrap_or(None),
+                slice_align_error: read_slice_align(text, &parsed, &e.name).err(),
             })
             .collect();
         Ok(Signatures {
@@ -381,7 +386,8 @@ impl Signatures {
                     .map(DynamicShared::from)
                     .or_else(|| read_dynamic_shared(module, text, &parsed, &k.name)),
                 launch_dims: map_launch_dims(module, k, text, &parsed)?,
-                slice_align: read_slice_align(text, &parsed, &k.name),
+                slice_align: read_slice_align(text, &parsed, &k.name).unwrap_or(None),
+                slice_align_error: read_slice_align(text, &parsed, &k.name).err(),
             });
         }
         Ok(Signatures {
@@ -452,12 +458,14 @@ impl Signatures {
     /// Declares that kernel `name` assumes every slice argument starts at a multiple of
     /// `align` bytes (`#[kernel(slice_align = N)]`), for signatures built by hand: every
     /// launch with a slice starting elsewhere is then refused ([`Error::InvalidLaunch`]).
-    /// `None`, or a value that is not a power of two from 2 to 256, declares none. Does
-    /// nothing when the module has no such kernel.
+    /// `None`, or a value that is not a power of two from 2 to 256, adds nothing. A
+    /// declaration already known (read from the PTX) is never weakened: the larger of
+    /// the two holds. Does nothing when the module has no such kernel.
     pub fn with_slice_align(mut self, kernel: &str, align: Option<u32>) -> Self {
+        let align = align.filter(|&n| (2..=256).contains(&n) && n.is_power_of_two());
         if let Some(i) = self.index(kernel) {
-            self.facts[i].slice_align =
-                align.filter(|&n| (2..=256).contains(&n) && n.is_power_of_two());
+            let known = self.facts[i].slice_align;
+            self.facts[i].slice_align = known.max(align);
         }
         self
     }
@@ -567,9 +575,18 @@ impl Signatures {
     /// (`#[kernel(slice_align = N)]`, read from `__kernel_slice_align_NAME`), in bytes, if
     /// any: every launch's slice arguments must start at a multiple of it.
     ///
-    /// Errors: [`Error::NoSuchKernel`].
+    /// Errors: [`Error::NoSuchKernel`]; [`Error::InvalidPtx`] when the module has the
+    /// variable but not as `#[kernel]` writes it (4 bytes holding a power of two from 2
+    /// to 256): the kernel's code may assume an alignment this loader cannot check.
     pub fn slice_align(&self, name: &str) -> Result<Option<u32>, Error> {
-        self.find(name).map(|i| self.facts[i].slice_align)
+        let i = self.find(name)?;
+        match &self.facts[i].slice_align_error {
+            Some(reason) => Err(Error::InvalidPtx {
+                module: self.module.clone(),
+                reason: reason.clone(),
+            }),
+            None => Ok(self.facts[i].slice_align),
+        }
     }
 
     /// Checks the Rust signature `S` against the kernel `name`; returns its PTX
@@ -624,14 +641,32 @@ fn read_launch_dims(text: &str, parsed: &PtxModule<'_>, kernel: &str) -> Option<
     (1..=2).contains(&dims).then_some(dims)
 }
 
-/// The `N` of `__kernel_slice_align_<kernel>` when the module defines it with exactly 4
-/// bytes holding a power of two from 2 to 256; anything else is no declaration.
-fn read_slice_align(text: &str, parsed: &PtxModule<'_>, kernel: &str) -> Option<u32> {
+/// The `N` of `__kernel_slice_align_<kernel>`: `None` when the module has no such
+/// variable. Errors: the reason, when it has one that is not 4 bytes holding a power of
+/// two from 2 to 256 (a kernel whose code may assume an alignment that cannot be read
+/// must not be launched unchecked).
+fn read_slice_align(
+    text: &str,
+    parsed: &PtxModule<'_>,
+    kernel: &str,
+) -> Result<Option<u32>, String> {
     let symbol = format!("{}{kernel}", device_std::abi::SLICE_ALIGN_PREFIX);
-    let var = definition(parsed, &symbol).filter(|v| declared_bytes(v) == 4)?;
-    let init = ptx_linker::init::initializer_bytes(FileId(0), text, var).ok()?;
-    let n = u32::from_le_bytes(init.as_slice().try_into().ok()?);
-    ((2..=256).contains(&n) && n.is_power_of_two()).then_some(n)
+    let Some(var) = definition(parsed, &symbol) else {
+        return Ok(None);
+    };
+    let n = (declared_bytes(var) == 4)
+        .then(|| ptx_linker::init::initializer_bytes(FileId(0), text, var).ok())
+        .flatten()
+        .and_then(|init| Some(u32::from_le_bytes(init.as_slice().try_into().ok()?)));
+    match n {
+        Some(n) if (2..=256).contains(&n) && n.is_power_of_two() => Ok(Some(n)),
+        _ => Err(format!(
+            "`{symbol}` (kernel `{kernel}`'s `#[kernel(slice_align = N)]`) is not 4 bytes \
+             holding a power of two from 2 to 256 (read: {n:?}): the kernel may assume an \
+             alignment this loader cannot check; rebuild the module with device-std's \
+             `#[kernel]`, or use a host_loader that reads this declaration"
+        )),
+    }
 }
 
 /// Kernel `k`'s launch dimensions from its link map entry and from `text` (`parsed`):
@@ -776,29 +811,27 @@ mod tests {
         };
         assert_eq!(read(&ptx("16, 0, 0, 0", 4)), Some(16));
         assert_eq!(read(&ptx("0, 1, 0, 0", 4)), Some(256));
-        // Not a power of two from 2 to 256, or not 4 bytes: no declaration.
+        // Not a power of two from 2 to 256, or not 4 bytes: the kernel is refused.
         for (init, size) in [
             ("12, 0, 0, 0", 4),
             ("0, 2, 0, 0", 4),
             ("1, 0, 0, 0", 4),
             ("16, 0", 2),
         ] {
-            assert_eq!(read(&ptx(init, size)), None, "{init} / {size} bytes");
+            let sigs = Signatures::parse("m.ptx", &ptx(init, size)).unwrap();
+            let err = sigs.slice_align("k").unwrap_err().to_string();
+            assert!(
+                err.contains("__kernel_slice_align_k"),
+                "{init} / {size}: {err}"
+            );
         }
         let sigs = Signatures::parse("m.ptx", &ptx("16, 0, 0, 0", 4)).unwrap();
-        assert_eq!(
-            sigs.clone()
-                .with_slice_align("k", Some(8))
-                .slice_align("k")
-                .unwrap(),
-            Some(8)
-        );
-        assert_eq!(
-            sigs.with_slice_align("k", Some(3))
-                .slice_align("k")
-                .unwrap(),
-            None
-        );
+        // Never weakened: the larger holds; an invalid value or none adds nothing.
+        let got = |s: Signatures| s.slice_align("k").unwrap();
+        assert_eq!(got(sigs.clone().with_slice_align("k", Some(8))), Some(16));
+        assert_eq!(got(sigs.clone().with_slice_align("k", Some(64))), Some(64));
+        assert_eq!(got(sigs.clone().with_slice_align("k", Some(3))), Some(16));
+        assert_eq!(got(sigs.with_slice_align("k", None)), Some(16));
     }
 
     #[test]

@@ -279,14 +279,21 @@ pub(crate) fn check_launch_dims(kernel: &'static str, dims: u32) {
 
 /// The check of `#[kernel(slice_align = N)]`: slice parameter `index` starts at a
 /// multiple of `align` bytes.
-pub(crate) fn check_slice_align(kernel: &'static str, index: usize, start: usize, align: usize) {
+pub(crate) fn check_slice_align(
+    kernel: &'static str,
+    index: usize,
+    name: &'static str,
+    start: usize,
+    align: usize,
+) {
     if !context::in_kernel() || start & (align - 1) == 0 {
         return;
     }
     context::fail(EmulatorError::InvalidLaunch(format!(
-        "parameter {index} of kernel `{kernel}` starts at {start:#x}, not a multiple of \
-         {align} bytes as `#[kernel(slice_align = {align})]` declares; pass a buffer (or a \
-         sub-slice of one) that starts {align}-byte aligned, or remove `slice_align`"
+        "parameter {index} (`{name}`) of kernel `{kernel}` starts at {start:#x}, not a \
+         multiple of {align} bytes as `#[kernel(slice_align = {align})]` declares; pass a \
+         buffer (or a sub-slice of one) that starts {align}-byte aligned, or remove \
+         `slice_align`"
     )));
 }
 

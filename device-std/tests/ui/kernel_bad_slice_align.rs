@@ -22,8 +22,18 @@ pub fn twice(_a: &[f32]) {}
 #[kernel(slice_align = 16)]
 pub fn pattern((_a, _b): (u32, u32)) {}
 
-// Fine: scalars and slices, `mut` names.
+#[kernel(slice_align = 16)]
+pub fn by_ref(ref _a: u32) {}
+
+// Fine: scalars and slices, `mut` names, an `unsafe fn`, optional slices, a generic
+// kernel's instances.
 #[kernel(dims = 1, slice_align = 16)]
 pub fn fine(_n: u32, _a: &[f32], mut _b: &mut [f32]) {}
+
+#[kernel(slice_align = 8)]
+pub unsafe fn fine_unsafe(_a: Option<&[f64]>, _b: device_std::DisjointSlice<f64>) {}
+
+#[kernel(slice_align = 16, instances(fine_f32 = <f32>, fine_u32 = <u32>))]
+pub fn fine_generic<T: device_std::PlainData + Copy>(_a: &[T], _b: &mut [T]) {}
 
 fn main() {}

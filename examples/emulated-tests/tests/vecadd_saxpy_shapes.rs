@@ -198,7 +198,7 @@ fn empty_outputs() {
             Ok(_) => assert!(vecadd_runs, "vecadd ran with `a` at element 1"),
             Err(EmulatorError::InvalidLaunch(m)) => {
                 assert!(!vecadd_runs, "vecadd refused: {m}");
-                assert!(m.contains("parameter 0 of kernel `vecadd`"), "{m}");
+                assert!(m.contains("parameter 0 (`a`) of kernel `vecadd`"), "{m}");
             }
             Err(e) => panic!("vecadd with an empty output: {e:?}"),
         }

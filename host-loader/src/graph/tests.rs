@@ -269,7 +269,7 @@ fn slice_align_refuses_a_misaligned_slice_in_a_graph_or_sequence() {
     let e = sig(a, b, c, 16).unwrap_err().to_string();
     assert!(e.contains("invalid launch of `vecadd`"), "{e}");
     assert!(
-        e.contains("slice argument 1 starts at device address 0x2004"),
+        e.contains("parameter 1 (counting from 0), a slice, starts at device address 0x2004"),
         "{e}"
     );
     // An empty slice is passed at an aligned address, wherever its buffer starts.
