@@ -388,6 +388,25 @@ fn vecadd(env: &Env) -> Result<Vec<Row>> {
     let mut c2 = poisoned(env, n)?;
     nvcc(&mut c2)?;
     check("vecadd nvcc", &env.stream.clone_dtoh(&c2)?, &want, 0.0)?;
+    // `#[kernel(slice_align = 16)]`: `a` from element 1 starts 4 bytes past a 16-byte
+    // boundary, so the loader refuses the launch before the driver sees it (had it
+    // launched, the kernel would read `a` as if aligned).
+    let mut c3 = poisoned(env, n)?;
+    let a_off = a_d.slice(1..);
+    let b_short = b_d.slice(..n - 1);
+    let mut c_short = c3.slice_mut(..n - 1);
+    // SAFETY: refused before any launch (checked below); had it run, every index is
+    // below n - 1, the length of all three.
+    match unsafe { k.launch(env.stream, cfg, (&a_off, &b_short, &mut c_short)) } {
+        Err(host_loader::Error::InvalidLaunch { reason, .. })
+            if reason.contains("slice_align = 16") => {}
+        other => bail!("vecadd with a misaligned `a` was not refused: {other:?}"),
+    }
+    let untouched = env.stream.clone_dtoh(&c3)?;
+    ensure!(
+        untouched.iter().all(|v| v.to_bits() == POISON.to_bits()),
+        "vecadd: a refused launch wrote its output"
+    );
     let bytes = 3.0 * (n * 4) as f64;
     timed(
         env,
