@@ -332,13 +332,16 @@ impl Signatures {
         let vars = ModuleVars::read(module, text, &parsed);
         let facts = entries
             .iter()
-            .map(|e| KernelFacts {
-                record: read_record(module, text, &parsed, &record_symbol(&e.name)),
-                dynamic_shared_align,
-                dynamic_shared: read_dynamic_shared(module, text, &parsed, &e.name),
-                launch_dims: read_launch_dims(text, &parsed, &e.name),
-                slice_align: read_slice_align(text, &parsed, &e.name).unwrap_or(None),
-                slice_align_error: read_slice_align(text, &parsed, &e.name).err(),
+            .map(|e| {
+                let (slice_align, slice_align_error) = read_slice_align(text, &parsed, &e.name);
+                KernelFacts {
+                    record: read_record(module, text, &parsed, &record_symbol(&e.name)),
+                    dynamic_shared_align,
+                    dynamic_shared: read_dynamic_shared(module, text, &parsed, &e.name),
+                    launch_dims: read_launch_dims(text, &parsed, &e.name),
+                    slice_align,
+                    slice_align_error,
+                }
             })
             .collect();
         Ok(Signatures {
@@ -374,6 +377,7 @@ impl Signatures {
                 line: 0,
                 params: k.params.clone(),
             });
+            let (slice_align, slice_align_error) = read_slice_align(text, &parsed, &k.name);
             facts.push(KernelFacts {
                 record: k
                     .abi_record
@@ -386,8 +390,8 @@ impl Signatures {
                     .map(DynamicShared::from)
                     .or_else(|| read_dynamic_shared(module, text, &parsed, &k.name)),
                 launch_dims: map_launch_dims(module, k, text, &parsed)?,
-                slice_align: read_slice_align(text, &parsed, &k.name).unwrap_or(None),
-                slice_align_error: read_slice_align(text, &parsed, &k.name).err(),
+                slice_align,
+                slice_align_error,
             });
         }
         Ok(Signatures {
@@ -641,31 +645,34 @@ fn read_launch_dims(text: &str, parsed: &PtxModule<'_>, kernel: &str) -> Option<
     (1..=2).contains(&dims).then_some(dims)
 }
 
-/// The `N` of `__kernel_slice_align_<kernel>`: `None` when the module has no such
-/// variable. Errors: the reason, when it has one that is not 4 bytes holding a power of
-/// two from 2 to 256 (a kernel whose code may assume an alignment that cannot be read
-/// must not be launched unchecked).
+/// The `N` of `__kernel_slice_align_<kernel>`, and why it could not be read: `(None,
+/// None)` when the module has no such variable; `(None, Some(reason))` when it has one
+/// that is not 4 bytes holding a power of two from 2 to 256 (a kernel whose code may
+/// assume an alignment that cannot be read must not be launched unchecked).
 fn read_slice_align(
     text: &str,
     parsed: &PtxModule<'_>,
     kernel: &str,
-) -> Result<Option<u32>, String> {
+) -> (Option<u32>, Option<String>) {
     let symbol = format!("{}{kernel}", device_std::abi::SLICE_ALIGN_PREFIX);
     let Some(var) = definition(parsed, &symbol) else {
-        return Ok(None);
+        return (None, None);
     };
     let n = (declared_bytes(var) == 4)
         .then(|| ptx_linker::init::initializer_bytes(FileId(0), text, var).ok())
         .flatten()
         .and_then(|init| Some(u32::from_le_bytes(init.as_slice().try_into().ok()?)));
     match n {
-        Some(n) if (2..=256).contains(&n) && n.is_power_of_two() => Ok(Some(n)),
-        _ => Err(format!(
-            "`{symbol}` (kernel `{kernel}`'s `#[kernel(slice_align = N)]`) is not 4 bytes \
-             holding a power of two from 2 to 256 (read: {n:?}): the kernel may assume an \
-             alignment this loader cannot check; rebuild the module with device-std's \
-             `#[kernel]`, or use a host_loader that reads this declaration"
-        )),
+        Some(n) if (2..=256).contains(&n) && n.is_power_of_two() => (Some(n), None),
+        _ => (
+            None,
+            Some(format!(
+                "`{symbol}` (kernel `{kernel}`'s `#[kernel(slice_align = N)]`) is not 4 bytes \
+                 holding a power of two from 2 to 256 (read: {n:?}): the kernel may assume an \
+                 alignment this loader cannot check; rebuild the module with device-std's \
+                 `#[kernel]`, or use a host_loader that reads this declaration"
+            )),
+        ),
     }
 }
 
