@@ -646,3 +646,128 @@ fn graph_errors_read_well_without_a_gpu() {
         "copy from a buffer of 3 elements to one of 4: the lengths must be equal"
     );
 }
+
+/// `#[kernel(slice_align = 16)]` (`vecadd_aligned`): a non-empty slice that starts off a
+/// 16-byte boundary is refused on every launch path (`Kernel::launch`, a captured node,
+/// `set_kernel_args`, a sequence) before the driver sees it, leaving the output poisoned;
+/// the same buffer through the undeclared `vecadd` computes the right sums, and aligned
+/// launches of `vecadd_aligned` still do.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_slice_align_refuses_misaligned_buffers() {
+    let (_ctx, stream, vecadd, _, module) = setup();
+    let aligned = module.kernel::<VecAdd>("vecadd_aligned").unwrap();
+    assert_eq!(aligned.slice_align(), Some(16));
+    assert_eq!(vecadd.slice_align(), None);
+    let seed = seed();
+    let n = 4096 + 5;
+    let (a, b) = (randoms(seed, n), randoms(seed ^ 1, n));
+    let want: Vec<f32> = (0..n).map(|k| a[k] + b[k]).collect();
+    let (a_d, b_d) = (
+        stream.clone_htod(&a).unwrap(),
+        stream.clone_htod(&b).unwrap(),
+    );
+    // `m`: n floats starting 4 bytes into a 256-byte-aligned allocation, filled with `a`.
+    let backing = stream.alloc_zeros::<f32>(n + 1).unwrap();
+    let (base, _guard) = backing.device_ptr(&stream);
+    drop(_guard);
+    // SAFETY: `backing` lives until `m` is leaked below and has room for n floats at
+    // byte 4; `m` is written before it is read.
+    let mut m = unsafe { stream.upgrade_device_ptr::<f32>(base + 4, n) };
+    stream.memcpy_htod(&a, &mut m).unwrap();
+    let mut c = poisoned(&stream, n);
+    let cfg = for_num_elems(n as u32, 256).unwrap();
+    let refused = |what: &str, e: Error, param: &str| {
+        let s = e.to_string();
+        assert!(matches!(e, Error::InvalidLaunch { .. }), "{what}: {s}");
+        assert!(s.contains("`vecadd_aligned`"), "{what}: {s}");
+        assert!(s.contains(param), "{what}: {s}");
+        assert!(s.contains(&format!("{:#x}", base + 4)), "{what}: {s}");
+        println!("refused as expected ({what}): {s}");
+    };
+
+    // Kernel::launch, the buffer and a view of an aligned one.
+    // SAFETY (each): refused before the driver sees it.
+    let e = unsafe { aligned.launch(&stream, cfg, (&m, &b_d, &mut c)) }.unwrap_err();
+    refused("Kernel::launch", e, "parameter 0");
+    let view = a_d.slice(1..);
+    let e = unsafe { aligned.launch(&stream, cfg, (&b_d, &view, &mut c)) }.unwrap_err();
+    let s = e.to_string();
+    assert!(
+        s.contains("parameter 1") && matches!(e, Error::InvalidLaunch { .. }),
+        "{s}"
+    );
+    println!("refused as expected (a view 4 bytes in): {s}");
+
+    // A captured node: the capture fails.
+    let e = graph::capture(&stream, |r| {
+        let (m_t, b_t, c_t) = (r.read(&m)?, r.read(&b_d)?, r.write(&mut c)?);
+        // SAFETY: refused before the driver sees it.
+        unsafe { r.launch(&aligned, cfg, (b_t, m_t, c_t)) }
+    })
+    .unwrap_err();
+    refused("graph capture", e, "parameter 1");
+    assert!(
+        stream.clone_dtoh(&c).unwrap().iter().all(|v| v.is_nan()),
+        "a refused launch wrote the output"
+    );
+
+    // set_kernel_args on an instantiated graph: refused, the node keeps its arguments.
+    let (g, (node, b_t, c_t)) = graph::capture(&stream, |r| {
+        let (a_t, b_t, c_t) = (r.read(&a_d)?, r.read(&b_d)?, r.write(&mut c)?);
+        // SAFETY: all three have n elements, 256-byte aligned.
+        let node = unsafe { r.launch(&aligned, cfg, (a_t, b_t, c_t)) }?;
+        Ok((node, b_t, c_t))
+    })
+    .unwrap();
+    let mut exec = g.instantiate().unwrap();
+    let m_t = exec.read(&m).unwrap();
+    // SAFETY: refused before the driver sees it.
+    let e = unsafe { exec.set_kernel_args(node, cfg, (m_t, b_t, c_t)) }.unwrap_err();
+    refused("set_kernel_args", e, "parameter 0");
+    exec.launch(&stream).unwrap();
+    assert_same(
+        "graph of vecadd_aligned after a refused update",
+        &stream.clone_dtoh(exec.slice(c_t.read()).unwrap()).unwrap(),
+        &want,
+    );
+    drop(exec);
+
+    // A sequence: the launch is refused, the sequence stays usable.
+    stream.memcpy_htod(&vec![f32::NAN; n], &mut c).unwrap();
+    host_loader::sequence::run(&stream, |seq| {
+        let (m_t, a_t, b_t, c_t) = (
+            seq.read(&m)?,
+            seq.read(&a_d)?,
+            seq.read(&b_d)?,
+            seq.write(&mut c)?,
+        );
+        // SAFETY: refused before the driver sees it.
+        let e = unsafe { seq.launch(&aligned, cfg, (a_t, m_t, c_t)) }.unwrap_err();
+        refused("sequence", e, "parameter 1");
+        assert_eq!(seq.launches(), 0);
+        // SAFETY: all three have n elements, 256-byte aligned.
+        unsafe { seq.launch(&aligned, cfg, (a_t, b_t, c_t)) }?;
+        assert_eq!(seq.launches(), 1);
+        Ok(())
+    })
+    .unwrap();
+    assert_same(
+        "sequence of vecadd_aligned",
+        &stream.clone_dtoh(&c).unwrap(),
+        &want,
+    );
+
+    // The misaligned buffer is valid memory: the undeclared kernel reads it.
+    stream.memcpy_htod(&vec![f32::NAN; n], &mut c).unwrap();
+    // SAFETY: all three have n elements.
+    unsafe { vecadd.launch(&stream, cfg, (&m, &b_d, &mut c)) }.unwrap();
+    assert_same(
+        "vecadd over the misaligned buffer",
+        &stream.clone_dtoh(&c).unwrap(),
+        &want,
+    );
+    stream.synchronize().unwrap();
+    let _ = m.leak();
+    drop(backing);
+}

@@ -9,6 +9,7 @@ pub struct HostLoaderFixtureKernels {
     advance: ::host_loader::Kernel<(::host_loader::Slice<::host_loader_fixture_kernels::Particle>, ::host_loader::Struct<::host_loader_fixture_kernels::Particle>, ::host_loader::SliceMut<::host_loader_fixture_kernels::Particle>)>,
     vecadd: ::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
     vecadd_flat: ::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
+    vecadd_aligned: ::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
     scale: ::host_loader::Kernel<(::host_loader::PtrMut<f32>, ::host_loader::Struct<::host_loader_fixture_kernels::Params>)>,
     cubic: ::host_loader::Kernel<(::host_loader::Struct<::host_loader_fixture_kernels::Cubic>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>,
     widen: ::host_loader::Kernel<(::host_loader::Slice<f64>, u32, ::host_loader::SliceMut<f32>)>,
@@ -31,6 +32,7 @@ impl HostLoaderFixtureKernels {
             advance: module.kernel("advance")?,
             vecadd: module.kernel("vecadd")?,
             vecadd_flat: module.kernel("vecadd_flat")?,
+            vecadd_aligned: module.kernel("vecadd_aligned")?,
             scale: module.kernel("scale")?,
             cubic: module.kernel("cubic")?,
             widen: module.kernel("widen")?,
@@ -68,6 +70,13 @@ impl HostLoaderFixtureKernels {
     /// occupancy queries, without writing the signature again.
     pub fn vecadd_flat_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)> {
         &self.vecadd_flat
+    }
+
+    /// The checked handle of `vecadd_aligned`, typed with its signature: for
+    /// `host_loader::graph` (`Recorder::launch(kernels.vecadd_aligned_kernel(), cfg, args)`), `launch_with`,
+    /// occupancy queries, without writing the signature again.
+    pub fn vecadd_aligned_kernel(&self) -> &::host_loader::Kernel<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)> {
+        &self.vecadd_aligned
     }
 
     /// The checked handle of `scale`, typed with its signature: for
@@ -293,6 +302,49 @@ impl HostLoaderFixtureKernels {
     ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>, ::host_loader::Error> {
         // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
         unsafe { recorder.launch(&self.vecadd_flat, cfg, (a, b, c)) }
+    }
+
+    /// `c[i] = a[i] + b[i]` as [`vecadd`], with every non-empty slice declared to start at a
+    /// multiple of 16 bytes (`slice_align = 16`): the loader refuses a launch, a graph node
+    /// or a sequence launch with a misaligned one.
+    ///
+    /// Launches `vecadd_aligned` on `stream` (`host_loader::Kernel::launch`).
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::Kernel::launch`: the kernel stays within its
+    /// buffers, writes only through mutable ones, and its preconditions hold.
+    #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
+    pub unsafe fn vecadd_aligned<'a>(
+        &self,
+        stream: &'a ::host_loader::cudarc::driver::CudaStream,
+        cfg: ::host_loader::LaunchConfig,
+        a: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a),
+        b: &'a (dyn ::host_loader::cudarc::driver::DevicePtr<f32> + 'a),
+        c: &'a mut (dyn ::host_loader::cudarc::driver::DevicePtrMut<f32> + 'a),
+    ) -> ::core::result::Result<(), ::host_loader::Error> {
+        // SAFETY: the caller upholds `Kernel::launch`'s obligations (see `# Safety`).
+        unsafe { self.vecadd_aligned.launch(stream, cfg, (a, b, c)) }
+    }
+
+    /// Records `vecadd_aligned` into a CUDA graph (`host_loader::graph::Recorder::launch`): the same
+    /// launch as [`vecadd_aligned`](Self::vecadd_aligned), each buffer as the token `Recorder::read` or
+    /// `Recorder::write` gave for it.
+    ///
+    /// # Safety
+    ///
+    /// The obligations of `host_loader::graph::Recorder::launch`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record_vecadd_aligned(
+        &self,
+        recorder: &mut ::host_loader::graph::Recorder<'_, '_>,
+        cfg: ::host_loader::LaunchConfig,
+        a: ::host_loader::graph::Buf<f32>,
+        b: ::host_loader::graph::Buf<f32>,
+        c: ::host_loader::graph::BufMut<f32>,
+    ) -> ::core::result::Result<::host_loader::graph::KernelNode<(::host_loader::Slice<f32>, ::host_loader::Slice<f32>, ::host_loader::SliceMut<f32>)>, ::host_loader::Error> {
+        // SAFETY: the caller upholds `Recorder::launch`'s obligations (see `# Safety`).
+        unsafe { recorder.launch(&self.vecadd_aligned, cfg, (a, b, c)) }
     }
 
     /// `x[p.off + i] *= p.scale` for `i < p.n`, one thread per `i`.
