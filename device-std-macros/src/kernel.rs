@@ -258,19 +258,20 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
              argument starts elsewhere.",
         )
     });
+    // Every slice parameter's start is assumed non-null (and `slice_align`-aligned) on
+    // nvptx64. Needs plain parameter names: required with `slice_align`, otherwise a
+    // kernel with a pattern parameter goes without the assumption.
     let param_names = match args.slice_align {
         Some(_) => param_idents(inputs)?,
-        None => Vec::new(),
+        None => param_idents(inputs).unwrap_or_default(),
     };
-    let align_assume = args.slice_align.map(|n| {
-        let n = n as usize;
-        quote! {
-            // SAFETY: host_loader and the emulator refuse launches whose slices start
-            // elsewhere (`#[kernel(slice_align)]`).
-            #[allow(unused_unsafe)]
-            unsafe { #(::device_std::__private::assume_slice_align(&#param_names, #n);)* }
-        }
-    });
+    let align = args.slice_align.unwrap_or(1) as usize;
+    let param_assume = quote! {
+        // SAFETY: the ABI passes no slice at a null address; host_loader and the emulator
+        // refuse launches whose slices start off `#[kernel(slice_align)]`.
+        #[allow(unused_unsafe)]
+        unsafe { #(::device_std::__private::assume_slice_param(&#param_names, #align);)* }
+    };
     let align_check = args.slice_align.map(|n| {
         let kernel = name.to_string();
         let n = n as usize;
@@ -291,7 +292,7 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
         #[unsafe(no_mangle)]
         #[allow(improper_ctypes_definitions)]
         #vis #unsafety extern "ptx-kernel" fn #name(#inputs) {
-            #align_assume
+            #param_assume
             #block
         }
 

@@ -328,19 +328,26 @@ pub mod __private {
         let _ = (kernel, dims);
     }
 
-    /// Called first on nvptx64, once per parameter, by a kernel declared with
-    /// `#[kernel(slice_align = N)]`: tells the compiler that a slice parameter starts
-    /// at a multiple of `align` bytes, which `host_loader` and the emulator check at every
-    /// launch they accept; nothing for other parameters.
+    /// Called first on nvptx64, once per parameter, by every kernel whose parameters are
+    /// plain names: tells the compiler that a slice parameter (`&[T]`, `DisjointSlice`,
+    /// a present optional one) has a non-null start, as the ABI promises (an empty one
+    /// arrives at an aligned dangling address), and, with `#[kernel(slice_align = N)]`,
+    /// that it starts at a multiple of `align` bytes, which `host_loader` and the
+    /// emulator check at every launch they accept. `align` is 1 without
+    /// `slice_align`. Nothing for other parameters.
+    ///
+    /// LLVM loses `NonNull` for an address read from a `.param` aggregate, and would
+    /// otherwise test it against null wherever an `Option<&T>` is built from it
+    /// (`DisjointSlice::get_mut`, `<[T]>::get`).
     ///
     /// # Safety
-    /// `param`, if a slice, starts at a multiple of `align` (a power of two).
+    /// `param`, if a slice, starts at a non-null multiple of `align` (a power of two).
     #[inline(always)]
-    pub unsafe fn assume_slice_align<P: crate::KernelParam>(param: &P, align: usize) {
+    pub unsafe fn assume_slice_param<P: crate::KernelParam>(param: &P, align: usize) {
         // An empty slice too: host_loader passes every empty slice at an aligned address.
         if let Some((start, _)) = param.slice_span() {
             // SAFETY: the caller's contract.
-            unsafe { core::hint::assert_unchecked(start & (align - 1) == 0) };
+            unsafe { core::hint::assert_unchecked(start != 0 && start & (align - 1) == 0) };
         }
     }
 

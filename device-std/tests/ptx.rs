@@ -807,3 +807,30 @@ fn host_signatures_of_optional_slices() {
         .check::<(Slice<f32>, OptSlice<u32>, SliceMut<f32>, OptSliceMut<f32>)>("optional_buffers")
         .is_err());
 }
+
+/// The tests of a 64-bit register against 0 in `entry` (`setp.eq.b64 %p, %rd, 0;`,
+/// `.ne`, `.s64`, `.u64`): what a null test of an address compiles to.
+fn null_tests(entry: &str) -> usize {
+    entry
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            let mut words = l.split_whitespace();
+            let op = words.next().unwrap_or("");
+            let is_setp = ["setp.eq.", "setp.ne."].iter().any(|p| op.starts_with(p))
+                && ["b64", "s64", "u64"].iter().any(|t| op.ends_with(t));
+            is_setp && l.ends_with(", 0;") && l.contains("%rd")
+        })
+        .count()
+}
+
+/// `#[kernel]` tells LLVM that a slice parameter's address is not null (the ABI never
+/// passes null for one), so `DisjointSlice::get_mut` builds its `Option<&mut T>`
+/// without testing the address: `vecadd` has no null test. An optional slice keeps its
+/// own: `optional_buffers` tests `scale` and `firsts`, not `xs` or `out`.
+#[test]
+fn slice_parameters_are_not_tested_against_null() {
+    let vecadd = module("vecadd-kernels");
+    assert_eq!(null_tests(entry_body(&vecadd, "vecadd")), 0);
+    assert_eq!(null_tests(entry_body(&fixture(), "optional_buffers")), 2);
+}
