@@ -349,6 +349,91 @@ REF void softmax_ref(const float* __restrict__ in, float* __restrict__ out, unsi
     }
 }
 
+// Wide rows (softmax_wide.rs): each row split into `parts` parts of cols / parts
+// floats, one block per part (block b: part b % parts of row b / parts).
+__device__ __forceinline__ void vector_state(float4 v, float& vm, float& vs) {
+    vm = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));
+    vs = __expf(v.x - vm) + __expf(v.y - vm) + __expf(v.z - vm) + __expf(v.w - vm);
+}
+__device__ __forceinline__ void warp_merge(float& m, float& s) {
+    for (int off = 16; off > 0; off >>= 1)
+        merge(m, s, __shfl_xor_sync(0xffffffffu, m, off), __shfl_xor_sync(0xffffffffu, s, off));
+}
+// The block's state in every thread (1D block).
+__device__ __forceinline__ void block_merge(float& m, float& s) {
+    __shared__ float red_m[32], red_s[32];
+    warp_merge(m, s);
+    unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+    if (lane == 0) { red_m[warp] = m; red_s[warp] = s; }
+    __syncthreads();
+    m = lane < warps ? red_m[lane] : -INFINITY;
+    s = lane < warps ? red_s[lane] : 0.0f;
+    warp_merge(m, s);
+}
+__device__ __forceinline__ float4 normalised(float4 v, float m, float inv) {
+    return make_float4(__expf(v.x - m) * inv, __expf(v.y - m) * inv, __expf(v.z - m) * inv, __expf(v.w - m) * inv);
+}
+
+// One row per cluster of 8 CTAs: each keeps its part in shared memory, publishes its
+// state there, and merges the 8 states through distributed shared memory.
+REF void __cluster_dims__(8, 1, 1) __launch_bounds__(1024) softmax_cluster_ref(const float* __restrict__ in, float* __restrict__ out, unsigned cols) {
+    namespace cg = cooperative_groups;
+    extern __shared__ float4 kept[];
+    __shared__ float published[2];
+    cg::cluster_group cluster = cg::this_cluster();
+    unsigned parts = cluster.num_blocks(), c4 = cols / 4 / parts;
+    const float4* src = reinterpret_cast<const float4*>(in) + (size_t)blockIdx.x * c4;
+    float4* dst = reinterpret_cast<float4*>(out) + (size_t)blockIdx.x * c4;
+    float m = -INFINITY, s = 0.0f;
+    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) {
+        float4 v = src[i];
+        kept[i] = v;
+        float vm, vs;
+        vector_state(v, vm, vs);
+        merge(m, s, vm, vs);
+    }
+    block_merge(m, s);
+    if (threadIdx.x == 0) { published[0] = m; published[1] = s; }
+    cluster.sync();
+    unsigned lane = threadIdx.x & 31;
+    m = -INFINITY; s = 0.0f;
+    if (lane < parts) {
+        float* theirs = cluster.map_shared_rank(published, lane);
+        m = theirs[0]; s = theirs[1];
+    }
+    warp_merge(m, s);
+    cluster.barrier_arrive();
+    float inv = 1.0f / s;
+    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) dst[i] = normalised(kept[i], m, inv);
+    cluster.barrier_wait();
+}
+
+// The split without a cluster, first launch: each part's state into maxes[b], sums[b].
+REF void __launch_bounds__(1024) softmax_split_stats_ref(const float* __restrict__ in, float* __restrict__ maxes, float* __restrict__ sums, unsigned cols, unsigned parts) {
+    unsigned c4 = cols / 4 / parts;
+    const float4* src = reinterpret_cast<const float4*>(in) + (size_t)blockIdx.x * c4;
+    float m = -INFINITY, s = 0.0f;
+    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) {
+        float vm, vs;
+        vector_state(src[i], vm, vs);
+        merge(m, s, vm, vs);
+    }
+    block_merge(m, s);
+    if (threadIdx.x == 0) { maxes[blockIdx.x] = m; sums[blockIdx.x] = s; }
+}
+
+// Second launch: merge the row's states, read the part again, write it normalised.
+REF void __launch_bounds__(1024) softmax_split_finish_ref(const float* __restrict__ in, const float* __restrict__ maxes, const float* __restrict__ sums, float* __restrict__ out, unsigned cols, unsigned parts) {
+    unsigned c4 = cols / 4 / parts, first = blockIdx.x / parts * parts, lane = threadIdx.x & 31;
+    const float4* src = reinterpret_cast<const float4*>(in) + (size_t)blockIdx.x * c4;
+    float4* dst = reinterpret_cast<float4*>(out) + (size_t)blockIdx.x * c4;
+    float m = lane < parts ? maxes[first + lane] : -INFINITY;
+    float s = lane < parts ? sums[first + lane] : 0.0f;
+    warp_merge(m, s);
+    float inv = 1.0f / s;
+    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) dst[i] = normalised(src[i], m, inv);
+}
+
 // C = A * B, row-major n x n (n a multiple of 128): 128x128 block tile,
 // BK = 8, 256 threads each computing an 8x8 register tile; A is stored
 // transposed in shared memory so both operands are read as float4. Two

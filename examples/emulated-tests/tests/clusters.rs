@@ -517,3 +517,68 @@ fn distributed_shared_memory_races_are_reported() {
         "{err}"
     );
 }
+
+/// The wide-row softmax three ways (`bench_kernels::softmax_wide`: over a cluster of 8
+/// through distributed shared memory, split in 8 without a cluster, one block per row)
+/// against an f64 CPU reference, every element within 1e-5 relative, outputs and states
+/// poisoned first. Rows of 256 floats: 8 vectors per part, blocks of 64 threads, so some
+/// threads have no vector.
+#[test]
+fn wide_softmax_matches_the_cpu() {
+    use bench_kernels::{
+        softmax_cluster, softmax_split_finish, softmax_split_stats, SOFTMAX_CLUSTER_PARTS,
+    };
+    let (rows, cols) = (3usize, 256usize);
+    let parts = SOFTMAX_CLUSTER_PARTS;
+    let mut r = rng(33);
+    let input: Vec<f32> = (0..rows * cols)
+        .map(|_| r.random_range(-8.0..8.0))
+        .collect();
+    let want: Vec<f64> = input
+        .chunks(cols)
+        .flat_map(|x| {
+            let m = x
+                .iter()
+                .fold(f64::NEG_INFINITY, |m, &v| m.max(f64::from(v)));
+            let s: f64 = x.iter().map(|&v| (f64::from(v) - m).exp()).sum();
+            x.iter().map(move |&v| (f64::from(v) - m).exp() / s)
+        })
+        .collect();
+    let check = |what: &str, got: &[f32]| {
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (f64::from(g) - w).abs() <= 1e-5 * w,
+                "{what}: element {i} = {g}, want {w}"
+            );
+        }
+    };
+    let c = cols as u32;
+
+    let mut out = vec![f32::NAN; rows * cols];
+    let o = GlobalMut::new(&mut out);
+    let cfg = LaunchConfig::new((rows as u32 * parts, 1, 1), (64, 1, 1))
+        .with_cluster(parts, 1, 1)
+        .with_dynamic_shared(c / parts * 4);
+    emulator::launch(cfg, || softmax_cluster(&input, o.disjoint(), c)).unwrap();
+    check("cluster of 8", &out);
+
+    for split in [parts, 1] {
+        let states = rows * split as usize;
+        let (mut maxes, mut sums) = (vec![f32::NAN; states], vec![f32::NAN; states]);
+        let mut out = vec![f32::NAN; rows * cols];
+        let cfg = LaunchConfig::new((states as u32, 1, 1), (64, 1, 1));
+        {
+            let (m, s) = (GlobalMut::new(&mut maxes), GlobalMut::new(&mut sums));
+            emulator::launch(cfg, || {
+                softmax_split_stats(&input, m.disjoint(), s.disjoint(), c, split)
+            })
+            .unwrap();
+        }
+        let o = GlobalMut::new(&mut out);
+        emulator::launch(cfg, || {
+            softmax_split_finish(&input, &maxes, &sums, o.disjoint(), c, split)
+        })
+        .unwrap();
+        check(&format!("split in {split}"), &out);
+    }
+}

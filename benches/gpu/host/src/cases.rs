@@ -18,6 +18,7 @@ mod attention;
 mod fp8_gemm;
 mod gemm_sweep;
 mod histogram_wide;
+mod softmax_wide;
 
 /// What every case needs.
 pub struct Env<'a> {
@@ -81,6 +82,10 @@ pub const ALL: &[Case] = &[
     Case {
         name: "softmax",
         run: softmax,
+    },
+    Case {
+        name: "softmax_wide",
+        run: softmax_wide::softmax_wide,
     },
     Case {
         name: "sgemm",

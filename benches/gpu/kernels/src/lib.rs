@@ -12,6 +12,9 @@ use device_std::vector::{
 };
 use device_std::{kernel, math, thread, warp, DisjointSlice, DynamicSharedArray, SharedArray};
 
+mod softmax_wide;
+pub use softmax_wide::*;
+
 const FULL: u32 = 0xffff_ffff;
 
 /// `#pragma unroll` for a constant trip count: `unroll!(k in [0, 1, 2] => body)`
