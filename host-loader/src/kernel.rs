@@ -334,8 +334,10 @@ impl<S: KernelSignature> Kernel<S> {
     /// 4. **Types without a record.** When the module has no ABI record for this kernel
     ///    (hand-written PTX), the PTX showed only byte sizes: the device-side element type
     ///    of each slice or pointer has the host `T`'s layout, each `Slice`/`SliceMut` is
-    ///    what the kernel takes, and each `Struct<T>` has the same field order and offsets
-    ///    on both sides. With a record, what is opaque on either side (a nested struct, a
+    ///    what the kernel takes, an `OptSlice`/`OptSliceMut` is an `Option` of a slice
+    ///    there (an absent one arrives as a null address, which a `#[kernel]` assumes a
+    ///    plain `&[T]` or `DisjointSlice` never is), and each `Struct<T>` has the same
+    ///    field order and offsets on both sides. With a record, what is opaque on either side (a nested struct, a
     ///    type whose `HasValueClass` says nothing) was compared by size only: its
     ///    contents agree on both sides.
     /// 5. **Kernel preconditions.** Anything else the kernel assumes holds: the grid

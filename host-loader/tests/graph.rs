@@ -667,14 +667,18 @@ fn gpu_slice_align_refuses_misaligned_buffers() {
         stream.clone_htod(&a).unwrap(),
         stream.clone_htod(&b).unwrap(),
     );
-    // `m`: n floats starting 4 bytes into a 256-byte-aligned allocation, filled with `a`.
+    // `m`: n floats starting 4 bytes into a 256-byte-aligned allocation, holding values
+    // of their own (a launch that wrongly ran on it would not give `want`). Never
+    // dropped (a panic included): cudarc would free its interior address.
+    let mv = randoms(seed ^ 2, n);
     let backing = stream.alloc_zeros::<f32>(n + 1).unwrap();
     let (base, _guard) = backing.device_ptr(&stream);
     drop(_guard);
     // SAFETY: `backing` lives until `m` is leaked below and has room for n floats at
     // byte 4; `m` is written before it is read.
-    let mut m = unsafe { stream.upgrade_device_ptr::<f32>(base + 4, n) };
-    stream.memcpy_htod(&a, &mut m).unwrap();
+    let mut m =
+        std::mem::ManuallyDrop::new(unsafe { stream.upgrade_device_ptr::<f32>(base + 4, n) });
+    stream.memcpy_htod(&mv, &mut *m).unwrap();
     let mut c = poisoned(&stream, n);
     let cfg = for_num_elems(n as u32, 256).unwrap();
     let refused = |what: &str, e: Error, param: &str| {
@@ -688,7 +692,7 @@ fn gpu_slice_align_refuses_misaligned_buffers() {
 
     // Kernel::launch, the buffer and a view of an aligned one.
     // SAFETY (each): refused before the driver sees it.
-    let e = unsafe { aligned.launch(&stream, cfg, (&m, &b_d, &mut c)) }.unwrap_err();
+    let e = unsafe { aligned.launch(&stream, cfg, (&*m, &b_d, &mut c)) }.unwrap_err();
     refused("Kernel::launch", e, "parameter 0");
     let view = a_d.slice(1..);
     let e = unsafe { aligned.launch(&stream, cfg, (&b_d, &view, &mut c)) }.unwrap_err();
@@ -701,7 +705,7 @@ fn gpu_slice_align_refuses_misaligned_buffers() {
 
     // A captured node: the capture fails.
     let e = graph::capture(&stream, |r| {
-        let (m_t, b_t, c_t) = (r.read(&m)?, r.read(&b_d)?, r.write(&mut c)?);
+        let (m_t, b_t, c_t) = (r.read(&*m)?, r.read(&b_d)?, r.write(&mut c)?);
         // SAFETY: refused before the driver sees it.
         unsafe { r.launch(&aligned, cfg, (b_t, m_t, c_t)) }
     })
@@ -709,7 +713,7 @@ fn gpu_slice_align_refuses_misaligned_buffers() {
     refused("graph capture", e, "parameter 1");
     assert!(
         stream.clone_dtoh(&c).unwrap().iter().all(|v| v.is_nan()),
-        "a refused launch wrote the output"
+        "a refused Kernel::launch wrote the output"
     );
 
     // set_kernel_args on an instantiated graph: refused, the node keeps its arguments.
@@ -721,7 +725,7 @@ fn gpu_slice_align_refuses_misaligned_buffers() {
     })
     .unwrap();
     let mut exec = g.instantiate().unwrap();
-    let m_t = exec.read(&m).unwrap();
+    let m_t = exec.read(&*m).unwrap();
     // SAFETY: refused before the driver sees it.
     let e = unsafe { exec.set_kernel_args(node, cfg, (m_t, b_t, c_t)) }.unwrap_err();
     refused("set_kernel_args", e, "parameter 0");
@@ -733,41 +737,48 @@ fn gpu_slice_align_refuses_misaligned_buffers() {
     );
     drop(exec);
 
-    // A sequence: the launch is refused, the sequence stays usable.
+    // A sequence: the launch into `c` is refused (`c` stays poisoned), the sequence
+    // stays usable (a launch into `c2`).
     stream.memcpy_htod(&vec![f32::NAN; n], &mut c).unwrap();
+    let mut c2 = poisoned(&stream, n);
     host_loader::sequence::run(&stream, |seq| {
-        let (m_t, a_t, b_t, c_t) = (
-            seq.read(&m)?,
+        let (m_t, a_t, b_t, c_t, c2_t) = (
+            seq.read(&*m)?,
             seq.read(&a_d)?,
             seq.read(&b_d)?,
             seq.write(&mut c)?,
+            seq.write(&mut c2)?,
         );
         // SAFETY: refused before the driver sees it.
         let e = unsafe { seq.launch(&aligned, cfg, (a_t, m_t, c_t)) }.unwrap_err();
         refused("sequence", e, "parameter 1");
         assert_eq!(seq.launches(), 0);
         // SAFETY: all three have n elements, 256-byte aligned.
-        unsafe { seq.launch(&aligned, cfg, (a_t, b_t, c_t)) }?;
+        unsafe { seq.launch(&aligned, cfg, (a_t, b_t, c2_t)) }?;
         assert_eq!(seq.launches(), 1);
         Ok(())
     })
     .unwrap();
+    assert!(
+        stream.clone_dtoh(&c).unwrap().iter().all(|v| v.is_nan()),
+        "a refused sequence launch wrote the output"
+    );
     assert_same(
         "sequence of vecadd_aligned",
-        &stream.clone_dtoh(&c).unwrap(),
+        &stream.clone_dtoh(&c2).unwrap(),
         &want,
     );
 
     // The misaligned buffer is valid memory: the undeclared kernel reads it.
-    stream.memcpy_htod(&vec![f32::NAN; n], &mut c).unwrap();
     // SAFETY: all three have n elements.
-    unsafe { vecadd.launch(&stream, cfg, (&m, &b_d, &mut c)) }.unwrap();
+    unsafe { vecadd.launch(&stream, cfg, (&*m, &b_d, &mut c)) }.unwrap();
+    let want_m: Vec<f32> = (0..n).map(|k| mv[k] + b[k]).collect();
     assert_same(
         "vecadd over the misaligned buffer",
         &stream.clone_dtoh(&c).unwrap(),
-        &want,
+        &want_m,
     );
     stream.synchronize().unwrap();
-    let _ = m.leak();
+    let _ = std::mem::ManuallyDrop::into_inner(m).leak();
     drop(backing);
 }

@@ -238,20 +238,20 @@ fn pointer_tables_bools_and_untyped_pointers() {
     check::<(Ptr<*const f32>, PtrMut<bool>, PtrMut<f64>, SliceMut<f32>)>("gather").unwrap();
     assert_eq!(
         err::<(Ptr<i64>, PtrMut<bool>, PtrMut<u32>, SliceMut<f32>)>("gather"),
-        "tests/data/fixture.ptx:280: kernel `gather` parameter 0 (`gather_param_0`): the \
+        "tests/data/fixture.ptx:274: kernel `gather` parameter 0 (`gather_param_0`): the \
          kernel takes a raw pointer to 8-byte raw pointer data, the Rust argument `Ptr<i64>` \
          is a raw pointer to 8-byte signed integer data; pointee classes differ: raw pointer \
          vs signed integer; a device address on the host is a `u64` (`CUdeviceptr`)"
     );
     assert_eq!(
         err::<(Ptr<u32>, PtrMut<bool>, PtrMut<u32>, SliceMut<f32>)>("gather"),
-        "tests/data/fixture.ptx:280: kernel `gather` parameter 0 (`gather_param_0`): the \
+        "tests/data/fixture.ptx:274: kernel `gather` parameter 0 (`gather_param_0`): the \
          kernel's element type is 8 bytes, the element type of the Rust argument `Ptr<u32>` \
          is 4 bytes"
     );
     assert_eq!(
         err::<(Ptr<u64>, PtrMut<u8>, PtrMut<u32>, SliceMut<f32>)>("gather"),
-        "tests/data/fixture.ptx:280: kernel `gather` parameter 1 (`gather_param_1`): the \
+        "tests/data/fixture.ptx:274: kernel `gather` parameter 1 (`gather_param_1`): the \
          kernel takes a raw pointer to 1-byte bool data, the Rust argument `PtrMut<u8>` is a \
          raw pointer to 1-byte unsigned integer data; pointee classes differ: bool vs \
          unsigned integer; `bool` is a class of its own: a `bool` must be 0 or 1, a byte need \
@@ -274,7 +274,7 @@ fn pointer_tables_bools_and_untyped_pointers() {
             PtrMut<u32>,
             SliceMut<core::ffi::c_void>
         )>("gather"),
-        "tests/data/fixture.ptx:280: kernel `gather` parameter 3 (`gather_param_3`): the \
+        "tests/data/fixture.ptx:274: kernel `gather` parameter 3 (`gather_param_3`): the \
          kernel's element type is 4 bytes, the element type of the Rust argument \
          `SliceMut<c_void>` is 1 byte"
     );
@@ -464,7 +464,7 @@ fn matching_signatures_accepted() {
 fn wrong_size() {
     assert_eq!(
         err::<(Slice<f64>, u64, SliceMut<f32>)>("widen"),
-        "tests/data/fixture.ptx:1014: kernel `widen` parameter 1 (`widen_param_1`): the PTX \
+        "tests/data/fixture.ptx:1002: kernel `widen` parameter 1 (`widen_param_1`): the PTX \
          expects 4 bytes aligned to 4 (.u32), the Rust argument `u64` is 8 bytes aligned to 8 \
          (integer); use `u32` or `i32`"
     );
@@ -474,7 +474,7 @@ fn wrong_size() {
 fn wrong_alignment_16_byte_struct() {
     assert_eq!(
         err::<(Struct<CubicPacked>, Slice<f32>, SliceMut<f32>)>("cubic"),
-        "tests/data/fixture.ptx:131: kernel `cubic` parameter 0 (`cubic_param_0`): the PTX \
+        "tests/data/fixture.ptx:129: kernel `cubic` parameter 0 (`cubic_param_0`): the PTX \
          expects 32 bytes aligned to 16 (.align 16 .b8 [32]), the Rust argument \
          `Struct<CubicPacked>` is 32 bytes aligned to 4 (aggregate); use a `Struct<T>` with \
          size_of::<T>() = 32 and align_of::<T>() = 16"
@@ -485,7 +485,7 @@ fn wrong_alignment_16_byte_struct() {
 fn swapped_struct_fields() {
     assert_eq!(
         err::<(PtrMut<f32>, Struct<ParamsSwapped>)>("scale"),
-        "tests/data/fixture.ptx:433: kernel `scale` parameter 1 (`scale_param_1`): field 0 of \
+        "tests/data/fixture.ptx:425: kernel `scale` parameter 1 (`scale_param_1`): field 0 of \
          the kernel's struct is 4 bytes at byte offset 0, field 0 (`off`) of the Rust argument \
          `Struct<ParamsSwapped>` is 8 bytes at byte offset 0; the two struct definitions \
          differ (fields in another order?)"
@@ -520,7 +520,7 @@ fn swapped_struct_fields() {
 fn array_in_struct_moved_or_resized() {
     assert_eq!(
         err::<(Struct<CubicBiasFirst>, Slice<f32>, SliceMut<f32>)>("cubic"),
-        "tests/data/fixture.ptx:131: kernel `cubic` parameter 0 (`cubic_param_0`): field 0 of \
+        "tests/data/fixture.ptx:129: kernel `cubic` parameter 0 (`cubic_param_0`): field 0 of \
          the kernel's struct is 16 bytes at byte offset 0, field 0 (`bias`) of the Rust \
          argument `Struct<CubicBiasFirst>` is 4 bytes at byte offset 0; the two struct \
          definitions differ (fields in another order?)"
@@ -549,7 +549,7 @@ fn array_in_struct_moved_or_resized() {
 fn struct_with_other_field_count() {
     assert_eq!(
         err::<(PtrMut<f32>, Struct<ParamsSplit>)>("scale"),
-        "tests/data/fixture.ptx:433: kernel `scale` parameter 1 (`scale_param_1`): the \
+        "tests/data/fixture.ptx:425: kernel `scale` parameter 1 (`scale_param_1`): the \
          kernel's struct has 3 fields, the Rust argument `Struct<ParamsSplit>` has 5; the two \
          struct definitions differ"
     );
@@ -559,7 +559,7 @@ fn struct_with_other_field_count() {
 fn same_size_swap_is_refused_by_class() {
     assert_eq!(
         err::<(PtrMut<f32>, Struct<ParamsSameSizeSwap>)>("scale"),
-        "tests/data/fixture.ptx:433: kernel `scale` parameter 1 (`scale_param_1`): field 0 of \
+        "tests/data/fixture.ptx:425: kernel `scale` parameter 1 (`scale_param_1`): field 0 of \
          the kernel's struct is a 4-byte unsigned integer at byte offset 0, field 0 (`scale`) \
          of the Rust argument `Struct<ParamsSameSizeSwap>` is a 4-byte float at byte offset 0; \
          field classes differ: unsigned integer vs float (the two struct definitions differ: \
@@ -586,7 +586,7 @@ fn same_size_swap_is_refused_by_class() {
     // Signed for unsigned, float for signed: field 1 of `Quant` is an `i32`.
     assert_eq!(
         err::<(Struct<QuantUnsigned>, Slice<i32>, i32, SliceMut<f32>)>("dequantize"),
-        "tests/data/fixture.ptx:204: kernel `dequantize` parameter 0 (`dequantize_param_0`): \
+        "tests/data/fixture.ptx:200: kernel `dequantize` parameter 0 (`dequantize_param_0`): \
          field 1 of the kernel's struct is a 4-byte signed integer at byte offset 4, field 1 \
          (`zero`) of the Rust argument `Struct<QuantUnsigned>` is a 4-byte unsigned integer at \
          byte offset 4; field classes differ: signed integer vs unsigned integer (the two \
@@ -611,7 +611,7 @@ fn element_class_mismatch() {
     // (a) `u32` elements for `f32` ones: the same 4 bytes, read as another type.
     assert_eq!(
         err::<(Slice<u32>, Slice<f32>, SliceMut<f32>)>("vecadd"),
-        "tests/data/fixture.ptx:806: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
+        "tests/data/fixture.ptx:798: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
          kernel takes a read-only slice of 4-byte float elements, the Rust argument \
          `Slice<u32>` is a read-only slice of 4-byte unsigned integer elements; element \
          classes differ: float vs unsigned integer"
@@ -628,7 +628,7 @@ fn element_class_mismatch() {
     // The same for a raw pointer.
     assert_eq!(
         err::<(PtrMut<u32>, Struct<Params>)>("scale"),
-        "tests/data/fixture.ptx:433: kernel `scale` parameter 0 (`scale_param_0`): the kernel \
+        "tests/data/fixture.ptx:425: kernel `scale` parameter 0 (`scale_param_0`): the kernel \
          takes a raw pointer to 4-byte float data, the Rust argument `PtrMut<u32>` is a raw \
          pointer to 4-byte unsigned integer data; pointee classes differ: float vs unsigned \
          integer"
@@ -636,20 +636,20 @@ fn element_class_mismatch() {
     // (c) `u32` for `i32`: elements and a scalar.
     assert_eq!(
         err::<(Struct<Quant>, Slice<u32>, i32, SliceMut<f32>)>("dequantize"),
-        "tests/data/fixture.ptx:204: kernel `dequantize` parameter 1 (`dequantize_param_1`): \
+        "tests/data/fixture.ptx:200: kernel `dequantize` parameter 1 (`dequantize_param_1`): \
          the kernel takes a read-only slice of 4-byte signed integer elements, the Rust \
          argument `Slice<u32>` is a read-only slice of 4-byte unsigned integer elements; \
          element classes differ: signed integer vs unsigned integer"
     );
     assert_eq!(
         err::<(Struct<Quant>, Slice<i32>, u32, SliceMut<f32>)>("dequantize"),
-        "tests/data/fixture.ptx:204: kernel `dequantize` parameter 2 (`dequantize_param_2`): \
+        "tests/data/fixture.ptx:200: kernel `dequantize` parameter 2 (`dequantize_param_2`): \
          the kernel takes a 4-byte signed integer, the Rust argument `u32` is a 4-byte \
          unsigned integer; classes differ: signed integer vs unsigned integer"
     );
     assert_eq!(
         err::<(Slice<f64>, i32, SliceMut<f32>)>("widen"),
-        "tests/data/fixture.ptx:1014: kernel `widen` parameter 1 (`widen_param_1`): the kernel \
+        "tests/data/fixture.ptx:1002: kernel `widen` parameter 1 (`widen_param_1`): the kernel \
          takes a 4-byte unsigned integer, the Rust argument `i32` is a 4-byte signed integer; \
          classes differ: unsigned integer vs signed integer"
     );
@@ -669,12 +669,12 @@ fn element_class_mismatch() {
 fn missing_and_extra_parameter() {
     assert_eq!(
         err::<(Slice<f32>, Slice<f32>)>("vecadd"),
-        "tests/data/fixture.ptx:806: kernel `vecadd` takes 3 parameters in the PTX, the Rust \
+        "tests/data/fixture.ptx:798: kernel `vecadd` takes 3 parameters in the PTX, the Rust \
          signature `(Slice<f32>, Slice<f32>)` has 2"
     );
     assert_eq!(
         err::<(u32,)>("empty"),
-        "tests/data/fixture.ptx:272: kernel `empty` takes 0 parameters in the PTX, the Rust \
+        "tests/data/fixture.ptx:266: kernel `empty` takes 0 parameters in the PTX, the Rust \
          signature `(u32,)` has 1"
     );
 }
@@ -683,13 +683,13 @@ fn missing_and_extra_parameter() {
 fn slice_versus_disjoint_slice() {
     assert_eq!(
         err::<(Slice<f32>, Slice<f32>, Slice<f32>)>("vecadd"),
-        "tests/data/fixture.ptx:806: kernel `vecadd` parameter 2 (`vecadd_param_2`): the \
+        "tests/data/fixture.ptx:798: kernel `vecadd` parameter 2 (`vecadd_param_2`): the \
          kernel takes a writable slice (`DisjointSlice<T>` / `&mut [T]`), the Rust argument \
          `Slice<f32>` is a read-only slice (`&[T]`); use `SliceMut<T>`"
     );
     assert_eq!(
         err::<(SliceMut<f32>, Slice<f32>, SliceMut<f32>)>("vecadd"),
-        "tests/data/fixture.ptx:806: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
+        "tests/data/fixture.ptx:798: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
          kernel takes a read-only slice (`&[T]`), the Rust argument `SliceMut<f32>` is a \
          writable slice (`DisjointSlice<T>` / `&mut [T]`); use `Slice<T>`"
     );
@@ -700,7 +700,7 @@ fn slice_versus_raw_pointer_and_struct() {
     // The PTX refuses a slice for a pointer (different size).
     assert_eq!(
         err::<(Slice<f32>, Struct<Params>)>("scale"),
-        "tests/data/fixture.ptx:433: kernel `scale` parameter 0 (`scale_param_0`): the PTX \
+        "tests/data/fixture.ptx:425: kernel `scale` parameter 0 (`scale_param_0`): the PTX \
          expects 8 bytes aligned to 8 (.u64 .ptr .align 1), the Rust argument `Slice<f32>` is \
          16 bytes aligned to 8 (aggregate); use `Ptr<T>` or `PtrMut<T>` (the kernel takes a \
          raw pointer, not a slice)"
@@ -708,7 +708,7 @@ fn slice_versus_raw_pointer_and_struct() {
     // A 16-byte struct where the kernel takes a slice: the PTX cannot tell, the record can.
     assert_eq!(
         err::<(Struct<Params>, Slice<f32>, SliceMut<f32>)>("vecadd"),
-        "tests/data/fixture.ptx:806: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
+        "tests/data/fixture.ptx:798: kernel `vecadd` parameter 0 (`vecadd_param_0`): the \
          kernel takes a read-only slice (`&[T]`), the Rust argument `Struct<Params>` is a \
          struct by value; use `Slice<T>`"
     );
@@ -725,7 +725,7 @@ fn slice_versus_raw_pointer_and_struct() {
 fn element_type_mismatch() {
     assert_eq!(
         err::<(Slice<f32>, u32, SliceMut<f32>)>("widen"),
-        "tests/data/fixture.ptx:1014: kernel `widen` parameter 0 (`widen_param_0`): the \
+        "tests/data/fixture.ptx:1002: kernel `widen` parameter 0 (`widen_param_0`): the \
          kernel's element type is 8 bytes, the element type of the Rust argument `Slice<f32>` \
          is 4 bytes"
     );

@@ -28,6 +28,10 @@ use crate::{merge, warp_merge};
 /// The CTAs of [`softmax_cluster`]'s clusters: the parts of each row.
 pub const SOFTMAX_CLUSTER_PARTS: u32 = 8;
 
+// The attribute's literal and the constant the host sizes grids by agree.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+const _: () = assert!(__KERNEL_CLUSTER_softmax_cluster[0] == SOFTMAX_CLUSTER_PARTS);
+
 /// The `(max, sum of exp(x - max))` state of one vector.
 #[inline(always)]
 fn vector_state(v: F32x4) -> (f32, f32) {
@@ -155,7 +159,14 @@ pub fn softmax_split_stats(
         state = merge(state, vector_state(ldg(src, i)));
         i += threads as usize;
     }
-    assert!((src.len() == c4) & (parts.wrapping_sub(1) < 32) && cols.is_multiple_of(4 * parts));
+    let blocks = thread::gridDim_x() as usize;
+    assert!(
+        (src.len() == c4)
+            & (maxes.len() >= blocks)
+            & (sums.len() >= blocks)
+            & (parts.wrapping_sub(1) < 32)
+            && cols.is_multiple_of(4 * parts)
+    );
     let (m, s) = block_merge(state, &red_m, &red_s);
     if let Some(b) = thread::block_leader_index() {
         if let (Some(om), Some(os)) = (maxes.get_mut(&b), sums.get_mut(&b)) {

@@ -139,12 +139,18 @@ fn shape(env: &Env, rows: usize, cols: usize) -> Result<Vec<Row>> {
         ("nvcc block per row, 2 launches", &nvcc_row),
     ];
 
-    // Every element of a sample of rows (every row when quick) against f64, relative
-    // error at most 1e-4; outputs and states poisoned first.
+    // Every element of the first, the last and two random rows (every row when quick)
+    // against f64, relative error at most 1e-4, and every row's sum within 1e-4 of 1;
+    // outputs and states poisoned first.
     let sample: Vec<usize> = if env.opts.quick {
         (0..rows).collect()
     } else {
-        (0..4).map(|_| r.random_range(0..rows)).collect()
+        vec![
+            0,
+            rows - 1,
+            r.random_range(0..rows),
+            r.random_range(0..rows),
+        ]
     };
     let want: Vec<(usize, Vec<f32>)> = sample
         .iter()
@@ -166,6 +172,15 @@ fn shape(env: &Env, rows: usize, cols: usize) -> Result<Vec<Row>> {
             got.iter().all(|v| v.is_finite()),
             "softmax_wide {rows}x{cols} {who}: an output element was not written"
         );
+        if let Some(row) = (0..rows).find(|&row| {
+            let sum: f64 = got[row * cols..(row + 1) * cols]
+                .iter()
+                .map(|&v| f64::from(v))
+                .sum();
+            (sum - 1.0).abs() > 1e-4
+        }) {
+            anyhow::bail!("softmax_wide {rows}x{cols} {who}: row {row} does not sum to 1");
+        }
         for (row, w) in &want {
             let g = &got[row * cols..(row + 1) * cols];
             let bad = (0..cols)
