@@ -941,16 +941,7 @@ fn softmax(env: &Env) -> Result<Vec<Row>> {
     } else {
         (0..512).map(|_| r.random_range(0..rows)).collect()
     };
-    let reference = |row: usize| -> Vec<f32> {
-        let x = &input[row * cols..(row + 1) * cols];
-        let m = x
-            .iter()
-            .fold(f64::NEG_INFINITY, |m, &v| m.max(f64::from(v)));
-        let s: f64 = x.iter().map(|&v| (f64::from(v) - m).exp()).sum();
-        x.iter()
-            .map(|&v| ((f64::from(v) - m).exp() / s) as f32)
-            .collect()
-    };
+    let reference = |row: usize| softmax_f64(&input[row * cols..(row + 1) * cols]);
     for (who, launch) in [
         ("rust", &rust as &dyn Fn(&mut CudaSlice<f32>) -> Result<()>),
         ("nvcc", &nvcc),
@@ -981,6 +972,17 @@ fn softmax(env: &Env) -> Result<Vec<Row>> {
         |_| Ok(()),
         &[("rust", &rust), ("nvcc", &nvcc)],
     )
+}
+
+/// Softmax of one row in f64, rounded to f32: the CPU reference of the softmax cases.
+fn softmax_f64(x: &[f32]) -> Vec<f32> {
+    let m = x
+        .iter()
+        .fold(f64::NEG_INFINITY, |m, &v| m.max(f64::from(v)));
+    let s: f64 = x.iter().map(|&v| (f64::from(v) - m).exp()).sum();
+    x.iter()
+        .map(|&v| ((f64::from(v) - m).exp() / s) as f32)
+        .collect()
 }
 
 fn sgemm(env: &Env) -> Result<Vec<Row>> {

@@ -12,7 +12,7 @@ use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use host_loader::{Slice, SliceMut};
 use rand::Rng;
 
-use super::{launch_in_out, poisoned, rng, timed, Env, Launch, Row};
+use super::{launch_in_out, poisoned, rng, softmax_f64, timed, Env, Launch, Row};
 use bench_kernels::SOFTMAX_CLUSTER_PARTS;
 
 /// Threads per block, every variant.
@@ -36,17 +36,6 @@ pub(super) fn softmax_wide(env: &Env) -> Result<Vec<Row>> {
         rows_out.extend(shape(env, rows, cols)?);
     }
     Ok(rows_out)
-}
-
-/// f64 softmax of one row.
-fn reference(x: &[f32]) -> Vec<f32> {
-    let m = x
-        .iter()
-        .fold(f64::NEG_INFINITY, |m, &v| m.max(f64::from(v)));
-    let s: f64 = x.iter().map(|&v| (f64::from(v) - m).exp()).sum();
-    x.iter()
-        .map(|&v| ((f64::from(v) - m).exp() / s) as f32)
-        .collect()
 }
 
 fn shape(env: &Env, rows: usize, cols: usize) -> Result<Vec<Row>> {
@@ -154,7 +143,7 @@ fn shape(env: &Env, rows: usize, cols: usize) -> Result<Vec<Row>> {
     };
     let want: Vec<(usize, Vec<f32>)> = sample
         .iter()
-        .map(|&row| (row, reference(&input[row * cols..(row + 1) * cols])))
+        .map(|&row| (row, softmax_f64(&input[row * cols..(row + 1) * cols])))
         .collect();
     let states = rows * parts as usize;
     let mut bufs = Buffers {
