@@ -250,8 +250,8 @@ impl<S: KernelSignature> Kernel<S> {
     /// or 2: every launch (`Kernel::launch`, the bindings, graphs, sequences) whose grid
     /// or block has an extent other than 1 past the first `N` is refused with
     /// [`Error::InvalidLaunch`], as the kernel's code reads those indices as 0. `None`
-    /// for a kernel that declares none (any shape), and for one whose signatures were
-    /// built by hand without [`Signatures::with_launch_dims`](crate::Signatures::with_launch_dims).
+    /// for a kernel that declares none (any shape). Read from the PTX text, the link
+    /// map, or (for signatures from elsewhere) the loaded module's `__kernel_dims_K`.
     pub fn launch_dims(&self) -> Option<u32> {
         self.shared.launch_dims
     }
@@ -260,8 +260,8 @@ impl<S: KernelSignature> Kernel<S> {
     /// (`#[kernel(slice_align = N)]`, device-std): every launch (`Kernel::launch`, the
     /// bindings, graphs, sequences) with a slice argument that starts elsewhere is
     /// refused with [`Error::InvalidLaunch`] before the driver sees it. `None` for a
-    /// kernel that declares none, and for one whose signatures were built by hand
-    /// without [`Signatures::with_slice_align`](crate::Signatures::with_slice_align).
+    /// kernel that declares none. Read from the PTX text, the link map, or (for
+    /// signatures from elsewhere) the loaded module's `__kernel_slice_align_K`.
     pub fn slice_align(&self) -> Option<u32> {
         Some(self.shared.slice_align).filter(|&n| n > 1)
     }
@@ -343,13 +343,12 @@ impl<S: KernelSignature> Kernel<S> {
     /// 5. **Kernel preconditions.** Anything else the kernel assumes holds: the grid
     ///    covers the elements it expects, `cfg.shared_mem_bytes` is what it uses as
     ///    dynamic shared memory, scalar arguments are in its accepted range. A kernel
-    ///    built with `#[kernel(dims = N)]` whose declaration this handle does not know
-    ///    ([`launch_dims`](Self::launch_dims) is `None`: signatures built by hand with
-    ///    [`Signatures::new`](crate::Signatures::new)) is launched with extents of 1 past
-    ///    its first `N` dimensions; when the handle knows it, the launch checks it. The
-    ///    same for `#[kernel(slice_align = N)]` ([`slice_align`](Self::slice_align)):
-    ///    unknown to the handle, every slice argument must start at a multiple of `N`
-    ///    bytes; known, the launch checks it.
+    ///    whose code assumes one-dimensional (or two-dimensional) launches or aligned
+    ///    slices without its module declaring so is launched accordingly. A `#[kernel(dims
+    ///    = N)]` or `#[kernel(slice_align = N)]` kernel declares it in its module
+    ///    (`__kernel_dims_K`, `__kernel_slice_align_K`), which the handle reads however
+    ///    its signatures were made ([`launch_dims`](Self::launch_dims),
+    ///    [`slice_align`](Self::slice_align)), and then the launch checks it.
     /// 6. **Context.** Every buffer argument was allocated in this kernel's context.
     #[inline]
     pub unsafe fn launch<'a>(

@@ -216,6 +216,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod abi_record;
+mod declared;
 mod device;
 mod error;
 pub mod fatbin;

@@ -268,9 +268,10 @@ impl Module {
     /// The signatures must be those of `text`: a kernel missing from them cannot be
     /// fetched, and a wrong parameter list defeats the layout check (the
     /// `cuFuncGetParamInfo` cross-check in [`Module::kernel`] catches wrong sizes and
-    /// offsets where the driver has it). Signatures built by hand
-    /// ([`Signatures::new`]) carry no kernel's launch dimensions or slice alignment unless
-    /// given them ([`Signatures::with_launch_dims`], [`Signatures::with_slice_align`]).
+    /// offsets where the driver has it). Each kernel's `#[kernel(dims = N)]` and
+    /// `#[kernel(slice_align = N)]` declarations are read from the loaded module's
+    /// globals when [`Module::kernel`] fetches it, so signatures built by hand
+    /// ([`Signatures::new`]) still get those launches checked.
     ///
     /// Errors: [`Error::InvalidPtx`] when `text` contains a NUL byte;
     /// [`Error::ModuleLoad`] when the driver rejects it; [`Error::Driver`].
@@ -338,11 +339,10 @@ impl Module {
     /// signatures from, so they come from the caller, usually the link map of the PTX the
     /// image was assembled from ([`Signatures::from_link_map`], which also carries each
     /// kernel's declared launch dimensions); [`Module::kernel`] cross-checks them with
-    /// `cuFuncGetParamInfo` where the driver has it. Signatures built by hand
-    /// ([`Signatures::new`]) know no launch dimensions unless given them
-    /// ([`Signatures::with_launch_dims`]): launches of a `#[kernel(dims = N)]` kernel are
-    /// then not shape-checked; likewise a `#[kernel(slice_align = N)]` kernel's slices
-    /// ([`Signatures::with_slice_align`]).
+    /// `cuFuncGetParamInfo` where the driver has it. Each kernel's `#[kernel(dims = N)]`
+    /// and `#[kernel(slice_align = N)]` declarations are read from the image's globals
+    /// when [`Module::kernel`] fetches it, so signatures built by hand
+    /// ([`Signatures::new`]) still get those launches checked.
     ///
     /// Errors: [`Error::InvalidPtx`] when `image` starts with neither the ELF (cubin) nor
     /// the fatbin magic, or when a header, section or entry it names lies outside it
@@ -489,6 +489,11 @@ impl Module {
         let dynamic = self.signatures.dynamic_shared(name)?;
         let dims = self.signatures.launch_dims(name)?;
         let slice_align = self.signatures.slice_align(name)?;
+        // Signatures not read from the loaded text may lack what the kernel declares.
+        let (dims, slice_align) = match self.raw.signatures {
+            SignatureSource::Elsewhere => self.declared_in_image(name, dims, slice_align)?,
+            SignatureSource::LoadedText | SignatureSource::PackedWith => (dims, slice_align),
+        };
         Kernel::new(
             &self.raw,
             self.limits,

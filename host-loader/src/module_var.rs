@@ -218,7 +218,10 @@ impl Module {
 
     /// `cuModuleGetGlobal(name)`: the address and size, or `None` when the module has no
     /// such variable.
-    fn global_symbol(&self, name: &str) -> Result<Option<(sys::CUdeviceptr, usize)>, Error> {
+    pub(crate) fn global_symbol(
+        &self,
+        name: &str,
+    ) -> Result<Option<(sys::CUdeviceptr, usize)>, Error> {
         let Ok(c_name) = std::ffi::CString::new(name) else {
             return Ok(None);
         };

@@ -409,14 +409,13 @@ impl Signatures {
     /// [`with_launch_dims`](Self::with_launch_dims)), and without the dynamic shared
     /// memory a kernel declares.
     ///
-    /// A kernel built with `#[kernel(dims = N)]` reads the indices past its first `N`
-    /// dimensions as 0: until [`with_launch_dims`](Self::with_launch_dims) gives its `N`,
-    /// launches of any shape are let through, and keeping the declared shape is the
-    /// caller's obligation ([`Kernel::launch`](crate::Kernel::launch), `# Safety` 5).
-    /// Likewise a kernel built with `#[kernel(slice_align = N)]` assumes its slices
-    /// aligned: until [`with_slice_align`](Self::with_slice_align) gives its `N`, keeping
-    /// them aligned is the caller's obligation.
-    /// Prefer [`from_link_map`](Self::from_link_map), which knows it.
+    /// A kernel's `#[kernel(dims = N)]` and `#[kernel(slice_align = N)]` declarations are
+    /// read back from the loaded module's globals when [`Module::kernel`](crate::Module::kernel)
+    /// fetches it ([`Module::from_ptx_with_signatures`](crate::Module::from_ptx_with_signatures),
+    /// [`Module::from_image`](crate::Module::from_image)), so the launches are checked
+    /// without [`with_launch_dims`](Self::with_launch_dims) or
+    /// [`with_slice_align`](Self::with_slice_align); a value given here that is stricter
+    /// holds. Prefer [`from_link_map`](Self::from_link_map), which knows the rest.
     pub fn new(module: impl Into<String>, entries: Vec<EntrySignature>) -> Self {
         let facts = vec![KernelFacts::default(); entries.len()];
         Signatures {
@@ -466,7 +465,7 @@ impl Signatures {
     /// declaration already known (read from the PTX) is never weakened: the larger of
     /// the two holds. Does nothing when the module has no such kernel.
     pub fn with_slice_align(mut self, kernel: &str, align: Option<u32>) -> Self {
-        let align = align.filter(|&n| (2..=256).contains(&n) && n.is_power_of_two());
+        let align = align.filter(|&n| crate::declared::valid_slice_align(n));
         if let Some(i) = self.index(kernel) {
             let known = self.facts[i].slice_align;
             self.facts[i].slice_align = known.max(align);
@@ -663,7 +662,7 @@ fn read_slice_align(
         .flatten()
         .and_then(|init| Some(u32::from_le_bytes(init.as_slice().try_into().ok()?)));
     match n {
-        Some(n) if (2..=256).contains(&n) && n.is_power_of_two() => (Some(n), None),
+        Some(n) if crate::declared::valid_slice_align(n) => (Some(n), None),
         _ => (
             None,
             Some(format!(

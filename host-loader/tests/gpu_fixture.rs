@@ -559,22 +559,20 @@ fn gpu_one_dimensional_kernel_every_launch_path() {
         assert_eq!(got[i], xs[i] + ys[i], "graph after a refused update, i={i}");
     }
     drop(exec);
-    // Signatures built by hand know nothing until told.
+    // Signatures built by hand know nothing of the declarations; the handle reads them
+    // from the loaded module (`__kernel_dims_K`, `__kernel_slice_align_K`).
+    type V = (Slice<f32>, Slice<f32>, SliceMut<f32>);
     let sigs = Signatures::new("by hand", m.signatures().entries().to_vec());
-    let hand = Module::from_ptx_with_signatures(&ctx, sigs.clone(), FIXTURE.ptx).unwrap();
-    let hk = hand
-        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd_flat")
-        .unwrap();
-    assert_eq!(hk.launch_dims(), None);
-    let told = sigs.with_launch_dims("vecadd_flat", Some(1));
-    let hand = Module::from_ptx_with_signatures(&ctx, told, FIXTURE.ptx).unwrap();
-    let hk = hand
-        .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd_flat")
-        .unwrap();
+    let hand = Module::from_ptx_with_signatures(&ctx, sigs, FIXTURE.ptx).unwrap();
+    let hk = hand.kernel::<V>("vecadd_flat").unwrap();
     assert_eq!(hk.launch_dims(), Some(1));
     // SAFETY: refused before the launch.
     let e = unsafe { hk.launch(&stream, bad, (&a, &b, &mut c)) }.unwrap_err();
     refused("by hand", e);
+    let ha = hand.kernel::<V>("vecadd_aligned").unwrap();
+    assert_eq!((ha.launch_dims(), ha.slice_align()), (Some(1), Some(16)));
+    let hv = hand.kernel::<V>("vecadd").unwrap();
+    assert_eq!((hv.launch_dims(), hv.slice_align()), (None, None));
 }
 
 /// `smem_declared` declares 8 bytes of dynamic shared memory per thread: a launch with
@@ -767,6 +765,14 @@ fn gpu_cubin() {
         .kernel::<(Slice<f32>, Slice<f32>, SliceMut<f32>)>("vecadd")
         .unwrap();
     assert!(k.param_info_checked());
+    // Signatures built by hand: the declarations come from the cubin's globals.
+    let hand = Signatures::new("fixture.cubin", m.signatures().entries().to_vec());
+    let hm = Module::from_image(&ctx, hand, &image, &LoadOptions::new()).unwrap();
+    type V = (Slice<f32>, Slice<f32>, SliceMut<f32>);
+    let ha = hm.kernel::<V>("vecadd_aligned").unwrap();
+    assert_eq!((ha.launch_dims(), ha.slice_align()), (Some(1), Some(16)));
+    let hf = hm.kernel::<V>("vecadd_flat").unwrap();
+    assert_eq!((hf.launch_dims(), hf.slice_align()), (Some(1), None));
     let a = randoms(9, 5000);
     let da = stream.clone_htod(&a).unwrap();
     let mut dc = stream.clone_htod(&vec![f32::NAN; 5000]).unwrap();
