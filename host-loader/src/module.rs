@@ -478,11 +478,15 @@ impl Module {
     ///    [`Kernel::param_info_checked`]).
     ///
     /// It then reads what each launch is checked against: the kernel's thread limit and
-    /// static shared memory (`cuFuncGetAttribute`).
+    /// static shared memory (`cuFuncGetAttribute`), and, when the signatures did not come
+    /// from the loaded PTX text, the kernel's `#[kernel(dims)]` and
+    /// `#[kernel(slice_align)]` declarations from the module's globals (two
+    /// `cuModuleGetGlobal` calls and a synchronous 4-byte copy per declaration found).
     ///
     /// Errors: [`Error::NoSuchKernel`], [`Error::ArgCount`], [`Error::LayoutMismatch`],
     /// [`Error::AbiRecord`], [`Error::AbiMismatch`], [`Error::ParamInfoMismatch`],
-    /// [`Error::ParamCountMismatch`], [`Error::Driver`].
+    /// [`Error::ParamCountMismatch`], [`Error::InvalidPtx`] for a malformed
+    /// `__kernel_slice_align_K`, [`Error::Driver`].
     pub fn kernel<S: KernelSignature>(&self, name: &str) -> Result<Kernel<S>, Error> {
         let entry = self.signatures.check::<S>(name)?;
         let align = self.signatures.dynamic_shared_align(name)?;
