@@ -251,8 +251,7 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 ///   on kernels that are always launched 1D (or 2D): the index stays unique only
 ///   because no other launch can run. `host_loader` knows the declaration from the link
 ///   map or the PTX; a launch it does not check (a raw `cuLaunchKernel` of
-///   `Kernel::cu_function`, another program loading the PTX, a module whose signatures
-///   were built by hand without `Signatures::with_launch_dims`) must keep the shape
+///   `Kernel::cu_function`, another program loading the PTX) must keep the shape
 ///   itself.
 ///
 /// ```ignore
@@ -275,8 +274,7 @@ pub use shared::{SharedArray, SharedPtr, SharedRegion};
 ///   slice always passes: `host_loader` hands every empty slice to the kernel at an
 ///   aligned address. Every parameter is then a plain name, not a pattern. A launch the
 ///   loader does not check (a raw `cuLaunchKernel` of `Kernel::cu_function`, another
-///   program loading the PTX, signatures built by hand without
-///   `Signatures::with_slice_align`) must keep the alignment itself: a misaligned slice
+///   program loading the PTX) must keep the alignment itself: a misaligned slice
 ///   is undefined behaviour. Source: the alignment `ld.v4`/`st.v4` need, PTX ISA 9.0
 ///   §9.7.9.8.
 ///

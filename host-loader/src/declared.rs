@@ -27,17 +27,23 @@ pub(crate) fn image_slice_align(kernel: &str, bytes: usize, value: u32) -> Resul
     if bytes == 4 && valid_slice_align(value) {
         return Ok(value);
     }
-    let symbol = format!("{}{kernel}", device_std::abi::SLICE_ALIGN_PREFIX);
     let read = if bytes == 4 {
         format!("{value}")
     } else {
         format!("{bytes} bytes")
     };
-    Err(format!(
+    Err(malformed_slice_align(kernel, &read))
+}
+
+/// The refusal of kernel `kernel` whose `__kernel_slice_align_K` holds `read` (the
+/// value, or what was wrong with it), from the PTX text or the loaded image.
+pub(crate) fn malformed_slice_align(kernel: &str, read: &str) -> String {
+    let symbol = format!("{}{kernel}", device_std::abi::SLICE_ALIGN_PREFIX);
+    format!(
         "`{symbol}` (kernel `{kernel}`'s `#[kernel(slice_align = N)]`) is not 4 bytes holding \
          a power of two from 2 to 256 (read: {read}): the kernel may assume an alignment this \
          loader cannot check; rebuild the module with device-std's `#[kernel]`"
-    ))
+    )
 }
 
 /// The stricter of two launch-dimension declarations: the fewer dimensions.
@@ -54,40 +60,36 @@ pub(crate) fn stricter_align(a: Option<u32>, b: Option<u32>) -> Option<u32> {
 }
 
 impl Module {
-    /// Kernel `kernel`'s launch dimensions and slice alignment from the loaded image,
-    /// each combined with `dims` and `slice_align` (the signatures') into the stricter.
+    /// Every kernel's launch dimensions and slice alignment read from the loaded image
+    /// into the signatures, each the stricter of the image's and the signatures' value
+    /// (a malformed `__kernel_slice_align_K` refuses its kernel when fetched). Done once,
+    /// at load: the reads are synchronous driver calls, which a kernel fetch during a
+    /// stream capture must not make.
     ///
-    /// Errors: [`Error::InvalidPtx`] for a malformed `__kernel_slice_align_K`;
-    /// [`Error::Driver`] from `cuModuleGetGlobal` or the copy.
-    pub(crate) fn declared_in_image(
-        &self,
-        kernel: &str,
-        dims: Option<u32>,
-        slice_align: Option<u32>,
-    ) -> Result<(Option<u32>, Option<u32>), Error> {
-        let dims_symbol = format!(
-            "{}{kernel}",
-            ptx_linker::entry_directives::LAUNCH_DIMS_PREFIX
-        );
-        let image_dims = self
-            .global_u32(&dims_symbol)?
-            .and_then(|(bytes, value)| image_dims(bytes, value));
-        let align_symbol = format!("{}{kernel}", device_std::abi::SLICE_ALIGN_PREFIX);
-        let image_align = match self.global_u32(&align_symbol)? {
-            None => None,
-            Some((bytes, value)) => {
-                Some(image_slice_align(kernel, bytes, value).map_err(|reason| {
-                    Error::InvalidPtx {
-                        module: self.name().to_string(),
-                        reason,
-                    }
-                })?)
-            }
-        };
-        Ok((
-            stricter_dims(dims, image_dims),
-            stricter_align(slice_align, image_align),
-        ))
+    /// Errors: [`Error::Driver`] from `cuModuleGetGlobal` or the copy.
+    pub(crate) fn read_declarations(mut self) -> Result<Self, Error> {
+        let names: Vec<String> = self
+            .signatures()
+            .entries()
+            .iter()
+            .map(|e| e.name.clone())
+            .collect();
+        for kernel in names {
+            let dims_symbol = format!(
+                "{}{kernel}",
+                ptx_linker::entry_directives::LAUNCH_DIMS_PREFIX
+            );
+            let dims = self
+                .global_u32(&dims_symbol)?
+                .and_then(|(bytes, value)| image_dims(bytes, value));
+            let align_symbol = format!("{}{kernel}", device_std::abi::SLICE_ALIGN_PREFIX);
+            let align = match self.global_u32(&align_symbol)? {
+                None => Ok(None),
+                Some((bytes, value)) => image_slice_align(&kernel, bytes, value).map(Some),
+            };
+            self.signatures_mut().add_declarations(&kernel, dims, align);
+        }
+        Ok(self)
     }
 
     /// The size in bytes of global `name` and its first 4 bytes (0 when it has fewer),

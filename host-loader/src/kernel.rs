@@ -260,8 +260,8 @@ impl<S: KernelSignature> Kernel<S> {
     /// (`#[kernel(slice_align = N)]`, device-std): every launch (`Kernel::launch`, the
     /// bindings, graphs, sequences) with a slice argument that starts elsewhere is
     /// refused with [`Error::InvalidLaunch`] before the driver sees it. `None` for a
-    /// kernel that declares none. Read from the PTX text, the link map, or (for
-    /// signatures from elsewhere) the loaded module's `__kernel_slice_align_K`.
+    /// kernel that declares none. Read from the PTX text (beside a link map too), or,
+    /// for signatures from elsewhere, from the loaded module's `__kernel_slice_align_K`.
     pub fn slice_align(&self) -> Option<u32> {
         Some(self.shared.slice_align).filter(|&n| n > 1)
     }

@@ -270,7 +270,7 @@ impl Module {
     /// `cuFuncGetParamInfo` cross-check in [`Module::kernel`] catches wrong sizes and
     /// offsets where the driver has it). Each kernel's `#[kernel(dims = N)]` and
     /// `#[kernel(slice_align = N)]` declarations are read from the loaded module's
-    /// globals when [`Module::kernel`] fetches it, so signatures built by hand
+    /// globals when the module is loaded, so signatures built by hand
     /// ([`Signatures::new`]) still get those launches checked.
     ///
     /// Errors: [`Error::InvalidPtx`] when `text` contains a NUL byte;
@@ -338,10 +338,10 @@ impl Module {
     /// `ptxas -arch=sm_90` or `nvcc -fatbin`). A binary image carries no PTX to read
     /// signatures from, so they come from the caller, usually the link map of the PTX the
     /// image was assembled from ([`Signatures::from_link_map`], which also carries each
-    /// kernel's declared launch dimensions); [`Module::kernel`] cross-checks them with
+    /// kernel's declared launch dimensions and slice alignment); [`Module::kernel`] cross-checks them with
     /// `cuFuncGetParamInfo` where the driver has it. Each kernel's `#[kernel(dims = N)]`
     /// and `#[kernel(slice_align = N)]` declarations are read from the image's globals
-    /// when [`Module::kernel`] fetches it, so signatures built by hand
+    /// when the module is loaded, so signatures built by hand
     /// ([`Signatures::new`]) still get those launches checked.
     ///
     /// Errors: [`Error::InvalidPtx`] when `image` starts with neither the ELF (cubin) nor
@@ -418,11 +418,16 @@ impl Module {
             signatures: source,
         });
         let limits = DeviceLimits::query(ctx)?;
-        Ok(Module {
+        let module = Module {
             signatures,
             raw,
             limits,
-        })
+        };
+        // Signatures not read from the loaded text may lack what the kernels declare.
+        match source {
+            SignatureSource::Elsewhere => module.read_declarations(),
+            SignatureSource::LoadedText | SignatureSource::PackedWith => Ok(module),
+        }
     }
 
     /// The loaded driver module this handle shares with its kernels and variables.
@@ -438,6 +443,10 @@ impl Module {
     /// What the host knows about every kernel of the module.
     pub fn signatures(&self) -> &Signatures {
         &self.signatures
+    }
+
+    pub(crate) fn signatures_mut(&mut self) -> &mut Signatures {
+        &mut self.signatures
     }
 
     /// The PTX signature of kernel `name`.
@@ -478,26 +487,20 @@ impl Module {
     ///    [`Kernel::param_info_checked`]).
     ///
     /// It then reads what each launch is checked against: the kernel's thread limit and
-    /// static shared memory (`cuFuncGetAttribute`), and, when the signatures did not come
-    /// from the loaded PTX text, the kernel's `#[kernel(dims)]` and
-    /// `#[kernel(slice_align)]` declarations from the module's globals (two
-    /// `cuModuleGetGlobal` calls and a synchronous 4-byte copy per declaration found).
+    /// static shared memory (`cuFuncGetAttribute`). No synchronous copy: a kernel can be
+    /// fetched during a stream capture.
     ///
     /// Errors: [`Error::NoSuchKernel`], [`Error::ArgCount`], [`Error::LayoutMismatch`],
     /// [`Error::AbiRecord`], [`Error::AbiMismatch`], [`Error::ParamInfoMismatch`],
     /// [`Error::ParamCountMismatch`], [`Error::InvalidPtx`] for a malformed
-    /// `__kernel_slice_align_K`, [`Error::Driver`].
+    /// `__kernel_slice_align_K` (read from the text or, for signatures from elsewhere, at
+    /// load), [`Error::Driver`].
     pub fn kernel<S: KernelSignature>(&self, name: &str) -> Result<Kernel<S>, Error> {
         let entry = self.signatures.check::<S>(name)?;
         let align = self.signatures.dynamic_shared_align(name)?;
         let dynamic = self.signatures.dynamic_shared(name)?;
         let dims = self.signatures.launch_dims(name)?;
         let slice_align = self.signatures.slice_align(name)?;
-        // Signatures not read from the loaded text may lack what the kernel declares.
-        let (dims, slice_align) = match self.raw.signatures {
-            SignatureSource::Elsewhere => self.declared_in_image(name, dims, slice_align)?,
-            SignatureSource::LoadedText | SignatureSource::PackedWith => (dims, slice_align),
-        };
         Kernel::new(
             &self.raw,
             self.limits,

@@ -403,15 +403,13 @@ impl Signatures {
         })
     }
 
-    /// Wraps signatures obtained elsewhere, without ABI records, dynamic shared memory
-    /// alignments or launch dimensions (add them with [`with_record`](Self::with_record),
-    /// [`with_dynamic_shared_align`](Self::with_dynamic_shared_align) and
-    /// [`with_launch_dims`](Self::with_launch_dims)), and without the dynamic shared
-    /// memory a kernel declares.
+    /// Wraps signatures obtained elsewhere, without ABI records or dynamic shared memory
+    /// alignments (add them with [`with_record`](Self::with_record) and
+    /// [`with_dynamic_shared_align`](Self::with_dynamic_shared_align)), and without the
+    /// dynamic shared memory a kernel declares.
     ///
     /// A kernel's `#[kernel(dims = N)]` and `#[kernel(slice_align = N)]` declarations are
-    /// read back from the loaded module's globals when [`Module::kernel`](crate::Module::kernel)
-    /// fetches it ([`Module::from_ptx_with_signatures`](crate::Module::from_ptx_with_signatures),
+    /// read back from the loaded module's globals when it is loaded ([`Module::from_ptx_with_signatures`](crate::Module::from_ptx_with_signatures),
     /// [`Module::from_image`](crate::Module::from_image)), so the launches are checked
     /// without [`with_launch_dims`](Self::with_launch_dims) or
     /// [`with_slice_align`](Self::with_slice_align); a value given here that is stricter
@@ -456,6 +454,27 @@ impl Signatures {
             self.facts[i].launch_dims = dims.filter(|d| (1..=2).contains(d));
         }
         self
+    }
+
+    /// Declarations read from a loaded image (`crate::declared`): each the stricter of it
+    /// and what is known; a malformed slice alignment refuses the kernel.
+    pub(crate) fn add_declarations(
+        &mut self,
+        kernel: &str,
+        dims: Option<u32>,
+        align: Result<Option<u32>, String>,
+    ) {
+        let Some(i) = self.index(kernel) else {
+            return;
+        };
+        let facts = &mut self.facts[i];
+        facts.launch_dims = crate::declared::stricter_dims(facts.launch_dims, dims);
+        match align {
+            Ok(align) => {
+                facts.slice_align = crate::declared::stricter_align(facts.slice_align, align)
+            }
+            Err(reason) => facts.slice_align_error = Some(reason),
+        }
     }
 
     /// Declares that kernel `name` assumes every slice argument starts at a multiple of
@@ -663,13 +682,21 @@ fn read_slice_align(
         .and_then(|init| Some(u32::from_le_bytes(init.as_slice().try_into().ok()?)));
     match n {
         Some(n) if crate::declared::valid_slice_align(n) => (Some(n), None),
-        _ => (
+        Some(n) => (
             None,
-            Some(format!(
-                "`{symbol}` (kernel `{kernel}`'s `#[kernel(slice_align = N)]`) is not 4 bytes \
-                 holding a power of two from 2 to 256 (read: {n:?}): the kernel may assume an \
-                 alignment this loader cannot check; rebuild the module with device-std's \
-                 `#[kernel]`, or use a host_loader that reads this declaration"
+            Some(crate::declared::malformed_slice_align(
+                kernel,
+                &n.to_string(),
+            )),
+        ),
+        None => (
+            None,
+            Some(crate::declared::malformed_slice_align(
+                kernel,
+                &match declared_bytes(var) {
+                    4 => "no value".to_string(),
+                    bytes => format!("{bytes} bytes"),
+                },
             )),
         ),
     }
@@ -838,6 +865,64 @@ mod tests {
         assert_eq!(got(sigs.clone().with_slice_align("k", Some(64))), Some(64));
         assert_eq!(got(sigs.clone().with_slice_align("k", Some(3))), Some(16));
         assert_eq!(got(sigs.with_slice_align("k", None)), Some(16));
+    }
+
+    /// The PTX-text reader and the loaded-image reader (`crate::declared`) accept and
+    /// refuse the same 4-byte values with the same message.
+    #[test]
+    fn text_and_image_read_slice_align_alike() {
+        for n in [0u32, 1, 2, 3, 12, 16, 24, 256, 512, 4096] {
+            let b = n.to_le_bytes();
+            let text = format!(
+                ".version 7.8\n.target sm_90\n.address_size 64\n\
+                 .visible .global .align 4 .b8 __kernel_slice_align_k[4] = {{{}, {}, {}, {}}};\n\
+                 .visible .entry k(.param .u64 k_param_0)\n{{\n\tret;\n}}\n",
+                b[0], b[1], b[2], b[3]
+            );
+            let from_text = Signatures::parse("m.ptx", &text)
+                .unwrap()
+                .slice_align("k")
+                .map_err(|e| match e {
+                    Error::InvalidPtx { reason, .. } => reason,
+                    other => panic!("{other}"),
+                });
+            let from_image = crate::declared::image_slice_align("k", 4, n).map(Some);
+            assert_eq!(from_text, from_image, "n = {n}");
+        }
+    }
+
+    /// Declarations read from an image tighten, never loosen, what the signatures know;
+    /// a malformed alignment refuses the kernel.
+    #[test]
+    fn image_declarations_are_added_strictly() {
+        let ptx = ".version 7.8\n.target sm_90\n.address_size 64\n\
+                   .visible .entry k(.param .u64 k_param_0)\n{\n\tret;\n}\n";
+        let bare = Signatures::new(
+            "hand",
+            Signatures::parse("m.ptx", ptx).unwrap().entries().to_vec(),
+        );
+        let mut s = bare
+            .clone()
+            .with_launch_dims("k", Some(2))
+            .with_slice_align("k", Some(64));
+        s.add_declarations("k", Some(1), Ok(Some(16)));
+        assert_eq!(s.launch_dims("k").unwrap(), Some(1));
+        assert_eq!(s.slice_align("k").unwrap(), Some(64));
+        let mut s = bare.clone();
+        s.add_declarations("k", None, Ok(Some(16)));
+        assert_eq!(
+            (s.launch_dims("k").unwrap(), s.slice_align("k").unwrap()),
+            (None, Some(16))
+        );
+        let mut s = bare.clone();
+        s.add_declarations("k", None, Err("bad".into()));
+        assert!(s.slice_align("k").is_err());
+        let mut s = bare;
+        s.add_declarations("other", Some(1), Err("bad".into()));
+        assert_eq!(
+            (s.launch_dims("k").unwrap(), s.slice_align("k").unwrap()),
+            (None, None)
+        );
     }
 
     #[test]

@@ -488,8 +488,8 @@ fn gpu_one_dimensional_kernel() {
 /// The other launch paths of `vecadd_flat` (`#[kernel(dims = 1)]`) check its shape too:
 /// a sequence launch, an executable graph's node update (which keeps the node's earlier
 /// configuration), launches with attributes (cooperative, cluster), and the handle of
-/// the same kernel from a module loaded with its signatures built by hand and then
-/// given the declaration. Each refusal is an `InvalidLaunch` naming the declaration,
+/// the same kernel from a module loaded with its signatures built by hand (the
+/// declaration read back from the module). Each refusal is an `InvalidLaunch` naming the declaration,
 /// and nothing is written.
 #[test]
 #[ignore = "needs a CUDA GPU"]
