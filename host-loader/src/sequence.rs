@@ -318,21 +318,15 @@ impl<'a> Sequence<'a> {
         let stream = self.stream;
         let cfg = kernel.prepare_in_sequence(self.cu_ctx, stream, &cfg, attrs)?;
         let func = kernel.cu_function();
-        let res = S::with_params(
-            args,
-            &self.table,
-            kernel.name(),
-            kernel.slice_align().unwrap_or(0),
-            |params| {
-                // SAFETY: `S` was checked against `func`'s signature when `kernel` was made;
-                // `cfg` was validated by `prepare_in_sequence`, which made the stream's (the
-                // kernel's) context current; `params` points at one lowered slot per
-                // parameter, each naming a registered buffer of this context (checked at
-                // registration) that stays borrowed until the sequence ends, or a value; the
-                // caller upholds the kernel's own obligations.
-                unsafe { crate::launch::launch_kernel(func, stream, &cfg, attrs, params) }
-            },
-        )?;
+        let res = kernel.with_graph_params(args, &self.table, |params| {
+            // SAFETY: `S` was checked against `func`'s signature when `kernel` was made;
+            // `cfg` was validated by `prepare_in_sequence`, which made the stream's (the
+            // kernel's) context current; `params` points at one lowered slot per
+            // parameter, each naming a registered buffer of this context (checked at
+            // registration) that stays borrowed until the sequence ends, or a value; the
+            // caller upholds the kernel's own obligations.
+            unsafe { crate::launch::launch_kernel(func, stream, &cfg, attrs, params) }
+        })?;
         res.map_err(|source| kernel.launch_error(attrs, source))?;
         self.launches += 1;
         Ok(())

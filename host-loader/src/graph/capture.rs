@@ -154,20 +154,14 @@ impl<'a> Recorder<'a, '_> {
         }
         let func = kernel.cu_function();
         let stream = self.stream;
-        let res = S::with_params(
-            args,
-            &self.parts.table,
-            kernel.name(),
-            kernel.slice_align().unwrap_or(0),
-            |params| {
-                // SAFETY: `S` was checked against `func`'s signature when `kernel` was made;
-                // `cfg` was validated by `prepare`, which made the stream's (the kernel's)
-                // context current; `params` points at one lowered slot per parameter, each
-                // naming registered buffers that outlive the graph; the caller upholds the
-                // kernel's own obligations.
-                unsafe { crate::launch::launch_kernel(func, stream, &cfg, attrs, params) }
-            },
-        )?;
+        let res = kernel.with_graph_params(args, &self.parts.table, |params| {
+            // SAFETY: `S` was checked against `func`'s signature when `kernel` was made;
+            // `cfg` was validated by `prepare`, which made the stream's (the kernel's)
+            // context current; `params` points at one lowered slot per parameter, each
+            // naming registered buffers that outlive the graph; the caller upholds the
+            // kernel's own obligations.
+            unsafe { crate::launch::launch_kernel(func, stream, &cfg, attrs, params) }
+        })?;
         res.map_err(|source| {
             let call = format!(
                 "cuLaunchKernel(`{}`) on the capturing stream",

@@ -289,33 +289,27 @@ impl<'a> GraphExec<'a> {
         parts.bind_ctx()?;
         let exec = self.exec;
         let node_handle = record.node;
-        let res = S::with_params(
-            args,
-            &parts.table,
-            kernel.name(),
-            kernel.slice_align().unwrap_or(0),
-            |params| {
-                let p = sys::CUDA_KERNEL_NODE_PARAMS {
-                    func: kernel.cu_function(),
-                    gridDimX: cfg.grid_dim.0,
-                    gridDimY: cfg.grid_dim.1,
-                    gridDimZ: cfg.grid_dim.2,
-                    blockDimX: cfg.block_dim.0,
-                    blockDimY: cfg.block_dim.1,
-                    blockDimZ: cfg.block_dim.2,
-                    sharedMemBytes: cfg.shared_mem_bytes,
-                    kernelParams: params.as_mut_ptr(),
-                    extra: std::ptr::null_mut(),
-                    kern: std::ptr::null_mut(),
-                    ctx: std::ptr::null_mut(),
-                };
-                // SAFETY: `exec` and `node_handle` are live and belong together; `func` is the
-                // node's own function (its module is held); `params` has one slot per
-                // parameter of the checked signature `S`, naming registered buffers; the
-                // driver copies the parameters before returning.
-                unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node_handle, &p) }.result()
-            },
-        )?;
+        let res = kernel.with_graph_params(args, &parts.table, |params| {
+            let p = sys::CUDA_KERNEL_NODE_PARAMS {
+                func: kernel.cu_function(),
+                gridDimX: cfg.grid_dim.0,
+                gridDimY: cfg.grid_dim.1,
+                gridDimZ: cfg.grid_dim.2,
+                blockDimX: cfg.block_dim.0,
+                blockDimY: cfg.block_dim.1,
+                blockDimZ: cfg.block_dim.2,
+                sharedMemBytes: cfg.shared_mem_bytes,
+                kernelParams: params.as_mut_ptr(),
+                extra: std::ptr::null_mut(),
+                kern: std::ptr::null_mut(),
+                ctx: std::ptr::null_mut(),
+            };
+            // SAFETY: `exec` and `node_handle` are live and belong together; `func` is the
+            // node's own function (its module is held); `params` has one slot per
+            // parameter of the checked signature `S`, naming registered buffers; the
+            // driver copies the parameters before returning.
+            unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node_handle, &p) }.result()
+        })?;
         res.map_err(driver(format!(
             "cuGraphExecKernelNodeSetParams(`{}`, launch {} of graph #{})",
             kernel.name(),

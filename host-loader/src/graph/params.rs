@@ -211,6 +211,19 @@ pub unsafe trait GraphSignature: KernelSignature + sealed::Sealed {
     ) -> Result<R, Error>;
 }
 
+impl<S: GraphSignature> crate::Kernel<S> {
+    /// [`GraphSignature::with_params`] with this kernel's name and declared slice
+    /// alignment: the lowering a captured node, a node update and a sequence launch share.
+    pub(crate) fn with_graph_params<R>(
+        &self,
+        args: S::GraphArgs,
+        table: &BindingTable,
+        f: impl FnOnce(&mut [*mut c_void]) -> R,
+    ) -> Result<R, Error> {
+        S::with_params(args, table, self.name(), self.slice_align().unwrap_or(0), f)
+    }
+}
+
 macro_rules! graph_signature {
     ($n:literal; $($T:ident $arg:ident $raw:ident $acc:ident),*) => {
         impl<$($T: GraphParam),*> sealed::Sealed for ($($T,)*) {}
