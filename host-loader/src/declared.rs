@@ -2,17 +2,23 @@
 //! back from the loaded module's globals (`__kernel_dims_K`, `__kernel_slice_align_K`),
 //! for signatures that did not come from the text the driver loaded (built by hand,
 //! a link map beside a cubin): what the kernel's code assumes is checked however the
-//! signatures were made.
+//! signatures were made. The rules (valid values, the stricter of two) are the ones the
+//! PTX-text reader in `signature.rs` applies too.
 
 use cudarc::driver::sys;
 
 use crate::error::Error;
 use crate::module::Module;
 
+/// `true` for a `#[kernel(dims = N)]` value: 1 or 2 (three dimensions constrain nothing).
+pub(crate) fn valid_launch_dims(n: u32) -> bool {
+    (1..=2).contains(&n)
+}
+
 /// `__kernel_dims_K`'s value when it is 4 bytes holding 1 or 2; anything else is no
 /// declaration (ptx-linker refuses such a variable, so no entry was folded for it).
 pub(crate) fn image_dims(bytes: usize, value: u32) -> Option<u32> {
-    (bytes == 4 && (1..=2).contains(&value)).then_some(value)
+    (bytes == 4 && valid_launch_dims(value)).then_some(value)
 }
 
 /// `true` for a `#[kernel(slice_align = N)]` value: a power of two from 2 to 256.

@@ -451,7 +451,7 @@ impl Signatures {
     /// kernel.
     pub fn with_launch_dims(mut self, kernel: &str, dims: Option<u32>) -> Self {
         if let Some(i) = self.index(kernel) {
-            self.facts[i].launch_dims = dims.filter(|d| (1..=2).contains(d));
+            self.facts[i].launch_dims = dims.filter(|&d| crate::declared::valid_launch_dims(d));
         }
         self
     }
@@ -487,7 +487,7 @@ impl Signatures {
         let align = align.filter(|&n| crate::declared::valid_slice_align(n));
         if let Some(i) = self.index(kernel) {
             let known = self.facts[i].slice_align;
-            self.facts[i].slice_align = known.max(align);
+            self.facts[i].slice_align = crate::declared::stricter_align(known, align);
         }
         self
     }
@@ -660,7 +660,7 @@ fn read_launch_dims(text: &str, parsed: &PtxModule<'_>, kernel: &str) -> Option<
     let var = definition(parsed, &symbol).filter(|v| declared_bytes(v) == 4)?;
     let init = ptx_linker::init::initializer_bytes(FileId(0), text, var).ok()?;
     let dims = u32::from_le_bytes(init.as_slice().try_into().ok()?);
-    (1..=2).contains(&dims).then_some(dims)
+    crate::declared::valid_launch_dims(dims).then_some(dims)
 }
 
 /// The `N` of `__kernel_slice_align_<kernel>`, and why it could not be read: `(None,
@@ -712,7 +712,10 @@ fn map_launch_dims(
     text: &str,
     parsed: &PtxModule<'_>,
 ) -> Result<Option<u32>, Error> {
-    if let Some(dims) = k.launch_dims.filter(|d| !(1..=2).contains(d)) {
+    if let Some(dims) = k
+        .launch_dims
+        .filter(|&d| !crate::declared::valid_launch_dims(d))
+    {
         return Err(Error::InvalidPtx {
             module: module.to_string(),
             reason: format!(
@@ -724,10 +727,7 @@ fn map_launch_dims(
         });
     }
     let in_text = read_launch_dims(text, parsed, &k.name);
-    Ok(match (k.launch_dims, in_text) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    })
+    Ok(crate::declared::stricter_dims(k.launch_dims, in_text))
 }
 
 /// Reads and parses the record in variable `symbol` of `text` (`parsed` is its parse);
