@@ -36,11 +36,11 @@ fn value(k: usize, scale: f32) -> f32 {
     k as f32 * scale + 0.125
 }
 
-/// Runs `body` with kernel panics' messages silenced (hundreds are expected) and
-/// returns the mismatches it collected, so that they are reported with the hook back.
-/// One at a time: the panic hook is process-wide, and two tests swapping it at once
-/// could leave it silent.
-fn quietly(body: impl FnOnce(&mut Vec<String>)) -> Vec<String> {
+/// Runs `body` with kernel panics' messages silenced (hundreds are expected), then
+/// fails with the mismatches it collected, reported with the hook back. One at a time:
+/// the panic hook is process-wide, and two tests swapping it at once could leave it
+/// silent.
+fn quietly(body: impl FnOnce(&mut Vec<String>)) {
     static HOOK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one = HOOK.lock().unwrap_or_else(|e| e.into_inner());
     let hook = std::panic::take_hook();
@@ -51,7 +51,29 @@ fn quietly(body: impl FnOnce(&mut Vec<String>)) -> Vec<String> {
     if let Err(e) = result {
         std::panic::resume_unwind(e);
     }
-    failures
+    assert!(
+        failures.is_empty(),
+        "{} failures, first: {:#?}",
+        failures.len(),
+        &failures[..failures.len().min(8)]
+    );
+}
+
+/// Compares every element `k` of `storage` (the whole buffer `name` around the output)
+/// with `want(k)`, bit for bit.
+fn check_storage(
+    what: &str,
+    name: &str,
+    storage: &[f32],
+    want: impl Fn(usize) -> f32,
+    failures: &mut Vec<String>,
+) {
+    for (k, got) in storage.iter().enumerate() {
+        let want = want(k);
+        if got.to_bits() != want.to_bits() {
+            failures.push(format!("{what}: {name} storage {k} is {got}, want {want}"));
+        }
+    }
 }
 
 /// What a launch should do.
@@ -77,7 +99,7 @@ fn outcome<T>(got: Result<T, EmulatorError>, want: Want, what: &str, failures: &
 
 #[test]
 fn vecadd_every_offset_length_and_shape() {
-    let failures = quietly(|failures| {
+    quietly(|failures| {
         for (ao, bo, co) in (0..64).map(|i| (i / 16, i / 4 % 4, i % 4)) {
             for n in 0..=9 {
                 for (la, lb) in lengths(n)
@@ -107,35 +129,31 @@ fn vecadd_every_offset_length_and_shape() {
                         };
                         let ok = want == Want::Run;
                         outcome(got, want, &what, failures);
-                        for (k, got) in c.0.iter().enumerate() {
-                            let inside = ok && (co..co + n).contains(&k);
-                            let want = if inside {
-                                ar[k - co] + br[k - co]
-                            } else {
-                                POISON
-                            };
-                            if got.to_bits() != want.to_bits() {
-                                failures
-                                    .push(format!("{what}: c storage {k} is {got}, want {want}"));
-                            }
-                        }
+                        let inside = |k| ok && (co..co + n).contains(&k);
+                        check_storage(
+                            &what,
+                            "c",
+                            &c.0,
+                            |k| {
+                                if inside(k) {
+                                    ar[k - co] + br[k - co]
+                                } else {
+                                    POISON
+                                }
+                            },
+                            failures,
+                        );
                     }
                 }
             }
         }
     });
-    assert!(
-        failures.is_empty(),
-        "{} failures, first: {:#?}",
-        failures.len(),
-        &failures[..failures.len().min(8)]
-    );
 }
 
 #[test]
 fn saxpy_every_offset_length_and_shape() {
     let alpha = 1.75f32;
-    let failures = quietly(|failures| {
+    quietly(|failures| {
         for (xo, yo) in (0..16).map(|i| (i / 4, i % 4)) {
             for n in 0..=9 {
                 for lx in lengths(n) {
@@ -152,29 +170,25 @@ fn saxpy_every_offset_length_and_shape() {
                         let ok = lx >= n;
                         let want = if ok { Want::Run } else { Want::Panic };
                         outcome(got, want, &what, failures);
-                        for (k, got) in y.0.iter().enumerate() {
-                            let inside = ok && (yo..yo + n).contains(&k);
-                            let want = if inside {
-                                alpha * xr[k - yo] + y0.0[k]
-                            } else {
-                                y0.0[k]
-                            };
-                            if got.to_bits() != want.to_bits() {
-                                failures
-                                    .push(format!("{what}: y storage {k} is {got}, want {want}"));
-                            }
-                        }
+                        let inside = |k| ok && (yo..yo + n).contains(&k);
+                        check_storage(
+                            &what,
+                            "y",
+                            &y.0,
+                            |k| {
+                                if inside(k) {
+                                    alpha * xr[k - yo] + y0.0[k]
+                                } else {
+                                    y0.0[k]
+                                }
+                            },
+                            failures,
+                        );
                     }
                 }
             }
         }
     });
-    assert!(
-        failures.is_empty(),
-        "{} failures, first: {:#?}",
-        failures.len(),
-        &failures[..failures.len().min(8)]
-    );
 }
 
 /// Empty outputs: nothing to do, no panic. `vecadd`'s `slice_align` lets an empty
