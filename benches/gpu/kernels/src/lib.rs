@@ -757,6 +757,41 @@ fn warp_merge(mut state: (f32, f32)) -> (f32, f32) {
     state
 }
 
+/// The `(max, sum of exp(x - max))` state of one vector.
+#[inline(always)]
+fn vector_state(v: F32x4) -> (f32, f32) {
+    let vm = v.0[0].max(v.0[1]).max(v.0[2].max(v.0[3]));
+    let vs = math::fast::expf(v.0[0] - vm)
+        + math::fast::expf(v.0[1] - vm)
+        + math::fast::expf(v.0[2] - vm)
+        + math::fast::expf(v.0[3] - vm);
+    (vm, vs)
+}
+
+/// Merges every thread's state into the block's, returned to every thread: shuffles
+/// within each warp, then each warp's state through `red_m`/`red_s` and one barrier. A
+/// 1D block.
+#[inline(always)]
+fn block_merge(
+    state: (f32, f32),
+    red_m: &SharedArray<f32, 32>,
+    red_s: &SharedArray<f32, 32>,
+) -> (f32, f32) {
+    let state = warp_merge(state);
+    let (lane, w) = (thread::lane_id() as usize, thread::warp_id() as usize);
+    if lane == 0 {
+        red_m.write(w, state.0);
+        red_s.write(w, state.1);
+    }
+    thread::sync_threads();
+    let warps = (thread::blockDim_x() as usize).div_ceil(32);
+    warp_merge(if lane < warps {
+        (red_m.read(lane), red_s.read(lane))
+    } else {
+        (f32::NEG_INFINITY, 0.0)
+    })
+}
+
 /// Row softmax: block `b` of 256 threads handles row `b` of `cols` floats
 /// (`cols` a multiple of 4, dynamic shared memory `cols * 4` bytes). The row
 /// is read once into dynamic shared memory while each thread keeps an online
@@ -786,12 +821,7 @@ pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
     while (i as usize) < n4 {
         let v = ldg(src, i as usize);
         row.write(i as usize, v);
-        let vm = v.0[0].max(v.0[1]).max(v.0[2].max(v.0[3]));
-        let vs = math::fast::expf(v.0[0] - vm)
-            + math::fast::expf(v.0[1] - vm)
-            + math::fast::expf(v.0[2] - vm)
-            + math::fast::expf(v.0[3] - vm);
-        state = merge(state, (vm, vs));
+        state = merge(state, vector_state(v));
         i += threads;
     }
     // The row whole and room for it in `row` and `dst` (the block is 1D: `dims = 1`).
@@ -800,19 +830,7 @@ pub fn softmax(input: &[f32], output: DisjointSlice<f32>, cols: u32) {
         panic!("softmax: `output` is not 16-byte aligned");
     };
     assert!(dst.len() >= base + c4 as usize);
-    state = warp_merge(state);
-    let (lane, w) = (thread::lane_id() as usize, thread::warp_id() as usize);
-    if lane == 0 {
-        red_m.write(w, state.0);
-        red_s.write(w, state.1);
-    }
-    thread::sync_threads();
-    let warps = (threads as usize).div_ceil(32);
-    let (m, s) = warp_merge(if lane < warps {
-        (red_m.read(lane), red_s.read(lane))
-    } else {
-        (f32::NEG_INFINITY, 0.0)
-    });
+    let (m, s) = block_merge(state, &red_m, &red_s);
     let inv = 1.0 / s;
     let mut i = tid;
     while i < c4 {

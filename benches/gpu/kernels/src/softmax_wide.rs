@@ -23,7 +23,7 @@ use device_std::{kernel, math, thread, BlockIndex1D, DisjointSlice, SharedArray}
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 use device_std::{cluster, DynamicSharedArray};
 
-use crate::{merge, warp_merge};
+use crate::{block_merge, merge, vector_state, warp_merge};
 
 /// The CTAs of [`softmax_cluster`]'s clusters: the parts of each row.
 pub const SOFTMAX_CLUSTER_PARTS: u32 = 8;
@@ -31,41 +31,6 @@ pub const SOFTMAX_CLUSTER_PARTS: u32 = 8;
 // The attribute's literal and the constant the host sizes grids by agree.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 const _: () = assert!(__KERNEL_CLUSTER_softmax_cluster[0] == SOFTMAX_CLUSTER_PARTS);
-
-/// The `(max, sum of exp(x - max))` state of one vector.
-#[inline(always)]
-fn vector_state(v: F32x4) -> (f32, f32) {
-    let vm = v.0[0].max(v.0[1]).max(v.0[2].max(v.0[3]));
-    let vs = math::fast::expf(v.0[0] - vm)
-        + math::fast::expf(v.0[1] - vm)
-        + math::fast::expf(v.0[2] - vm)
-        + math::fast::expf(v.0[3] - vm);
-    (vm, vs)
-}
-
-/// Merges every thread's state into the block's, returned to every thread: shuffles
-/// within each warp, then each warp's state through `red_m`/`red_s` and one barrier. A
-/// 1D block.
-#[inline(always)]
-fn block_merge(
-    state: (f32, f32),
-    red_m: &SharedArray<f32, 32>,
-    red_s: &SharedArray<f32, 32>,
-) -> (f32, f32) {
-    let state = warp_merge(state);
-    let (lane, w) = (thread::lane_id() as usize, thread::warp_id() as usize);
-    if lane == 0 {
-        red_m.write(w, state.0);
-        red_s.write(w, state.1);
-    }
-    thread::sync_threads();
-    let warps = (thread::blockDim_x() as usize).div_ceil(32);
-    warp_merge(if lane < warps {
-        (red_m.read(lane), red_s.read(lane))
-    } else {
-        (f32::NEG_INFINITY, 0.0)
-    })
-}
 
 /// This block's part of the row, in vectors: the part's vectors of `input` (empty when
 /// `input` is short or misaligned; the caller's `assert` then traps) and where they
