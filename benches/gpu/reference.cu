@@ -319,38 +319,8 @@ __device__ __forceinline__ void merge(float& m, float& s, float m2, float s2) {
     s = s * __expf(m - mx) + s2 * __expf(m2 - mx);
     m = mx;
 }
-REF void softmax_ref(const float* __restrict__ in, float* __restrict__ out, unsigned cols) {
-    extern __shared__ float4 row4[];
-    __shared__ float red_m[32], red_s[32];
-    const float4* src = reinterpret_cast<const float4*>(in + (size_t)blockIdx.x * cols);
-    float4* dst = reinterpret_cast<float4*>(out + (size_t)blockIdx.x * cols);
-    unsigned c4 = cols / 4;
-    float m = -INFINITY, s = 0.0f;
-    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) {
-        float4 v = src[i];
-        row4[i] = v;
-        float vm = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));
-        float vs = __expf(v.x - vm) + __expf(v.y - vm) + __expf(v.z - vm) + __expf(v.w - vm);
-        merge(m, s, vm, vs);
-    }
-    for (int off = 16; off > 0; off >>= 1)
-        merge(m, s, __shfl_xor_sync(0xffffffffu, m, off), __shfl_xor_sync(0xffffffffu, s, off));
-    unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    if (lane == 0) { red_m[warp] = m; red_s[warp] = s; }
-    __syncthreads();
-    m = lane < warps ? red_m[lane] : -INFINITY;
-    s = lane < warps ? red_s[lane] : 0.0f;
-    for (int off = 16; off > 0; off >>= 1)
-        merge(m, s, __shfl_xor_sync(0xffffffffu, m, off), __shfl_xor_sync(0xffffffffu, s, off));
-    float inv = 1.0f / s;
-    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) {
-        float4 v = row4[i];
-        dst[i] = make_float4(__expf(v.x - m) * inv, __expf(v.y - m) * inv, __expf(v.z - m) * inv, __expf(v.w - m) * inv);
-    }
-}
-
-// Wide rows (softmax_wide.rs): each row split into `parts` parts of cols / parts
-// floats, one block per part (block b: part b % parts of row b / parts).
+// One float4's state; a warp's and a block's merge; a float4 normalised: shared by
+// softmax_ref and the wide-row kernels after it.
 __device__ __forceinline__ void vector_state(float4 v, float& vm, float& vs) {
     vm = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));
     vs = __expf(v.x - vm) + __expf(v.y - vm) + __expf(v.z - vm) + __expf(v.w - vm);
@@ -374,6 +344,33 @@ __device__ __forceinline__ float4 normalised(float4 v, float m, float inv) {
     return make_float4(__expf(v.x - m) * inv, __expf(v.y - m) * inv, __expf(v.z - m) * inv, __expf(v.w - m) * inv);
 }
 
+REF void softmax_ref(const float* __restrict__ in, float* __restrict__ out, unsigned cols) {
+    extern __shared__ float4 row4[];
+    __shared__ float red_m[32], red_s[32];
+    const float4* src = reinterpret_cast<const float4*>(in + (size_t)blockIdx.x * cols);
+    float4* dst = reinterpret_cast<float4*>(out + (size_t)blockIdx.x * cols);
+    unsigned c4 = cols / 4;
+    float m = -INFINITY, s = 0.0f;
+    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) {
+        float4 v = src[i];
+        row4[i] = v;
+        float vm, vs;
+        vector_state(v, vm, vs);
+        merge(m, s, vm, vs);
+    }
+    warp_merge(m, s);
+    unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    if (lane == 0) { red_m[warp] = m; red_s[warp] = s; }
+    __syncthreads();
+    m = lane < warps ? red_m[lane] : -INFINITY;
+    s = lane < warps ? red_s[lane] : 0.0f;
+    warp_merge(m, s);
+    float inv = 1.0f / s;
+    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) dst[i] = normalised(row4[i], m, inv);
+}
+
+// Wide rows (softmax_wide.rs): each row split into `parts` parts of cols / parts
+// floats, one block per part (block b: part b % parts of row b / parts).
 // One row per cluster of 8 CTAs: each keeps its part in shared memory, publishes its
 // state there, and merges the 8 states through distributed shared memory.
 REF void __cluster_dims__(8, 1, 1) __launch_bounds__(1024) softmax_cluster_ref(const float* __restrict__ in, float* __restrict__ out, unsigned cols) {
