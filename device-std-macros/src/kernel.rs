@@ -338,8 +338,8 @@ fn expand_one(func: &ItemFn, args: &Args) -> Result<TokenStream> {
     })
 }
 
-/// Each parameter's name, for `slice_align`'s per-parameter code: the parameters are
-/// plain (possibly `mut`) identifiers.
+/// Each parameter's name, for the per-parameter code (the entry's slice assumptions,
+/// `slice_align`'s host check): the parameters are plain (possibly `mut`) identifiers.
 fn param_idents(
     inputs: &syn::punctuated::Punctuated<FnArg, syn::Token![,]>,
 ) -> Result<Vec<syn::Ident>> {
