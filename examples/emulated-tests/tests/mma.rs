@@ -186,6 +186,86 @@ fn gemm_wgmma_matches_the_f64_reference_at_whole_and_ragged_tiles() {
     }
 }
 
+/// `gemm_wgmma_split_k` under the emulator with `k` split `splits` ways: returns `c`, the
+/// `f64` reference and the arrival counters after the launch.
+fn gemm_wgmma_split_k(
+    (m, n, k): (usize, usize, usize),
+    splits: usize,
+    seed: u64,
+    blocks: Option<usize>,
+) -> (Vec<bf16>, Vec<f64>, Vec<u32>) {
+    use mma_gemm_kernels::{split_k_arrivals_len, split_k_partials_len, WG_BK, WG_BM, WG_BN};
+    let g = GemmOperands::new(m, n, k, seed);
+    let map_a = kmajor_map(&g.a, m, k, WG_BK, WG_BM, 128);
+    let map_b = kmajor_map(&g.bt, n, k, WG_BK, WG_BN, 128);
+    let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
+    let mut c = vec![bf16::NAN; m * n];
+    let mut partials = vec![0.0f32; split_k_partials_len(tiles, splits)];
+    let mut arrivals = vec![0u32; split_k_arrivals_len(tiles)];
+    let (out, ws, counters) = (
+        GlobalMut::new(&mut c),
+        GlobalMut::new(&mut partials),
+        GlobalMut::new(&mut arrivals),
+    );
+    let (mm, nn, kk, ss) = (m as u32, n as u32, k as u32, splits as u32);
+    let cfg = LaunchConfig::new((blocks.unwrap_or(tiles * splits) as u32, 1, 1), (384, 1, 1))
+        .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES);
+    emulator::launch(cfg, || {
+        mma_gemm_kernels::gemm_wgmma_split_k(
+            map_a.as_param(),
+            map_b.as_param(),
+            out.disjoint(),
+            ws.disjoint(),
+            counters.disjoint(),
+            mm,
+            nn,
+            kk,
+            8,
+            ss,
+        )
+    })
+    .unwrap();
+    (c, g.want, arrivals)
+}
+
+#[test]
+fn gemm_wgmma_split_k_matches_the_reference_and_does_not_depend_on_the_order() {
+    // Four splits of one whole tile; three splits of six ragged tiles; two splits of a
+    // k of one stage (split 0 has none: its partial sums are zero); more splits than
+    // a launch of one block per unit has blocks in flight.
+    for (shape, splits, seed) in [
+        ((128, 256, 512), 4, 101),
+        ((300, 500, 264), 3, 102),
+        ((77, 45, 40), 2, 103),
+    ] {
+        let (m, n, k) = shape;
+        // One block per unit (the splits finish in any order), then one block taking
+        // every unit in turn (the last split always finishes last).
+        let (got, want, arrivals) = gemm_wgmma_split_k(shape, splits, seed, None);
+        let (err, unwritten) = frobenius(got.iter().map(|x| x.to_f64()), &want);
+        assert_eq!(unwritten, 0, "{m}x{n}x{k} / {splits}: unwritten elements");
+        assert!(
+            err < 1e-2,
+            "{m}x{n}x{k} / {splits}: relative Frobenius error {err:e}"
+        );
+        assert!(
+            arrivals.iter().all(|&a| a == 0),
+            "{m}x{n}x{k}: counters left {arrivals:?}"
+        );
+        let (serial, _, arrivals) = gemm_wgmma_split_k(shape, splits, seed, Some(1));
+        assert!(arrivals.iter().all(|&a| a == 0));
+        let differ = got
+            .iter()
+            .zip(&serial)
+            .filter(|(x, y)| x.to_bits() != y.to_bits())
+            .count();
+        assert_eq!(
+            differ, 0,
+            "{m}x{n}x{k} / {splits}: bits depend on the order of the splits"
+        );
+    }
+}
+
 /// `n` random FP8 values: `f32`s uniform in (-range, range) rounded to the type
 /// (saturating), as a scaled tensor is quantised.
 fn random_fp8<T: Fp8>(r: &mut impl Rng, n: usize, range: f32) -> Vec<T> {
