@@ -360,16 +360,6 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
         self.regs[i]
     }
 
-    /// Calls `f(i, self[i])` for each of the calling thread's elements (0..`REGS`, at
-    /// [`coords`](Self::coords)`(t, i)`), in register order, unrolled: a spill of the
-    /// accumulator in its own layout (element `i` of lane `l` at `32 i + l`, one
-    /// 128-byte line per register and warp), as a split-`k` GEMM publishes its partial
-    /// sums. Call it after [`wait`](Self::wait).
-    #[inline(always)]
-    pub fn each(&self, f: impl FnMut(usize, f32)) {
-        each_reg(&self.regs, f);
-    }
-
     /// Multiplies every element by `s` (an epilogue's `alpha`, FP8's per-tensor scales),
     /// one `mul.f32` a register; `s = 1.0` as a constant folds away. Call it after
     /// [`wait`](Self::wait).

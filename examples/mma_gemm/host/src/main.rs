@@ -3,9 +3,8 @@
 //! reference computed from the same `bf16` values: relative Frobenius error below 1e-5
 //! (the products are exact in `f32`; only the accumulation rounds). Then the `c = a · bᵀ`
 //! kernels with `bf16` output, `gemm_mma`, `gemm_mma_tma` (when the module has it: built
-//! for sm_90 or newer) and `gemm_wgmma` (with `--wgmma`; also persistent, and with `k`
-//! split 3 ways by `gemm_wgmma_split_k`, its counters back at zero after each launch), at
-//! the same kind of sizes against 1e-2. With `--wgmma` also the one-tile `wgmma` kernels:
+//! for sm_90 or newer) and `gemm_wgmma` (with `--wgmma`), at the same kind of sizes against
+//! 1e-2. With `--wgmma` also the one-tile `wgmma` kernels:
 //! `wgmma_reg_a` (A from registers) and `wgmma_sw32` / `wgmma_sw64` (the 32- and 64-byte
 //! swizzles), `f32` out against 1e-5; and the FP8 checks (`fp8.rs`): `fp8_convert`'s bits
 //! against the host's conversions, `gemm_wgmma_fp8` against an `f64` reference at 1e-2.
@@ -134,9 +133,7 @@ fn transposed(
     wgmma: bool,
 ) -> Result<usize> {
     use host_loader::tma::TensorMap;
-    use mma_gemm_kernels::{
-        split_k_arrivals_len, split_k_partials_len, MMA, MMA_THREADS, WG_BK, WG_BM, WG_BN,
-    };
+    use mma_gemm_kernels::{MMA, MMA_THREADS, WG_BK, WG_BM, WG_BN};
     type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
     type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
     // gemm_mma_tma's maps: one MMA stage per box, 64-byte swizzle.
@@ -159,18 +156,6 @@ fn transposed(
         u32,
         u32,
     );
-    type SplitSig = (
-        MapA<'static>,
-        MapB<'static>,
-        SliceMut<bf16>,
-        SliceMut<f32>,
-        SliceMut<u32>,
-        u32,
-        u32,
-        u32,
-        u32,
-        u32,
-    );
     type MmaSig = (Slice<bf16>, Slice<bf16>, SliceMut<bf16>, u32, u32, u32);
     let mma = module.kernel::<MmaSig>("gemm_mma")?;
     // Present when the module was built for sm_90 or newer (the tma module's minimum).
@@ -184,13 +169,7 @@ fn transposed(
     } else {
         None
     };
-    let split_gemm = if wgmma {
-        Some(module.kernel::<SplitSig>("gemm_wgmma_split_k")?)
-    } else {
-        None
-    };
     let mut failed = 0;
-    let mut counters_left = 0;
     for (m, n, k) in [
         (128, 256, 64),
         (256, 512, 1024),
@@ -249,52 +228,7 @@ fn transposed(
         // SAFETY: as above; the blocks split the tiles, each written once.
         unsafe { gemm.launch(stream, cfg, (&map_a, &map_b, &mut c_d, m32, n32, k32, 8)) }?;
         check("gemm_wgmma persistent (3 blocks)", stream.clone_dtoh(&c_d)?);
-        // k split 3 ways: one block per unit, then three blocks taking the units in turn;
-        // the same workspace for both (the kernel leaves its counters zero).
-        let Some(split_gemm) = &split_gemm else {
-            continue;
-        };
-        let splits = 3;
-        let mut partials = stream.alloc_zeros::<f32>(split_k_partials_len(tiles, splits))?;
-        let mut arrivals = stream.alloc_zeros::<u32>(split_k_arrivals_len(tiles))?;
-        for (blocks, name) in [
-            (tiles * splits, "gemm_wgmma_split_k (3 ways)"),
-            (3, "gemm_wgmma_split_k (3 ways, 3 blocks)"),
-        ] {
-            let mut c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
-            let cfg = LaunchConfig {
-                grid_dim: (u32::try_from(blocks)?, 1, 1),
-                ..cfg
-            };
-            // SAFETY: as above; the workspace has the lengths the kernel needs for
-            // `tiles` and `splits`, zero counters, and one launch at a time uses it.
-            unsafe {
-                split_gemm.launch(
-                    stream,
-                    cfg,
-                    (
-                        &map_a,
-                        &map_b,
-                        &mut c_d,
-                        &mut partials,
-                        &mut arrivals,
-                        m32,
-                        n32,
-                        k32,
-                        8,
-                        splits as u32,
-                    ),
-                )
-            }?;
-            check(name, stream.clone_dtoh(&c_d)?);
-            let left = stream.clone_dtoh(&arrivals)?;
-            if left.iter().any(|&a| a != 0) {
-                println!("FAIL {name} {m}x{n}x{k}: arrival counters left nonzero (seed {seed})");
-                counters_left += 1;
-            }
-        }
     }
-    failed += counters_left;
     if !wgmma {
         return Ok(failed);
     }

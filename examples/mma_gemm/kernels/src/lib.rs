@@ -4,11 +4,9 @@
 //! memory, `ldmatrix`, double-buffered fragments; sm_80) and [`gemm_mma_tma`], the same
 //! compute fed by tensor copies (sm_90, for targets without `wgmma`); [`gemm_wgmma`],
 //! Hopper's (tensor copies and `wgmma`, sm_90a), and [`gemm_wgmma_fp8`], the same with FP8
-//! e4m3 inputs and per-tensor scales, and [`gemm_wgmma_split_k`], which splits `k` across
-//! blocks when the output has too few tiles to fill the GPU. Plus one-warp demonstrations
-//! of the TensorFloat-32 `mma` ([`mma_tf32_tile`]) and of `stmatrix` ([`stmatrix_tile`],
-//! sm_90), and the FP8 conversions ([`fp8_convert`], sm_89) checked against the host's
-//! bits.
+//! e4m3 inputs and per-tensor scales. Plus one-warp demonstrations of the TensorFloat-32
+//! `mma` ([`mma_tf32_tile`]) and of `stmatrix` ([`stmatrix_tile`], sm_90), and the FP8
+//! conversions ([`fp8_convert`], sm_89) checked against the host's bits.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
@@ -176,173 +174,8 @@ pub fn gemm_wgmma(a: MapA, b: MapB, c: DisjointSlice<bf16>, m: u32, n: u32, k: u
     let a_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BM * WG_BK }, 1024>::new();
     let b_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BN * WG_BK }, 1024>::new();
     wgmma_gemm_tile::<bf16, WG_BK, { WG_BM * WG_BK }, { WG_BN * WG_BK }, _, _>(
-        a, b, &a_ring, &b_ring, c, m, n, k, group_m, 1.0, None,
+        a, b, &a_ring, &b_ring, c, m, n, k, group_m, 1.0,
     );
-}
-
-/// Elements of [`gemm_wgmma_split_k`]'s `partials` for `tiles` tiles of `c` split `splits`
-/// ways: one `f32` per element of each split's 128 × 256 tile.
-pub const fn split_k_partials_len(tiles: usize, splits: usize) -> usize {
-    tiles * splits * WG_BM * WG_BN
-}
-
-/// Elements of [`gemm_wgmma_split_k`]'s `arrivals` for `tiles` tiles of `c`: one counter
-/// per consumer warp (8) of each tile.
-pub const fn split_k_arrivals_len(tiles: usize) -> usize {
-    tiles * 8
-}
-
-/// The number of ways [`gemm_wgmma_split_k`] splits `k` for an `m × n × k` product on a
-/// GPU of `sms` multiprocessors: 1 (no split) when the 128 × 256 tiles of `c` fill at
-/// least half the GPU, otherwise as many as fit one block per SM, at most 8 and keeping
-/// at least two stages (128 elements) of `k` per split.
-pub const fn split_k_ways(m: usize, n: usize, k: usize, sms: usize) -> usize {
-    let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
-    if tiles == 0 || 2 * tiles > sms {
-        return 1;
-    }
-    let by_sms = sms / tiles;
-    let by_k = k.div_ceil(WG_BK) / 2;
-    let ways = if by_sms < by_k { by_sms } else { by_k };
-    if ways > 8 {
-        8
-    } else if ways < 1 {
-        1
-    } else {
-        ways
-    }
-}
-
-/// [`gemm_wgmma`] with `k` split `splits` ways (1 to 64; a trap otherwise): for shapes
-/// whose 128 × 256 tiles of `c` are too few to fill the GPU (1024³ has 32 tiles for 132
-/// SMs). Work unit `u` is split `u % splits` of tile `u / splits`: stages
-/// `[s·K/splits, (s+1)·K/splits)` of the `K = ceil(k / 64)`. Each consumer warp of a unit
-/// writes its 16 × 256 partial sums to `partials` in the accumulator's register layout,
-/// then counts itself in `arrivals` (`atom.add.acq_rel.gpu` after a `fence.sc.gpu`); the
-/// warp that arrives last for its part of the tile adds the splits' partials in split
-/// order (so the bits do not depend on which split finished last), stores the `bf16`
-/// result and sets the counter back to zero. Shapes and launch as [`gemm_wgmma`] (384
-/// threads, a 1D grid: one block per unit, or one per SM taking units in turn).
-///
-/// `partials` holds at least [`split_k_partials_len`]`(tiles, splits)` elements and
-/// `arrivals` at least [`split_k_arrivals_len`]`(tiles)`, all zero before the first
-/// launch; the kernel leaves them zero (a trap when either is short). Launches sharing
-/// them must not overlap. [`split_k_ways`] picks `splits`. sm_90a.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
-#[kernel(max_threads = 384, min_blocks = 1)]
-#[allow(clippy::too_many_arguments)] // gemm_wgmma's parameters, the workspace and the split
-pub fn gemm_wgmma_split_k(
-    a: MapA,
-    b: MapB,
-    c: DisjointSlice<bf16>,
-    mut partials: DisjointSlice<f32>,
-    mut arrivals: DisjointSlice<u32>,
-    m: u32,
-    n: u32,
-    k: u32,
-    group_m: u32,
-    splits: u32,
-) {
-    let splits = splits as usize;
-    let tiles = (m as usize).div_ceil(WG_BM) * (n as usize).div_ceil(WG_BN);
-    assert!(
-        (1..=64).contains(&splits)
-            && partials.len() >= split_k_partials_len(tiles, splits)
-            && arrivals.len() >= split_k_arrivals_len(tiles)
-    );
-    let split = SplitK {
-        splits,
-        partials: partials.as_mut_ptr(),
-        arrivals: arrivals.as_mut_ptr(),
-    };
-    let a_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BM * WG_BK }, 1024>::new();
-    let b_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BN * WG_BK }, 1024>::new();
-    wgmma_gemm_tile::<bf16, WG_BK, { WG_BM * WG_BK }, { WG_BN * WG_BK }, _, _>(
-        a,
-        b,
-        &a_ring,
-        &b_ring,
-        c,
-        m,
-        n,
-        k,
-        group_m,
-        1.0,
-        Some(split),
-    );
-}
-
-/// The workspace of [`gemm_wgmma_split_k`]: `splits` ways, the partial sums and the
-/// arrival counters (lengths checked by the kernel).
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
-#[derive(Clone, Copy)]
-struct SplitK {
-    splits: usize,
-    partials: *mut f32,
-    arrivals: *mut u32,
-}
-
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
-impl SplitK {
-    /// Publishes consumer warp `warp`'s (0..8) partial sums of split `s` of `tile`, and
-    /// returns `true`, with `acc` the sum of every split's in split order, in the warp
-    /// that arrives last; `false` in the others (their part is done).
-    #[inline(always)]
-    fn combine(
-        &self,
-        acc: &mut device_std::wgmma::Accum256,
-        tile: usize,
-        s: usize,
-        warp: usize,
-        lane: usize,
-    ) -> bool {
-        use device_std::atomic::{fetch_add, Ordering, Scope};
-        const REGS: usize = WG_BM * WG_BN / 256;
-        // Split j's part of this warp: element i of lane l at 32 i + l.
-        let part = |j: usize| {
-            // SAFETY: ((tile * splits + j) * 8 + warp) * REGS * 32 + 32 i + lane <
-            // tiles * splits * 8 * 32 * REGS = split_k_partials_len (checked at entry).
-            unsafe {
-                self.partials
-                    .add(((tile * self.splits + j) * 8 + warp) * REGS * 32 + lane)
-            }
-        };
-        let mine = part(s);
-        // SAFETY: this (tile, split, warp, lane)'s own elements, written once a launch.
-        acc.each(|i, v| unsafe { mine.add(32 * i).write(v) });
-        // Release: the warp's writes, then its arrival.
-        thread::threadfence();
-        thread::sync_warp(u32::MAX);
-        // SAFETY: tile * 8 + warp < split_k_arrivals_len(tiles) (checked at entry).
-        let counter = unsafe { self.arrivals.add(tile * 8 + warp) };
-        let before = if lane == 0 {
-            // SAFETY: a counter of global memory, only touched atomically in a launch.
-            unsafe { fetch_add(counter, 1, Ordering::AcqRel, Scope::Gpu) }
-        } else {
-            0
-        };
-        let before = device_std::warp::shfl_sync(u32::MAX, before, 0);
-        if before as usize + 1 != self.splits {
-            return false;
-        }
-        // Acquire: every split's writes are visible after the last arrival.
-        thread::sync_warp(u32::MAX);
-        thread::threadfence();
-        if lane == 0 {
-            // SAFETY: as above; every split has arrived, so nothing else touches it
-            // before the next launch.
-            unsafe { counter.write_volatile(0) };
-        }
-        let first = part(0);
-        // SAFETY: elements every split wrote before its arrival (above).
-        acc.map(|i, _| unsafe { first.add(32 * i).read() });
-        for j in 1..self.splits {
-            let p = part(j);
-            // SAFETY: as above.
-            acc.map(|i, v| v + unsafe { p.add(32 * i).read() });
-        }
-        true
-    }
 }
 
 /// Elements of `k` per pipeline stage of [`gemm_wgmma_fp8`] (128 bytes, as
@@ -382,15 +215,14 @@ pub fn gemm_wgmma_fp8(
     let a_ring = device_std::SharedArray::<F8E4M3, { WG_STAGES * WG_BM * WG_BK_FP8 }, 1024>::new();
     let b_ring = device_std::SharedArray::<F8E4M3, { WG_STAGES * WG_BN * WG_BK_FP8 }, 1024>::new();
     wgmma_gemm_tile::<F8E4M3, WG_BK_FP8, { WG_BM * WG_BK_FP8 }, { WG_BN * WG_BK_FP8 }, _, _>(
-        a, b, &a_ring, &b_ring, c, m, n, k, group_m, scale, None,
+        a, b, &a_ring, &b_ring, c, m, n, k, group_m, scale,
     );
 }
 
 /// The body of [`gemm_wgmma`] and [`gemm_wgmma_fp8`] for element type `T`: `BK` elements
 /// of `k` per stage (128 bytes), `A_TILE` and `B_TILE` the elements of one stage of each
 /// ring (`WG_BM * BK`, `WG_BN * BK`), the rings (of `WG_STAGES` stages) declared by the
-/// kernel. `scale` multiplies the sums before the `bf16` store (1.0 folds away). `split`
-/// splits `k` ([`gemm_wgmma_split_k`]); `None` folds the splitting away.
+/// kernel. `scale` multiplies the sums before the `bf16` store (1.0 folds away).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)] // the kernels' parameters, passed through
@@ -412,7 +244,6 @@ fn wgmma_gemm_tile<
     k: u32,
     group_m: u32,
     scale: f32,
-    split: Option<SplitK>,
 ) {
     use device_std::tma::TensorMap;
     use device_std::wgmma::{commit_group, Accum256, KMajorTile};
@@ -425,21 +256,12 @@ fn wgmma_gemm_tile<
     let empty = Mbarriers::<WG_STAGES>::new(8);
     let t = thread::thread_in_block() as usize;
     let (tiles_m, tiles_n) = (m.div_ceil(WG_BM), n.div_ceil(WG_BN));
-    // Persistent: block b takes units b, b + gridDim.x, ...: unit u is split u % splits
-    // of tile u / splits in raster order (the whole of k when not split). The ring runs
-    // on across units (stage g % STAGES for the g-th k-tile of the block), so the
-    // producer loads the next unit's first stages while the consumers store this one.
+    // Persistent: block b takes tiles b, b + gridDim.x, ... in raster order. The ring
+    // runs on across tiles (stage g % STAGES for the g-th k-tile of the block), so the
+    // producer loads the next tile's first stages while the consumers store this one.
     let (first, step) = (thread::blockIdx_x() as usize, thread::gridDim_x() as usize);
-    let splits = match split {
-        Some(sk) => sk.splits,
-        None => 1,
-    };
-    let units = tiles_m * tiles_n * splits;
+    let tiles = tiles_m * tiles_n;
     let k_tiles = k.div_ceil(BK);
-    let k_range = |unit: usize| {
-        let s = unit % splits;
-        (s * k_tiles / splits, (s + 1) * k_tiles / splits)
-    };
     // The warpgroup index, read from lane 0 so that the compiler sees it is the same
     // across the warp: branches on it are then uniform, which wgmma needs to run
     // unserialised (ptxas C7519 otherwise).
@@ -452,12 +274,11 @@ fn wgmma_gemm_tile<
             b.prefetch();
             let mut empty_phases = Phases::<WG_STAGES>::new();
             let mut g = 0;
-            let mut unit = first;
-            while unit < units {
-                let (tile_m, tile_n) = raster(unit / splits, tiles_m, tiles_n, group_m as usize);
+            let mut tile = first;
+            while tile < tiles {
+                let (tile_m, tile_n) = raster(tile, tiles_m, tiles_n, group_m as usize);
                 let (m0, n0) = (WG_BM * tile_m, WG_BN * tile_n);
-                let (k0, k1) = k_range(unit);
-                for kt in k0..k1 {
+                for kt in 0..k_tiles {
                     let s = g % WG_STAGES;
                     if g >= WG_STAGES {
                         empty.wait(s, &mut empty_phases);
@@ -471,7 +292,7 @@ fn wgmma_gemm_tile<
                     b.load(&b_ring.part::<B_TILE>(s), [kx, n0 as i32], &full.get(s));
                     g += 1;
                 }
-                unit += step;
+                tile += step;
             }
         }
         return;
@@ -481,14 +302,12 @@ fn wgmma_gemm_tile<
     let mut full_phases = Phases::<WG_STAGES>::new();
     let k_step = KMajorTile::<T, WG_BM, BK, 128>::K_STEP;
     let mut g = 0;
-    let mut unit = first;
-    while unit < units {
-        let tile = unit / splits;
+    let mut tile = first;
+    while tile < tiles {
         let (tile_m, tile_n) = raster(tile, tiles_m, tiles_n, group_m as usize);
         let (m0, n0) = (WG_BM * tile_m, WG_BN * tile_n);
-        let (k0, k1) = k_range(unit);
         let mut acc = Accum256::zero();
-        for kt in k0..k1 {
+        for kt in 0..k_tiles {
             let s = g % WG_STAGES;
             full.wait(s, &mut full_phases);
             let at = KMajorTile::<T, WG_BM, BK, 128>::of(&a_ring.part::<A_TILE>(s));
@@ -498,33 +317,25 @@ fn wgmma_gemm_tile<
                 acc.mma_async(
                     at.descriptor(64 * wg, k_step * kk),
                     bt.descriptor(0, k_step * kk),
-                    kt > k0 || kk > 0,
+                    kt > 0 || kk > 0,
                 );
             }
             commit_group();
             // The previous step's group is complete: its stage can be refilled.
             acc.wait::<1>();
-            if kt > k0 && t.is_multiple_of(32) {
+            if kt > 0 && t.is_multiple_of(32) {
                 empty.get((g - 1) % WG_STAGES).arrive();
             }
             g += 1;
         }
         acc.wait::<0>();
-        // The unit's last stage is read too: the producer may refill it for the next unit.
-        if k1 > k0 && t.is_multiple_of(32) {
+        // The tile's last stage is read too: the producer may refill it for the next tile.
+        if k_tiles > 0 && t.is_multiple_of(32) {
             empty.get((g - 1) % WG_STAGES).arrive();
         }
-        let whole = match split {
-            Some(sk) if sk.splits > 1 => {
-                sk.combine(&mut acc, tile, unit % splits, t / 32 - 4, t % 32)
-            }
-            _ => true,
-        };
-        if whole {
-            acc.scale(scale);
-            store_tile(&acc, &mut c, m0 + 64 * wg, n0, m, n);
-        }
-        unit += step;
+        acc.scale(scale);
+        store_tile(&acc, &mut c, m0 + 64 * wg, n0, m, n);
+        tile += step;
     }
 }
 

@@ -1,22 +1,14 @@
 //! The persistent `gemm_wgmma` (one block per SM) against cuBLAS on a sweep of shapes,
 //! square from 512 to 16384, wide, tall, deep and ragged (`k` a multiple of 8, as the
 //! tensor maps' 16-byte row stride needs): issue 32 asks for at least 0.95× cuBLAS on
-//! such a sweep. Where the output's tiles fill less than half the GPU, `k` split 2, 4 and
-//! 8 ways and as `split_k_ways` picks (`gemm_wgmma_split_k`) too. Each shape and variant
-//! is checked first on 2048 sampled elements against an `f64` dot product (output
-//! poisoned), and the split variants' arrival counters must be back at zero after every
-//! check and timing. Needs `--gemm-ptx`.
+//! such a sweep. Each shape is checked first on 2048 sampled elements against an `f64`
+//! dot product (output poisoned). Needs `--gemm-ptx`.
 
-use std::cell::RefCell;
-
-use anyhow::{bail, ensure, Result};
+use anyhow::{bail, Result};
 use cudarc::cublas::{CudaBlas, Gemm};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use device_std::bf16;
-use host_loader::SliceMut;
-use mma_gemm_kernels::{
-    split_k_arrivals_len, split_k_partials_len, split_k_ways, WG_BK, WG_BM, WG_BN,
-};
+use mma_gemm_kernels::{WG_BM, WG_BN};
 
 use super::{
     bf16_gemm_samples, check_gemm_samples, cublas_bt_bf16, gemm_wgmma_kernel, rng, sm_count, timed,
@@ -28,7 +20,6 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         bail!("gemm_sweep needs --gemm-ptx (examples/mma_gemm built with --arch sm_90a)");
     };
     let gemm = gemm_wgmma_kernel(module)?;
-    let split_gemm = module.kernel::<SplitSig>("gemm_wgmma_split_k")?;
     let blas = CudaBlas::new(env.stream.clone())?;
     let sms = sm_count(env)?;
     let shapes: &[(usize, usize, usize)] = if env.opts.quick {
@@ -74,75 +65,10 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
         };
-        // Split-k variants where the tiles fill less than half the GPU: 2, 4 and 8 ways
-        // (each keeping a stage of k per split) and split_k_ways's choice.
-        let auto = split_k_ways(m, n, k, sms as usize);
-        let k_tiles = k.div_ceil(WG_BK);
-        let mut ways: Vec<usize> = if 2 * tiles as usize <= sms as usize {
-            [2, 4, 8].into_iter().filter(|&w| w <= k_tiles).collect()
-        } else {
-            Vec::new()
-        };
-        if auto > 1 && !ways.contains(&auto) {
-            ways.push(auto);
-        }
-        let most = ways.iter().copied().max().unwrap_or(1);
-        let workspace = RefCell::new((
-            env.stream
-                .alloc_zeros::<f32>(split_k_partials_len(tiles as usize, most))?,
-            env.stream
-                .alloc_zeros::<u32>(split_k_arrivals_len(tiles as usize))?,
-        ));
-        let split_launches: Vec<_> = ways
-            .iter()
-            .map(|&w| {
-                let splits = u32::try_from(w).expect("at most 8 ways");
-                let cfg = LaunchConfig {
-                    grid_dim: ((tiles * splits).min(sms), 1, 1),
-                    ..cfg
-                };
-                let workspace = &workspace;
-                let split_gemm = &split_gemm;
-                let (map_a, map_b) = (&map_a, &map_b);
-                move |c: &mut CudaSlice<bf16>| -> Result<()> {
-                    let (partials, arrivals) = &mut *workspace.borrow_mut();
-                    // SAFETY: as `rust`; the workspace holds split_k_partials_len(tiles,
-                    // most >= splits) and split_k_arrivals_len(tiles) elements, zero
-                    // counters before each launch (each leaves them zero, checked
-                    // below), and the launches on the one stream do not overlap.
-                    Ok(unsafe {
-                        split_gemm.launch(
-                            env.stream,
-                            cfg,
-                            (
-                                map_a, map_b, c, partials, arrivals, m32, n32, k32, 8, splits,
-                            ),
-                        )
-                    }?)
-                }
-            })
-            .collect();
-        let counters_zero = |what: &str| -> Result<()> {
-            let arrivals = env.stream.clone_dtoh(&workspace.borrow().1)?;
-            ensure!(
-                arrivals.iter().all(|&a| a == 0),
-                "gemm_sweep {what}: gemm_wgmma_split_k left arrival counters nonzero"
-            );
-            Ok(())
-        };
         let samples = bf16_gemm_samples(&mut r, (&a, &bt), (m, n, k));
-        let mut variants: Vec<(&'static str, Launch<'_, CudaSlice<bf16>>)> =
-            vec![("rust persistent", &rust), ("cuBLAS", &cublas)];
-        for (&w, launch) in ways.iter().zip(&split_launches) {
-            let name = if w == auto {
-                format!("rust split-k {w} (auto)")
-            } else {
-                format!("rust split-k {w}")
-            };
-            // A handful of names a run: leaked, as the rows keep `&'static str`.
-            variants.push((Box::leak(name.into_boxed_str()), launch));
-        }
-        for &(who, launch) in &variants {
+        let variants: [(&'static str, Launch<'_, CudaSlice<bf16>>); 2] =
+            [("rust persistent", &rust), ("cuBLAS", &cublas)];
+        for (who, launch) in variants {
             check_gemm_samples(
                 env,
                 &format!("gemm_sweep {m}x{n}x{k} {who}"),
@@ -150,7 +76,6 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
                 launch,
                 &samples,
             )?;
-            counters_zero(&format!("{m}x{n}x{k} {who}"))?;
         }
         let mut c = env.stream.alloc_zeros::<bf16>(m * n)?;
         rows.append(&mut timed(
@@ -161,22 +86,6 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
             |_| Ok(()),
             &variants,
         )?);
-        counters_zero(&format!("{m}x{n}x{k} timing"))?;
     }
     Ok(rows)
 }
-
-/// `gemm_wgmma_split_k`'s parameters: `(map_a, map_b, c, partials, arrivals, m, n, k,
-/// group_m, splits)`.
-type SplitSig = (
-    WgmmaMapA<'static>,
-    WgmmaMapB<'static>,
-    SliceMut<bf16>,
-    SliceMut<f32>,
-    SliceMut<u32>,
-    u32,
-    u32,
-    u32,
-    u32,
-    u32,
-);
