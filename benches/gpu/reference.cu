@@ -149,42 +149,6 @@ REF void transpose_tma_param_ref(const __grid_constant__ CUtensorMap in_map, con
     transpose_tma_body(&in_map, &out_map);
 }
 
-// The Rust cluster_histogram: 256 bins spread over a cluster of 2 CTAs (128 each),
-// every byte added to its bin in the owning CTA through distributed shared memory,
-// cluster barriers around the counting, then one global atomicAdd per non-zero bin.
-// Byte-at-a-time loads from 16-byte vectors, as the Rust kernel.
-REF void __cluster_dims__(2, 1, 1) cluster_histogram_ref(const unsigned char* __restrict__ data, unsigned* __restrict__ bins, unsigned long long n) {
-    namespace cg = cooperative_groups;
-    __shared__ unsigned local[128];
-    cg::cluster_group cluster = cg::this_cluster();
-    for (unsigned b = threadIdx.x; b < 128; b += blockDim.x) local[b] = 0;
-    cluster.sync();
-    unsigned* owners[2] = {cluster.map_shared_rank(local, 0), cluster.map_shared_rank(local, 1)};
-    unsigned long long n16 = n / 16;
-    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-    unsigned long long tid = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-    const uint4* d16 = reinterpret_cast<const uint4*>(data);
-    for (unsigned long long i = tid; i < n16; i += stride) {
-        uint4 v = d16[i];
-        unsigned w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-#pragma unroll
-            for (int s = 0; s < 32; s += 8) {
-                unsigned b = (w[k] >> s) & 255;
-                atomicAdd(owners[b >> 7] + (b & 127), 1u);
-            }
-    }
-    for (unsigned long long i = n16 * 16 + tid; i < n; i += stride) {
-        unsigned b = data[i];
-        atomicAdd(owners[b >> 7] + (b & 127), 1u);
-    }
-    cluster.sync();
-    unsigned base = cluster.block_rank() * 128;
-    for (unsigned b = threadIdx.x; b < 128; b += blockDim.x)
-        if (local[b]) atomicAdd(bins + base + b, local[b]);
-}
-
 // The 65,536-bin histograms of u16 values (bins added to; the host zeroes them), as
 // the Rust kernels: 16-byte loads of eight values, the unaligned head and tail one by
 // one. The 128 KiB of bins per block are dynamic shared memory here (C++ caps static

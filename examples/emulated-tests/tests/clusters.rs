@@ -1,6 +1,6 @@
 //! Thread-block clusters under the emulator: the registers, the cluster barrier,
-//! distributed shared memory (the benchmark's `cluster_histogram` against the CPU), and
-//! the misuse the GPU would hang on or corrupt.
+//! distributed shared memory (the benchmark's `cluster_histogram_wide` and
+//! `softmax_cluster` against the CPU), and the misuse the GPU would hang on or corrupt.
 
 // Kernels here take raw pointers; the launch is their contract, as on the GPU.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
@@ -66,32 +66,6 @@ fn cluster_registers_follow_the_launch_shape() {
     }
 }
 
-#[test]
-fn cluster_histogram_matches_the_cpu() {
-    let mut r = rng(31);
-    for n in [100_003usize, 4096, 17] {
-        let data: Vec<u8> = (0..n)
-            .map(|_| if r.random_bool(0.25) { 7 } else { r.random() })
-            .collect();
-        let mut want = vec![0u32; 256];
-        for &b in &data {
-            want[b as usize] += 1;
-        }
-        let mut bins = vec![0u32; 256];
-        let o = GlobalMut::new(&mut bins);
-        emulator::launch(
-            LaunchConfig::new((6, 1, 1), (64, 1, 1)).with_cluster(
-                bench_kernels::CLUSTER_CTAS,
-                1,
-                1,
-            ),
-            || bench_kernels::cluster_histogram(&data, o.as_mut_ptr()),
-        )
-        .unwrap();
-        assert_eq!(bins, want, "n = {n}");
-    }
-}
-
 /// The 65,536-bin histograms of `u16` values (bins over a cluster, in two passes, in
 /// global memory) against the CPU, at lengths whose vector body starts unaligned
 /// (a slice from element 1), is empty, or is all tail. Skewed data (a quarter one value)
@@ -138,11 +112,13 @@ fn wide_histograms_match_the_cpu() {
 
 #[test]
 fn a_cluster_launch_that_does_not_tile_the_grid_is_refused() {
-    let mut bins = vec![0u32; 256];
+    let mut bins = vec![0u32; bench_kernels::WIDE_BINS];
     let o = GlobalMut::new(&mut bins);
     let err = emulator::launch(
-        LaunchConfig::new((5, 1, 1), (64, 1, 1)).with_cluster(2, 1, 1),
-        || bench_kernels::cluster_histogram(&[], o.as_mut_ptr()),
+        LaunchConfig::new((5, 1, 1), (64, 1, 1))
+            .with_cluster(2, 1, 1)
+            .with_dynamic_shared(bench_kernels::WIDE_SHARED_BYTES),
+        || bench_kernels::cluster_histogram_wide(&[], o.as_mut_ptr()),
     )
     .unwrap_err();
     assert_eq!(

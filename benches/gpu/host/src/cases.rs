@@ -72,10 +72,6 @@ pub const ALL: &[Case] = &[
         run: histogram,
     },
     Case {
-        name: "cluster_histogram",
-        run: cluster_histogram,
-    },
-    Case {
         name: "histogram_wide",
         run: histogram_wide::histogram_wide,
     },
@@ -827,88 +823,6 @@ fn histogram(env: &Env) -> Result<Vec<Row>> {
         &mut bins,
         |x| zero(x),
         &[("rust", &rust), ("nvcc", &nvcc)],
-    )
-}
-
-/// The cluster histogram (bins across two CTAs' shared memory), Rust and nvcc, against
-/// the single-CTA `histogram` of both on the same data, interleaved.
-fn cluster_histogram(env: &Env) -> Result<Vec<Row>> {
-    let n = size(env, 1 << 28, (1 << 20) + 5);
-    let mut r = rng(env, 5);
-    let data: Vec<u8> = (0..n)
-        .map(|_| if r.random_bool(0.25) { 7 } else { r.random() })
-        .collect();
-    let mut want = vec![0u32; 256];
-    for &b in &data {
-        want[b as usize] += 1;
-    }
-    let d = env.stream.clone_htod(&data)?;
-    let cfg = persistent(env)?;
-    let attrs = host_loader::LaunchAttributes::new().cluster_dim(2, 1, 1);
-    let k = env
-        .rust
-        .kernel::<(Slice<u8>, PtrMut<u32>)>("cluster_histogram")?;
-    let k1 = env.rust.kernel::<(Slice<u8>, PtrMut<u32>)>("histogram")?;
-    let f = env.reference.load_function("cluster_histogram_ref")?;
-    let f1 = env.reference.load_function("histogram_ref")?;
-    let n64 = n as u64;
-    let mut bins = env.stream.alloc_zeros::<u32>(256)?;
-    let zero = |b: &mut CudaSlice<u32>| -> Result<()> { Ok(env.stream.memset_zeros(b)?) };
-    ensure!(
-        k.required_cluster() == Some((2, 1, 1)),
-        "cluster_histogram: compiled cluster shape {:?}, want (2, 1, 1)",
-        k.required_cluster()
-    );
-    // SAFETY (all five): each kernel reads data[..n] and atomically adds into bins[..256].
-    // The compiled shape applies to a plain launch; the attribute form must agree with it.
-    let rust = |b: &mut CudaSlice<u32>| -> Result<()> {
-        Ok(unsafe { k.launch(env.stream, cfg, (&d, b)) }?)
-    };
-    let rust_attr = |b: &mut CudaSlice<u32>| -> Result<()> {
-        Ok(unsafe { k.launch_with(env.stream, cfg, &attrs, (&d, b)) }?)
-    };
-    let wrong = host_loader::LaunchAttributes::new().cluster_dim(4, 1, 1);
-    // SAFETY: refused before the driver (the shape differs from the compiled one).
-    let refused = unsafe { k.launch_with(env.stream, cfg, &wrong, (&d, &mut bins)) };
-    ensure!(
-        refused
-            .as_ref()
-            .is_err_and(|e| e.to_string().contains("compiled for clusters of (2, 1, 1)")),
-        "a launch with clusters of 4 was not refused: {refused:?}"
-    );
-    let rust1 = |b: &mut CudaSlice<u32>| -> Result<()> {
-        Ok(unsafe { k1.launch(env.stream, cfg, (&d, b)) }?)
-    };
-    let nvcc = |b: &mut CudaSlice<u32>| unsafe { launch_in_out(env, &f, cfg, &d, b, &n64) };
-    let nvcc1 = |b: &mut CudaSlice<u32>| unsafe { launch_in_out(env, &f1, cfg, &d, b, &n64) };
-    let variants: [(&'static str, Launch<'_, CudaSlice<u32>>); 4] = [
-        ("rust", &rust),
-        ("nvcc", &nvcc),
-        ("rust 1 CTA", &rust1),
-        ("nvcc 1 CTA", &nvcc1),
-    ];
-    let attr_variant: (&'static str, Launch<'_, CudaSlice<u32>>) = ("rust attr", &rust_attr);
-    for (who, launch) in variants.iter().chain([&attr_variant]) {
-        env.stream.memcpy_htod(&[u32::MAX; 256], &mut bins)?;
-        zero(&mut bins)?;
-        launch(&mut bins)?;
-        let got = env.stream.clone_dtoh(&bins)?;
-        if got != want {
-            let i = (0..256).find(|&i| got[i] != want[i]).unwrap_or(0);
-            bail!(
-                "cluster_histogram {who}: bin {i} = {}, want {}",
-                got[i],
-                want[i]
-            );
-        }
-    }
-    timed(
-        env,
-        "cluster_histogram",
-        (n as f64, 0.0),
-        &mut bins,
-        |x| zero(x),
-        &variants,
     )
 }
 

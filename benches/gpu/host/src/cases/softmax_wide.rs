@@ -4,7 +4,9 @@
 //! launch); the same 8-way split without a cluster (states through global memory, two
 //! launches, the input read twice); and one block per row (the same two launches with
 //! one part). Few rows leave one-block-per-row short of blocks; splitting fills the GPU,
-//! and the cluster is what lets a split row be read once.
+//! and the cluster is what lets a split row be read once. Also checked: the compiled
+//! cluster shape, a launch naming it as an attribute (same results), and one naming
+//! another shape (refused before the driver).
 
 use anyhow::{ensure, Result};
 use cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_DYN;
@@ -74,6 +76,20 @@ fn shape(env: &Env, rows: usize, cols: usize) -> Result<Vec<Row>> {
     // rows * parts states; each kernel's grid is rows * parts (rows for one part).
     let rust_cluster = |b: &mut Buffers| -> Result<()> {
         Ok(unsafe { k_cluster.launch(env.stream, cluster_cfg, (&in_d, &mut b.out, c32)) }?)
+    };
+    // The compiled cluster shape applies to a plain launch; the attribute form must
+    // agree with it, and another shape is refused before the driver.
+    let cluster_shape = (SOFTMAX_CLUSTER_PARTS, 1, 1);
+    ensure!(
+        k_cluster.required_cluster() == Some(cluster_shape),
+        "softmax_cluster: compiled cluster shape {:?}, want {cluster_shape:?}",
+        k_cluster.required_cluster()
+    );
+    let attrs = host_loader::LaunchAttributes::new().cluster_dim(parts, 1, 1);
+    let rust_cluster_attr = |b: &mut Buffers| -> Result<()> {
+        Ok(unsafe {
+            k_cluster.launch_with(env.stream, cluster_cfg, &attrs, (&in_d, &mut b.out, c32))
+        }?)
     };
     let rust_split = |b: &mut Buffers, cfg: LaunchConfig, parts: u32| -> Result<()> {
         unsafe {
@@ -151,7 +167,20 @@ fn shape(env: &Env, rows: usize, cols: usize) -> Result<Vec<Row>> {
         maxes: poisoned(env, states)?,
         sums: poisoned(env, states)?,
     };
-    for (who, launch) in &variants {
+    let wrong = host_loader::LaunchAttributes::new().cluster_dim(4, 1, 1);
+    // SAFETY: refused before the driver (the shape differs from the compiled one).
+    let refused = unsafe {
+        k_cluster.launch_with(env.stream, cluster_cfg, &wrong, (&in_d, &mut bufs.out, c32))
+    };
+    ensure!(
+        refused
+            .as_ref()
+            .is_err_and(|e| e.to_string().contains("compiled for clusters of (8, 1, 1)")),
+        "softmax_cluster: a launch with clusters of 4 was not refused: {refused:?}"
+    );
+    let attr_variant: (&'static str, Launch<'_, Buffers>) =
+        ("rust cluster of 8 (attribute)", &rust_cluster_attr);
+    for (who, launch) in variants.iter().chain([&attr_variant]) {
         bufs.out = poisoned(env, rows * cols)?;
         bufs.maxes = poisoned(env, states)?;
         bufs.sums = poisoned(env, states)?;
