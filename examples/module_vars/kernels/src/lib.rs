@@ -39,7 +39,7 @@ fn at(input: &[f32], last: usize, i: usize, k: usize) -> f32 {
 /// `ld.const` per tap, the same address for the whole warp). Grid: at least
 /// `out.len()` threads, 1D; `input` at least as long as `out` (an empty `input`
 /// writes nothing).
-#[kernel]
+#[kernel(dims = 1)]
 pub fn conv_const(input: &[f32], mut out: DisjointSlice<f32>) {
     let i = thread::index_1d();
     let k0 = i.get();
@@ -57,7 +57,7 @@ pub fn conv_const(input: &[f32], mut out: DisjointSlice<f32>) {
 
 /// [`conv_const`] with the taps in a global buffer `taps` (at least `TAPS_LEN`
 /// elements; a shorter one writes nothing).
-#[kernel]
+#[kernel(dims = 1)]
 pub fn conv_global(input: &[f32], taps: &[f32], mut out: DisjointSlice<f32>) {
     let i = thread::index_1d();
     let k0 = i.get();
@@ -78,7 +78,7 @@ pub fn conv_global(input: &[f32], taps: &[f32], mut out: DisjointSlice<f32>) {
 
 /// Adds the number of `input` elements above `threshold` to [`ABOVE`] (one atomic
 /// per element above), and 1 to [`LAUNCHES`] from thread 0. Grid: any 1D.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn count_above(input: &[f32], threshold: f32) {
     let i = thread::index_1d();
     if let Some(&x) = input.get(i.get()) {
@@ -99,7 +99,7 @@ static mut TILE: SharedArray<f32, { BLOCK as usize }> = SharedArray::UNINIT;
 /// input[b·B + (B − 1 − t)]`, through the static shared array `TILE`. Grid: 1D blocks
 /// of exactly `BLOCK` threads, `input.len() == out.len()` a multiple of `BLOCK` (other
 /// threads write nothing).
-#[kernel]
+#[kernel(dims = 1)]
 #[allow(static_mut_refs)] // the chapter's form: `unsafe` at each use
 pub fn reverse_blocks(input: &[f32], mut out: DisjointSlice<f32>) {
     let i = thread::index_1d();

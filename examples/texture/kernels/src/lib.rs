@@ -20,8 +20,9 @@ pub const BLOCK_2D: (u32, u32) = (32, 8);
 /// `(x, y)` reads the texture at the normalized coordinates of its centre,
 /// `((x + 0.5) / width, (y + 0.5) / height)`, and rounds each channel to 8 bits.
 /// `src` must use linear filtering and normalized coordinates. Launch a 2D grid
-/// covering `width × height`.
-#[kernel]
+/// covering `width × height`; `dst` starts at a multiple of 4 bytes (`slice_align`, as
+/// an allocation does), so each pixel is one 4-byte store.
+#[kernel(dims = 2, slice_align = 4)]
 pub fn resize_bilinear(
     src: Texture2d<[u8; 4]>,
     mut dst: DisjointSlice<[u8; 4], Runtime2DIndex>,
@@ -40,7 +41,15 @@ pub fn resize_bilinear(
     let v = (y as f32 + 0.5) / height as f32;
     let p = src.fetch(u, v);
     if let Some(out) = dst.get_mut(&i) {
-        *out = p.map(|c| fmaf(c, 255.0, 0.5) as u8);
+        // SAFETY: a filtered read of 8-bit texels in normalized-float mode is in
+        // [0, 1], so c·255 + 0.5 is in [0.5, 255.5] and truncates to 0..=255 (one
+        // conversion, without the clamps a saturating `as` adds).
+        let byte = |c: f32| unsafe { fmaf(c, 255.0, 0.5).to_int_unchecked::<u32>() } as u8;
+        let word = u32::from_le_bytes(p.map(byte));
+        // SAFETY: `dst` starts at a multiple of 4 bytes (`slice_align = 4`, checked by
+        // the launch) and its elements are 4 bytes, so `out` is 4-byte aligned; a
+        // `[u8; 4]` and a `u32` have the same size and no invalid bit patterns.
+        unsafe { (out as *mut [u8; 4]).cast::<u32>().write(word) };
     }
 }
 
@@ -51,7 +60,7 @@ fn coords(c: &[f32], k: usize) -> (f32, f32, f32) {
 }
 
 /// `out[k] = t.fetch(x_k)` for the triples `(x, y, z)` in `c` (only x used).
-#[kernel]
+#[kernel(dims = 1)]
 pub fn sample_1d_f32(t: Texture1d<f32>, c: &[f32], mut out: DisjointSlice<f32>) {
     let i = thread::index_1d();
     if i.get() < c.len() / 3 {
@@ -63,7 +72,7 @@ pub fn sample_1d_f32(t: Texture1d<f32>, c: &[f32], mut out: DisjointSlice<f32>) 
 }
 
 /// `out[k] = t.fetch(x_k, y_k)`.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn sample_2d_f32(t: Texture2d<f32>, c: &[f32], mut out: DisjointSlice<f32>) {
     let i = thread::index_1d();
     if i.get() < c.len() / 3 {
@@ -75,7 +84,7 @@ pub fn sample_2d_f32(t: Texture2d<f32>, c: &[f32], mut out: DisjointSlice<f32>) 
 }
 
 /// `out[k] = t.fetch(x_k, y_k, z_k)`.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn sample_3d_f32(t: Texture3d<f32>, c: &[f32], mut out: DisjointSlice<f32>) {
     let i = thread::index_1d();
     if i.get() < c.len() / 3 {
@@ -87,7 +96,7 @@ pub fn sample_3d_f32(t: Texture3d<f32>, c: &[f32], mut out: DisjointSlice<f32>) 
 }
 
 /// `out[k] = t.fetch(x_k)` of RGBA8 texels read as normalized floats.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn sample_1d_rgba8(t: Texture1d<[u8; 4]>, c: &[f32], mut out: DisjointSlice<[f32; 4]>) {
     let i = thread::index_1d();
     if i.get() < c.len() / 3 {
@@ -99,7 +108,7 @@ pub fn sample_1d_rgba8(t: Texture1d<[u8; 4]>, c: &[f32], mut out: DisjointSlice<
 }
 
 /// `out[k] = t.fetch(x_k, y_k)` of RGBA8 texels.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn sample_2d_rgba8(t: Texture2d<[u8; 4]>, c: &[f32], mut out: DisjointSlice<[f32; 4]>) {
     let i = thread::index_1d();
     if i.get() < c.len() / 3 {
@@ -111,7 +120,7 @@ pub fn sample_2d_rgba8(t: Texture2d<[u8; 4]>, c: &[f32], mut out: DisjointSlice<
 }
 
 /// `out[k] = t.fetch(x_k, y_k, z_k)` of RGBA8 texels.
-#[kernel]
+#[kernel(dims = 1)]
 pub fn sample_3d_rgba8(t: Texture3d<[u8; 4]>, c: &[f32], mut out: DisjointSlice<[f32; 4]>) {
     let i = thread::index_1d();
     if i.get() < c.len() / 3 {
@@ -124,7 +133,7 @@ pub fn sample_3d_rgba8(t: Texture3d<[u8; 4]>, c: &[f32], mut out: DisjointSlice<
 
 /// Inverts the colour channels of a `width × height` RGBA8 image in place through
 /// its surface (alpha kept). Launch a 2D grid covering the image.
-#[kernel]
+#[kernel(dims = 2)]
 pub fn invert_rgba8(s: Surface2d<[u8; 4]>, width: u32, height: u32) {
     let (x, y) = (thread::global_x() as u32, thread::global_y() as u32);
     if x < width && y < height {
