@@ -186,6 +186,44 @@ fn gemm_wgmma_matches_the_f64_reference_at_whole_and_ragged_tiles() {
     }
 }
 
+#[test]
+fn gemm_wgmma_128x128_matches_the_f64_reference_at_whole_and_ragged_tiles() {
+    use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN_128};
+    // One whole tile; a ragged one; two tiles of rows with more stages than the ring
+    // holds; six ragged tiles taken by two persistent blocks.
+    for (m, n, k, seed, blocks) in [
+        (128, 128, 64, 111, None),
+        (77, 45, 40, 112, None),
+        (200, 128, 320, 113, None),
+        (300, 300, 136, 114, Some(2)),
+    ] {
+        let g = GemmOperands::new(m, n, k, seed);
+        let map_a = kmajor_map(&g.a, m, k, WG_BK, WG_BM, 128);
+        let map_b = kmajor_map(&g.bt, n, k, WG_BK, WG_BN_128, 128);
+        let mut c = vec![bf16::NAN; m * n];
+        let out = GlobalMut::new(&mut c);
+        let (mm, nn, kk) = (m as u32, n as u32, k as u32);
+        let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN_128);
+        let cfg = LaunchConfig::new((blocks.unwrap_or(tiles) as u32, 1, 1), (384, 1, 1))
+            .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES);
+        emulator::launch(cfg, || {
+            mma_gemm_kernels::gemm_wgmma_128x128(
+                map_a.as_param(),
+                map_b.as_param(),
+                out.disjoint(),
+                mm,
+                nn,
+                kk,
+                8,
+            )
+        })
+        .unwrap();
+        let (err, unwritten) = frobenius(c.iter().map(|x| x.to_f64()), &g.want);
+        assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
+        assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
+    }
+}
+
 /// `n` random FP8 values: `f32`s uniform in (-range, range) rounded to the type
 /// (saturating), as a scaled tensor is quantised.
 fn random_fp8<T: Fp8>(r: &mut impl Rng, n: usize, range: f32) -> Vec<T> {

@@ -3,11 +3,12 @@
 //! reference computed from the same `bf16` values: relative Frobenius error below 1e-5
 //! (the products are exact in `f32`; only the accumulation rounds). Then the `c = a · bᵀ`
 //! kernels with `bf16` output, `gemm_mma`, `gemm_mma_tma` (when the module has it: built
-//! for sm_90 or newer) and `gemm_wgmma` (with `--wgmma`), at the same kind of sizes against
-//! 1e-2. With `--wgmma` also the one-tile `wgmma` kernels:
-//! `wgmma_reg_a` (A from registers) and `wgmma_sw32` / `wgmma_sw64` (the 32- and 64-byte
-//! swizzles), `f32` out against 1e-5; and the FP8 checks (`fp8.rs`): `fp8_convert`'s bits
-//! against the host's conversions, `gemm_wgmma_fp8` against an `f64` reference at 1e-2.
+//! for sm_90 or newer) and `gemm_wgmma` and `gemm_wgmma_128x128` (with `--wgmma`; each
+//! also persistent), at the same kind of sizes against 1e-2. With `--wgmma` also the
+//! one-tile `wgmma` kernels: `wgmma_reg_a` (A from registers) and `wgmma_sw32` /
+//! `wgmma_sw64` (the 32- and 64-byte swizzles), `f32` out against 1e-5; and the FP8
+//! checks (`fp8.rs`): `fp8_convert`'s bits against the host's conversions,
+//! `gemm_wgmma_fp8` against an `f64` reference at 1e-2.
 
 mod fp8;
 
@@ -133,7 +134,7 @@ fn transposed(
     wgmma: bool,
 ) -> Result<usize> {
     use host_loader::tma::TensorMap;
-    use mma_gemm_kernels::{MMA, MMA_THREADS, WG_BK, WG_BM, WG_BN};
+    use mma_gemm_kernels::{MMA, MMA_THREADS, WG_BK, WG_BM, WG_BN, WG_BN_128};
     type MapA<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BM, 1, 1, 1, 128>;
     type MapB<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
     // gemm_mma_tma's maps: one MMA stage per box, 64-byte swizzle.
@@ -156,6 +157,16 @@ fn transposed(
         u32,
         u32,
     );
+    type MapB128<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN_128, 1, 1, 1, 128>;
+    type Sig128 = (
+        MapA<'static>,
+        MapB128<'static>,
+        SliceMut<bf16>,
+        u32,
+        u32,
+        u32,
+        u32,
+    );
     type MmaSig = (Slice<bf16>, Slice<bf16>, SliceMut<bf16>, u32, u32, u32);
     let mma = module.kernel::<MmaSig>("gemm_mma")?;
     // Present when the module was built for sm_90 or newer (the tma module's minimum).
@@ -166,6 +177,11 @@ fn transposed(
     };
     let gemm = if wgmma {
         Some(module.kernel::<Sig>("gemm_wgmma")?)
+    } else {
+        None
+    };
+    let gemm128 = if wgmma {
+        Some(module.kernel::<Sig128>("gemm_wgmma_128x128")?)
     } else {
         None
     };
@@ -228,6 +244,25 @@ fn transposed(
         // SAFETY: as above; the blocks split the tiles, each written once.
         unsafe { gemm.launch(stream, cfg, (&map_a, &map_b, &mut c_d, m32, n32, k32, 8)) }?;
         check("gemm_wgmma persistent (3 blocks)", stream.clone_dtoh(&c_d)?);
+        // 128 x 128 tiles: one block per tile, then three taking them in turn.
+        let Some(gemm128) = &gemm128 else { continue };
+        let map_b128 = MapB128::tiled(stream, &b_d, dims_b, &stride)?;
+        let tiles128 = m.div_ceil(WG_BM) * n.div_ceil(WG_BN_128);
+        for (blocks, name) in [
+            (tiles128, "gemm_wgmma_128x128"),
+            (3, "gemm_wgmma_128x128 persistent (3 blocks)"),
+        ] {
+            let mut c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
+            let cfg = LaunchConfig {
+                grid_dim: (u32::try_from(blocks)?, 1, 1),
+                ..cfg
+            };
+            // SAFETY: as above, with 128 x 128 tiles.
+            unsafe {
+                gemm128.launch(stream, cfg, (&map_a, &map_b128, &mut c_d, m32, n32, k32, 8))
+            }?;
+            check(name, stream.clone_dtoh(&c_d)?);
+        }
     }
     if !wgmma {
         return Ok(failed);

@@ -3,10 +3,11 @@
 //! fast portable one (`c = a · bᵀ`, `bf16` out: `cp.async` pipeline, swizzled shared
 //! memory, `ldmatrix`, double-buffered fragments; sm_80) and [`gemm_mma_tma`], the same
 //! compute fed by tensor copies (sm_90, for targets without `wgmma`); [`gemm_wgmma`],
-//! Hopper's (tensor copies and `wgmma`, sm_90a), and [`gemm_wgmma_fp8`], the same with FP8
-//! e4m3 inputs and per-tensor scales. Plus one-warp demonstrations of the TensorFloat-32
-//! `mma` ([`mma_tf32_tile`]) and of `stmatrix` ([`stmatrix_tile`], sm_90), and the FP8
-//! conversions ([`fp8_convert`], sm_89) checked against the host's bits.
+//! Hopper's (tensor copies and `wgmma`, sm_90a), [`gemm_wgmma_128x128`], the same with
+//! smaller tiles for outputs that leave SMs idle, and [`gemm_wgmma_fp8`], the same with
+//! FP8 e4m3 inputs and per-tensor scales. Plus one-warp demonstrations of the
+//! TensorFloat-32 `mma` ([`mma_tf32_tile`]) and of `stmatrix` ([`stmatrix_tile`], sm_90),
+//! and the FP8 conversions ([`fp8_convert`], sm_89) checked against the host's bits.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
@@ -173,7 +174,39 @@ pub type MapB = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
 pub fn gemm_wgmma(a: MapA, b: MapB, c: DisjointSlice<bf16>, m: u32, n: u32, k: u32, group_m: u32) {
     let a_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BM * WG_BK }, 1024>::new();
     let b_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BN * WG_BK }, 1024>::new();
-    wgmma_gemm_tile::<bf16, WG_BK, { WG_BM * WG_BK }, { WG_BN * WG_BK }, _, _>(
+    wgmma_gemm_tile::<bf16, WG_BK, WG_BN, 128, { WG_BM * WG_BK }, { WG_BN * WG_BK }, _, _>(
+        a, b, &a_ring, &b_ring, c, m, n, k, group_m, 1.0,
+    );
+}
+
+/// Columns of `c` per block of [`gemm_wgmma_128x128`].
+pub const WG_BN_128: usize = 128;
+
+/// The tensor map of the stored `b` that [`gemm_wgmma_128x128`] takes: boxes of 64 (`k`)
+/// × 128 rows, 128-byte swizzle.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub type MapB128 = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN_128, 1, 1, 1, 128>;
+
+/// [`gemm_wgmma`] with 128 × 128 tiles of `c` (`wgmma.m64n128k16`, 64 accumulator
+/// registers a thread, 128 KiB of shared memory): twice the tiles, each half the work,
+/// for outputs whose 128 × 256 tiles leave SMs idle (1024³ has 32 of them for 132 SMs,
+/// 64 of these). `a` as for [`gemm_wgmma`] ([`MapA`]), `b` through [`MapB128`]; shapes,
+/// threads (384), grid and `group_m` as [`gemm_wgmma`], with `ceil(n / 128)` tile columns.
+/// sm_90a.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[kernel(max_threads = 384, min_blocks = 1)]
+pub fn gemm_wgmma_128x128(
+    a: MapA,
+    b: MapB128,
+    c: DisjointSlice<bf16>,
+    m: u32,
+    n: u32,
+    k: u32,
+    group_m: u32,
+) {
+    let a_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BM * WG_BK }, 1024>::new();
+    let b_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BN_128 * WG_BK }, 1024>::new();
+    wgmma_gemm_tile::<bf16, WG_BK, WG_BN_128, 64, { WG_BM * WG_BK }, { WG_BN_128 * WG_BK }, _, _>(
         a, b, &a_ring, &b_ring, c, m, n, k, group_m, 1.0,
     );
 }
@@ -214,28 +247,38 @@ pub fn gemm_wgmma_fp8(
 ) {
     let a_ring = device_std::SharedArray::<F8E4M3, { WG_STAGES * WG_BM * WG_BK_FP8 }, 1024>::new();
     let b_ring = device_std::SharedArray::<F8E4M3, { WG_STAGES * WG_BN * WG_BK_FP8 }, 1024>::new();
-    wgmma_gemm_tile::<F8E4M3, WG_BK_FP8, { WG_BM * WG_BK_FP8 }, { WG_BN * WG_BK_FP8 }, _, _>(
-        a, b, &a_ring, &b_ring, c, m, n, k, group_m, scale,
-    );
+    wgmma_gemm_tile::<
+        F8E4M3,
+        WG_BK_FP8,
+        WG_BN,
+        128,
+        { WG_BM * WG_BK_FP8 },
+        { WG_BN * WG_BK_FP8 },
+        _,
+        _,
+    >(a, b, &a_ring, &b_ring, c, m, n, k, group_m, scale);
 }
 
-/// The body of [`gemm_wgmma`] and [`gemm_wgmma_fp8`] for element type `T`: `BK` elements
-/// of `k` per stage (128 bytes), `A_TILE` and `B_TILE` the elements of one stage of each
-/// ring (`WG_BM * BK`, `WG_BN * BK`), the rings (of `WG_STAGES` stages) declared by the
-/// kernel. `scale` multiplies the sums before the `bf16` store (1.0 folds away).
+/// The body of [`gemm_wgmma`], [`gemm_wgmma_128x128`] and [`gemm_wgmma_fp8`] for element
+/// type `T`: `BK` elements of `k` per stage (128 bytes), tiles of `WG_BM × BN` (`REGS =
+/// BN / 2` accumulator registers a thread), `A_TILE` and `B_TILE` the elements of one
+/// stage of each ring (`WG_BM * BK`, `BN * BK`), the rings (of `WG_STAGES` stages)
+/// declared by the kernel. `scale` multiplies the sums before the `bf16` store (1.0 folds away).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)] // the kernels' parameters, passed through
 fn wgmma_gemm_tile<
     T: device_std::wgmma::WgmmaInput + device_std::PlainData,
     const BK: usize,
+    const BN: usize,
+    const REGS: usize,
     const A_TILE: usize,
     const B_TILE: usize,
     const A_RING: usize,
     const B_RING: usize,
 >(
     a: device_std::tma::TensorMap<T, 2, BK, WG_BM, 1, 1, 1, 128>,
-    b: device_std::tma::TensorMap<T, 2, BK, WG_BN, 1, 1, 1, 128>,
+    b: device_std::tma::TensorMap<T, 2, BK, BN, 1, 1, 1, 128>,
     a_ring: &device_std::SharedArray<T, A_RING, 1024>,
     b_ring: &device_std::SharedArray<T, B_RING, 1024>,
     mut c: DisjointSlice<bf16>,
@@ -246,7 +289,7 @@ fn wgmma_gemm_tile<
     scale: f32,
 ) {
     use device_std::tma::TensorMap;
-    use device_std::wgmma::{commit_group, Accum256, KMajorTile};
+    use device_std::wgmma::{commit_group, Accum, KMajorTile};
     use device_std::{Mbarriers, Phases};
     let (m, n, k) = (m as usize, n as usize, k as usize);
     assert!(thread::block_size() == 384 && c.len() >= m * n);
@@ -255,7 +298,7 @@ fn wgmma_gemm_tile<
     let full = Mbarriers::<WG_STAGES>::new(1);
     let empty = Mbarriers::<WG_STAGES>::new(8);
     let t = thread::thread_in_block() as usize;
-    let (tiles_m, tiles_n) = (m.div_ceil(WG_BM), n.div_ceil(WG_BN));
+    let (tiles_m, tiles_n) = (m.div_ceil(WG_BM), n.div_ceil(BN));
     // Persistent: block b takes tiles b, b + gridDim.x, ... in raster order. The ring
     // runs on across tiles (stage g % STAGES for the g-th k-tile of the block), so the
     // producer loads the next tile's first stages while the consumers store this one.
@@ -277,7 +320,7 @@ fn wgmma_gemm_tile<
             let mut tile = first;
             while tile < tiles {
                 let (tile_m, tile_n) = raster(tile, tiles_m, tiles_n, group_m as usize);
-                let (m0, n0) = (WG_BM * tile_m, WG_BN * tile_n);
+                let (m0, n0) = (WG_BM * tile_m, BN * tile_n);
                 for kt in 0..k_tiles {
                     let s = g % WG_STAGES;
                     if g >= WG_STAGES {
@@ -285,7 +328,7 @@ fn wgmma_gemm_tile<
                     }
                     full.get(s).arrive_expect_tx(
                         TensorMap::<T, 2, BK, WG_BM, 1, 1, 1, 128>::BOX_BYTES
-                            + TensorMap::<T, 2, BK, WG_BN, 1, 1, 1, 128>::BOX_BYTES,
+                            + TensorMap::<T, 2, BK, BN, 1, 1, 1, 128>::BOX_BYTES,
                     );
                     let kx = (kt * BK) as i32;
                     a.load(&a_ring.part::<A_TILE>(s), [kx, m0 as i32], &full.get(s));
@@ -305,13 +348,13 @@ fn wgmma_gemm_tile<
     let mut tile = first;
     while tile < tiles {
         let (tile_m, tile_n) = raster(tile, tiles_m, tiles_n, group_m as usize);
-        let (m0, n0) = (WG_BM * tile_m, WG_BN * tile_n);
-        let mut acc = Accum256::zero();
+        let (m0, n0) = (WG_BM * tile_m, BN * tile_n);
+        let mut acc = Accum::<BN, REGS>::zero();
         for kt in 0..k_tiles {
             let s = g % WG_STAGES;
             full.wait(s, &mut full_phases);
             let at = KMajorTile::<T, WG_BM, BK, 128>::of(&a_ring.part::<A_TILE>(s));
-            let bt = KMajorTile::<T, WG_BN, BK, 128>::of(&b_ring.part::<B_TILE>(s));
+            let bt = KMajorTile::<T, BN, BK, 128>::of(&b_ring.part::<B_TILE>(s));
             acc.fence();
             for kk in 0..BK / k_step {
                 acc.mma_async(
@@ -339,13 +382,13 @@ fn wgmma_gemm_tile<
     }
 }
 
-/// Stores a consumer warpgroup's 64 × 256 accumulator at `(row0, n0)` of the `m × n`
+/// Stores a consumer warpgroup's 64 × `BN` accumulator at `(row0, n0)` of the `m × n`
 /// row-major `c` as `bf16`: pairs of columns as one 4-byte store when the whole part lies
 /// inside and `n` is even, element by element (masked) otherwise.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 #[inline(always)]
-fn store_tile(
-    acc: &device_std::wgmma::Accum256,
+fn store_tile<const BN: usize, const REGS: usize>(
+    acc: &device_std::wgmma::Accum<BN, REGS>,
     c: &mut DisjointSlice<bf16>,
     row0: usize,
     n0: usize,
@@ -353,7 +396,7 @@ fn store_tile(
     n: usize,
 ) {
     let out = c.as_mut_ptr();
-    if row0 + 64 <= m && n0 + WG_BN <= n && n & 1 == 0 {
+    if row0 + 64 <= m && n0 + BN <= n && n & 1 == 0 {
         // A whole tile with even rows: each pair of columns is one 4-byte store.
         acc.store_bf16_pairs(|r, col, pair| {
             // SAFETY: (block, tile, warpgroup, thread, pair) maps one-to-one onto

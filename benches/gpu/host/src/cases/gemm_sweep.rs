@@ -1,14 +1,17 @@
 //! The persistent `gemm_wgmma` (one block per SM) against cuBLAS on a sweep of shapes,
 //! square from 512 to 16384, wide, tall, deep and ragged (`k` a multiple of 8, as the
 //! tensor maps' 16-byte row stride needs): issue 32 asks for at least 0.95× cuBLAS on
-//! such a sweep. Each shape is checked first on 2048 sampled elements against an `f64`
-//! dot product (output poisoned). Needs `--gemm-ptx`.
+//! such a sweep. `gemm_wgmma_128x128` (the same kernel with 128 × 128 tiles, for outputs
+//! whose 128 × 256 tiles leave SMs idle) runs beside it. Each shape and variant is checked
+//! first on 2048 sampled elements against an `f64` dot product (output poisoned). Needs
+//! `--gemm-ptx`.
 
 use anyhow::{bail, Result};
 use cudarc::cublas::{CudaBlas, Gemm};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use device_std::bf16;
-use mma_gemm_kernels::{WG_BM, WG_BN};
+use host_loader::SliceMut;
+use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN, WG_BN_128};
 
 use super::{
     bf16_gemm_samples, check_gemm_samples, cublas_bt_bf16, gemm_wgmma_kernel, rng, sm_count, timed,
@@ -20,6 +23,7 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         bail!("gemm_sweep needs --gemm-ptx (examples/mma_gemm built with --arch sm_90a)");
     };
     let gemm = gemm_wgmma_kernel(module)?;
+    let gemm128 = module.kernel::<Sig128>("gemm_wgmma_128x128")?;
     let blas = CudaBlas::new(env.stream.clone())?;
     let sms = sm_count(env)?;
     let shapes: &[(usize, usize, usize)] = if env.opts.quick {
@@ -60,14 +64,29 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         let rust = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { gemm.launch(env.stream, cfg, (&map_a, &map_b, c, m32, n32, k32, 8)) }?)
         };
+        let map_b128 = MapB128::tiled(env.stream, &b_d, [k as u64, n as u64], &stride)?;
+        let tiles128 = u32::try_from(m.div_ceil(WG_BM) * n.div_ceil(WG_BN_128))?;
+        let cfg128 = LaunchConfig {
+            grid_dim: (tiles128.min(sms), 1, 1),
+            ..cfg
+        };
+        // SAFETY: as `rust`, with 128 x 128 tiles.
+        let rust128 = |c: &mut CudaSlice<bf16>| -> Result<()> {
+            Ok(unsafe {
+                gemm128.launch(env.stream, cfg128, (&map_a, &map_b128, c, m32, n32, k32, 8))
+            }?)
+        };
         let gemm_cfg = cublas_bt_bf16(m, n, k);
         // SAFETY: a_d holds m x k, b_d n x k and c m x n elements.
         let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
         };
         let samples = bf16_gemm_samples(&mut r, (&a, &bt), (m, n, k));
-        let variants: [(&'static str, Launch<'_, CudaSlice<bf16>>); 2] =
-            [("rust persistent", &rust), ("cuBLAS", &cublas)];
+        let variants: [(&'static str, Launch<'_, CudaSlice<bf16>>); 3] = [
+            ("rust persistent", &rust),
+            ("cuBLAS", &cublas),
+            ("rust 128x128 persistent", &rust128),
+        ];
         for (who, launch) in variants {
             check_gemm_samples(
                 env,
@@ -89,3 +108,17 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
     }
     Ok(rows)
 }
+
+/// The tensor map of `b` that `gemm_wgmma_128x128` takes: boxes of 64 (`k`) × 128 rows.
+type MapB128<'a> = host_loader::tma::TensorMap<'a, bf16, 2, WG_BK, WG_BN_128, 1, 1, 1, 128>;
+
+/// `gemm_wgmma_128x128`'s parameters: `(map_a, map_b, c, m, n, k, group_m)`.
+type Sig128 = (
+    WgmmaMapA<'static>,
+    MapB128<'static>,
+    SliceMut<bf16>,
+    u32,
+    u32,
+    u32,
+    u32,
+);
