@@ -187,6 +187,20 @@ fn gemm_wgmma_matches_the_f64_reference_at_whole_and_ragged_tiles() {
 }
 
 #[test]
+fn the_128x128_tiles_are_chosen_for_grids_that_leave_half_the_sms_idle() {
+    use mma_gemm_kernels::prefers_128x128;
+    // The H100's 132 SMs: 512³ (8 wide tiles) and 1024³ (32) take the narrow tiles;
+    // 2048³ (128) and 777 × 4444 (126) keep the wide ones, as does every larger shape.
+    assert!(prefers_128x128(512, 512, 132));
+    assert!(prefers_128x128(1024, 1024, 132));
+    assert!(prefers_128x128(1024, 2048, 132)); // 64 tiles: half of 132 or fewer
+    assert!(!prefers_128x128(2048, 2048, 132));
+    assert!(!prefers_128x128(777, 4444, 132));
+    assert!(!prefers_128x128(8192, 1024, 132));
+    assert!(!prefers_128x128(1024, 1024, 63)); // 32 tiles on a 63-SM GPU fill half
+}
+
+#[test]
 fn gemm_wgmma_128x128_matches_the_f64_reference_at_whole_and_ragged_tiles() {
     use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN_128};
     // One whole tile; a ragged one; two tiles of rows with more stages than the ring

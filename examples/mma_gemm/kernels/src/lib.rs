@@ -182,6 +182,16 @@ pub fn gemm_wgmma(a: MapA, b: MapB, c: DisjointSlice<bf16>, m: u32, n: u32, k: u
 /// Columns of `c` per block of [`gemm_wgmma_128x128`].
 pub const WG_BN_128: usize = 128;
 
+/// Whether [`gemm_wgmma_128x128`] should compute an `m × n` output on a GPU of `sms`
+/// multiprocessors rather than [`gemm_wgmma`]: when the 128 × 256 tiles would fill at
+/// most half the SMs. On an H100 (132 SMs) that picks it for 512³ (1.21× cuBLAS against
+/// 0.86×) and 1024³ (1.14× against 0.80×), and leaves 2048³ (128 tiles) and every
+/// larger shape of the sweep to the wider tiles (`benches/LOG.md`, "128 × 128 tiles for
+/// small grids").
+pub const fn prefers_128x128(m: usize, n: usize, sms: usize) -> bool {
+    2 * m.div_ceil(WG_BM) * n.div_ceil(WG_BN) <= sms
+}
+
 /// The tensor map of the stored `b` that [`gemm_wgmma_128x128`] takes: boxes of 64 (`k`)
 /// × 128 rows, 128-byte swizzle.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
