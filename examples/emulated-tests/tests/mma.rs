@@ -197,14 +197,14 @@ fn the_128x128_tiles_are_chosen_for_grids_that_leave_half_the_sms_idle() {
     assert!(!prefers_128x128(2048, 2048, 132));
     assert!(!prefers_128x128(777, 4444, 132));
     assert!(!prefers_128x128(8192, 1024, 132));
-    assert!(!prefers_128x128(1024, 1024, 63)); // 32 tiles on a 63-SM GPU fill half
+    assert!(!prefers_128x128(1024, 1024, 63)); // 32 tiles fill more than half of 63 SMs
 }
 
 #[test]
 fn gemm_wgmma_128x128_matches_the_f64_reference_at_whole_and_ragged_tiles() {
     use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN_128};
     // One whole tile; a ragged one; two tiles of rows with more stages than the ring
-    // holds; six ragged tiles taken by two persistent blocks.
+    // holds; nine ragged tiles taken by two persistent blocks.
     for (m, n, k, seed, blocks) in [
         (128, 128, 64, 111, None),
         (77, 45, 40, 112, None),

@@ -97,8 +97,10 @@ fn resize_follows_the_cpu_rules() {
     let image = random_image(5, sw, sh);
     let desc = TextureDesc::new(&image, [sw, sh], Sampler::LINEAR.normalized()).unwrap();
     let tex = desc.as_param::<[u8; 4], 2>();
-    let mut out = vec![[7u8; 4]; dw * dh];
-    let o = GlobalMut::new(&mut out);
+    // Pixels in `u32` storage: the kernel declares `slice_align = 4`.
+    let mut words = vec![u32::from_ne_bytes([7; 4]); dw * dh];
+    let out: &mut [[u8; 4]] = bytemuck::cast_slice_mut(&mut words);
+    let o = GlobalMut::new(out);
     let cfg = LaunchConfig::new(
         (dw.div_ceil(32) as u32, dh.div_ceil(8) as u32, 1),
         (BLOCK_2D.0, BLOCK_2D.1, 1),
@@ -107,7 +109,8 @@ fn resize_follows_the_cpu_rules() {
         texture_kernels::resize_bilinear(tex, o.disjoint(), dw as u32, dh as u32)
     })
     .unwrap();
-    assert_eq!(out, resize_reference(&image, sw, sh, dw, dh));
+    let out: &[[u8; 4]] = bytemuck::cast_slice(&words);
+    assert_eq!(out, &resize_reference(&image, sw, sh, dw, dh)[..]);
 }
 
 #[test]

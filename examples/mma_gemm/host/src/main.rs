@@ -25,7 +25,8 @@ struct Args {
     seed: u64,
     #[arg(long, default_value = "target/ptx/mma_gemm-kernels.ptx")]
     ptx: String,
-    /// Also run `gemm_wgmma` (the module must be built for sm_90a).
+    /// Also run the `wgmma` kernels: `gemm_wgmma`, `gemm_wgmma_128x128`, the one-tile
+    /// checks and FP8 (the module must be built for sm_90a).
     #[arg(long)]
     wgmma: bool,
 }
@@ -122,7 +123,8 @@ fn main() -> Result<()> {
 
 /// The `c = a · bᵀ` kernels (`b` stored `n × k`, `bf16` out): `gemm_mma` (`mma.sync`, sm_80),
 /// `gemm_mma_tma` (the same fed by tensor copies) when the module has it (built for sm_90
-/// or newer; always with `wgmma`), and `gemm_wgmma` (sm_90a) when `wgmma`, at square
+/// or newer; always with `wgmma`), and `gemm_wgmma` and `gemm_wgmma_128x128` (sm_90a)
+/// when `wgmma`, at square
 /// and ragged sizes against an `f64` reference: relative Frobenius error below 1e-2 (the
 /// issue's bar; the `bf16` rounding of the output alone is about 2e-3), every element
 /// written (outputs poisoned with NaN first). Returns the number of failed runs.

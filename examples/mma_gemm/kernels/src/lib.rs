@@ -406,13 +406,16 @@ fn store_tile<const BN: usize, const REGS: usize>(
     n: usize,
 ) {
     let out = c.as_mut_ptr();
-    if row0 + 64 <= m && n0 + BN <= n && n & 1 == 0 {
+    // `c` promises 2-byte alignment only (a launch may pass a view one element in).
+    let aligned = (out as usize) % 4 == 0;
+    if row0 + 64 <= m && n0 + BN <= n && n & 1 == 0 && aligned {
         // A whole tile with even rows: each pair of columns is one 4-byte store.
         acc.store_bf16_pairs(|r, col, pair| {
             // SAFETY: (block, tile, warpgroup, thread, pair) maps one-to-one onto
-            // (i, j..j+2) of this warpgroup's 64 x 256 part of the tile, inside m x n
-            // (c.len() >= m * n, checked by the caller); i * n + j is even (n and j are),
-            // so the address is 4-byte aligned.
+            // (i, j..j+2) of this warpgroup's 64 x BN part of the tile, inside m x n
+            // (c.len() >= m * n, checked by the caller); i * n + j is even (n and j are)
+            // and `c` starts 4-byte aligned (tested above), so the address is 4-byte
+            // aligned.
             unsafe { *out.add((row0 + r) * n + n0 + col).cast::<u32>() = pair };
         });
     } else {

@@ -45,7 +45,7 @@ pub fn resize_bilinear(
         // [0, 1], so c·255 + 0.5 is in [0.5, 255.5] and truncates to 0..=255 (one
         // conversion, without the clamps a saturating `as` adds).
         let byte = |c: f32| unsafe { fmaf(c, 255.0, 0.5).to_int_unchecked::<u32>() } as u8;
-        let word = u32::from_le_bytes(p.map(byte));
+        let word = u32::from_ne_bytes(p.map(byte));
         // SAFETY: `dst` starts at a multiple of 4 bytes (`slice_align = 4`, checked by
         // the launch) and its elements are 4 bytes, so `out` is 4-byte aligned; a
         // `[u8; 4]` and a `u32` have the same size and no invalid bit patterns.
