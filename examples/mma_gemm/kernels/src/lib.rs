@@ -407,7 +407,7 @@ fn store_tile<const BN: usize, const REGS: usize>(
 ) {
     let out = c.as_mut_ptr();
     // `c` promises 2-byte alignment only (a launch may pass a view one element in).
-    let aligned = (out as usize) % 4 == 0;
+    let aligned = (out as usize).is_multiple_of(4);
     if row0 + 64 <= m && n0 + BN <= n && n & 1 == 0 && aligned {
         // A whole tile with even rows: each pair of columns is one 4-byte store.
         acc.store_bf16_pairs(|r, col, pair| {
