@@ -1,14 +1,17 @@
-//! Runs `gemm_bf16` (tensor cores, `mma.sync`) on random `bf16` matrices at square and
+//! Runs `gemm_bf16` and `gemm_bf16_smem` (tensor cores, `mma.sync`) on random `bf16` matrices at square and
 //! ragged sizes, output poisoned first, and compares every element with an `f64` CPU
 //! reference computed from the same `bf16` values: relative Frobenius error below 1e-5
 //! (the products are exact in `f32`; only the accumulation rounds). Then the `c = a · bᵀ`
 //! kernels with `bf16` output, `gemm_mma`, `gemm_mma_tma` (when the module has it: built
 //! for sm_90 or newer) and `gemm_wgmma` and `gemm_wgmma_128x128` (with `--wgmma`; each
 //! also persistent), at the same kind of sizes against 1e-2. With `--wgmma` also the
-//! one-tile `wgmma` kernels: `wgmma_reg_a` (A from registers) and `wgmma_sw32` /
-//! `wgmma_sw64` (the 32- and 64-byte swizzles), `f32` out against 1e-5; and the FP8
+//! one-tile `wgmma` kernels: `wgmma_reg_a` (A from registers), `wgmma_sw32` /
+//! `wgmma_sw64` (the 32- and 64-byte swizzles) and `wgmma_mn_b` (an MN-major `B`), `f32`
+//! out against 1e-5; and the FP8
 //! checks (`fp8.rs`): `fp8_convert`'s bits against the host's conversions,
-//! `gemm_wgmma_fp8` against an `f64` reference at 1e-2.
+//! `gemm_wgmma_fp8` against an `f64` reference at 1e-2. The "persistent" launches use 3
+//! blocks to test the hand-off between tiles; for speed launch `min(tiles, SMs)` blocks
+//! and pick the kernel with `mma_gemm_kernels::prefers_128x128`.
 
 mod fp8;
 

@@ -158,17 +158,27 @@ pub type MapB = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
 /// the matrices read as zero through the maps).
 ///
 /// Each block (384 threads: three warpgroups; a trap otherwise) computes 128 × 256 tiles
-/// of `c`, numbered in groups of `group_m` tile rows swept column by column (8 keeps a
-/// wave's operands in L2; 1 is row-major order): block `b` takes tiles `b`,
-/// `b + gridDim.x`, … of the `ceil(m / 128) * ceil(n / 256)`. Launch a 1D grid of that
-/// many blocks (one tile each), or of one block per SM (persistent: the producer loads
-/// the next tile's first stages while the consumers store the last). Warpgroup 0's first thread is the
-/// producer, issuing tensor copies of 128 × 64 tiles of `a` and 256 × 64 tiles of `b` into
-/// a ring of 4 stages (full/empty mbarriers); warpgroups 1 and 2 each multiply 64 rows
-/// of the tile with `wgmma.m64n256k16`, keeping one group in flight while they release
-/// the previous stage. The kernel is capped at 384 threads, one block per SM
-/// (`max_threads`, `min_blocks`), so `setmaxnreg` moves registers from the producer
-/// warpgroup (40 a thread) to the consumers (232).
+/// of `c`, numbered in groups of `group_m` tile rows swept column by column (pass 8, as
+/// every measurement did: it keeps a wave's operands in L2; 1 is row-major order, and 0
+/// acts as 1): block `b` takes tiles `b`, `b + gridDim.x`, … of the
+/// `ceil(m / 128) * ceil(n / 256)`. Any 1D grid of 1 to that many blocks is correct; the
+/// benchmarks launch `min(tiles, SMs)` (persistent: the producer loads the next tile's
+/// first stages while the consumers store the last). [`prefers_128x128`] says when
+/// [`gemm_wgmma_128x128`] is the faster choice.
+///
+/// Host side (see `examples/mma_gemm/host`): build the module with `cargo xtask
+/// build-ptx --arch sm_90a`; make `a`'s map with `host_loader::tma::TensorMap<bf16, 2,
+/// WG_BK, WG_BM, 1, 1, 1, 128>::tiled(stream, &a, [k, m], &[2 * k])` and `b`'s the same
+/// with `WG_BN` and `[k, n]`; the 192 KiB of shared memory are static, so launch with
+/// `shared_mem_bytes: 0` (under the emulator, `with_static_shared_limit`).
+///
+/// Warpgroup 0's first thread is the producer, issuing tensor copies of 128 × 64 tiles of
+/// `a` and 256 × 64 tiles of `b` into a ring of 4 stages (full/empty mbarriers);
+/// warpgroups 1 and 2 each multiply 64 rows of the tile with `wgmma.m64n256k16`, keeping
+/// one group in flight while they release the previous stage. `max_threads = 384` and
+/// `min_blocks = 1` let ptxas budget registers for one resident block (the shared memory
+/// allows no second), so `setmaxnreg` moves registers from the producer warpgroup (40 a
+/// thread) to the consumers (232).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 #[kernel(max_threads = 384, min_blocks = 1)]
 pub fn gemm_wgmma(a: MapA, b: MapB, c: DisjointSlice<bf16>, m: u32, n: u32, k: u32, group_m: u32) {
@@ -187,7 +197,9 @@ pub const WG_BN_128: usize = 128;
 /// most half the SMs. On an H100 (132 SMs) that picks it for 512³ (1.21× cuBLAS against
 /// 0.86×) and 1024³ (1.14× against 0.80×), and leaves 2048³ (128 tiles) and every
 /// larger shape of the sweep to the wider tiles (`benches/LOG.md`, "128 × 128 tiles for
-/// small grids").
+/// small grids"). `sms` is the device's `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`
+/// (`host_loader::cudarc`'s `CudaContext::attribute`). `k` is not considered: the rule
+/// was measured only on the sweep's shapes.
 pub const fn prefers_128x128(m: usize, n: usize, sms: usize) -> bool {
     2 * m.div_ceil(WG_BM) * n.div_ceil(WG_BN) <= sms
 }
@@ -200,9 +212,9 @@ pub type MapB128 = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN_128, 1, 1, 1
 /// [`gemm_wgmma`] with 128 × 128 tiles of `c` (`wgmma.m64n128k16`, 64 accumulator
 /// registers a thread, 128 KiB of shared memory): twice the tiles, each half the work,
 /// for outputs whose 128 × 256 tiles leave SMs idle (1024³ has 32 of them for 132 SMs,
-/// 64 of these). `a` as for [`gemm_wgmma`] ([`MapA`]), `b` through [`MapB128`]; shapes,
-/// threads (384), grid and `group_m` as [`gemm_wgmma`], with `ceil(n / 128)` tile columns.
-/// sm_90a.
+/// 64 of these). `a` as for [`gemm_wgmma`] ([`MapA`]), `b` through [`MapB128`] (the
+/// host's map: `WG_BN_128` rows a box); shapes, threads (384), grid, `group_m` and static
+/// shared memory as [`gemm_wgmma`], with `ceil(n / 128)` tile columns. sm_90a.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 #[kernel(max_threads = 384, min_blocks = 1)]
 pub fn gemm_wgmma_128x128(
