@@ -620,7 +620,7 @@ fn wgmma_swizzled<const KT: usize, const SW: usize, const N: usize>(
     });
 }
 
-/// [`wgmma_swizzled`] with the 32-byte swizzle (16 of `k` per copy): `c = a · bᵀ`, `a` and
+/// `wgmma_swizzled` with the 32-byte swizzle (16 of `k` per copy): `c = a · bᵀ`, `a` and
 /// `b` 64 × `k` row-major `bf16` through [`MapSw32`] maps, `c` 64 × 64 `f32`; `k` a
 /// multiple of 16; one block of 128 threads. sm_90a.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
@@ -629,7 +629,7 @@ pub fn wgmma_sw32(a: MapSw32, b: MapSw32, c: DisjointSlice<f32>, k: u32) {
     wgmma_swizzled::<16, 32, { 64 * 16 }>(a, b, c, k)
 }
 
-/// [`wgmma_swizzled`] with the 64-byte swizzle (32 of `k` per copy): as [`wgmma_sw32`]
+/// `wgmma_swizzled` with the 64-byte swizzle (32 of `k` per copy): as [`wgmma_sw32`]
 /// through [`MapSw64`] maps; `k` a multiple of 32. sm_90a.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 #[kernel(max_threads = 128)]
