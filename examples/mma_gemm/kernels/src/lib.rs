@@ -730,7 +730,7 @@ pub fn gemm_mma(a: &[bf16], b: &[bf16], c: DisjointSlice<bf16>, m: u32, n: u32, 
 /// 4-stage ring. The 64-byte swizzle puts the 16-byte chunk `c` of tile row `r` at chunk
 /// `c ^ ((r / 2) % 4)` of its 64-byte row (each tile 512-byte aligned), the layout
 /// `gemm_mma`'s copies write, so the `ldmatrix` addressing, the multiplies and the staged
-/// epilogue are the same code ([`mma_tiled`] with a [`Feed`]). Every thread waits for the
+/// epilogue are the same code (`mma_tiled` with a `Feed`). Every thread waits for the
 /// k-tile's phase on the stage's barrier, then the block barrier, which also tells thread 0
 /// that the stage its next copy overwrites is no longer read. The epilogue reuses the ring
 /// once every copy has landed (each was waited for).
