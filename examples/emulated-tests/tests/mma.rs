@@ -124,44 +124,43 @@ impl GemmOperands {
     }
 }
 
-/// The launch of `gemm_wgmma` and `gemm_wgmma_fp8` for an `m × n` output: blocks of 384
-/// threads, one per 128 × 256 tile (`blocks` `None`) or `blocks` of them taking the tiles
-/// in turn (persistent), with the 192 KiB of static shared memory the kernels (built for
-/// sm_90a) declare.
-fn gemm_wgmma_launch(m: usize, n: usize, blocks: Option<usize>) -> LaunchConfig {
-    use mma_gemm_kernels::{WG_BM, WG_BN};
-    let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN);
+/// The launch of `gemm_wgmma`, `gemm_wgmma_128x128` and `gemm_wgmma_fp8` for an `m × n`
+/// output in tiles `bn` wide: blocks of 384 threads, one per 128 × `bn` tile (`blocks`
+/// `None`) or `blocks` of them taking the tiles in turn (persistent), with the static
+/// shared memory the kernels (built for sm_90a) declare.
+fn gemm_wgmma_launch(m: usize, n: usize, bn: usize, blocks: Option<usize>) -> LaunchConfig {
+    use mma_gemm_kernels::WG_BM;
+    let tiles = m.div_ceil(WG_BM) * n.div_ceil(bn);
     LaunchConfig::new((blocks.unwrap_or(tiles) as u32, 1, 1), (384, 1, 1))
         .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES)
 }
 
-/// `gemm_wgmma` (`c = a · bᵀ`, `bf16` out) under the emulator: tensor copies with the
-/// 128-byte swizzle into a 4-stage mbarrier ring, wgmma descriptors reading through the
-/// same swizzle. Returns `c` and the `f64` reference.
+/// `gemm_wgmma` (`c = a · bᵀ`, `bf16` out), or `gemm_wgmma_128x128` when `narrow`, under
+/// the emulator: tensor copies with the 128-byte swizzle into a 4-stage mbarrier ring,
+/// wgmma descriptors reading through the same swizzle. Returns `c` and the `f64`
+/// reference.
 fn gemm_wgmma(
-    m: usize,
-    n: usize,
-    k: usize,
+    (m, n, k): (usize, usize, usize),
     seed: u64,
     blocks: Option<usize>,
+    narrow: bool,
 ) -> (Vec<bf16>, Vec<f64>) {
-    use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN};
+    use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN, WG_BN_128};
+    let bn = if narrow { WG_BN_128 } else { WG_BN };
     let g = GemmOperands::new(m, n, k, seed);
     let map_a = kmajor_map(&g.a, m, k, WG_BK, WG_BM, 128);
-    let map_b = kmajor_map(&g.bt, n, k, WG_BK, WG_BN, 128);
+    let map_b = kmajor_map(&g.bt, n, k, WG_BK, bn, 128);
     let mut c = vec![bf16::NAN; m * n];
     let out = GlobalMut::new(&mut c);
     let (mm, nn, kk) = (m as u32, n as u32, k as u32);
-    emulator::launch(gemm_wgmma_launch(m, n, blocks), || {
-        mma_gemm_kernels::gemm_wgmma(
-            map_a.as_param(),
-            map_b.as_param(),
-            out.disjoint(),
-            mm,
-            nn,
-            kk,
-            8,
-        )
+    emulator::launch(gemm_wgmma_launch(m, n, bn, blocks), || {
+        // The map of `b` takes each kernel's box type, so each branch converts it.
+        let (a, c) = (map_a.as_param(), out.disjoint());
+        if narrow {
+            mma_gemm_kernels::gemm_wgmma_128x128(a, map_b.as_param(), c, mm, nn, kk, 8)
+        } else {
+            mma_gemm_kernels::gemm_wgmma(a, map_b.as_param(), c, mm, nn, kk, 8)
+        }
     })
     .unwrap();
     (c, g.want)
@@ -178,7 +177,7 @@ fn gemm_wgmma_matches_the_f64_reference_at_whole_and_ragged_tiles() {
         (200, 256, 320, 83, None),
         (300, 500, 136, 84, Some(2)),
     ] {
-        let (got, want) = gemm_wgmma(m, n, k, seed, blocks);
+        let (got, want) = gemm_wgmma((m, n, k), seed, blocks, false);
         let (err, unwritten) = frobenius(got.iter().map(|x| x.to_f64()), &want);
         assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
         // The bf16 rounding of the output is about 2e-3.
@@ -202,7 +201,6 @@ fn the_128x128_tiles_are_chosen_for_grids_that_leave_half_the_sms_idle() {
 
 #[test]
 fn gemm_wgmma_128x128_matches_the_f64_reference_at_whole_and_ragged_tiles() {
-    use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN_128};
     // One whole tile; a ragged one; two tiles of rows with more stages than the ring
     // holds; nine ragged tiles taken by two persistent blocks.
     for (m, n, k, seed, blocks) in [
@@ -211,28 +209,8 @@ fn gemm_wgmma_128x128_matches_the_f64_reference_at_whole_and_ragged_tiles() {
         (200, 128, 320, 113, None),
         (300, 300, 136, 114, Some(2)),
     ] {
-        let g = GemmOperands::new(m, n, k, seed);
-        let map_a = kmajor_map(&g.a, m, k, WG_BK, WG_BM, 128);
-        let map_b = kmajor_map(&g.bt, n, k, WG_BK, WG_BN_128, 128);
-        let mut c = vec![bf16::NAN; m * n];
-        let out = GlobalMut::new(&mut c);
-        let (mm, nn, kk) = (m as u32, n as u32, k as u32);
-        let tiles = m.div_ceil(WG_BM) * n.div_ceil(WG_BN_128);
-        let cfg = LaunchConfig::new((blocks.unwrap_or(tiles) as u32, 1, 1), (384, 1, 1))
-            .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES);
-        emulator::launch(cfg, || {
-            mma_gemm_kernels::gemm_wgmma_128x128(
-                map_a.as_param(),
-                map_b.as_param(),
-                out.disjoint(),
-                mm,
-                nn,
-                kk,
-                8,
-            )
-        })
-        .unwrap();
-        let (err, unwritten) = frobenius(c.iter().map(|x| x.to_f64()), &g.want);
+        let (got, want) = gemm_wgmma((m, n, k), seed, blocks, true);
+        let (err, unwritten) = frobenius(got.iter().map(|x| x.to_f64()), &want);
         assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
         assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
     }
@@ -284,7 +262,7 @@ fn gemm_wgmma_fp8_matches_the_f64_reference_at_whole_and_ragged_tiles() {
         let mut c = vec![bf16::NAN; m * n];
         let out = GlobalMut::new(&mut c);
         let (mm, nn, kk) = (m as u32, n as u32, k as u32);
-        emulator::launch(gemm_wgmma_launch(m, n, blocks), || {
+        emulator::launch(gemm_wgmma_launch(m, n, WG_BN, blocks), || {
             mma_gemm_kernels::gemm_wgmma_fp8(
                 map_a.as_param(),
                 map_b.as_param(),
