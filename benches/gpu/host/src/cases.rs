@@ -223,10 +223,11 @@ type WgmmaMapB<'a> = host_loader::tma::TensorMap<
     128,
 >;
 
-/// `gemm_wgmma`'s parameters: `(map_a, map_b, c, m, n, k, tiles)`.
-type WgmmaSig = (
+/// `gemm_wgmma`'s parameters: `(map_a, map_b, c, m, n, k, group_m)`; `MapB` another
+/// width's map for `gemm_wgmma_128x128`.
+type WgmmaSig<MapB = WgmmaMapB<'static>> = (
     WgmmaMapA<'static>,
-    WgmmaMapB<'static>,
+    MapB,
     SliceMut<device_std::bf16>,
     u32,
     u32,

@@ -153,25 +153,9 @@ fn transposed(
         u32,
         u32,
     );
-    type Sig = (
-        MapA<'static>,
-        MapB<'static>,
-        SliceMut<bf16>,
-        u32,
-        u32,
-        u32,
-        u32,
-    );
     type MapB128<'a> = TensorMap<'a, bf16, 2, WG_BK, WG_BN_128, 1, 1, 1, 128>;
-    type Sig128 = (
-        MapA<'static>,
-        MapB128<'static>,
-        SliceMut<bf16>,
-        u32,
-        u32,
-        u32,
-        u32,
-    );
+    // `gemm_wgmma` and `gemm_wgmma_128x128`: `(map_a, map_b, c, m, n, k, group_m)`.
+    type Sig<B = MapB<'static>> = (MapA<'static>, B, SliceMut<bf16>, u32, u32, u32, u32);
     type MmaSig = (Slice<bf16>, Slice<bf16>, SliceMut<bf16>, u32, u32, u32);
     let mma = module.kernel::<MmaSig>("gemm_mma")?;
     // Present when the module was built for sm_90 or newer (the tma module's minimum).
@@ -186,7 +170,7 @@ fn transposed(
         None
     };
     let gemm128 = if wgmma {
-        Some(module.kernel::<Sig128>("gemm_wgmma_128x128")?)
+        Some(module.kernel::<Sig<MapB128<'static>>>("gemm_wgmma_128x128")?)
     } else {
         None
     };

@@ -10,12 +10,11 @@ use anyhow::{bail, Result};
 use cudarc::cublas::{CudaBlas, Gemm};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use device_std::bf16;
-use host_loader::SliceMut;
 use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN, WG_BN_128};
 
 use super::{
     bf16_gemm_samples, check_gemm_samples, cublas_bt_bf16, gemm_wgmma_kernel, rng, sm_count, timed,
-    Env, Launch, Row, WgmmaMapA, WgmmaMapB,
+    Env, Launch, Row, WgmmaMapA, WgmmaMapB, WgmmaSig,
 };
 
 pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
@@ -23,7 +22,7 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         bail!("gemm_sweep needs --gemm-ptx (examples/mma_gemm built with --arch sm_90a)");
     };
     let gemm = gemm_wgmma_kernel(module)?;
-    let gemm128 = module.kernel::<Sig128>("gemm_wgmma_128x128")?;
+    let gemm128 = module.kernel::<WgmmaSig<MapB128<'static>>>("gemm_wgmma_128x128")?;
     let blas = CudaBlas::new(env.stream.clone())?;
     let sms = sm_count(env)?;
     let shapes: &[(usize, usize, usize)] = if env.opts.quick {
@@ -111,14 +110,3 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
 
 /// The tensor map of `b` that `gemm_wgmma_128x128` takes: boxes of 64 (`k`) × 128 rows.
 type MapB128<'a> = host_loader::tma::TensorMap<'a, bf16, 2, WG_BK, WG_BN_128, 1, 1, 1, 128>;
-
-/// `gemm_wgmma_128x128`'s parameters: `(map_a, map_b, c, m, n, k, group_m)`.
-type Sig128 = (
-    WgmmaMapA<'static>,
-    MapB128<'static>,
-    SliceMut<bf16>,
-    u32,
-    u32,
-    u32,
-    u32,
-);
