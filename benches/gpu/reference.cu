@@ -304,6 +304,17 @@ __device__ __forceinline__ void block_merge(float& m, float& s) {
     s = lane < warps ? red_s[lane] : 0.0f;
     warp_merge(m, s);
 }
+// Copies `c4` vectors of `src` into `kept` (shared memory) and merges their states
+// into (m, s), thread by thread.
+__device__ __forceinline__ void keep_and_merge(const float4* src, float4* kept, unsigned c4, float& m, float& s) {
+    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) {
+        float4 v = src[i];
+        kept[i] = v;
+        float vm, vs;
+        vector_state(v, vm, vs);
+        merge(m, s, vm, vs);
+    }
+}
 __device__ __forceinline__ float4 normalised(float4 v, float m, float inv) {
     return make_float4(__expf(v.x - m) * inv, __expf(v.y - m) * inv, __expf(v.z - m) * inv, __expf(v.w - m) * inv);
 }
@@ -315,13 +326,7 @@ REF void softmax_ref(const float* __restrict__ in, float* __restrict__ out, unsi
     float4* dst = reinterpret_cast<float4*>(out + (size_t)blockIdx.x * cols);
     unsigned c4 = cols / 4;
     float m = -INFINITY, s = 0.0f;
-    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) {
-        float4 v = src[i];
-        row4[i] = v;
-        float vm, vs;
-        vector_state(v, vm, vs);
-        merge(m, s, vm, vs);
-    }
+    keep_and_merge(src, row4, c4, m, s);
     warp_merge(m, s);
     unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     if (lane == 0) { red_m[warp] = m; red_s[warp] = s; }
@@ -346,13 +351,7 @@ REF void __cluster_dims__(8, 1, 1) __launch_bounds__(1024) softmax_cluster_ref(c
     const float4* src = reinterpret_cast<const float4*>(in) + (size_t)blockIdx.x * c4;
     float4* dst = reinterpret_cast<float4*>(out) + (size_t)blockIdx.x * c4;
     float m = -INFINITY, s = 0.0f;
-    for (unsigned i = threadIdx.x; i < c4; i += blockDim.x) {
-        float4 v = src[i];
-        kept[i] = v;
-        float vm, vs;
-        vector_state(v, vm, vs);
-        merge(m, s, vm, vs);
-    }
+    keep_and_merge(src, kept, c4, m, s);
     block_merge(m, s);
     if (threadIdx.x == 0) { published[0] = m; published[1] = s; }
     cluster.sync();
