@@ -946,7 +946,25 @@ impl Accum {
             bf16x2(r.vals[0], r.vals[1]),
             bf16x2(r.vals[2], r.vals[3]),
         ];
-        on_device!("Accum::store_pair_shared_bf16_ptr", {
+        // SAFETY: the caller's contract.
+        unsafe { stmatrix_x4(regs, row) }
+    }
+}
+
+/// `stmatrix.sync.aligned.m8n8.x4.shared.b16` (PTX ISA 9.0 §9.7.14.5.16, sm_90): matrix
+/// `j` (`regs[j]` of each lane: row `lane / 4`, the pair of columns `2 (lane % 4)`) goes
+/// to the eight 16-byte rows whose addresses lanes `8 j .. 8 j + 8` pass in `row`.
+///
+/// # Safety
+/// As [`Accum::store_pair_shared_bf16_ptr`]: every lane's `row` points at 8 elements of
+/// shared memory, 16-byte aligned, that no other thread accesses until a barrier after
+/// all lanes have returned. Every lane of the warp calls it together.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[inline(always)]
+#[cfg_attr(emulated, track_caller)]
+pub(crate) unsafe fn stmatrix_x4(regs: [u32; 4], row: crate::SharedPtr<bf16>) {
+    {
+        on_device!("stmatrix", {
             // SAFETY: the caller's contract; writes shared memory only.
             unsafe {
                 core::arch::asm!(

@@ -443,6 +443,57 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
         });
     }
 
+    /// Rounds columns `col0 .. col0 + 64` of the calling warp's 16 rows (rows
+    /// `16 w .. 16 w + 16` of the 64, for warp `w` of the warpgroup) to `bf16` (to nearest
+    /// even) and writes them into `tile`: a 16 × 64 box laid out as a tensor copy of a
+    /// `TensorMap<bf16, 2, 64, 16, 1, 1, 1, 128>` reads it (row `r` at byte `128 r`, its
+    /// 16-byte chunk `q` at chunk `q ^ (r % 8)`: the 128-byte swizzle), so the epilogue
+    /// can hand the box to [`TensorMap::store`](crate::tma::TensorMap::store). Four
+    /// `stmatrix.sync.aligned.m8n8.x4.shared.b16` (PTX ISA 9.0 §9.7.14.5.16, sm_90), with
+    /// no bank conflicts. `col0` is a multiple of 64 below `N` (a trap otherwise); pass a
+    /// constant (or an unrolled loop's index), or the registers are indexed at run time,
+    /// in local memory. Every lane of the warp calls it together, after
+    /// [`wait`](Self::wait); before the copy, each lane runs
+    /// [`bulk::fence_proxy_async_shared`](crate::bulk::fence_proxy_async_shared), then
+    /// the warp [`sync_warp`](crate::thread::sync_warp)s and one lane issues it.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    #[inline(always)]
+    #[cfg_attr(emulated, track_caller)]
+    pub fn store_bf16_swizzled<const E: usize, const A: usize>(
+        &self,
+        col0: usize,
+        tile: &SharedArray<bf16, E, A>,
+    ) {
+        const {
+            assert!(
+                E == 16 * 64 && A >= 1024,
+                "wgmma::Accum::store_bf16_swizzled: the box holds 16 x 64 elements, 1024-byte aligned"
+            );
+        }
+        assert!(
+            col0 % 64 == 0 && col0 + 64 <= N,
+            "wgmma::Accum::store_bf16_swizzled: col0 must be a multiple of 64 below N"
+        );
+        let lane = crate::thread::lane_id() as usize;
+        // Lanes 0..16 give the rows of the left 8 columns of each 16, lanes 16..32 the
+        // right ones (the matrices' order in `stmatrix_x4`).
+        let row = lane % 16;
+        for q in 0..4 {
+            let r = &self.regs[4 * (col0 / 8 + 2 * q)..4 * (col0 / 8 + 2 * q) + 8];
+            let regs = [
+                bf16x2(r[0], r[1]),
+                bf16x2(r[2], r[3]),
+                bf16x2(r[4], r[5]),
+                bf16x2(r[6], r[7]),
+            ];
+            let chunk = (2 * q + lane / 16) ^ (row % 8);
+            // SAFETY: row < 16 and chunk < 8: 16 bytes inside the 2 KiB box, 16-byte
+            // aligned (the box is 1024-byte aligned); the caller's barrier discipline is
+            // that of every shared store (the docs above).
+            unsafe { crate::mma::stmatrix_x4(regs, tile.ptr(64 * row + 8 * chunk)) }
+        }
+    }
+
     /// Marks the registers as read and written here, so the compiler keeps every
     /// ordinary access of them on its side of the neighbouring `wgmma` instructions
     /// (CUTLASS's `warpgroup_fence_operand`).

@@ -135,34 +135,72 @@ fn gemm_wgmma_launch(m: usize, n: usize, bn: usize, blocks: Option<usize>) -> La
         .with_static_shared_limit(emulator::MAX_STATIC_SHARED_BYTES)
 }
 
-/// `gemm_wgmma` (`c = a · bᵀ`, `bf16` out), or `gemm_wgmma_128x128` when `narrow`, under
-/// the emulator: tensor copies with the 128-byte swizzle into a 4-stage mbarrier ring,
-/// wgmma descriptors reading through the same swizzle. Returns `c` and the `f64`
-/// reference.
+/// Which persistent `wgmma` GEMM kernel a test runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Wgmma {
+    /// `gemm_wgmma`: 128 × 256 tiles, each thread stores its elements.
+    Wide,
+    /// `gemm_wgmma_128x128`.
+    Narrow,
+    /// `gemm_wgmma_tma_store`: 128 × 256 tiles stored through `c`'s tensor map.
+    TmaStore,
+}
+
+/// One of the persistent `wgmma` GEMMs (`c = a · bᵀ`, `bf16` out) under the emulator:
+/// tensor copies with the 128-byte swizzle into a 4-stage mbarrier ring, wgmma
+/// descriptors reading through the same swizzle. Returns `c` (poisoned first) and the
+/// `f64` reference.
 fn gemm_wgmma(
     (m, n, k): (usize, usize, usize),
     seed: u64,
     blocks: Option<usize>,
-    narrow: bool,
+    kernel: Wgmma,
 ) -> (Vec<bf16>, Vec<f64>) {
     use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN, WG_BN_128};
-    let bn = if narrow { WG_BN_128 } else { WG_BN };
+    let bn = if kernel == Wgmma::Narrow {
+        WG_BN_128
+    } else {
+        WG_BN
+    };
     let g = GemmOperands::new(m, n, k, seed);
     let map_a = kmajor_map(&g.a, m, k, WG_BK, WG_BM, 128);
     let map_b = kmajor_map(&g.bt, n, k, WG_BK, bn, 128);
     let mut c = vec![bf16::NAN; m * n];
-    let out = GlobalMut::new(&mut c);
     let (mm, nn, kk) = (m as u32, n as u32, k as u32);
-    emulator::launch(gemm_wgmma_launch(m, n, bn, blocks), || {
-        // The map of `b` takes each kernel's box type, so each branch converts it.
-        let (a, c) = (map_a.as_param(), out.disjoint());
-        if narrow {
-            mma_gemm_kernels::gemm_wgmma_128x128(a, map_b.as_param(), c, mm, nn, kk, 8)
-        } else {
-            mma_gemm_kernels::gemm_wgmma(a, map_b.as_param(), c, mm, nn, kk, 8)
+    let cfg = gemm_wgmma_launch(m, n, bn, blocks);
+    if kernel == Wgmma::TmaStore {
+        // c's map: boxes of 64 columns × 16 rows, written by tensor-copy stores.
+        // SAFETY: `c` holds m * n elements and outlives the launch; nothing else
+        // accesses it meanwhile.
+        let map_c = unsafe {
+            device_std::emulator::TensorMapDesc::new_swizzled(
+                c.as_mut_ptr(),
+                m * n,
+                &[n as u64, m as u64],
+                &[2 * n as u64],
+                &[64, 16],
+                128,
+            )
         }
-    })
-    .unwrap();
+        .unwrap();
+        emulator::launch(cfg, || {
+            let (a, b, c) = (map_a.as_param(), map_b.as_param(), map_c.as_param());
+            mma_gemm_kernels::gemm_wgmma_tma_store(a, b, c, mm, nn, kk, 8)
+        })
+        .unwrap();
+    } else {
+        let out = GlobalMut::new(&mut c);
+        emulator::launch(cfg, || {
+            // The map of `b` takes each kernel's box type, so each branch converts it.
+            let (a, c) = (map_a.as_param(), out.disjoint());
+            if kernel == Wgmma::Narrow {
+                mma_gemm_kernels::gemm_wgmma_128x128(a, map_b.as_param(), c, mm, nn, kk, 8)
+            } else {
+                mma_gemm_kernels::gemm_wgmma(a, map_b.as_param(), c, mm, nn, kk, 8)
+            }
+        })
+        .unwrap();
+    }
     (c, g.want)
 }
 
@@ -177,10 +215,29 @@ fn gemm_wgmma_matches_the_f64_reference_at_whole_and_ragged_tiles() {
         (200, 256, 320, 83, None),
         (300, 500, 136, 84, Some(2)),
     ] {
-        let (got, want) = gemm_wgmma((m, n, k), seed, blocks, false);
+        let (got, want) = gemm_wgmma((m, n, k), seed, blocks, Wgmma::Wide);
         let (err, unwritten) = frobenius(got.iter().map(|x| x.to_f64()), &want);
         assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
         // The bf16 rounding of the output is about 2e-3.
+        assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
+    }
+}
+
+#[test]
+fn gemm_wgmma_tma_store_matches_the_f64_reference_at_whole_and_ragged_tiles() {
+    // One whole tile; a ragged one (the stores clipped at m and n); two tiles of rows
+    // with more stages than the ring holds; six ragged tiles taken by two persistent
+    // blocks, so each warp's two staging boxes are refilled many times. `n` is a
+    // multiple of 8 (c's map has a 16-byte row stride).
+    for (m, n, k, seed, blocks) in [
+        (128, 256, 64, 121, None),
+        (77, 48, 40, 122, None),
+        (200, 256, 320, 123, None),
+        (300, 504, 136, 124, Some(2)),
+    ] {
+        let (got, want) = gemm_wgmma((m, n, k), seed, blocks, Wgmma::TmaStore);
+        let (err, unwritten) = frobenius(got.iter().map(|x| x.to_f64()), &want);
+        assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
         assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
     }
 }
@@ -209,7 +266,7 @@ fn gemm_wgmma_128x128_matches_the_f64_reference_at_whole_and_ragged_tiles() {
         (200, 128, 320, 113, None),
         (300, 300, 136, 114, Some(2)),
     ] {
-        let (got, want) = gemm_wgmma((m, n, k), seed, blocks, true);
+        let (got, want) = gemm_wgmma((m, n, k), seed, blocks, Wgmma::Narrow);
         let (err, unwritten) = frobenius(got.iter().map(|x| x.to_f64()), &want);
         assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
         assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
@@ -1145,4 +1202,49 @@ fn a_remote_write_to_a_wgmma_operand_needs_a_cluster_barrier() {
         msg.contains("write after read") && msg.contains("wgmma operand"),
         "{msg}"
     );
+}
+
+/// One warpgroup writes columns 64..128 of a 64 × 128 accumulator holding
+/// `(row * 128 + col) % 251` (exact in `bf16`) with `wgmma::Accum::store_bf16_swizzled`,
+/// each warp into its own 16 × 64 box; every thread then copies 32 of the 4096 stored
+/// elements out as bits, in shared-memory order.
+#[kernel]
+pub fn swizzled_store(mut out: DisjointSlice<u16>) {
+    use device_std::wgmma::Accum128;
+    let t = thread::thread_in_block();
+    let mut acc = Accum128::zero();
+    acc.map(|i, _| {
+        let (r, c) = Accum128::coords(t, i);
+        ((r * 128 + c) % 251) as f32
+    });
+    let boxes = SharedArray::<bf16, 4096, 1024>::new();
+    acc.store_bf16_swizzled(64, &boxes.part::<1024>(t as usize / 32));
+    thread::sync_threads();
+    assert!(out.len() >= 4096);
+    for e in (t as usize..4096).step_by(128) {
+        // SAFETY: e < 4096 <= out.len(), and e % 128 = t: one thread per element.
+        unsafe { *out.get_unchecked_mut(e) = boxes.read(e).to_bits() };
+    }
+}
+
+#[test]
+fn accum_store_bf16_swizzled_lays_out_a_tensor_map_box_with_the_128_byte_swizzle() {
+    let mut v = vec![0xffffu16; 4096];
+    let out = GlobalMut::new(&mut v);
+    emulator::launch(LaunchConfig::new((1, 1, 1), (128, 1, 1)), || {
+        swizzled_store(out.disjoint())
+    })
+    .unwrap();
+    for warp in 0..4 {
+        for r in 0..16 {
+            for c in 0..64 {
+                // The box's byte r * 128 + 2 c, its 16-byte chunk XORed with r % 8.
+                let byte = r * 128 + 2 * c;
+                let at = warp * 1024 + (byte ^ ((r % 8) << 4)) / 2;
+                let (row, col) = (16 * warp + r, 64 + c);
+                let want = bf16::from_f32(((row * 128 + col) % 251) as f32).to_bits();
+                assert_eq!(v[at], want, "warp {warp}, box row {r}, column {c}");
+            }
+        }
+    }
 }

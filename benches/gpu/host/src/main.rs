@@ -44,6 +44,10 @@ pub struct Options {
     /// (`--only gemm_fp8,attention`).
     #[arg(long)]
     pub only: Option<String>,
+    /// The `gemm_sweep` shapes instead of its own, as comma-separated `MxNxK`
+    /// (`--gemm-shapes 3072x5120x4096,3000x5000x4104`; `k` a multiple of 8).
+    #[arg(long)]
+    pub gemm_shapes: Option<String>,
     /// Seed for the random inputs (default: the clock).
     #[arg(long)]
     pub seed: Option<u64>,

@@ -3,8 +3,8 @@
 //! reference computed from the same `bf16` values: relative Frobenius error below 1e-5
 //! (the products are exact in `f32`; only the accumulation rounds). Then the `c = a · bᵀ`
 //! kernels with `bf16` output, `gemm_mma`, `gemm_mma_tma` (when the module has it: built
-//! for sm_90 or newer) and `gemm_wgmma` and `gemm_wgmma_128x128` (with `--wgmma`; each
-//! also persistent), at the same kind of sizes against 1e-2. With `--wgmma` also the
+//! for sm_90 or newer) and `gemm_wgmma`, `gemm_wgmma_128x128` and `gemm_wgmma_tma_store`
+//! (with `--wgmma`; each also persistent), at the same kind of sizes against 1e-2. With `--wgmma` also the
 //! one-tile `wgmma` kernels: `wgmma_reg_a` (A from registers), `wgmma_sw32` /
 //! `wgmma_sw64` (the 32- and 64-byte swizzles) and `wgmma_mn_b` (an MN-major `B`), `f32`
 //! out against 1e-5; and the FP8
@@ -28,7 +28,8 @@ struct Args {
     seed: u64,
     #[arg(long, default_value = "target/ptx/mma_gemm-kernels.ptx")]
     ptx: String,
-    /// Also run the `wgmma` kernels: `gemm_wgmma`, `gemm_wgmma_128x128`, the one-tile
+    /// Also run the `wgmma` kernels: `gemm_wgmma`, `gemm_wgmma_128x128`,
+    /// `gemm_wgmma_tma_store`, the one-tile
     /// checks and FP8 (the module must be built for sm_90a).
     #[arg(long)]
     wgmma: bool,
@@ -126,8 +127,8 @@ fn main() -> Result<()> {
 
 /// The `c = a · bᵀ` kernels (`b` stored `n × k`, `bf16` out): `gemm_mma` (`mma.sync`, sm_80),
 /// `gemm_mma_tma` (the same fed by tensor copies) when the module has it (built for sm_90
-/// or newer; always with `wgmma`), and `gemm_wgmma` and `gemm_wgmma_128x128` (sm_90a)
-/// when `wgmma`, at square
+/// or newer; always with `wgmma`), and `gemm_wgmma`, `gemm_wgmma_128x128` and (where `n`
+/// is a multiple of 8) `gemm_wgmma_tma_store` (sm_90a) when `wgmma`, at square
 /// and ragged sizes against an `f64` reference: relative Frobenius error below 1e-2 (the
 /// issue's bar; the `bf16` rounding of the output alone is about 2e-3), every element
 /// written (outputs poisoned with NaN first). Returns the number of failed runs.
@@ -171,6 +172,22 @@ fn transposed(
     };
     let gemm128 = if wgmma {
         Some(module.kernel::<Sig<MapB128<'static>>>("gemm_wgmma_128x128")?)
+    } else {
+        None
+    };
+    // `gemm_wgmma_tma_store` writes c through its own map: boxes of 64 columns x 16 rows.
+    type MapC<'a> = TensorMap<'a, bf16, 2, 64, 16, 1, 1, 1, 128>;
+    type StoreSig = (
+        MapA<'static>,
+        MapB<'static>,
+        MapC<'static>,
+        u32,
+        u32,
+        u32,
+        u32,
+    );
+    let gemm_store = if wgmma {
+        Some(module.kernel::<StoreSig>("gemm_wgmma_tma_store")?)
     } else {
         None
     };
@@ -233,6 +250,28 @@ fn transposed(
         // SAFETY: as above; the blocks split the tiles, each written once.
         unsafe { gemm.launch(stream, cfg, (&map_a, &map_b, &mut c_d, m32, n32, k32, 8)) }?;
         check("gemm_wgmma persistent (3 blocks)", stream.clone_dtoh(&c_d)?);
+        // c through a tensor map (its rows must be a multiple of 16 bytes): one block
+        // per tile, then three taking them in turn.
+        if let Some(gemm_store) = gemm_store.as_ref().filter(|_| n % 8 == 0) {
+            for (blocks, name) in [
+                (tiles, "gemm_wgmma_tma_store"),
+                (3, "gemm_wgmma_tma_store persistent (3 blocks)"),
+            ] {
+                let c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
+                let map_c = MapC::tiled(stream, &c_d, [n as u64, m as u64], &[2 * n as u64])?;
+                let cfg = LaunchConfig {
+                    grid_dim: (u32::try_from(blocks)?, 1, 1),
+                    ..cfg
+                };
+                // SAFETY: as above; the blocks write c only through map_c, which
+                // describes c_d (m x n), each box once.
+                unsafe {
+                    gemm_store.launch(stream, cfg, (&map_a, &map_b, &map_c, m32, n32, k32, 8))
+                }?;
+                drop(map_c);
+                check(name, stream.clone_dtoh(&c_d)?);
+            }
+        }
         // 128 x 128 tiles: one block per tile, then three taking them in turn.
         let Some(gemm128) = &gemm128 else { continue };
         let map_b128 = MapB128::tiled(stream, &b_d, dims_b, &stride)?;

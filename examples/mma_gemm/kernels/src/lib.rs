@@ -184,8 +184,42 @@ pub type MapB = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
 pub fn gemm_wgmma(a: MapA, b: MapB, c: DisjointSlice<bf16>, m: u32, n: u32, k: u32, group_m: u32) {
     let a_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BM * WG_BK }, 1024>::new();
     let b_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BN * WG_BK }, 1024>::new();
-    wgmma_gemm_tile::<bf16, WG_BK, WG_BN, 128, { WG_BM * WG_BK }, { WG_BN * WG_BK }, _, _>(
-        a, b, &a_ring, &b_ring, c, m, n, k, group_m, 1.0,
+    wgmma_gemm_tile::<bf16, WG_BK, WG_BN, 128, { WG_BM * WG_BK }, { WG_BN * WG_BK }, _, _, _>(
+        a,
+        b,
+        &a_ring,
+        &b_ring,
+        DirectStore::new(c, m, n),
+        m,
+        n,
+        k,
+        group_m,
+        1.0,
+    );
+}
+
+/// [`gemm_wgmma`] writing `c` through a tensor map: each consumer warp rounds its
+/// finished rows into shared memory (`stmatrix`, 128-byte swizzle) and a tensor-copy
+/// store (`cp.async.bulk.tensor.2d.global.shared::cta`) writes them, clipped to `m × n`,
+/// while the warp goes on to the next part and the next tile. `c`'s map is the host's
+/// `host_loader::tma::TensorMap<bf16, 2, 64, 16, 1, 1, 1, 128>::tiled(stream, &c, [n, m],
+/// &[2 * n])`, so `n` must be a multiple of 8 (the map's 16-byte row stride) and `c`
+/// 16-byte aligned; the map's extents must be `[n, m]`. `a`, `b`, shapes, threads (384),
+/// grid, `group_m` as [`gemm_wgmma`]; 224 KiB of static shared memory (the ring's 192 and
+/// 32 for the epilogue's boxes). sm_90a.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[kernel(max_threads = 384, min_blocks = 1)]
+pub fn gemm_wgmma_tma_store(a: MapA, b: MapB, c: MapC, m: u32, n: u32, k: u32, group_m: u32) {
+    let a_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BM * WG_BK }, 1024>::new();
+    let b_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BN * WG_BK }, 1024>::new();
+    let stage = device_std::SharedArray::<bf16, C_STAGE, 1024>::new();
+    let epilogue = MapStore {
+        map: c,
+        stage: &stage,
+        boxes: 0,
+    };
+    wgmma_gemm_tile::<bf16, WG_BK, WG_BN, 128, { WG_BM * WG_BK }, { WG_BN * WG_BK }, _, _, _>(
+        a, b, &a_ring, &b_ring, epilogue, m, n, k, group_m, 1.0,
     );
 }
 
@@ -228,8 +262,17 @@ pub fn gemm_wgmma_128x128(
 ) {
     let a_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BM * WG_BK }, 1024>::new();
     let b_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BN_128 * WG_BK }, 1024>::new();
-    wgmma_gemm_tile::<bf16, WG_BK, WG_BN_128, 64, { WG_BM * WG_BK }, { WG_BN_128 * WG_BK }, _, _>(
-        a, b, &a_ring, &b_ring, c, m, n, k, group_m, 1.0,
+    wgmma_gemm_tile::<bf16, WG_BK, WG_BN_128, 64, { WG_BM * WG_BK }, { WG_BN_128 * WG_BK }, _, _, _>(
+        a,
+        b,
+        &a_ring,
+        &b_ring,
+        DirectStore::new(c, m, n),
+        m,
+        n,
+        k,
+        group_m,
+        1.0,
     );
 }
 
@@ -278,11 +321,23 @@ pub fn gemm_wgmma_fp8(
         { WG_BN * WG_BK_FP8 },
         _,
         _,
-    >(a, b, &a_ring, &b_ring, c, m, n, k, group_m, scale);
+        _,
+    >(
+        a,
+        b,
+        &a_ring,
+        &b_ring,
+        DirectStore::new(c, m, n),
+        m,
+        n,
+        k,
+        group_m,
+        scale,
+    );
 }
 
-/// The body of [`gemm_wgmma`], [`gemm_wgmma_128x128`] and [`gemm_wgmma_fp8`] for element
-/// type `T`: `BK` elements of `k` per stage (128 bytes), tiles of `WG_BM × BN` (`REGS =
+/// The body of [`gemm_wgmma`], [`gemm_wgmma_128x128`], [`gemm_wgmma_tma_store`] and
+/// [`gemm_wgmma_fp8`] for element type `T`: `BK` elements of `k` per stage (128 bytes), tiles of `WG_BM × BN` (`REGS =
 /// BN / 2` accumulator registers a thread), `A_TILE` and `B_TILE` the elements of one
 /// stage of each ring (`WG_BM * BK`, `BN * BK`), the rings (of `WG_STAGES` stages)
 /// declared by the kernel. `scale` multiplies the sums before the `bf16` store (1.0 folds away).
@@ -298,12 +353,13 @@ fn wgmma_gemm_tile<
     const B_TILE: usize,
     const A_RING: usize,
     const B_RING: usize,
+    E: Epilogue,
 >(
     a: device_std::tma::TensorMap<T, 2, BK, WG_BM, 1, 1, 1, 128>,
     b: device_std::tma::TensorMap<T, 2, BK, BN, 1, 1, 1, 128>,
     a_ring: &device_std::SharedArray<T, A_RING, 1024>,
     b_ring: &device_std::SharedArray<T, B_RING, 1024>,
-    mut c: DisjointSlice<bf16>,
+    mut c: E,
     m: u32,
     n: u32,
     k: u32,
@@ -314,7 +370,7 @@ fn wgmma_gemm_tile<
     use device_std::wgmma::{commit_group, Accum, KMajorTile};
     use device_std::{Mbarriers, Phases};
     let (m, n, k) = (m as usize, n as usize, k as usize);
-    assert!(thread::block_size() == 384 && c.len() >= m * n);
+    assert!(thread::block_size() == 384);
     // full[s]: the producer's expect_tx plus the copies' bytes; empty[s]: lane 0 of each
     // of the 8 consumer warps, once its warpgroup's multiplies have read stage s.
     let full = Mbarriers::<WG_STAGES>::new(1);
@@ -399,45 +455,159 @@ fn wgmma_gemm_tile<
             empty.get((g - 1) % WG_STAGES).arrive();
         }
         acc.scale(scale);
-        store_tile(&acc, &mut c, m0 + 64 * wg, n0, m, n);
+        c.store(&acc, m0 + 64 * wg, n0, m, n);
         tile += step;
+    }
+    c.finish();
+}
+
+/// How [`wgmma_gemm_tile`]'s consumer warpgroups write their finished tiles.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+trait Epilogue {
+    /// Writes a consumer warpgroup's 64 × `BN` accumulator at `(row0, n0)` of the
+    /// `m × n` row-major `c` as `bf16`, masked to `m × n`.
+    fn store<const BN: usize, const REGS: usize>(
+        &mut self,
+        acc: &device_std::wgmma::Accum<BN, REGS>,
+        row0: usize,
+        n0: usize,
+        m: usize,
+        n: usize,
+    );
+    /// After the consumer's last tile: whatever is still in flight completes.
+    fn finish(&mut self);
+}
+
+/// The epilogue of [`gemm_wgmma`]: each thread stores its own elements to `c`.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+struct DirectStore<'c> {
+    c: DisjointSlice<'c, bf16>,
+}
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+impl<'c> DirectStore<'c> {
+    /// `c` must hold the `m × n` output (a trap otherwise).
+    #[inline(always)]
+    fn new(c: DisjointSlice<'c, bf16>, m: u32, n: u32) -> Self {
+        assert!(c.len() >= m as usize * n as usize);
+        DirectStore { c }
     }
 }
 
-/// Stores a consumer warpgroup's 64 × `BN` accumulator at `(row0, n0)` of the `m × n`
-/// row-major `c` as `bf16`: pairs of columns as one 4-byte store when the whole part lies
-/// inside and `n` is even, element by element (masked) otherwise.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
-#[inline(always)]
-fn store_tile<const BN: usize, const REGS: usize>(
-    acc: &device_std::wgmma::Accum<BN, REGS>,
-    c: &mut DisjointSlice<bf16>,
-    row0: usize,
-    n0: usize,
-    m: usize,
-    n: usize,
-) {
-    let out = c.as_mut_ptr();
-    // `c` promises 2-byte alignment only (a launch may pass a view one element in).
-    let aligned = (out as usize).is_multiple_of(4);
-    if row0 + 64 <= m && n0 + BN <= n && n & 1 == 0 && aligned {
-        // A whole tile with even rows: each pair of columns is one 4-byte store.
-        acc.store_bf16_pairs(|r, col, pair| {
-            // SAFETY: (block, tile, warpgroup, thread, pair) maps one-to-one onto
-            // (i, j..j+2) of this warpgroup's 64 x BN part of the tile, inside m x n
-            // (c.len() >= m * n, checked by the caller); i * n + j is even (n and j are)
-            // and `c` starts 4-byte aligned (tested above), so the address is 4-byte
-            // aligned.
-            unsafe { *out.add((row0 + r) * n + n0 + col).cast::<u32>() = pair };
-        });
-    } else {
-        acc.store(|r, col, v| {
-            let (i, j) = (row0 + r, n0 + col);
-            if i < m && j < n {
-                // SAFETY: as above, one element, masked to m x n.
-                unsafe { *out.add(i * n + j) = bf16::from_f32(v) };
+impl Epilogue for DirectStore<'_> {
+    /// Pairs of columns as one 4-byte store when the whole part lies inside, `n` is even
+    /// and `c` 4-byte aligned; element by element (masked) otherwise.
+    #[inline(always)]
+    fn store<const BN: usize, const REGS: usize>(
+        &mut self,
+        acc: &device_std::wgmma::Accum<BN, REGS>,
+        row0: usize,
+        n0: usize,
+        m: usize,
+        n: usize,
+    ) {
+        let out = self.c.as_mut_ptr();
+        // `c` promises 2-byte alignment only (a launch may pass a view one element in).
+        let aligned = (out as usize).is_multiple_of(4);
+        if row0 + 64 <= m && n0 + BN <= n && n & 1 == 0 && aligned {
+            // A whole tile with even rows: each pair of columns is one 4-byte store.
+            acc.store_bf16_pairs(|r, col, pair| {
+                // SAFETY: (block, tile, warpgroup, thread, pair) maps one-to-one onto
+                // (i, j..j+2) of this warpgroup's 64 x BN part of the tile, inside m x n
+                // (c.len() >= m * n, checked in `new`); i * n + j is even (n and j are)
+                // and `c` starts 4-byte aligned (tested above), so the address is
+                // 4-byte aligned.
+                unsafe { *out.add((row0 + r) * n + n0 + col).cast::<u32>() = pair };
+            });
+        } else {
+            acc.store(|r, col, v| {
+                let (i, j) = (row0 + r, n0 + col);
+                if i < m && j < n {
+                    // SAFETY: as above, one element, masked to m x n.
+                    unsafe { *out.add(i * n + j) = bf16::from_f32(v) };
+                }
+            });
+        }
+    }
+
+    #[inline(always)]
+    fn finish(&mut self) {}
+}
+
+/// The tensor map of `c` that [`gemm_wgmma_tma_store`] writes through: boxes of 64
+/// columns × 16 rows, 128-byte swizzle (one warp's 16 rows of a 64-column part).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+pub type MapC = device_std::tma::TensorMap<bf16, 2, 64, 16, 1, 1, 1, 128>;
+
+/// Elements of the epilogue's staging buffer in [`gemm_wgmma_tma_store`]: two 16 × 64
+/// boxes for each of the 8 consumer warps (32 KiB).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+const C_STAGE: usize = 2 * 8 * 16 * 64;
+
+/// The epilogue of [`gemm_wgmma_tma_store`]: each consumer warp rounds 64 columns of its
+/// 16 rows into one of its two swizzled boxes in shared memory (`stmatrix`), and its
+/// lane 0 hands the box to a tensor-copy store, which clips the box to the tensor. The
+/// warp goes on with the next part while the copy engine writes this one; a box is
+/// refilled once its copy has read it (`cp.async.bulk.wait_group.read 1`).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+struct MapStore<'s> {
+    map: MapC,
+    stage: &'s device_std::SharedArray<bf16, C_STAGE, 1024>,
+    /// Boxes this warp has stored so far (which of its two comes next).
+    boxes: usize,
+}
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+impl Epilogue for MapStore<'_> {
+    #[inline(always)]
+    fn store<const BN: usize, const REGS: usize>(
+        &mut self,
+        acc: &device_std::wgmma::Accum<BN, REGS>,
+        row0: usize,
+        n0: usize,
+        _m: usize,
+        _n: usize,
+    ) {
+        use device_std::bulk;
+        let t = thread::thread_in_block() as usize;
+        // The consumer warps are 4..12 of the block.
+        let (warp, lane) = (t / 32 - 4, t % 32);
+        let row = row0 + 16 * (warp % 4);
+        // Straight-line code: `j` indexes the accumulator's registers.
+        unrolled::<4>(|j| {
+            if j >= BN / 64 {
+                return;
             }
+            // (The mask keeps the index visibly in bounds: no check, no call.)
+            let part = self
+                .stage
+                .part::<{ 16 * 64 }>((2 * warp + self.boxes % 2) & 15);
+            if self.boxes >= 2 {
+                // The copy issued two boxes ago read this one.
+                if lane == 0 {
+                    bulk::wait_group_read::<1>();
+                }
+                thread::sync_warp(u32::MAX);
+            }
+            acc.store_bf16_swizzled(64 * j, &part);
+            bulk::fence_proxy_async_shared();
+            thread::sync_warp(u32::MAX);
+            if lane == 0 {
+                // SAFETY: (block, tile, warp, j) maps one-to-one onto the boxes of c;
+                // no other thread touches this box's elements of c.
+                unsafe { self.map.store(&part, [(n0 + 64 * j) as i32, row as i32]) };
+                bulk::commit_group();
+            }
+            self.boxes += 1;
         });
+    }
+
+    #[inline(always)]
+    fn finish(&mut self) {
+        if thread::lane_id() == 0 {
+            device_std::bulk::wait_group::<0>();
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 //! square from 512 to 16384, wide, tall, deep and ragged (`k` a multiple of 8, as the
 //! tensor maps' 16-byte row stride needs): issue 32 asks for at least 0.95× cuBLAS on
 //! such a sweep. `gemm_wgmma_128x128` (the same kernel with 128 × 128 tiles, for outputs
-//! whose 128 × 256 tiles leave SMs idle) runs beside it. Each shape and variant is checked
+//! whose 128 × 256 tiles leave SMs idle) runs beside it, and `gemm_wgmma_tma_store` (the
+//! 128 × 256 kernel storing `c` through a tensor map) where `n` is a multiple of 8. Each shape and variant is checked
 //! first on 2048 sampled elements against an `f64` dot product (output poisoned). Needs
 //! `--gemm-ptx`.
 
@@ -23,9 +24,18 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
     };
     let gemm = gemm_wgmma_kernel(module)?;
     let gemm128 = module.kernel::<WgmmaSig<MapB128<'static>>>("gemm_wgmma_128x128")?;
+    let gemm_store = module.kernel::<StoreSig>("gemm_wgmma_tma_store")?;
     let blas = CudaBlas::new(env.stream.clone())?;
     let sms = sm_count(env)?;
-    let shapes: &[(usize, usize, usize)] = if env.opts.quick {
+    let asked = env
+        .opts
+        .gemm_shapes
+        .as_deref()
+        .map(parse_shapes)
+        .transpose()?;
+    let shapes: &[(usize, usize, usize)] = if let Some(asked) = &asked {
+        asked
+    } else if env.opts.quick {
         &[(512, 512, 512), (300, 700, 136)]
     } else {
         &[
@@ -80,13 +90,46 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
         };
+        // c through a tensor map (rows a multiple of 16 bytes only). The check maps the
+        // buffer it is given; the timed launches write their own buffer, mapped once,
+        // so that no map is encoded inside the timing.
+        let stores = n.is_multiple_of(8);
+        // SAFETY: as `rust`; the blocks write c only through its map, each box once.
+        let store_into = |map: &MapC<'_>| -> Result<()> {
+            Ok(unsafe {
+                gemm_store.launch(env.stream, cfg, (&map_a, &map_b, map, m32, n32, k32, 8))
+            }?)
+        };
+        let store_checked =
+            |c: &mut CudaSlice<bf16>| -> Result<()> { store_into(&map_c(env, c, m, n)?) };
+        let c_store = env
+            .stream
+            .alloc_zeros::<bf16>(if stores { m * n } else { 1 })?;
+        let map_store = if stores {
+            Some(map_c(env, &c_store, m, n)?)
+        } else {
+            None
+        };
+        let store_timed = |_: &mut CudaSlice<bf16>| -> Result<()> {
+            store_into(map_store.as_ref().expect("timed only where n % 8 == 0"))
+        };
         let samples = bf16_gemm_samples(&mut r, (&a, &bt), (m, n, k));
-        let variants: [(&'static str, Launch<'_, CudaSlice<bf16>>); 3] = [
+        let mut variants: Vec<(&'static str, Launch<'_, CudaSlice<bf16>>)> = vec![
             ("rust persistent", &rust),
             ("cuBLAS", &cublas),
             ("rust 128x128 persistent", &rust128),
         ];
-        for (who, launch) in variants {
+        if stores {
+            check_gemm_samples(
+                env,
+                &format!("gemm_sweep {m}x{n}x{k} rust tma-store persistent"),
+                (m, n, k),
+                &store_checked,
+                &samples,
+            )?;
+            variants.push(("rust tma-store persistent", &store_timed));
+        }
+        for &(who, launch) in &variants {
             check_gemm_samples(
                 env,
                 &format!("gemm_sweep {m}x{n}x{k} {who}"),
@@ -107,6 +150,49 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
     }
     Ok(rows)
 }
+
+/// The tensor map of `c` that `gemm_wgmma_tma_store` writes through: boxes of 64 columns
+/// × 16 rows, 128-byte swizzle.
+type MapC<'a> = host_loader::tma::TensorMap<'a, bf16, 2, 64, 16, 1, 1, 1, 128>;
+
+/// `--gemm-shapes`: comma-separated `MxNxK`, each extent positive and `k` a multiple of 8.
+fn parse_shapes(list: &str) -> Result<Vec<(usize, usize, usize)>> {
+    list.split(',')
+        .map(|shape| {
+            let dims: Vec<usize> = shape
+                .trim()
+                .split('x')
+                .map(str::parse)
+                .collect::<Result<_, _>>()
+                .map_err(|e| anyhow::anyhow!("--gemm-shapes: {shape:?}: {e}"))?;
+            match dims[..] {
+                [m, n, k] if m > 0 && n > 0 && k > 0 && k.is_multiple_of(8) => Ok((m, n, k)),
+                _ => bail!("--gemm-shapes: {shape:?} is not MxNxK with positive extents and k a multiple of 8"),
+            }
+        })
+        .collect()
+}
+
+/// The map of the `m × n` row-major `c` (`n` a multiple of 8).
+fn map_c<'c>(env: &Env, c: &'c CudaSlice<bf16>, m: usize, n: usize) -> Result<MapC<'c>> {
+    Ok(MapC::tiled(
+        env.stream,
+        c,
+        [n as u64, m as u64],
+        &[2 * n as u64],
+    )?)
+}
+
+/// `gemm_wgmma_tma_store`'s parameters: `(map_a, map_b, map_c, m, n, k, group_m)`.
+type StoreSig = (
+    WgmmaMapA<'static>,
+    WgmmaMapB<'static>,
+    MapC<'static>,
+    u32,
+    u32,
+    u32,
+    u32,
+);
 
 /// The tensor map of `b` that `gemm_wgmma_128x128` takes: boxes of 64 (`k`) × 128 rows.
 type MapB128<'a> = host_loader::tma::TensorMap<'a, bf16, 2, WG_BK, WG_BN_128, 1, 1, 1, 128>;
