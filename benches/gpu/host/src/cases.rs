@@ -292,6 +292,25 @@ fn gemm_samples(
         .collect()
 }
 
+/// The tensor map of `c` that the `*_tma_store` GEMMs write through: boxes of 64 columns
+/// × 16 rows, 128-byte swizzle.
+type MapC<'a> = host_loader::tma::TensorMap<'a, device_std::bf16, 2, 64, 16, 1, 1, 1, 128>;
+
+/// The map of the `m × n` row-major `c` (`n` a multiple of 8).
+fn map_c<'c>(
+    env: &Env,
+    c: &'c CudaSlice<device_std::bf16>,
+    m: usize,
+    n: usize,
+) -> Result<MapC<'c>> {
+    Ok(MapC::tiled(
+        env.stream,
+        c,
+        [n as u64, m as u64],
+        &[2 * n as u64],
+    )?)
+}
+
 /// Runs `launch` into an `n × n` `bf16` output poisoned with NaN and checks it: every
 /// element written, each sample within 2^-7 relative (the `bf16` output's rounding is
 /// 2^-9) plus 1e-3·√n of the accumulation's error plus the sample's own allowance.

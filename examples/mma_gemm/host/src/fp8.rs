@@ -110,8 +110,8 @@ fn random_e4m3(rng: &mut impl Rng, n: usize) -> Vec<F8E4M3> {
         .collect()
 }
 
-/// `gemm_wgmma_fp8` (`c = scale · a · bᵀ`, e4m3 in, `bf16` out) at square and ragged
-/// sizes (`k` a multiple of 16) against an `f64` reference: relative Frobenius error
+/// `gemm_wgmma_fp8` (`c = scale · a · bᵀ`, e4m3 in, `bf16` out), and
+/// `gemm_wgmma_fp8_tma_store` where `n` is a multiple of 8, at square and ragged sizes (`k` a multiple of 16) against an `f64` reference: relative Frobenius error
 /// below 1e-2, every element written (poisoned with NaN first). Returns the number of
 /// failed runs.
 fn gemm(stream: &Arc<CudaStream>, module: &Module, rng: &mut impl Rng, seed: u64) -> Result<usize> {
@@ -130,6 +130,19 @@ fn gemm(stream: &Arc<CudaStream>, module: &Module, rng: &mut impl Rng, seed: u64
         f32,
     );
     let kernel = module.kernel::<Sig>("gemm_wgmma_fp8")?;
+    // `gemm_wgmma_fp8_tma_store` writes c through its map (boxes of 64 columns x 16 rows).
+    type MapC<'a> = TensorMap<'a, bf16, 2, 64, 16, 1, 1, 1, 128>;
+    type StoreSig = (
+        MapA<'static>,
+        MapB<'static>,
+        MapC<'static>,
+        u32,
+        u32,
+        u32,
+        u32,
+        f32,
+    );
+    let store = module.kernel::<StoreSig>("gemm_wgmma_fp8_tma_store")?;
     let scale = 1.0f32 / (400.0 * 400.0);
     let mut failed = 0;
     for (m, n, k) in [
@@ -179,6 +192,31 @@ fn gemm(stream: &Arc<CudaStream>, module: &Module, rng: &mut impl Rng, seed: u64
             let c = stream.clone_dtoh(&c_d)?;
             failed += crate::report(
                 name,
+                &format!("{m}x{n}x{k}"),
+                c.iter().map(|x| x.to_f64()),
+                &want,
+                1e-2,
+                seed,
+            );
+            // The same through c's map, where its rows are a multiple of 16 bytes.
+            if n % 8 != 0 {
+                continue;
+            }
+            let c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
+            let map_c = MapC::tiled(stream, &c_d, [n as u64, m as u64], &[2 * n as u64])?;
+            // SAFETY: as above; the blocks write c only through map_c, which describes
+            // c_d (m x n), each box once.
+            unsafe {
+                store.launch(
+                    stream,
+                    cfg,
+                    (&map_a, &map_b, &map_c, m32, n32, k32, 8, scale),
+                )
+            }?;
+            drop(map_c);
+            let c = stream.clone_dtoh(&c_d)?;
+            failed += crate::report(
+                &name.replace("gemm_wgmma_fp8", "gemm_wgmma_fp8_tma_store"),
                 &format!("{m}x{n}x{k}"),
                 c.iter().map(|x| x.to_f64()),
                 &want,

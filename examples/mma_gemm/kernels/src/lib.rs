@@ -336,6 +336,43 @@ pub fn gemm_wgmma_fp8(
     );
 }
 
+/// [`gemm_wgmma_fp8`] writing `c` through a tensor map, as [`gemm_wgmma_tma_store`] does
+/// for `bf16` inputs: `c`'s map ([`MapC`], extents `[n, m]`, `n` a multiple of 8), 224 KiB
+/// of static shared memory; the rest as [`gemm_wgmma_fp8`]. sm_90a.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[kernel(max_threads = 384, min_blocks = 1)]
+#[allow(clippy::too_many_arguments)] // the launch's parameters, as gemm_wgmma_fp8's
+pub fn gemm_wgmma_fp8_tma_store(
+    a: MapA8,
+    b: MapB8,
+    c: MapC,
+    m: u32,
+    n: u32,
+    k: u32,
+    group_m: u32,
+    scale: f32,
+) {
+    let a_ring = device_std::SharedArray::<F8E4M3, { WG_STAGES * WG_BM * WG_BK_FP8 }, 1024>::new();
+    let b_ring = device_std::SharedArray::<F8E4M3, { WG_STAGES * WG_BN * WG_BK_FP8 }, 1024>::new();
+    let stage = device_std::SharedArray::<bf16, C_STAGE, 1024>::new();
+    let epilogue = MapStore {
+        map: c,
+        stage: &stage,
+        boxes: 0,
+    };
+    wgmma_gemm_tile::<
+        F8E4M3,
+        WG_BK_FP8,
+        WG_BN,
+        128,
+        { WG_BM * WG_BK_FP8 },
+        { WG_BN * WG_BK_FP8 },
+        _,
+        _,
+        _,
+    >(a, b, &a_ring, &b_ring, epilogue, m, n, k, group_m, scale);
+}
+
 /// The body of [`gemm_wgmma`], [`gemm_wgmma_128x128`], [`gemm_wgmma_tma_store`] and
 /// [`gemm_wgmma_fp8`] for element type `T`: `BK` elements of `k` per stage (128 bytes), tiles of `WG_BM × BN` (`REGS =
 /// BN / 2` accumulator registers a thread), `A_TILE` and `B_TILE` the elements of one

@@ -5,6 +5,8 @@
 //! twice: with `CUBLASLT_MATMUL_DESC_FAST_ACCUM` on (the sums stay in the tensor
 //! cores' accumulators, as ours do: the like-for-like reference) and off (its
 //! default, which adds partial sums into `f32` registers every few `k`-steps).
+//! `gemm_wgmma_fp8_tma_store` (the same kernel storing `c` through a tensor map) runs
+//! beside them.
 
 use anyhow::{ensure, Result};
 use core::ffi::c_void;
@@ -14,7 +16,7 @@ use device_std::{bf16, F8E4M3};
 use rand::Rng;
 use std::sync::Arc;
 
-use super::{check_gemm_samples, gemm_samples, rng, timed, Env, Launch, Row};
+use super::{check_gemm_samples, gemm_samples, map_c, rng, timed, Env, Launch, MapC, Row};
 
 /// One cuBLASLt FP8 matmul plan for `n × n × n`: handle, descriptors, the heuristic's
 /// algorithm and its workspace, freed on drop.
@@ -176,6 +178,17 @@ pub(super) fn gemm_fp8(env: &Env) -> Result<Vec<Row>> {
         u32,
         f32,
     )>("gemm_wgmma_fp8")?;
+    // The same writing c through a map (boxes of 64 columns x 16 rows).
+    let gemm_store = module.kernel::<(
+        MapA<'static>,
+        MapB<'static>,
+        MapC<'static>,
+        u32,
+        u32,
+        u32,
+        u32,
+        f32,
+    )>("gemm_wgmma_fp8_tma_store")?;
     let sizes: &[usize] = if env.opts.quick {
         &[512]
     } else {
@@ -218,6 +231,23 @@ pub(super) fn gemm_fp8(env: &Env) -> Result<Vec<Row>> {
             }?)
         };
         let sms = super::sm_count(env)?;
+        // c through its map: the check maps the buffer it is given; the timed launches
+        // write their own buffer, mapped once (no map is encoded inside the timing).
+        let store_into = |map: &MapC<'_>| -> Result<()> {
+            // SAFETY: as `launch`; the blocks write c only through its map, each box
+            // once.
+            Ok(unsafe {
+                gemm_store.launch(
+                    env.stream,
+                    cfg(tiles.min(sms)),
+                    (&map_a, &map_b, map, n32, n32, n32, 8, scale),
+                )
+            }?)
+        };
+        let store_checked = |c: &mut CudaSlice<bf16>| store_into(&map_c(env, c, n, n)?);
+        let c_store = env.stream.alloc_zeros::<bf16>(n * n)?;
+        let map_store = map_c(env, &c_store, n, n)?;
+        let store_timed = |_: &mut CudaSlice<bf16>| store_into(&map_store);
         let rust = |c: &mut CudaSlice<bf16>| launch(c, tiles);
         let rust_persistent = |c: &mut CudaSlice<bf16>| launch(c, tiles.min(sms));
         let (fast, exact) = (
@@ -246,9 +276,17 @@ pub(super) fn gemm_fp8(env: &Env) -> Result<Vec<Row>> {
             ("cuBLASLt fast accum", &lt_fast),
             ("cuBLASLt", &lt_exact),
         ];
-        for (who, launch) in variants {
+        let store_name = "rust tma-store persistent";
+        for (who, launch) in variants
+            .into_iter()
+            .chain([(store_name, &store_checked as _)])
+        {
             check_gemm_samples(env, &format!("gemm_fp8 {who}"), (n, n, n), launch, &samples)?;
         }
+        let variants: Vec<(&'static str, Launch<'_, CudaSlice<bf16>>)> = variants
+            .into_iter()
+            .chain([(store_name, &store_timed as _)])
+            .collect();
         let mut c = env.stream.alloc_zeros::<bf16>(n * n)?;
         rows.append(&mut timed(
             env,

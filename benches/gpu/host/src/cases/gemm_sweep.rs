@@ -14,8 +14,8 @@ use device_std::bf16;
 use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN, WG_BN_128};
 
 use super::{
-    bf16_gemm_samples, check_gemm_samples, cublas_bt_bf16, gemm_wgmma_kernel, rng, sm_count, timed,
-    Env, Launch, Row, WgmmaMapA, WgmmaMapB, WgmmaSig,
+    bf16_gemm_samples, check_gemm_samples, cublas_bt_bf16, gemm_wgmma_kernel, map_c, rng, sm_count,
+    timed, Env, Launch, MapC, Row, WgmmaMapA, WgmmaMapB, WgmmaSig,
 };
 
 pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
@@ -154,10 +154,6 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// The tensor map of `c` that `gemm_wgmma_tma_store` writes through: boxes of 64 columns
-/// × 16 rows, 128-byte swizzle.
-type MapC<'a> = host_loader::tma::TensorMap<'a, bf16, 2, 64, 16, 1, 1, 1, 128>;
-
 /// `--gemm-shapes`: comma-separated `MxNxK`, each extent positive and `k` a multiple of 8.
 fn parse_shapes(list: &str) -> Result<Vec<(usize, usize, usize)>> {
     list.split(',')
@@ -174,16 +170,6 @@ fn parse_shapes(list: &str) -> Result<Vec<(usize, usize, usize)>> {
             }
         })
         .collect()
-}
-
-/// The map of the `m × n` row-major `c` (`n` a multiple of 8).
-fn map_c<'c>(env: &Env, c: &'c CudaSlice<bf16>, m: usize, n: usize) -> Result<MapC<'c>> {
-    Ok(MapC::tiled(
-        env.stream,
-        c,
-        [n as u64, m as u64],
-        &[2 * n as u64],
-    )?)
 }
 
 /// `gemm_wgmma_tma_store`'s parameters: `(map_a, map_b, map_c, m, n, k, group_m)`.
