@@ -117,6 +117,35 @@ pub enum TensorMapError {
     Driver(String),
 }
 
+/// The L2 promotion of a tensor map's copies (`CUtensorMapL2promotion`, CUDA Driver API
+/// "Tensor Map Object Management"): on a miss, L2 fetches the missed sector alone
+/// (`None`) or the aligned 64, 128 or 256 bytes around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum L2Promotion {
+    /// `CU_TENSOR_MAP_L2_PROMOTION_NONE`.
+    None,
+    /// `CU_TENSOR_MAP_L2_PROMOTION_L2_64B`.
+    B64,
+    /// `CU_TENSOR_MAP_L2_PROMOTION_L2_128B`: what [`TensorMap::tiled`] uses.
+    #[default]
+    B128,
+    /// `CU_TENSOR_MAP_L2_PROMOTION_L2_256B`.
+    B256,
+}
+
+impl L2Promotion {
+    /// The driver's name for it.
+    fn to_driver(self) -> CUtensorMapL2promotion {
+        use CUtensorMapL2promotion as P;
+        match self {
+            L2Promotion::None => P::CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            L2Promotion::B64 => P::CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
+            L2Promotion::B128 => P::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            L2Promotion::B256 => P::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        }
+    }
+}
+
 /// An encoded tensor map in device memory (128 bytes), for boxes of
 /// `B0 × B1 × B2 × B3 × B4` elements of `T` (extents past `RANK` are 1) of the tensor
 /// it borrows; tile mode, no interleave, shared memory swizzled by `SWIZZLE` bytes (0:
@@ -207,6 +236,19 @@ impl<
         dims: [u64; RANK],
         strides: &[u64],
     ) -> Result<Self, TensorMapError> {
+        Self::tiled_with_promotion(stream, tensor, dims, strides, L2Promotion::B128)
+    }
+
+    /// [`tiled`](Self::tiled) with the L2 promotion the copies use (`tiled` takes
+    /// [`L2Promotion::B128`]): how much around each missed sector L2 fetches from device
+    /// memory (`CUtensorMapL2promotion`). Errors as [`tiled`](Self::tiled).
+    pub fn tiled_with_promotion(
+        stream: &Arc<CudaStream>,
+        tensor: &'a CudaSlice<T>,
+        dims: [u64; RANK],
+        strides: &[u64],
+        promotion: L2Promotion,
+    ) -> Result<Self, TensorMapError> {
         Self::check_shape()?;
         check_layout(&dims, strides, size_of::<T>() as u64, tensor.len() as u64)?;
         let (address, guard) = tensor.device_ptr(stream);
@@ -233,7 +275,7 @@ impl<
                 element_strides.as_ptr(),
                 CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
                 Self::swizzle(),
-                CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                promotion.to_driver(),
                 CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
             )
         };

@@ -163,6 +163,8 @@ enum Wgmma {
     Narrow,
     /// `gemm_wgmma_tma_store`: 128 × 256 tiles stored through `c`'s tensor map.
     TmaStore,
+    /// `gemm_wgmma_128x128_tma_store`: 128 × 128 tiles, six stages, stored through `c`'s map.
+    NarrowTmaStore,
 }
 
 /// One of the persistent `wgmma` GEMMs (`c = a · bᵀ`, `bf16` out) under the emulator:
@@ -176,22 +178,31 @@ fn gemm_wgmma(
     kernel: Wgmma,
 ) -> (Vec<bf16>, Vec<f64>) {
     use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN, WG_BN_128};
-    let bn = if kernel == Wgmma::Narrow {
-        WG_BN_128
-    } else {
-        WG_BN
-    };
+    let narrow = matches!(kernel, Wgmma::Narrow | Wgmma::NarrowTmaStore);
+    let bn = if narrow { WG_BN_128 } else { WG_BN };
     let g = GemmOperands::new(m, n, k, seed);
     let map_a = kmajor_map(&g.a, m, k, WG_BK, WG_BM, 128);
     let map_b = kmajor_map(&g.bt, n, k, WG_BK, bn, 128);
     let mut c = vec![bf16::NAN; m * n];
     let (mm, nn, kk) = (m as u32, n as u32, k as u32);
     let cfg = gemm_wgmma_launch(m, n, bn, blocks);
-    if kernel == Wgmma::TmaStore {
+    if matches!(kernel, Wgmma::TmaStore | Wgmma::NarrowTmaStore) {
         let map_c = c_map(&mut c, m, n);
         emulator::launch(cfg, || {
-            let (a, b, c) = (map_a.as_param(), map_b.as_param(), map_c.as_param());
-            mma_gemm_kernels::gemm_wgmma_tma_store(a, b, c, mm, nn, kk, 8)
+            let (a, c) = (map_a.as_param(), map_c.as_param());
+            if narrow {
+                mma_gemm_kernels::gemm_wgmma_128x128_tma_store(
+                    a,
+                    map_b.as_param(),
+                    c,
+                    mm,
+                    nn,
+                    kk,
+                    8,
+                )
+            } else {
+                mma_gemm_kernels::gemm_wgmma_tma_store(a, map_b.as_param(), c, mm, nn, kk, 8)
+            }
         })
         .unwrap();
     } else {
@@ -230,7 +241,7 @@ fn gemm_wgmma_matches_the_f64_reference_at_whole_and_ragged_tiles() {
 }
 
 #[test]
-fn gemm_wgmma_tma_store_matches_the_f64_reference_at_whole_and_ragged_tiles() {
+fn the_tma_store_gemms_match_the_f64_reference_at_whole_and_ragged_tiles() {
     // One whole tile; a ragged one (the stores clipped at m and n); two tiles of rows
     // with more stages than the ring holds; six ragged tiles taken by two persistent
     // blocks, so each warp's two staging boxes are refilled many times. `n` is a
@@ -241,10 +252,12 @@ fn gemm_wgmma_tma_store_matches_the_f64_reference_at_whole_and_ragged_tiles() {
         (200, 256, 320, 123, None),
         (300, 504, 136, 124, Some(2)),
     ] {
-        let (got, want) = gemm_wgmma((m, n, k), seed, blocks, Wgmma::TmaStore);
-        let (err, unwritten) = frobenius(got.iter().map(|x| x.to_f64()), &want);
-        assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
-        assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
+        for kernel in [Wgmma::TmaStore, Wgmma::NarrowTmaStore] {
+            let (got, want) = gemm_wgmma((m, n, k), seed, blocks, kernel);
+            let (err, unwritten) = frobenius(got.iter().map(|x| x.to_f64()), &want);
+            assert_eq!(unwritten, 0, "{m}x{n}x{k}: unwritten elements");
+            assert!(err < 1e-2, "{m}x{n}x{k}: relative Frobenius error {err:e}");
+        }
     }
 }
 

@@ -240,6 +240,22 @@ fn gemm_wgmma_kernel(module: &Module) -> Result<host_loader::Kernel<WgmmaSig>> {
     Ok(module.kernel("gemm_wgmma")?)
 }
 
+/// `gemm_wgmma_tma_store`'s parameters: `(map_a, map_b, map_c, m, n, k, group_m)`.
+type StoreSig = (
+    WgmmaMapA<'static>,
+    WgmmaMapB<'static>,
+    MapC<'static>,
+    u32,
+    u32,
+    u32,
+    u32,
+);
+
+/// `gemm_wgmma_tma_store` from the `--gemm-ptx` module.
+fn gemm_wgmma_tma_store_kernel(module: &Module) -> Result<host_loader::Kernel<StoreSig>> {
+    Ok(module.kernel("gemm_wgmma_tma_store")?)
+}
+
 /// cuBLAS's call for our row-major `c = a · bᵀ` in `bf16` (`a` `m × k`, `b` stored
 /// `n × k`, `c` `m × n`): row-major `C` is column-major `Cᵀ = B Aᵀ`, so cuBLAS's `A` is
 /// our `b` (`k × n` column-major, transposed) and its `B` our `a` (`k × m` column-major);
@@ -1026,6 +1042,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         bail!("gemm_bf16 needs --gemm-ptx (examples/mma_gemm built with --arch sm_90a)");
     };
     let gemm = gemm_wgmma_kernel(module)?;
+    let gemm_store = gemm_wgmma_tma_store_kernel(module)?;
     type MmaSig = (Slice<bf16>, Slice<bf16>, SliceMut<bf16>, u32, u32, u32);
     let mma = module.kernel::<MmaSig>("gemm_mma")?;
     let mma_tma = module.kernel::<(
@@ -1099,9 +1116,27 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
         };
+        // c through its map: the check maps the buffer it is given; the timed launches
+        // write their own buffer, mapped once (no map is encoded inside the timing).
+        let store_into = |map: &MapC<'_>| -> Result<()> {
+            // SAFETY: as `launch_on`; the blocks write c only through its map, each box
+            // once.
+            Ok(unsafe {
+                gemm_store.launch(
+                    env.stream,
+                    cfg(tiles.min(sms)),
+                    (&map_a, &map_b, map, n32, n32, n32, 8),
+                )
+            }?)
+        };
+        let store_checked = |c: &mut CudaSlice<bf16>| store_into(&map_c(env, c, n, n)?);
+        let c_store = env.stream.alloc_zeros::<bf16>(n * n)?;
+        let map_store = map_c(env, &c_store, n, n)?;
+        let store_timed = |_: &mut CudaSlice<bf16>| store_into(&map_store);
         let samples = bf16_gemm_samples(&mut r, (&a, &bt), (n, n, n));
         for (who, launch) in [
             ("rust", &rust as Launch<'_, CudaSlice<bf16>>),
+            ("rust tma-store persistent", &store_checked),
             ("rust persistent", &rust_persistent),
             ("rust g1", &rust_g1),
             ("rust mma.sync", &rust_mma),
@@ -1126,6 +1161,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
             &[
                 ("rust", &rust),
                 ("rust persistent", &rust_persistent),
+                ("rust tma-store persistent", &store_timed),
                 ("rust g1", &rust_g1),
                 ("rust g16", &rust_g16),
                 ("rust mma.sync", &rust_mma),

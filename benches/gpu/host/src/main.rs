@@ -48,6 +48,10 @@ pub struct Options {
     /// (`--gemm-shapes 3072x5120x4096,3000x5000x4104`; `k` a multiple of 8).
     #[arg(long)]
     pub gemm_shapes: Option<String>,
+    /// The L2 promotion of `gemm_sweep`'s maps of `a` and `b`, in bytes: 0 (none), 64,
+    /// 128 (the default, as `TensorMap::tiled`) or 256.
+    #[arg(long, default_value_t = 128)]
+    pub gemm_l2_promotion: u32,
     /// Seed for the random inputs (default: the clock).
     #[arg(long)]
     pub seed: Option<u64>,

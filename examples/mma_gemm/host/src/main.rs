@@ -3,8 +3,8 @@
 //! reference computed from the same `bf16` values: relative Frobenius error below 1e-5
 //! (the products are exact in `f32`; only the accumulation rounds). Then the `c = a · bᵀ`
 //! kernels with `bf16` output, `gemm_mma`, `gemm_mma_tma` (when the module has it: built
-//! for sm_90 or newer) and `gemm_wgmma`, `gemm_wgmma_128x128` and `gemm_wgmma_tma_store`
-//! (with `--wgmma`; each also persistent), at the same kind of sizes against 1e-2. With `--wgmma` also the
+//! for sm_90 or newer) and `gemm_wgmma`, `gemm_wgmma_128x128`, `gemm_wgmma_tma_store` and
+//! `gemm_wgmma_128x128_tma_store` (with `--wgmma`; each also persistent), at the same kind of sizes against 1e-2. With `--wgmma` also the
 //! one-tile `wgmma` kernels: `wgmma_reg_a` (A from registers), `wgmma_sw32` /
 //! `wgmma_sw64` (the 32- and 64-byte swizzles) and `wgmma_mn_b` (an MN-major `B`), `f32`
 //! out against 1e-5; and the FP8
@@ -128,7 +128,7 @@ fn main() -> Result<()> {
 /// The `c = a · bᵀ` kernels (`b` stored `n × k`, `bf16` out): `gemm_mma` (`mma.sync`, sm_80),
 /// `gemm_mma_tma` (the same fed by tensor copies) when the module has it (built for sm_90
 /// or newer; always with `wgmma`), and `gemm_wgmma`, `gemm_wgmma_128x128` and (where `n`
-/// is a multiple of 8) `gemm_wgmma_tma_store` (sm_90a) when `wgmma`, at square
+/// is a multiple of 8) the two `*_tma_store` kernels (sm_90a) when `wgmma`, at square
 /// and ragged sizes against an `f64` reference: relative Frobenius error below 1e-2 (the
 /// issue's bar; the `bf16` rounding of the output alone is about 2e-3), every element
 /// written (outputs poisoned with NaN first). Returns the number of failed runs.
@@ -186,8 +186,20 @@ fn transposed(
         u32,
         u32,
     );
+    type StoreSig128 = (
+        MapA<'static>,
+        MapB128<'static>,
+        MapC<'static>,
+        u32,
+        u32,
+        u32,
+        u32,
+    );
     let gemm_store = if wgmma {
-        Some(module.kernel::<StoreSig>("gemm_wgmma_tma_store")?)
+        Some((
+            module.kernel::<StoreSig>("gemm_wgmma_tma_store")?,
+            module.kernel::<StoreSig128>("gemm_wgmma_128x128_tma_store")?,
+        ))
     } else {
         None
     };
@@ -252,10 +264,18 @@ fn transposed(
         check("gemm_wgmma persistent (3 blocks)", stream.clone_dtoh(&c_d)?);
         // c through a tensor map (its rows must be a multiple of 16 bytes): one block
         // per tile, then three taking them in turn.
-        if let Some(gemm_store) = gemm_store.as_ref().filter(|_| n % 8 == 0) {
-            for (blocks, name) in [
-                (tiles, "gemm_wgmma_tma_store"),
-                (3, "gemm_wgmma_tma_store persistent (3 blocks)"),
+        if let Some((store, store128)) = gemm_store.as_ref().filter(|_| n % 8 == 0) {
+            let map_b128 = MapB128::tiled(stream, &b_d, dims_b, &stride)?;
+            let tiles128 = m.div_ceil(WG_BM) * n.div_ceil(WG_BN_128);
+            for (blocks, narrow, name) in [
+                (tiles, false, "gemm_wgmma_tma_store"),
+                (3, false, "gemm_wgmma_tma_store persistent (3 blocks)"),
+                (tiles128, true, "gemm_wgmma_128x128_tma_store"),
+                (
+                    3,
+                    true,
+                    "gemm_wgmma_128x128_tma_store persistent (3 blocks)",
+                ),
             ] {
                 let c_d = stream.clone_htod(&vec![bf16::NAN; m * n])?;
                 let map_c = MapC::tiled(stream, &c_d, [n as u64, m as u64], &[2 * n as u64])?;
@@ -266,7 +286,12 @@ fn transposed(
                 // SAFETY: as above; the blocks write c only through map_c, which
                 // describes c_d (m x n), each box once.
                 unsafe {
-                    gemm_store.launch(stream, cfg, (&map_a, &map_b, &map_c, m32, n32, k32, 8))
+                    if narrow {
+                        let args = (&map_a, &map_b128, &map_c, m32, n32, k32, 8);
+                        store128.launch(stream, cfg, args)
+                    } else {
+                        store.launch(stream, cfg, (&map_a, &map_b, &map_c, m32, n32, k32, 8))
+                    }
                 }?;
                 drop(map_c);
                 check(name, stream.clone_dtoh(&c_d)?);

@@ -184,7 +184,18 @@ pub type MapB = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
 pub fn gemm_wgmma(a: MapA, b: MapB, c: DisjointSlice<bf16>, m: u32, n: u32, k: u32, group_m: u32) {
     let a_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BM * WG_BK }, 1024>::new();
     let b_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BN * WG_BK }, 1024>::new();
-    wgmma_gemm_tile::<bf16, WG_BK, WG_BN, 128, { WG_BM * WG_BK }, { WG_BN * WG_BK }, _, _, _>(
+    wgmma_gemm_tile::<
+        bf16,
+        WG_BK,
+        WG_BN,
+        128,
+        WG_STAGES,
+        { WG_BM * WG_BK },
+        { WG_BN * WG_BK },
+        _,
+        _,
+        _,
+    >(
         a,
         b,
         &a_ring,
@@ -218,9 +229,18 @@ pub fn gemm_wgmma_tma_store(a: MapA, b: MapB, c: MapC, m: u32, n: u32, k: u32, g
         stage: &stage,
         boxes: 0,
     };
-    wgmma_gemm_tile::<bf16, WG_BK, WG_BN, 128, { WG_BM * WG_BK }, { WG_BN * WG_BK }, _, _, _>(
-        a, b, &a_ring, &b_ring, epilogue, m, n, k, group_m, 1.0,
-    );
+    wgmma_gemm_tile::<
+        bf16,
+        WG_BK,
+        WG_BN,
+        128,
+        WG_STAGES,
+        { WG_BM * WG_BK },
+        { WG_BN * WG_BK },
+        _,
+        _,
+        _,
+    >(a, b, &a_ring, &b_ring, epilogue, m, n, k, group_m, 1.0);
 }
 
 /// Columns of `c` per block of [`gemm_wgmma_128x128`].
@@ -262,7 +282,18 @@ pub fn gemm_wgmma_128x128(
 ) {
     let a_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BM * WG_BK }, 1024>::new();
     let b_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BN_128 * WG_BK }, 1024>::new();
-    wgmma_gemm_tile::<bf16, WG_BK, WG_BN_128, 64, { WG_BM * WG_BK }, { WG_BN_128 * WG_BK }, _, _, _>(
+    wgmma_gemm_tile::<
+        bf16,
+        WG_BK,
+        WG_BN_128,
+        64,
+        WG_STAGES,
+        { WG_BM * WG_BK },
+        { WG_BN_128 * WG_BK },
+        _,
+        _,
+        _,
+    >(
         a,
         b,
         &a_ring,
@@ -274,6 +305,49 @@ pub fn gemm_wgmma_128x128(
         group_m,
         1.0,
     );
+}
+
+/// Pipeline stages of [`gemm_wgmma_128x128_tma_store`]: its stages are half as large as
+/// [`gemm_wgmma`]'s, so six (192 KiB) fit beside the epilogue's 32 KiB.
+pub const WG_STAGES_128: usize = 6;
+
+/// [`gemm_wgmma_128x128`] writing `c` through a tensor map as [`gemm_wgmma_tma_store`]
+/// does, with a ring of [`WG_STAGES_128`] stages: `a` through [`MapA`], `b` through
+/// [`MapB128`], `c` through [`MapC`] (extents `[n, m]`, `n` a multiple of 8); shapes,
+/// threads (384), grid and `group_m` as [`gemm_wgmma`], with `ceil(n / 128)` tile
+/// columns; 224 KiB of static shared memory. sm_90a.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+#[kernel(max_threads = 384, min_blocks = 1)]
+pub fn gemm_wgmma_128x128_tma_store(
+    a: MapA,
+    b: MapB128,
+    c: MapC,
+    m: u32,
+    n: u32,
+    k: u32,
+    group_m: u32,
+) {
+    const S: usize = WG_STAGES_128;
+    let a_ring = device_std::SharedArray::<bf16, { S * WG_BM * WG_BK }, 1024>::new();
+    let b_ring = device_std::SharedArray::<bf16, { S * WG_BN_128 * WG_BK }, 1024>::new();
+    let stage = device_std::SharedArray::<bf16, C_STAGE, 1024>::new();
+    let epilogue = MapStore {
+        map: c,
+        stage: &stage,
+        boxes: 0,
+    };
+    wgmma_gemm_tile::<
+        bf16,
+        WG_BK,
+        WG_BN_128,
+        64,
+        S,
+        { WG_BM * WG_BK },
+        { WG_BN_128 * WG_BK },
+        _,
+        _,
+        _,
+    >(a, b, &a_ring, &b_ring, epilogue, m, n, k, group_m, 1.0);
 }
 
 /// Elements of `k` per pipeline stage of [`gemm_wgmma_fp8`] (128 bytes, as
@@ -317,6 +391,7 @@ pub fn gemm_wgmma_fp8(
         WG_BK_FP8,
         WG_BN,
         128,
+        WG_STAGES,
         { WG_BM * WG_BK_FP8 },
         { WG_BN * WG_BK_FP8 },
         _,
@@ -365,6 +440,7 @@ pub fn gemm_wgmma_fp8_tma_store(
         WG_BK_FP8,
         WG_BN,
         128,
+        WG_STAGES,
         { WG_BM * WG_BK_FP8 },
         { WG_BN * WG_BK_FP8 },
         _,
@@ -376,7 +452,7 @@ pub fn gemm_wgmma_fp8_tma_store(
 /// The body of [`gemm_wgmma`], [`gemm_wgmma_128x128`], [`gemm_wgmma_tma_store`] and
 /// [`gemm_wgmma_fp8`] for element type `T`: `BK` elements of `k` per stage (128 bytes), tiles of `WG_BM × BN` (`REGS =
 /// BN / 2` accumulator registers a thread), `A_TILE` and `B_TILE` the elements of one
-/// stage of each ring (`WG_BM * BK`, `BN * BK`), the rings (of `WG_STAGES` stages)
+/// stage of each ring (`WG_BM * BK`, `BN * BK`), the rings (of `STAGES` stages)
 /// declared by the kernel. `scale` multiplies the sums before the `bf16` store (1.0 folds away).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 #[inline(always)]
@@ -386,6 +462,7 @@ fn wgmma_gemm_tile<
     const BK: usize,
     const BN: usize,
     const REGS: usize,
+    const STAGES: usize,
     const A_TILE: usize,
     const B_TILE: usize,
     const A_RING: usize,
@@ -406,12 +483,13 @@ fn wgmma_gemm_tile<
     use device_std::tma::TensorMap;
     use device_std::wgmma::{commit_group, Accum, KMajorTile};
     use device_std::{Mbarriers, Phases};
+    const { assert!(A_RING == STAGES * A_TILE && B_RING == STAGES * B_TILE) }
     let (m, n, k) = (m as usize, n as usize, k as usize);
     assert!(thread::block_size() == 384);
     // full[s]: the producer's expect_tx plus the copies' bytes; empty[s]: lane 0 of each
     // of the 8 consumer warps, once its warpgroup's multiplies have read stage s.
-    let full = Mbarriers::<WG_STAGES>::new(1);
-    let empty = Mbarriers::<WG_STAGES>::new(8);
+    let full = Mbarriers::<STAGES>::new(1);
+    let empty = Mbarriers::<STAGES>::new(8);
     let t = thread::thread_in_block() as usize;
     let (tiles_m, tiles_n) = (m.div_ceil(WG_BM), n.div_ceil(BN));
     // Persistent: block b takes tiles b, b + gridDim.x, ... in raster order. The ring
@@ -430,15 +508,15 @@ fn wgmma_gemm_tile<
         if t == 0 {
             a.prefetch();
             b.prefetch();
-            let mut empty_phases = Phases::<WG_STAGES>::new();
+            let mut empty_phases = Phases::<STAGES>::new();
             let mut g = 0;
             let mut tile = first;
             while tile < tiles {
                 let (tile_m, tile_n) = raster(tile, tiles_m, tiles_n, group_m as usize);
                 let (m0, n0) = (WG_BM * tile_m, BN * tile_n);
                 for kt in 0..k_tiles {
-                    let s = g % WG_STAGES;
-                    if g >= WG_STAGES {
+                    let s = g % STAGES;
+                    if g >= STAGES {
                         empty.wait(s, &mut empty_phases);
                     }
                     full.get(s).arrive_expect_tx(
@@ -457,7 +535,7 @@ fn wgmma_gemm_tile<
     }
     device_std::wgmma::setmaxnreg_inc::<232>();
     let wg = warpgroup - 1;
-    let mut full_phases = Phases::<WG_STAGES>::new();
+    let mut full_phases = Phases::<STAGES>::new();
     let k_step = KMajorTile::<T, WG_BM, BK, 128>::K_STEP;
     let mut g = 0;
     let mut tile = first;
@@ -466,7 +544,7 @@ fn wgmma_gemm_tile<
         let (m0, n0) = (WG_BM * tile_m, BN * tile_n);
         let mut acc = Accum::<BN, REGS>::zero();
         for kt in 0..k_tiles {
-            let s = g % WG_STAGES;
+            let s = g % STAGES;
             full.wait(s, &mut full_phases);
             let at = KMajorTile::<T, WG_BM, BK, 128>::of(&a_ring.part::<A_TILE>(s));
             let bt = KMajorTile::<T, BN, BK, 128>::of(&b_ring.part::<B_TILE>(s));
@@ -482,14 +560,14 @@ fn wgmma_gemm_tile<
             // The previous step's group is complete: its stage can be refilled.
             acc.wait::<1>();
             if kt > 0 && t.is_multiple_of(32) {
-                empty.get((g - 1) % WG_STAGES).arrive();
+                empty.get((g - 1) % STAGES).arrive();
             }
             g += 1;
         }
         acc.wait::<0>();
         // The tile's last stage is read too: the producer may refill it for the next tile.
         if k_tiles > 0 && t.is_multiple_of(32) {
-            empty.get((g - 1) % WG_STAGES).arrive();
+            empty.get((g - 1) % STAGES).arrive();
         }
         acc.scale(scale);
         c.store(&acc, m0 + 64 * wg, n0, m, n);

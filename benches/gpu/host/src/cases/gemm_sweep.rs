@@ -3,7 +3,8 @@
 //! tensor maps' 16-byte row stride needs): issue 32 asks for at least 0.95× cuBLAS on
 //! such a sweep. `gemm_wgmma_128x128` (the same kernel with 128 × 128 tiles, for outputs
 //! whose 128 × 256 tiles leave SMs idle) runs beside it, and `gemm_wgmma_tma_store` (the
-//! 128 × 256 kernel storing `c` through a tensor map) where `n` is a multiple of 8. Each shape and variant is checked
+//! 128 × 256 kernel storing `c` through a tensor map) and `gemm_wgmma_128x128_tma_store`
+//! where `n` is a multiple of 8. Each shape and variant is checked
 //! first on 2048 sampled elements against an `f64` dot product (output poisoned). Needs
 //! `--gemm-ptx`.
 
@@ -14,8 +15,9 @@ use device_std::bf16;
 use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN, WG_BN_128};
 
 use super::{
-    bf16_gemm_samples, check_gemm_samples, cublas_bt_bf16, gemm_wgmma_kernel, map_c, rng, sm_count,
-    timed, Env, Launch, MapC, Row, WgmmaMapA, WgmmaMapB, WgmmaSig,
+    bf16_gemm_samples, check_gemm_samples, cublas_bt_bf16, gemm_wgmma_kernel,
+    gemm_wgmma_tma_store_kernel, map_c, rng, sm_count, timed, Env, Launch, MapC, Row, WgmmaMapA,
+    WgmmaMapB, WgmmaSig,
 };
 
 pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
@@ -24,9 +26,18 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
     };
     let gemm = gemm_wgmma_kernel(module)?;
     let gemm128 = module.kernel::<WgmmaSig<MapB128<'static>>>("gemm_wgmma_128x128")?;
-    let gemm_store = module.kernel::<StoreSig>("gemm_wgmma_tma_store")?;
+    let gemm_store = gemm_wgmma_tma_store_kernel(module)?;
+    let gemm_store128 = module.kernel::<StoreSig128<'static>>("gemm_wgmma_128x128_tma_store")?;
     let blas = CudaBlas::new(env.stream.clone())?;
     let sms = sm_count(env)?;
+    use host_loader::tma::L2Promotion;
+    let promotion = match env.opts.gemm_l2_promotion {
+        0 => L2Promotion::None,
+        64 => L2Promotion::B64,
+        128 => L2Promotion::B128,
+        256 => L2Promotion::B256,
+        other => bail!("--gemm-l2-promotion {other}: expected 0, 64, 128 or 256"),
+    };
     let asked = env
         .opts
         .gemm_shapes
@@ -59,8 +70,9 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         let bt = example_support::random_bf16(&mut r, n * k);
         let (a_d, b_d) = (env.stream.clone_htod(&a)?, env.stream.clone_htod(&bt)?);
         let stride = [2 * k as u64];
-        let map_a = WgmmaMapA::tiled(env.stream, &a_d, [k as u64, m as u64], &stride)?;
-        let map_b = WgmmaMapB::tiled(env.stream, &b_d, [k as u64, n as u64], &stride)?;
+        let (dims_a, dims_b) = ([k as u64, m as u64], [k as u64, n as u64]);
+        let map_a = WgmmaMapA::tiled_with_promotion(env.stream, &a_d, dims_a, &stride, promotion)?;
+        let map_b = WgmmaMapB::tiled_with_promotion(env.stream, &b_d, dims_b, &stride, promotion)?;
         let tiles = u32::try_from(m.div_ceil(WG_BM) * n.div_ceil(WG_BN))?;
         let cfg = LaunchConfig {
             grid_dim: (tiles.min(sms), 1, 1),
@@ -73,7 +85,7 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         let rust = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { gemm.launch(env.stream, cfg, (&map_a, &map_b, c, m32, n32, k32, 8)) }?)
         };
-        let map_b128 = MapB128::tiled(env.stream, &b_d, [k as u64, n as u64], &stride)?;
+        let map_b128 = MapB128::tiled_with_promotion(env.stream, &b_d, dims_b, &stride, promotion)?;
         let tiles128 = u32::try_from(m.div_ceil(WG_BM) * n.div_ceil(WG_BN_128))?;
         let cfg128 = LaunchConfig {
             grid_dim: (tiles128.min(sms), 1, 1),
@@ -113,6 +125,22 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         let store_timed = |_: &mut CudaSlice<bf16>| -> Result<()> {
             store_into(map_store.as_ref().expect("timed only where n % 8 == 0"))
         };
+        // The same with 128 x 128 tiles and six stages.
+        // SAFETY: as `store_into`, with 128 x 128 tiles.
+        let store128_into = |map: &MapC<'_>| -> Result<()> {
+            Ok(unsafe {
+                gemm_store128.launch(
+                    env.stream,
+                    cfg128,
+                    (&map_a, &map_b128, map, m32, n32, k32, 8),
+                )
+            }?)
+        };
+        let store128_checked =
+            |c: &mut CudaSlice<bf16>| -> Result<()> { store128_into(&map_c(env, c, m, n)?) };
+        let store128_timed = |_: &mut CudaSlice<bf16>| -> Result<()> {
+            store128_into(map_store.as_ref().expect("timed only where n % 8 == 0"))
+        };
         let samples = bf16_gemm_samples(&mut r, (&a, &bt), (m, n, k));
         let mut variants: Vec<(&'static str, Launch<'_, CudaSlice<bf16>>)> = vec![
             ("rust persistent", &rust),
@@ -120,13 +148,18 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
             ("rust 128x128 persistent", &rust128),
         ];
         if stores {
-            check_gemm_samples(
-                env,
-                &format!("gemm_sweep {m}x{n}x{k} rust tma-store persistent"),
-                (m, n, k),
-                &store_checked,
-                &samples,
-            )?;
+            for (who, launch) in [
+                ("rust tma-store persistent", &store_checked as Launch<'_, _>),
+                ("rust 128x128 tma-store persistent", &store128_checked),
+            ] {
+                check_gemm_samples(
+                    env,
+                    &format!("gemm_sweep {m}x{n}x{k} {who}"),
+                    (m, n, k),
+                    launch,
+                    &samples,
+                )?;
+            }
         }
         for &(who, launch) in &variants {
             check_gemm_samples(
@@ -140,6 +173,7 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         // Checked above through the buffer it was given.
         if stores {
             variants.push(("rust tma-store persistent", &store_timed));
+            variants.push(("rust 128x128 tma-store persistent", &store128_timed));
         }
         let mut c = env.stream.alloc_zeros::<bf16>(m * n)?;
         rows.append(&mut timed(
@@ -172,16 +206,8 @@ fn parse_shapes(list: &str) -> Result<Vec<(usize, usize, usize)>> {
         .collect()
 }
 
-/// `gemm_wgmma_tma_store`'s parameters: `(map_a, map_b, map_c, m, n, k, group_m)`.
-type StoreSig = (
-    WgmmaMapA<'static>,
-    WgmmaMapB<'static>,
-    MapC<'static>,
-    u32,
-    u32,
-    u32,
-    u32,
-);
+/// `gemm_wgmma_128x128_tma_store`'s parameters: `(map_a, map_b, map_c, m, n, k, group_m)`.
+type StoreSig128<'a> = (WgmmaMapA<'a>, MapB128<'a>, MapC<'a>, u32, u32, u32, u32);
 
 /// The tensor map of `b` that `gemm_wgmma_128x128` takes: boxes of 64 (`k`) × 128 rows.
 type MapB128<'a> = host_loader::tma::TensorMap<'a, bf16, 2, WG_BK, WG_BN_128, 1, 1, 1, 128>;
