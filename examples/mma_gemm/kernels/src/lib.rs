@@ -164,7 +164,8 @@ pub type MapB = device_std::tma::TensorMap<bf16, 2, WG_BK, WG_BN, 1, 1, 1, 128>;
 /// `ceil(m / 128) * ceil(n / 256)`. Any 1D grid of 1 to that many blocks is correct; the
 /// benchmarks launch `min(tiles, SMs)` (persistent: the producer loads the next tile's
 /// first stages while the consumers store the last). [`prefers_128x128`] says when
-/// [`gemm_wgmma_128x128`] is the faster choice.
+/// [`gemm_wgmma_128x128`] is the faster choice; where `n` is a multiple of 8,
+/// [`gemm_wgmma_tma_store`] is faster still (its stores do not hold up the consumers).
 ///
 /// Host side (see `examples/mma_gemm/host`): build the module with `cargo xtask
 /// build-ptx --arch sm_90a`; make `a`'s map with `host_loader::tma::TensorMap<bf16, 2,
