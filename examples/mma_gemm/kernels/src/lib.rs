@@ -225,11 +225,7 @@ pub fn gemm_wgmma_tma_store(a: MapA, b: MapB, c: MapC, m: u32, n: u32, k: u32, g
     let a_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BM * WG_BK }, 1024>::new();
     let b_ring = device_std::SharedArray::<bf16, { WG_STAGES * WG_BN * WG_BK }, 1024>::new();
     let stage = device_std::SharedArray::<bf16, C_STAGE, 1024>::new();
-    let epilogue = MapStore {
-        map: c,
-        stage: &stage,
-        boxes: 0,
-    };
+    let epilogue = MapStore::new(c, &stage);
     wgmma_gemm_tile::<
         bf16,
         WG_BK,
@@ -332,11 +328,7 @@ pub fn gemm_wgmma_128x128_tma_store(
     let a_ring = device_std::SharedArray::<bf16, { S * WG_BM * WG_BK }, 1024>::new();
     let b_ring = device_std::SharedArray::<bf16, { S * WG_BN_128 * WG_BK }, 1024>::new();
     let stage = device_std::SharedArray::<bf16, C_STAGE, 1024>::new();
-    let epilogue = MapStore {
-        map: c,
-        stage: &stage,
-        boxes: 0,
-    };
+    let epilogue = MapStore::new(c, &stage);
     wgmma_gemm_tile::<
         bf16,
         WG_BK,
@@ -431,11 +423,7 @@ pub fn gemm_wgmma_fp8_tma_store(
     let a_ring = device_std::SharedArray::<F8E4M3, { WG_STAGES * WG_BM * WG_BK_FP8 }, 1024>::new();
     let b_ring = device_std::SharedArray::<F8E4M3, { WG_STAGES * WG_BN * WG_BK_FP8 }, 1024>::new();
     let stage = device_std::SharedArray::<bf16, C_STAGE, 1024>::new();
-    let epilogue = MapStore {
-        map: c,
-        stage: &stage,
-        boxes: 0,
-    };
+    let epilogue = MapStore::new(c, &stage);
     wgmma_gemm_tile::<
         F8E4M3,
         WG_BK_FP8,
@@ -672,6 +660,19 @@ struct MapStore<'s> {
     stage: &'s device_std::SharedArray<bf16, C_STAGE, 1024>,
     /// Boxes this warp has stored so far (which of its two comes next).
     boxes: usize,
+}
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+impl<'s> MapStore<'s> {
+    /// Stores through `map`, staging in `stage`.
+    #[inline(always)]
+    fn new(map: MapC, stage: &'s device_std::SharedArray<bf16, C_STAGE, 1024>) -> Self {
+        MapStore {
+            map,
+            stage,
+            boxes: 0,
+        }
+    }
 }
 
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
