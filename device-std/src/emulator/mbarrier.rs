@@ -573,7 +573,10 @@ pub(crate) fn commit_group() {
 
 /// `cp.async.bulk.wait_group[.read] n`: retires all but the newest `n`
 /// committed groups of the calling thread (stores already wrote global
-/// memory, so both forms free the sources).
+/// memory, so both forms free the sources). The copy engine's last read of a
+/// retired source is recorded as a read by the calling thread, now: another
+/// thread that writes the source next must be ordered after this wait by a
+/// barrier (`sync_warp`, `sync_threads`), or the write is a race.
 pub(crate) fn wait_group(n: u32, _read_only: bool) {
     context::with(|ctx| {
         let block = ctx.block();
@@ -589,7 +592,7 @@ pub(crate) fn wait_group(n: u32, _read_only: bool) {
         }
         let t = ctx.linear;
         let mut mem = block.mem.borrow_mut();
-        for (start, end) in retired {
+        for &(start, end) in &retired {
             let mine = |p: &PendingRange| {
                 p.start == start
                     && p.end == end
@@ -597,6 +600,12 @@ pub(crate) fn wait_group(n: u32, _read_only: bool) {
             };
             if let Some(i) = mem.pending.iter().position(mine) {
                 mem.pending.remove(i);
+                // The read completes here, for the race checks, as the caller's.
+                let read = mem.check(t, start as u32, end - start, 1, Access::Read);
+                if let Err(fault) = read {
+                    drop(mem);
+                    shared_mem::raise(ctx, fault, start as u32, end - start);
+                }
             }
         }
     });

@@ -145,6 +145,36 @@ pub fn store_without_read_wait(overwrite: u32, mut out: DisjointSlice<f32>) {
     }
 }
 
+/// A warp refills a bulk store's source after thread 0's `wait_group_read`, as an
+/// epilogue that recycles its staging buffer does: the warp syncs after the issue (so
+/// the issue itself is ordered before what follows), thread 0 waits, and thread 1
+/// rewrites the source, after a second `sync_warp` when `synced`, at once otherwise (the
+/// seeded fault: the copy engine may still be reading until thread 0's wait returns,
+/// and nothing orders thread 1's write after it).
+#[kernel]
+pub fn refill_after_read_wait(synced: u32, mut out: DisjointSlice<f32>) {
+    let tile = SharedArray::<f32, 32, 16>::new();
+    let t = thread::threadIdx_x() as usize;
+    tile.write(t, t as f32);
+    bulk::fence_proxy_async_shared();
+    thread::sync_warp(u32::MAX);
+    if t == 0 {
+        // SAFETY: out has 32 elements (the test's launch), 16-byte aligned.
+        unsafe { bulk::store(out.as_mut_ptr(), &tile, 0, 32) };
+        bulk::commit_group();
+    }
+    thread::sync_warp(u32::MAX);
+    if t == 0 {
+        bulk::wait_group_read::<0>();
+    }
+    if synced != 0 {
+        thread::sync_warp(u32::MAX);
+    }
+    if t == 1 {
+        tile.write(0, -1.0);
+    }
+}
+
 fn run_faulty(kernel: impl Fn(&[f32], DisjointSlice<f32>) + Sync) -> EmulatorError {
     let (xb, xo) = aligned_input(9, 256, 0);
     let x = &xb[xo..xo + 256];
@@ -225,6 +255,26 @@ fn a_bulk_store_source_overwritten_or_abandoned_before_wait_group_read_is_report
         err.starts_with("block (0, 0, 0) thread (0, 0, 0): the block ends while this thread's bulk::store may still read its shared memory"),
         "{err}"
     );
+}
+
+#[test]
+fn refilling_a_bulk_store_source_needs_a_barrier_after_the_issuers_read_wait() {
+    let run = |synced: bool| {
+        let (mut yb, yo) = aligned_output(32);
+        let out = GlobalMut::new(&mut yb[yo..yo + 32]);
+        let result = emulator::launch(LaunchConfig::new((1, 1, 1), (32, 1, 1)), || {
+            refill_after_read_wait(synced as u32, out.disjoint())
+        })
+        .map(|_| ());
+        (result, yb[yo..yo + 32].to_vec())
+    };
+    let (ok, stored) = run(true);
+    ok.unwrap();
+    assert_eq!(stored, (0..32).map(|i| i as f32).collect::<Vec<_>>());
+    let (err, _) = run(false);
+    let err = err.unwrap_err().to_string();
+    assert!(err.contains("thread (1, 0, 0)"), "{err}");
+    assert!(err.contains("thread (0, 0, 0)"), "{err}");
 }
 
 /// `bench_kernels::transpose_tma` of a `rows × cols` matrix through emulated tensor maps.

@@ -201,7 +201,7 @@ pub fn gemm_wgmma(a: MapA, b: MapB, c: DisjointSlice<bf16>, m: u32, n: u32, k: u
         b,
         &a_ring,
         &b_ring,
-        DirectStore::new(c, m, n),
+        DirectStore::new(c),
         m,
         n,
         k,
@@ -295,7 +295,7 @@ pub fn gemm_wgmma_128x128(
         b,
         &a_ring,
         &b_ring,
-        DirectStore::new(c, m, n),
+        DirectStore::new(c),
         m,
         n,
         k,
@@ -395,7 +395,7 @@ pub fn gemm_wgmma_fp8(
         b,
         &a_ring,
         &b_ring,
-        DirectStore::new(c, m, n),
+        DirectStore::new(c),
         m,
         n,
         k,
@@ -474,7 +474,7 @@ fn wgmma_gemm_tile<
     use device_std::{Mbarriers, Phases};
     const { assert!(A_RING == STAGES * A_TILE && B_RING == STAGES * B_TILE) }
     let (m, n, k) = (m as usize, n as usize, k as usize);
-    assert!(thread::block_size() == 384);
+    assert!(thread::block_size() == 384 && c.fits(m, n));
     // full[s]: the producer's expect_tx plus the copies' bytes; empty[s]: lane 0 of each
     // of the 8 consumer warps, once its warpgroup's multiplies have read stage s.
     let full = Mbarriers::<STAGES>::new(1);
@@ -580,6 +580,9 @@ trait Epilogue {
     );
     /// After the consumer's last tile: whatever is still in flight completes.
     fn finish(&mut self);
+    /// Whether the output can take an `m × n` result (tested once, with the block size,
+    /// by the kernel's single entry check).
+    fn fits(&self, m: usize, n: usize) -> bool;
 }
 
 /// The epilogue of [`gemm_wgmma`]: each thread stores its own elements to `c`.
@@ -590,10 +593,9 @@ struct DirectStore<'c> {
 
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 impl<'c> DirectStore<'c> {
-    /// `c` must hold the `m × n` output (a trap otherwise).
+    /// Stores into `c`, which must hold the `m × n` output ([`Epilogue::fits`]).
     #[inline(always)]
-    fn new(c: DisjointSlice<'c, bf16>, m: u32, n: u32) -> Self {
-        assert!(c.len() >= m as usize * n as usize);
+    fn new(c: DisjointSlice<'c, bf16>) -> Self {
         DirectStore { c }
     }
 }
@@ -637,6 +639,11 @@ impl Epilogue for DirectStore<'_> {
 
     #[inline(always)]
     fn finish(&mut self) {}
+
+    #[inline(always)]
+    fn fits(&self, m: usize, n: usize) -> bool {
+        self.c.len() >= m * n
+    }
 }
 
 /// The tensor map of `c` that [`gemm_wgmma_tma_store`] writes through: boxes of 64
@@ -725,6 +732,12 @@ impl Epilogue for MapStore<'_> {
         if thread::lane_id() == 0 {
             device_std::bulk::wait_group::<0>();
         }
+    }
+
+    /// The map clips the stores; its extents are the launch's contract.
+    #[inline(always)]
+    fn fits(&self, _m: usize, _n: usize) -> bool {
+        true
     }
 }
 
