@@ -455,7 +455,10 @@ impl<const N: usize, const REGS: usize> Accum<N, REGS> {
     /// in local memory. Every lane of the warp calls it together, after
     /// [`wait`](Self::wait); before the copy, each lane runs
     /// [`bulk::fence_proxy_async_shared`](crate::bulk::fence_proxy_async_shared), then
-    /// the warp [`sync_warp`](crate::thread::sync_warp)s and one lane issues it.
+    /// the warp [`sync_warp`](crate::thread::sync_warp)s and one lane issues it. To
+    /// write the box again, that lane first waits for the copy to have read it
+    /// ([`bulk::wait_group_read`](crate::bulk::wait_group_read)) and the warp
+    /// `sync_warp`s once more (the emulator reports a refill without that barrier).
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     #[inline(always)]
     #[cfg_attr(emulated, track_caller)]

@@ -320,13 +320,14 @@ fn gemm_wgmma_fp8_matches_the_f64_reference_at_whole_and_ragged_tiles() {
     use mma_gemm_kernels::{WG_BK_FP8, WG_BM, WG_BN};
     // One whole tile; a ragged one (edges masked, k short of a stage, a multiple of 16
     // as the maps need); two tiles of rows with more k-stages than the ring holds.
-    // And five tiles taken by two persistent blocks. Where `n` is a multiple of 8, the
-    // kernel that stores through c's map runs too.
+    // And five tiles taken by two persistent blocks, `n` off and on a multiple of 8.
+    // Where `n` is a multiple of 8, the kernel that stores through c's map runs too.
     for (m, n, k, seed, blocks) in [
         (128, 256, 128, 91, None),
         (77, 45, 48, 92, None),
         (200, 256, 640, 93, None),
-        (300, 304, 272, 94, Some(2)),
+        (300, 300, 272, 94, Some(2)),
+        (300, 304, 272, 95, Some(2)),
     ] {
         let mut r = rng(seed);
         // Values up to ±400 (e4m3's range is ±448), as per-tensor scaling leaves them.

@@ -337,9 +337,31 @@ fn check_gemm_samples(
     launch: Launch<'_, CudaSlice<device_std::bf16>>,
     samples: &[(usize, usize, f64, f64)],
 ) -> Result<()> {
-    let mut c = env.stream.clone_htod(&vec![device_std::bf16::NAN; m * n])?;
+    let mut c = poisoned_bf16(env, m * n)?;
     launch(&mut c)?;
-    let got = env.stream.clone_dtoh(&c)?;
+    check_gemm_output(what, (m, n, k), &env.stream.clone_dtoh(&c)?, samples)
+}
+
+/// `n` NaNs in device memory: an output nothing has written yet.
+fn poisoned_bf16(env: &Env, n: usize) -> Result<CudaSlice<device_std::bf16>> {
+    Ok(env.stream.clone_htod(&vec![device_std::bf16::NAN; n])?)
+}
+
+/// [`check_gemm_samples`]'s test of an `m × n` output `got` (read back from the device):
+/// every element written, the sampled ones within the bound. For outputs a benchmark
+/// wrote while it was timed (poisoned first).
+fn check_gemm_output(
+    what: &str,
+    (m, n, k): (usize, usize, usize),
+    got: &[device_std::bf16],
+    samples: &[(usize, usize, f64, f64)],
+) -> Result<()> {
+    ensure!(
+        got.len() == m * n,
+        "{what}: {} elements, want {}",
+        got.len(),
+        m * n
+    );
     ensure!(
         got.iter().all(|v| v.is_finite()),
         "{what}: an output element was not written"
@@ -1130,7 +1152,7 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
             }?)
         };
         let store_checked = |c: &mut CudaSlice<bf16>| store_into(&map_c(env, c, n, n)?);
-        let c_store = env.stream.alloc_zeros::<bf16>(n * n)?;
+        let c_store = poisoned_bf16(env, n * n)?;
         let map_store = map_c(env, &c_store, n, n)?;
         let store_timed = |_: &mut CudaSlice<bf16>| store_into(&map_store);
         let samples = bf16_gemm_samples(&mut r, (&a, &bt), (n, n, n));
@@ -1169,6 +1191,14 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
                 ("cuBLAS", &cublas),
             ],
         )?);
+        // The timed tma-store launches wrote their own buffer: check it too.
+        let got = env.stream.clone_dtoh(&c_store)?;
+        check_gemm_output(
+            "gemm_bf16 rust tma-store persistent (timed)",
+            (n, n, n),
+            &got,
+            &samples,
+        )?;
     }
     Ok(rows)
 }

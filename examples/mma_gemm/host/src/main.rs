@@ -28,9 +28,9 @@ struct Args {
     seed: u64,
     #[arg(long, default_value = "target/ptx/mma_gemm-kernels.ptx")]
     ptx: String,
-    /// Also run the `wgmma` kernels: `gemm_wgmma`, `gemm_wgmma_128x128`,
-    /// `gemm_wgmma_tma_store`, the one-tile
-    /// checks and FP8 (the module must be built for sm_90a).
+    /// Also run the `wgmma` kernels: `gemm_wgmma`, `gemm_wgmma_128x128`, their
+    /// `*_tma_store` forms, the one-tile checks and FP8 (`gemm_wgmma_fp8` and
+    /// `gemm_wgmma_fp8_tma_store`); the module must be built for sm_90a.
     #[arg(long)]
     wgmma: bool,
 }

@@ -16,7 +16,10 @@ use device_std::{bf16, F8E4M3};
 use rand::Rng;
 use std::sync::Arc;
 
-use super::{check_gemm_samples, gemm_samples, map_c, rng, timed, Env, Launch, MapC, Row};
+use super::{
+    check_gemm_output, check_gemm_samples, gemm_samples, map_c, poisoned_bf16, rng, timed, Env,
+    Launch, MapC, Row,
+};
 
 /// One cuBLASLt FP8 matmul plan for `n × n × n`: handle, descriptors, the heuristic's
 /// algorithm and its workspace, freed on drop.
@@ -245,7 +248,7 @@ pub(super) fn gemm_fp8(env: &Env) -> Result<Vec<Row>> {
             }?)
         };
         let store_checked = |c: &mut CudaSlice<bf16>| store_into(&map_c(env, c, n, n)?);
-        let c_store = env.stream.alloc_zeros::<bf16>(n * n)?;
+        let c_store = poisoned_bf16(env, n * n)?;
         let map_store = map_c(env, &c_store, n, n)?;
         let store_timed = |_: &mut CudaSlice<bf16>| store_into(&map_store);
         let rust = |c: &mut CudaSlice<bf16>| launch(c, tiles);
@@ -296,6 +299,14 @@ pub(super) fn gemm_fp8(env: &Env) -> Result<Vec<Row>> {
             |_| Ok(()),
             &variants,
         )?);
+        // The timed tma-store launches wrote their own buffer: check it too.
+        let got = env.stream.clone_dtoh(&c_store)?;
+        check_gemm_output(
+            "gemm_fp8 rust tma-store persistent (timed)",
+            (n, n, n),
+            &got,
+            &samples,
+        )?;
     }
     Ok(rows)
 }

@@ -15,9 +15,9 @@ use device_std::bf16;
 use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN, WG_BN_128};
 
 use super::{
-    bf16_gemm_samples, check_gemm_samples, cublas_bt_bf16, gemm_wgmma_kernel,
-    gemm_wgmma_tma_store_kernel, map_c, rng, sm_count, timed, Env, Launch, MapC, Row, WgmmaMapA,
-    WgmmaMapB, WgmmaSig,
+    bf16_gemm_samples, check_gemm_output, check_gemm_samples, cublas_bt_bf16, gemm_wgmma_kernel,
+    gemm_wgmma_tma_store_kernel, map_c, poisoned_bf16, rng, sm_count, timed, Env, Launch, MapC,
+    Row, WgmmaMapA, WgmmaMapB, WgmmaSig,
 };
 
 pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
@@ -114,13 +114,16 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         };
         let store_checked =
             |c: &mut CudaSlice<bf16>| -> Result<()> { store_into(&map_c(env, c, m, n)?) };
-        let c_store = env
-            .stream
-            .alloc_zeros::<bf16>(if stores { m * n } else { 1 })?;
-        let map_store = if stores {
-            Some(map_c(env, &c_store, m, n)?)
+        // One poisoned buffer per timed map-store kernel, checked after the timing.
+        let outputs = if stores { m * n } else { 1 };
+        let (c_store, c_store128) = (poisoned_bf16(env, outputs)?, poisoned_bf16(env, outputs)?);
+        let (map_store, map_store128) = if stores {
+            (
+                Some(map_c(env, &c_store, m, n)?),
+                Some(map_c(env, &c_store128, m, n)?),
+            )
         } else {
-            None
+            (None, None)
         };
         let store_timed = |_: &mut CudaSlice<bf16>| -> Result<()> {
             store_into(map_store.as_ref().expect("timed only where n % 8 == 0"))
@@ -139,7 +142,7 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         let store128_checked =
             |c: &mut CudaSlice<bf16>| -> Result<()> { store128_into(&map_c(env, c, m, n)?) };
         let store128_timed = |_: &mut CudaSlice<bf16>| -> Result<()> {
-            store128_into(map_store.as_ref().expect("timed only where n % 8 == 0"))
+            store128_into(map_store128.as_ref().expect("timed only where n % 8 == 0"))
         };
         let samples = bf16_gemm_samples(&mut r, (&a, &bt), (m, n, k));
         let mut variants: Vec<(&'static str, Launch<'_, CudaSlice<bf16>>)> = vec![
@@ -176,6 +179,14 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
             |_| Ok(()),
             &variants,
         )?);
+        // The timed map-store launches wrote their own buffers: check them too.
+        if stores {
+            for (who, c) in [("tma-store", &c_store), ("128x128 tma-store", &c_store128)] {
+                let got = env.stream.clone_dtoh(c)?;
+                let what = format!("gemm_sweep {m}x{n}x{k} rust {who} persistent (timed)");
+                check_gemm_output(&what, (m, n, k), &got, &samples)?;
+            }
+        }
     }
     Ok(rows)
 }
