@@ -339,7 +339,20 @@ fn check_gemm_samples(
 ) -> Result<()> {
     let mut c = poisoned_bf16(env, m * n)?;
     launch(&mut c)?;
-    check_gemm_output(what, (m, n, k), &env.stream.clone_dtoh(&c)?, samples)
+    check_written(env, what, (m, n, k), &c, samples)
+}
+
+/// Reads back `c`, an `m × n` output poisoned before it was written, and tests it as
+/// [`check_gemm_samples`] does: the check of the map-store kernels, which write their own
+/// buffer, after their first launch and again after the timing.
+fn check_written(
+    env: &Env,
+    what: &str,
+    shape: (usize, usize, usize),
+    c: &CudaSlice<device_std::bf16>,
+    samples: &[(usize, usize, f64, f64)],
+) -> Result<()> {
+    check_gemm_output(what, shape, &env.stream.clone_dtoh(c)?, samples)
 }
 
 /// `n` NaNs in device memory: an output nothing has written yet.
@@ -348,8 +361,7 @@ fn poisoned_bf16(env: &Env, n: usize) -> Result<CudaSlice<device_std::bf16>> {
 }
 
 /// [`check_gemm_samples`]'s test of an `m × n` output `got` (read back from the device):
-/// every element written, the sampled ones within the bound. For outputs a benchmark
-/// wrote while it was timed (poisoned first).
+/// every element written, the sampled ones within the bound.
 fn check_gemm_output(
     what: &str,
     (m, n, k): (usize, usize, usize),
@@ -1138,8 +1150,9 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
         let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
         };
-        // c through its map: the check maps the buffer it is given; the timed launches
-        // write their own buffer, mapped once (no map is encoded inside the timing).
+        // c through its map: the kernel writes its own poisoned buffer, mapped once (no
+        // map is encoded inside the timing), checked after its first launch and after
+        // the timing.
         let store_into = |map: &MapC<'_>| -> Result<()> {
             // SAFETY: as `launch_on`; the blocks write c only through its map, each box
             // once.
@@ -1151,14 +1164,15 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
                 )
             }?)
         };
-        let store_checked = |c: &mut CudaSlice<bf16>| store_into(&map_c(env, c, n, n)?);
         let c_store = poisoned_bf16(env, n * n)?;
         let map_store = map_c(env, &c_store, n, n)?;
         let store_timed = |_: &mut CudaSlice<bf16>| store_into(&map_store);
         let samples = bf16_gemm_samples(&mut r, (&a, &bt), (n, n, n));
+        let store_name = "gemm_bf16 rust tma-store persistent";
+        store_into(&map_store)?;
+        check_written(env, store_name, (n, n, n), &c_store, &samples)?;
         for (who, launch) in [
             ("rust", &rust as Launch<'_, CudaSlice<bf16>>),
-            ("rust tma-store persistent", &store_checked),
             ("rust persistent", &rust_persistent),
             ("rust g1", &rust_g1),
             ("rust mma.sync", &rust_mma),
@@ -1191,12 +1205,12 @@ fn gemm_bf16(env: &Env) -> Result<Vec<Row>> {
                 ("cuBLAS", &cublas),
             ],
         )?);
-        // The timed tma-store launches wrote their own buffer: check it too.
-        let got = env.stream.clone_dtoh(&c_store)?;
-        check_gemm_output(
-            "gemm_bf16 rust tma-store persistent (timed)",
+        // The timed tma-store launches wrote their own buffer: check it again.
+        check_written(
+            env,
+            &format!("{store_name} (timed)"),
             (n, n, n),
-            &got,
+            &c_store,
             &samples,
         )?;
     }

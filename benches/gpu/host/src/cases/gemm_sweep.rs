@@ -15,7 +15,7 @@ use device_std::bf16;
 use mma_gemm_kernels::{WG_BK, WG_BM, WG_BN, WG_BN_128};
 
 use super::{
-    bf16_gemm_samples, check_gemm_output, check_gemm_samples, cublas_bt_bf16, gemm_wgmma_kernel,
+    bf16_gemm_samples, check_gemm_samples, check_written, cublas_bt_bf16, gemm_wgmma_kernel,
     gemm_wgmma_tma_store_kernel, map_c, poisoned_bf16, rng, sm_count, timed, Env, Launch, MapC,
     Row, WgmmaMapA, WgmmaMapB, WgmmaSig,
 };
@@ -102,9 +102,9 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
         let cublas = |c: &mut CudaSlice<bf16>| -> Result<()> {
             Ok(unsafe { blas.gemm(gemm_cfg, &b_d, &a_d, c) }?)
         };
-        // c through a tensor map (rows a multiple of 16 bytes only). The check maps the
-        // buffer it is given; the timed launches write their own buffer, mapped once,
-        // so that no map is encoded inside the timing.
+        // c through a tensor map (rows a multiple of 16 bytes only). Each map-store
+        // kernel writes its own poisoned buffer, mapped once (no map is encoded inside
+        // the timing), checked after its first launch and after the timing.
         let stores = n.is_multiple_of(8);
         // SAFETY: as `rust`; the blocks write c only through its map, each box once.
         let store_into = |map: &MapC<'_>| -> Result<()> {
@@ -112,9 +112,6 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
                 gemm_store.launch(env.stream, cfg, (&map_a, &map_b, map, m32, n32, k32, 8))
             }?)
         };
-        let store_checked =
-            |c: &mut CudaSlice<bf16>| -> Result<()> { store_into(&map_c(env, c, m, n)?) };
-        // One poisoned buffer per timed map-store kernel, checked after the timing.
         let outputs = if stores { m * n } else { 1 };
         let (c_store, c_store128) = (poisoned_bf16(env, outputs)?, poisoned_bf16(env, outputs)?);
         let (map_store, map_store128) = if stores {
@@ -139,8 +136,6 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
                 )
             }?)
         };
-        let store128_checked =
-            |c: &mut CudaSlice<bf16>| -> Result<()> { store128_into(&map_c(env, c, m, n)?) };
         let store128_timed = |_: &mut CudaSlice<bf16>| -> Result<()> {
             store128_into(map_store128.as_ref().expect("timed only where n % 8 == 0"))
         };
@@ -150,14 +145,7 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
             ("cuBLAS", &cublas),
             ("rust 128x128 persistent", &rust128),
         ];
-        // The map-store kernels are checked through the buffer they are given, then
-        // timed in their own.
-        let mut checked = variants.clone();
-        if stores {
-            checked.push(("rust tma-store persistent", &store_checked));
-            checked.push(("rust 128x128 tma-store persistent", &store128_checked));
-        }
-        for &(who, launch) in &checked {
+        for &(who, launch) in &variants {
             check_gemm_samples(
                 env,
                 &format!("gemm_sweep {m}x{n}x{k} {who}"),
@@ -165,6 +153,24 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
                 launch,
                 &samples,
             )?;
+        }
+        // The map-store kernels, named as the timing names them, with their buffers.
+        let stored = [
+            ("rust tma-store persistent", &c_store),
+            ("rust 128x128 tma-store persistent", &c_store128),
+        ];
+        if let (Some(map), Some(map128)) = (&map_store, &map_store128) {
+            store_into(map)?;
+            store128_into(map128)?;
+            for (who, c) in stored {
+                check_written(
+                    env,
+                    &format!("gemm_sweep {m}x{n}x{k} {who}"),
+                    (m, n, k),
+                    c,
+                    &samples,
+                )?;
+            }
         }
         if stores {
             variants.push(("rust tma-store persistent", &store_timed));
@@ -179,12 +185,11 @@ pub(super) fn gemm_sweep(env: &Env) -> Result<Vec<Row>> {
             |_| Ok(()),
             &variants,
         )?);
-        // The timed map-store launches wrote their own buffers: check them too.
+        // The timed map-store launches wrote their own buffers: check them again.
         if stores {
-            for (who, c) in [("tma-store", &c_store), ("128x128 tma-store", &c_store128)] {
-                let got = env.stream.clone_dtoh(c)?;
-                let what = format!("gemm_sweep {m}x{n}x{k} rust {who} persistent (timed)");
-                check_gemm_output(&what, (m, n, k), &got, &samples)?;
+            for (who, c) in stored {
+                let what = format!("gemm_sweep {m}x{n}x{k} {who} (timed)");
+                check_written(env, &what, (m, n, k), c, &samples)?;
             }
         }
     }
