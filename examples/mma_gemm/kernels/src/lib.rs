@@ -630,7 +630,7 @@ impl Epilogue for DirectStore<'_> {
             acc.store_bf16_pairs(|r, col, pair| {
                 // SAFETY: (block, tile, warpgroup, thread, pair) maps one-to-one onto
                 // (i, j..j+2) of this warpgroup's 64 x BN part of the tile, inside m x n
-                // (c.len() >= m * n, checked in `new`); i * n + j is even (n and j are)
+                // (c.len() >= m * n: `fits`, checked at the kernel's entry); i * n + j is even (n and j are)
                 // and `c` starts 4-byte aligned (tested above), so the address is
                 // 4-byte aligned.
                 unsafe { *out.add((row0 + r) * n + n0 + col).cast::<u32>() = pair };
