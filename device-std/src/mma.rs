@@ -963,26 +963,24 @@ impl Accum {
 #[inline(always)]
 #[cfg_attr(emulated, track_caller)]
 pub(crate) unsafe fn stmatrix_x4(regs: [u32; 4], row: crate::SharedPtr<bf16>) {
-    {
-        on_device!("stmatrix", {
-            // SAFETY: the caller's contract; writes shared memory only.
-            unsafe {
-                core::arch::asm!(
-                    "stmatrix.sync.aligned.m8n8.x4.shared.b16 [{a}], {{{r0}, {r1}, {r2}, {r3}}};",
-                    a = in(reg32) row.addr(),
-                    r0 = in(reg32) regs[0], r1 = in(reg32) regs[1], r2 = in(reg32) regs[2], r3 = in(reg32) regs[3],
-                    options(nostack, preserves_flags),
-                );
-            }
-        }, emulated: {
-            use crate::warp::shfl_sync;
-            let lane = crate::thread::lane_id();
-            for (j, reg) in regs.iter().enumerate() {
-                let start = shfl_sync(u32::MAX, row.addr(), 8 * j as u32 + lane / 4);
-                // SAFETY: the caller's contract for lane 8 j + lane / 4's row; the pair
-                // is 4-byte aligned inside it.
-                unsafe { crate::SharedPtr::<u32>::from_addr(start + 4 * (lane % 4)).write(*reg) };
-            }
-        })
-    }
+    on_device!("stmatrix", {
+        // SAFETY: the caller's contract; writes shared memory only.
+        unsafe {
+            core::arch::asm!(
+                "stmatrix.sync.aligned.m8n8.x4.shared.b16 [{a}], {{{r0}, {r1}, {r2}, {r3}}};",
+                a = in(reg32) row.addr(),
+                r0 = in(reg32) regs[0], r1 = in(reg32) regs[1], r2 = in(reg32) regs[2], r3 = in(reg32) regs[3],
+                options(nostack, preserves_flags),
+            );
+        }
+    }, emulated: {
+        use crate::warp::shfl_sync;
+        let lane = crate::thread::lane_id();
+        for (j, reg) in regs.iter().enumerate() {
+            let start = shfl_sync(u32::MAX, row.addr(), 8 * j as u32 + lane / 4);
+            // SAFETY: the caller's contract for lane 8 j + lane / 4's row; the pair
+            // is 4-byte aligned inside it.
+            unsafe { crate::SharedPtr::<u32>::from_addr(start + 4 * (lane % 4)).write(*reg) };
+        }
+    })
 }

@@ -592,7 +592,7 @@ pub(crate) fn wait_group(n: u32, _read_only: bool) {
         }
         let t = ctx.linear;
         let mut mem = block.mem.borrow_mut();
-        for &(start, end) in &retired {
+        for (start, end) in retired {
             let mine = |p: &PendingRange| {
                 p.start == start
                     && p.end == end
